@@ -1,0 +1,89 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Dependencies point from the edges (cowatch, Relay, TerminalFront, DemoScript) to the
+// pure centre (PlaybackCoordination). See docs/ARCHITECTURE.md.
+let package = Package(
+  name: "Cowatch",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "cowatch", targets: ["cowatch"]),
+    .executable(name: "cowatch-bench", targets: ["cowatch-bench"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+  ],
+  targets: [
+    // The pure centre: timeline, group state machine, policies, clock-offset estimation,
+    // participant-side coordinator. No I/O, no clock reads.
+    .target(name: "PlaybackCoordination"),
+    // Messages exchanged between participants and the relay, and their line codec. Pure.
+    .target(name: "WireProtocol", dependencies: ["PlaybackCoordination"]),
+    // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
+    .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol"]),
+    // Participant side: Transport protocol, in-memory transport, session client.
+    .target(
+      name: "GroupSessions",
+      dependencies: [
+        "PlaybackCoordination", "WireProtocol", "Rooms",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // SwiftNIO edge: TCP relay server and TCP client transport.
+    .target(
+      name: "Relay",
+      dependencies: [
+        "WireProtocol", "Rooms", "GroupSessions",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Catalog, subtitles, simulated player.
+    .target(
+      name: "Media",
+      dependencies: ["PlaybackCoordination", .product(name: "Yams", package: "Yams")]),
+    // ncursesw with wide characters; links ncursesw and tinfo (see module.modulemap).
+    .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
+    // Screen model drawn into a cell grid; ncurses only blits it.
+    .target(
+      name: "TerminalFront",
+      dependencies: [
+        "PlaybackCoordination", "GroupSessions", "Media", "CNcurses",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .target(
+      name: "DemoScript",
+      dependencies: [
+        "PlaybackCoordination", "GroupSessions", "Relay", "Media",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .executableTarget(
+      name: "cowatch",
+      dependencies: [
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
+        "TerminalFront", "DemoScript",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .executableTarget(
+      name: "cowatch-bench",
+      dependencies: [
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
+    .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+    .testTarget(name: "RoomsTests", dependencies: ["Rooms", "WireProtocol"]),
+    .testTarget(
+      name: "GroupSessionsTests",
+      dependencies: ["GroupSessions", "Relay", "Rooms", "WireProtocol", "Media"]),
+    .testTarget(name: "MediaTests", dependencies: ["Media"]),
+    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront"]),
+    .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
+    .testTarget(name: "CLITests", dependencies: []),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,53 @@
+/// One applied change to the group state, with who caused it. Fronts turn these into
+/// notices ("bob paused at 12:34").
+public struct ChangeEvent: Hashable, Sendable, Codable {
+  /// The group state's sequence number after this change.
+  public var sequence: UInt64
+  public var at: GroupInstant
+  /// Who caused it; nil when the group itself did (a wait timed out, an item ended).
+  public var originator: ParticipantID?
+  /// The originator's name at the time, so the notice survives their leaving.
+  public var originatorName: String?
+  public var kind: ChangeKind
+
+  public init(
+    sequence: UInt64, at: GroupInstant, originator: ParticipantID?, originatorName: String?,
+    kind: ChangeKind
+  ) {
+    self.sequence = sequence
+    self.at = at
+    self.originator = originator
+    self.originatorName = originatorName
+    self.kind = kind
+  }
+}
+
+/// What changed.
+public enum ChangeKind: Hashable, Sendable, Codable {
+  case entered
+  case exited(ExitReason)
+  case connectionChanged(connected: Bool)
+  case sessionStarted(item: ItemID)
+  case joined
+  case left
+  case sessionEnded
+  /// Playback (re)starts at item time `at`, at group time `startsAt`.
+  case played(at: Double, rate: Double, startsAt: GroupInstant)
+  case paused(at: Double)
+  case seeked(to: Double)
+  case rateChanged(rate: Double)
+  case replaced(from: ItemID, to: ItemID)
+  case autoAdvanced(from: ItemID, to: ItemID)
+  /// The item ended and the group stopped there (nobody on auto-advance, or last item).
+  case reachedEnd(item: ItemID)
+  case suspended(SuspensionReason)
+  case resumed(SuspensionReason?)
+  case resumedProposing(time: Double)
+  case readinessChanged(Readiness)
+  case waitStarted(participant: ParticipantID, cause: WaitCause)
+  case waitTimedOut(participant: ParticipantID)
+  /// Everyone the group waited for is ready (or excused): playback starts at `startsAt`.
+  case waitEnded(at: Double, startsAt: GroupInstant)
+  case autoAdvanceChanged(Bool)
+  case reported
+}

@@ -1,0 +1,44 @@
+/// Policies of the group engine. Every replica of a room must use the same value.
+public struct EngineConfiguration: Hashable, Sendable, Codable {
+  /// Suspension reasons that make the group wait for the suspended participant (like
+  /// `AVPlaybackCoordinator.suspensionReasonsThatTriggerWaiting`). Loading and stalled
+  /// readiness always make the group wait, within their own timeouts.
+  public var waitingReasons: Set<SuspensionReason>
+  /// How long the group waits for a participant's first load of an item, seconds.
+  public var firstLoadTimeout: Double
+  /// How long the group waits for a re-buffering (stalled) participant, seconds.
+  public var rebufferTimeout: Double
+  /// How long the group waits for a participant suspended for a waiting reason, seconds.
+  public var suspensionWaitTimeout: Double
+  /// A coordinated start is scheduled `roundTripFactor × highest round-trip + highest
+  /// start-up latency` ahead, clamped to `minimumStartDelay...maximumStartDelay`.
+  public var roundTripFactor: Double
+  public var minimumStartDelay: Double
+  public var maximumStartDelay: Double
+  public var allowedRates: ClosedRange<Double>
+  /// An `advance(endedItem:)` is accepted only once the group is within this many
+  /// seconds of the item's end (players end a little apart).
+  public var endTolerance: Double
+
+  public init(
+    waitingReasons: Set<SuspensionReason> = [.stallRecovery],
+    firstLoadTimeout: Double = 60,
+    rebufferTimeout: Double = 10,
+    suspensionWaitTimeout: Double = 10,
+    roundTripFactor: Double = 2,
+    minimumStartDelay: Double = 0.1,
+    maximumStartDelay: Double = 3,
+    allowedRates: ClosedRange<Double> = 0.25...4,
+    endTolerance: Double = 3
+  ) {
+    self.waitingReasons = waitingReasons
+    self.firstLoadTimeout = firstLoadTimeout
+    self.rebufferTimeout = rebufferTimeout
+    self.suspensionWaitTimeout = suspensionWaitTimeout
+    self.roundTripFactor = roundTripFactor
+    self.minimumStartDelay = minimumStartDelay
+    self.maximumStartDelay = maximumStartDelay
+    self.allowedRates = allowedRates
+    self.endTolerance = endTolerance
+  }
+}

@@ -1,0 +1,54 @@
+/// A request to change the group state, from one participant (or, for room membership and
+/// connectivity, from the relay on that participant's behalf).
+///
+/// Position commands carry the item the originator saw, so that a command meant for one
+/// episode is rejected as stale once the group has moved on to another.
+public enum GroupCommand: Hashable, Sendable, Codable {
+  /// Arrive in the room (eligible to join the session). Issued by the relay on hello.
+  case enter(name: String)
+  /// Leave the room. Issued by the relay on quit, disconnect or heartbeat timeout.
+  case exit(reason: ExitReason)
+  /// Connection lost (`false`) or back (`true`); the participant stays in the room.
+  case setConnected(Bool)
+  /// Start a new watch session of `item` (replacing the current one, if any); the
+  /// originator joins it. Playback starts once the originator has loaded.
+  case start(series: SeriesInfo, item: ItemID)
+  case join
+  /// Leave the watch session only; stay in the room.
+  case leave
+  /// End the watch session for everyone.
+  case end
+  /// Play (resume) at the current position, optionally at a new rate.
+  case play(item: ItemID?, rate: Double?)
+  /// Pause at `at`, the item time the originator saw.
+  case pause(item: ItemID?, at: Double)
+  case seek(item: ItemID?, to: Double)
+  case setRate(item: ItemID?, rate: Double)
+  /// Switch everyone to another item. Manual switches must be `confirmed` by the person
+  /// who asked (the front shows "Switch everyone to …?").
+  case replace(series: SeriesInfo, item: ItemID, confirmed: Bool)
+  /// The originator's player reached the end of `endedItem`: advance if anyone has
+  /// auto-advance on. Requests for an item that is no longer current count once.
+  case advance(endedItem: ItemID)
+  case beginSuspension(SuspensionReason)
+  /// End one suspension (or all, if nil); with `proposing`, propose that item time to the
+  /// whole group (a seek), otherwise jump back to where the group is.
+  case endSuspension(SuspensionReason?, proposing: Double?)
+  case setReadiness(Readiness)
+  case setAutoAdvance(Bool)
+  /// Link and player figures used to schedule coordinated starts and shown to others.
+  /// Not a visible change: applied silently and carried by the next broadcast.
+  case report(roundTrip: Double, startupLatency: Double, playerOffset: Double?)
+}
+
+/// Why a participant left the room.
+public enum ExitReason: String, Hashable, Sendable, Codable {
+  /// Quit on purpose.
+  case quit
+  /// Connection closed and not resumed in time.
+  case disconnected
+  /// Silent past the heartbeat timeout.
+  case timedOut
+  /// Removed by the relay (limit or protocol error).
+  case removed
+}

@@ -1,0 +1,30 @@
+/// Why the group holds for a participant.
+public enum WaitCause: Hashable, Sendable, Codable, CustomStringConvertible {
+  case loading
+  case stalled
+  case suspended(SuspensionReason)
+
+  public var description: String {
+    switch self {
+    case .loading: "loading"
+    case .stalled: "stalled"
+    case .suspended(let r): "suspended: \(r)"
+    }
+  }
+}
+
+/// The group is holding for ``participant`` because of ``cause`` since ``since``; at
+/// ``deadline`` it gives up and goes on without them. Every wait has a deadline.
+public struct GroupWait: Hashable, Sendable, Codable {
+  public var participant: ParticipantID
+  public var cause: WaitCause
+  public var since: GroupInstant
+  public var deadline: GroupInstant
+
+  public init(participant: ParticipantID, cause: WaitCause, since: GroupInstant, deadline: GroupInstant) {
+    self.participant = participant
+    self.cause = cause
+    self.since = since
+    self.deadline = deadline
+  }
+}

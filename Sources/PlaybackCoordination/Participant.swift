@@ -1,0 +1,48 @@
+/// Whether a participant's player can follow the group right now.
+public enum Readiness: String, Hashable, Sendable, Codable {
+  case ready
+  /// Loading an item for the first time (first-load timeout applies).
+  case loading
+  /// Re-buffering during playback (re-buffer timeout applies).
+  case stalled
+}
+
+/// One participant as every replica of the group state sees it.
+public struct Participant: Hashable, Sendable, Codable, Identifiable {
+  public var id: ParticipantID
+  public var name: String
+  /// Joined the watch session (as opposed to only being in the room, i.e. eligible).
+  public var isJoined: Bool
+  public var readiness: Readiness
+  /// Active suspensions, oldest first; empty when following the group.
+  public var suspensions: [SuspensionReason]
+  public var autoAdvance: Bool
+  /// False while the relay has lost its connection and waits for it to come back.
+  public var isConnected: Bool
+  /// Last reported round-trip to the relay, seconds.
+  public var roundTrip: Double
+  /// Last reported player start-up latency, seconds.
+  public var startupLatency: Double
+  /// Last reported gap between this participant's player and the group, seconds
+  /// (positive = ahead). Nil until reported.
+  public var playerOffset: Double?
+
+  public init(
+    id: ParticipantID, name: String, isJoined: Bool = false, readiness: Readiness = .ready,
+    suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
+    roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil
+  ) {
+    self.id = id
+    self.name = name
+    self.isJoined = isJoined
+    self.readiness = readiness
+    self.suspensions = suspensions
+    self.autoAdvance = autoAdvance
+    self.isConnected = isConnected
+    self.roundTrip = roundTrip
+    self.startupLatency = startupLatency
+    self.playerOffset = playerOffset
+  }
+
+  public var isSuspended: Bool { !suspensions.isEmpty }
+}

@@ -1,0 +1,44 @@
+/// What the coordinator tells a player to do. Players follow commands, not state, so a
+/// simulated player and a real one (e.g. mpv over IPC) can be driven alike.
+public enum PlayerCommand: Hashable, Sendable {
+  /// Load `item` and get ready at `at` (paused).
+  case load(item: ItemID, at: Double)
+  /// Be playing, showing `itemTime` at local time `startAt`, at `rate`. A player prerolls
+  /// so that it starts on time when `startAt` is far enough ahead; if `startAt` is already
+  /// past it starts at once at `itemTime + rate × (now − startAt)`.
+  case play(itemTime: Double, startAt: LocalInstant, rate: Double)
+  /// Stop at exactly `at`.
+  case pause(at: Double)
+  /// Jump to `to`, keeping the current play/pause state and rate.
+  case seek(to: Double)
+  /// Change the playback rate in place, without a seek (used to nudge small gaps).
+  case setRate(Double)
+  /// Unload (the session ended or this participant left it).
+  case unload
+}
+
+/// What a player shows at an instant.
+public struct PlayerObservation: Hashable, Sendable {
+  public var item: ItemID?
+  public var position: Double
+  /// The rate the player is actually advancing at now (0 if paused, stalled or busy).
+  public var rate: Double
+  /// Loading, seeking or prerolling: the position is not yet meaningful for drift.
+  public var isBusy: Bool
+  public var isStalled: Bool
+
+  public init(item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false) {
+    self.item = item
+    self.position = position
+    self.rate = rate
+    self.isBusy = isBusy
+    self.isStalled = isStalled
+  }
+}
+
+/// A player the coordinator can drive. Implementations do I/O or keep their own clock;
+/// the caller passes the current local time so the coordinator stays pure.
+public protocol PlayerDriver: AnyObject, Sendable {
+  func perform(_ command: PlayerCommand, at now: LocalInstant)
+  func observe(at now: LocalInstant) -> PlayerObservation
+}

@@ -1,0 +1,51 @@
+/// What the room watches now. Every replica holds the same value for the same sequence
+/// number.
+public struct WatchSession: Hashable, Sendable, Codable {
+  /// Increases each time a new session starts in the room (not on episode switches).
+  public var id: UInt64
+  public var series: SeriesInfo
+  public var item: ItemInfo
+  /// Where the group actually is (rate 0 while paused, waiting or finished).
+  public var timeline: Timeline
+  /// The rate the group asked for: 0 if someone paused, otherwise the rate to play at once
+  /// nobody is waited for.
+  public var intendedRate: Double
+  /// The participants the group holds for, with why and until when.
+  public var waits: [GroupWait]
+  /// Participants whose wait timed out: the group goes on without them until they are
+  /// ready again, and does not wait for them meanwhile.
+  public var excused: [ParticipantID]
+  /// True once the group stopped at the end of the last item (or at the end of an item
+  /// with nobody on auto-advance).
+  public var reachedEnd: Bool
+
+  public init(
+    id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
+    waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false
+  ) {
+    self.id = id
+    self.series = series
+    self.item = item
+    self.timeline = timeline
+    self.intendedRate = intendedRate
+    self.waits = waits
+    self.excused = excused
+    self.reachedEnd = reachedEnd
+  }
+
+  /// The item position at group time `t`, clamped to `0...duration`.
+  public func position(at t: GroupInstant) -> Double {
+    min(max(timeline.position(at: t), 0), item.duration)
+  }
+
+  public var status: PlaybackStatus {
+    if reachedEnd { return .finished }
+    if !waits.isEmpty && intendedRate > 0 { return .waiting }
+    return timeline.rate > 0 ? .playing : .paused
+  }
+}
+
+/// What a person sees the group doing.
+public enum PlaybackStatus: String, Hashable, Sendable, Codable {
+  case playing, paused, waiting, finished
+}

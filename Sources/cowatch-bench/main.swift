@@ -1,0 +1,1 @@
+print("cowatch-bench: benchmarks are not built yet")
