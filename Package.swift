@@ -50,13 +50,13 @@ let package = Package(
     .target(
       name: "TerminalFront",
       dependencies: [
-        "PlaybackCoordination", "GroupSessions", "Media", "CNcurses",
+        "PlaybackCoordination", "Media", "CNcurses",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .target(
       name: "DemoScript",
       dependencies: [
-        "PlaybackCoordination", "GroupSessions", "Relay", "Media",
+        "PlaybackCoordination", "GroupSessions", "Relay", "Media", "TerminalFront",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
