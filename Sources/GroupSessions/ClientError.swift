@@ -1,0 +1,28 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Why a participant could not do what it asked.
+public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
+  case transport(TransportError)
+  /// The relay refused us (full room, wrong version, bad name).
+  case refused(code: ErrorCode, message: String)
+  case noWelcome(seconds: Double)
+  case rejected(Rejection)
+  case timedOut(what: String, seconds: Double)
+  case notInSession
+  case invalid(String)
+  case stopped
+
+  public var description: String {
+    switch self {
+    case .transport(let e): e.description
+    case .refused(_, let message): "the relay refused: \(message)"
+    case .noWelcome(let s): "the relay did not answer within \(Int(s)) s"
+    case .rejected(let r): r.description
+    case .timedOut(let what, let s): "\(what) got no answer within \(s) s"
+    case .notInSession: "nothing is being watched"
+    case .invalid(let why): why
+    case .stopped: "the participant has stopped"
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Whether a participant is connected to its relay.
+public enum ConnectionStatus: String, Hashable, Sendable, Codable {
+  case connecting
+  case connected
+  /// The connection dropped; retrying with backoff while the player follows the last
+  /// known timeline.
+  case reconnecting
+  /// Gave up, or left.
+  case disconnected
+}
+
+/// Where this participant stands with the room's watch session (GroupSession's states).
+public enum SessionPhase: Hashable, Sendable {
+  /// No watch session in the room.
+  case none
+  /// A session exists (received) and this participant has not joined it.
+  case waiting(sessionID: UInt64)
+  case joined(sessionID: UInt64)
+  case invalidated(InvalidationReason)
+}
+
+public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
+  case left
+  case ended(by: String?)
+  case removed(String)
+  case relayLost
+
+  public var description: String {
+    switch self {
+    case .left: "left"
+    case .ended(let by): by.map { "ended by \($0)" } ?? "ended"
+    case .removed(let why): "removed: \(why)"
+    case .relayLost: "relay lost"
+    }
+  }
+}
+
+/// What a participant client reports, in order.
+public enum ClientEvent: Sendable {
+  case welcomed(participant: ParticipantID, resumed: Bool)
+  /// A new group state with the changes that led to it (none for a refresh).
+  case state(GroupState, events: [ChangeEvent])
+  case connection(ConnectionStatus)
+  case session(SessionPhase)
+  case message(from: ParticipantID, name: String, kind: String, body: String)
+  case rejected(GroupCommand, Rejection)
+  case error(String)
+}

@@ -1,0 +1,34 @@
+import WireProtocol
+
+/// How a participant reaches a relay. The in-memory transport and the TCP one implement
+/// it, so that the same session tests run on both.
+public protocol Transport: Sendable {
+  /// Opens a new connection. Throws when the relay cannot be reached.
+  func connect() async throws(TransportError) -> any TransportConnection
+  /// Where it connects, for messages ("127.0.0.1:7700").
+  var endpointDescription: String { get }
+}
+
+/// One open connection to a relay.
+public protocol TransportConnection: Sendable {
+  /// What the relay sends, in order; finishes when the connection closes (with the error
+  /// if bytes could not be decoded).
+  var inbound: AsyncThrowingStream<ServerMessage, any Error> { get }
+  /// Queues a message; throws if the connection is closed.
+  func send(_ message: ClientMessage) async throws(TransportError)
+  func close() async
+}
+
+public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+  case unreachable(endpoint: String, reason: String)
+  case badAddress(String)
+  case closed
+
+  public var description: String {
+    switch self {
+    case .unreachable(let endpoint, let reason): "cannot reach the relay at \(endpoint): \(reason)"
+    case .badAddress(let address): "bad relay address \"\(address)\" (expected HOST[:PORT])"
+    case .closed: "the connection to the relay is closed"
+    }
+  }
+}

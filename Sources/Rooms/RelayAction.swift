@@ -1,0 +1,18 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// What the relay's edge must do after feeding an event to ``RelayCore``.
+public enum RelayAction: Sendable, Hashable {
+  case send(ServerMessage, to: ConnectionID)
+  /// The same message to several connections: the edge encodes it once.
+  case broadcast(ServerMessage, to: [ConnectionID])
+  /// Answer a ping. The edge stamps `t2` as late as it can, just before writing.
+  case pong(to: ConnectionID, id: UInt64, t0: LocalInstant, t1: GroupInstant)
+  /// Close the connection after writing what was queued before it.
+  case close(ConnectionID)
+  case log(RelayLogLevel, String)
+}
+
+public enum RelayLogLevel: String, Sendable, Hashable {
+  case debug, info, notice, warning
+}

@@ -1,0 +1,52 @@
+import PlaybackCoordination
+
+/// Limits and timings of a relay. Every limit exists so that one misbehaving peer cannot
+/// hurt the others.
+public struct RelayConfiguration: Sendable, Hashable {
+  /// Longest accepted line, bytes.
+  public var maximumFrameBytes: Int
+  /// Longest messenger body, bytes (UTF-8).
+  public var maximumMessageBytes: Int
+  public var maximumParticipantsPerRoom: Int
+  /// Sustained messages per second per connection, and the burst allowed above it.
+  public var messagesPerSecond: Double
+  public var messageBurst: Double
+  /// A member silent for this long is dropped, seconds. Participants ping every second.
+  public var heartbeatTimeout: Double
+  /// A new connection must say hello within this, seconds.
+  public var helloTimeout: Double
+  /// A member whose connection closed keeps its place for this long, seconds, so that it
+  /// can resume; after it, it is removed and the others are told.
+  public var reconnectGrace: Double
+  /// Silent changes (reports) are pushed to the room at most this often, seconds.
+  public var refreshInterval: Double
+  /// Messenger payloads kept for a member while it is disconnected.
+  public var maximumPendingMessages: Int
+  public var engine: EngineConfiguration
+
+  public init(
+    maximumFrameBytes: Int = 64 * 1024,
+    maximumMessageBytes: Int = 32 * 1024,
+    maximumParticipantsPerRoom: Int = 64,
+    messagesPerSecond: Double = 50,
+    messageBurst: Double = 200,
+    heartbeatTimeout: Double = 6,
+    helloTimeout: Double = 5,
+    reconnectGrace: Double = 6,
+    refreshInterval: Double = 1,
+    maximumPendingMessages: Int = 256,
+    engine: EngineConfiguration = .init()
+  ) {
+    self.maximumFrameBytes = maximumFrameBytes
+    self.maximumMessageBytes = maximumMessageBytes
+    self.maximumParticipantsPerRoom = maximumParticipantsPerRoom
+    self.messagesPerSecond = messagesPerSecond
+    self.messageBurst = messageBurst
+    self.heartbeatTimeout = heartbeatTimeout
+    self.helloTimeout = helloTimeout
+    self.reconnectGrace = reconnectGrace
+    self.refreshInterval = refreshInterval
+    self.maximumPendingMessages = maximumPendingMessages
+    self.engine = engine
+  }
+}

@@ -1,0 +1,472 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// The relay's logic: rooms by name, one ``GroupEngine`` per room that sequences every
+/// change, hello and resume, heartbeats, limits and messenger routing.
+///
+/// Pure: the edge (TCP or in-memory) feeds it connection events with the group time and
+/// performs the ``RelayAction``s it returns. One value serves every room, so that all
+/// changes of a room go through one engine in one order.
+public struct RelayCore: Sendable {
+  public let configuration: RelayConfiguration
+
+  private var connections: [ConnectionID: Connection] = [:]
+  private var rooms: [String: Room] = [:]
+  private var random: SplitMix64
+  private var lastSweep = GroupInstant(nanoseconds: .min)
+
+  public init(configuration: RelayConfiguration = .init(), seed: UInt64) {
+    self.configuration = configuration
+    self.random = SplitMix64(seed: seed)
+  }
+
+  // MARK: - State kept per connection and per room
+
+  private struct Connection {
+    var since: GroupInstant
+    var lastSeen: GroupInstant
+    var member: (room: String, participant: ParticipantID)?
+    var tokens: Double
+    var tokensAt: GroupInstant
+  }
+
+  private struct Member {
+    var name: String
+    var secret: String
+    var connection: ConnectionID?
+    var disconnectedAt: GroupInstant?
+    var lastCommandID: UInt64 = 0
+    var lastMessageSeq: UInt64 = 0
+    var pending: [ServerMessage] = []
+  }
+
+  private struct Room {
+    var engine: GroupEngine
+    var members: [ParticipantID: Member] = [:]
+    var nextNumber: UInt64 = 1
+    var dirtySince: GroupInstant?
+    var engineDeadline: GroupInstant?
+
+    var connections: [ConnectionID] {
+      members.values.compactMap(\.connection).sorted()
+    }
+  }
+
+  // MARK: - Introspection (for the edge's status and for tests)
+
+  public var roomNames: [String] { rooms.keys.sorted() }
+  public var connectionCount: Int { connections.count }
+  public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
+  public func participant(of connection: ConnectionID) -> (room: String, participant: ParticipantID)? {
+    connections[connection]?.member
+  }
+
+  // MARK: - Events
+
+  public mutating func connected(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+    connections[id] = Connection(
+      since: now, lastSeen: now, member: nil, tokens: configuration.messageBurst, tokensAt: now)
+    return []
+  }
+
+  /// Bytes that could not be framed or decoded: answer with one clear error and close.
+  public mutating func receivedInvalid(
+    _ error: WireError, from id: ConnectionID, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard connections[id] != nil else { return [] }
+    var actions: [RelayAction] = [
+      .log(.notice, "\(id): \(error); closing"),
+      .send(.error(code: error.code, message: error.description, fatal: true), to: id),
+      .close(id),
+    ]
+    actions += remove(connection: id, reason: .removed, at: now)
+    return actions
+  }
+
+  public mutating func received(
+    _ message: ClientMessage, from id: ConnectionID, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var connection = connections[id] else { return [] }
+    connection.lastSeen = now
+    // Token bucket: sustained rate plus a burst.
+    let elapsed = max(0, now.seconds(since: connection.tokensAt))
+    connection.tokens = min(
+      configuration.messageBurst, connection.tokens + elapsed * configuration.messagesPerSecond)
+    connection.tokensAt = now
+    if connection.tokens < 1 {
+      connections[id] = connection
+      let text = "more than \(Int(configuration.messagesPerSecond)) messages a second; closing"
+      return [
+        .log(.notice, "\(id): rate limited"),
+        .send(.error(code: .rateLimited, message: text, fatal: true), to: id),
+        .close(id),
+      ] + remove(connection: id, reason: .removed, at: now)
+    }
+    connection.tokens -= 1
+    connections[id] = connection
+
+    guard let member = connection.member else {
+      if case .hello(let version, let name, let room, let resume) = message {
+        return hello(id, version: version, name: name, room: room, resume: resume, at: now)
+      }
+      return fatal(id, .helloRequired, "say hello first", at: now)
+    }
+    switch message {
+    case .hello:
+      return [
+        .send(.error(code: .alreadyGreeted, message: "already said hello", fatal: false), to: id)
+      ]
+    case .ping(let pingID, let t0):
+      return [.pong(to: id, id: pingID, t0: t0, t1: now)]
+    case .command(let commandID, let command):
+      return apply(command, id: commandID, from: member.participant, in: member.room, via: id, at: now)
+    case .send(let seq, let to, let kind, let body):
+      return deliver(
+        seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room,
+        via: id)
+    case .bye:
+      return [.close(id)] + remove(connection: id, reason: .quit, at: now)
+    }
+  }
+
+  /// The transport closed. A member keeps its place for the reconnect grace.
+  public mutating func disconnected(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+    guard let connection = connections.removeValue(forKey: id) else { return [] }
+    guard let (roomName, participant) = connection.member,
+      var room = rooms[roomName], var member = room.members[participant],
+      member.connection == id
+    else { return [] }
+    member.connection = nil
+    member.disconnectedAt = now
+    room.members[participant] = member
+    rooms[roomName] = room
+    return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
+      + [.log(.info, "\(roomName)/\(participant) disconnected; keeping its place")]
+  }
+
+  /// Time-driven rules: hello and heartbeat timeouts, expired reconnect graces, engine
+  /// deadlines (waits, item ends) and periodic refreshes of silently changed rooms.
+  public mutating func tick(at now: GroupInstant) -> [RelayAction] {
+    var actions: [RelayAction] = []
+    if now.seconds(since: lastSweep) >= 0.2 {
+      lastSweep = now
+      actions += sweepConnections(at: now)
+    }
+    for name in rooms.keys.sorted() {
+      guard var room = rooms[name] else { continue }
+      if let deadline = room.engineDeadline, deadline <= now {
+        let events = room.engine.tick(at: now)
+        room.engineDeadline = room.engine.nextDeadline()
+        rooms[name] = room
+        if !events.isEmpty { actions += broadcastUpdate(in: name, events: events) }
+        room = rooms[name]!
+      }
+      if let dirty = room.dirtySince, now.seconds(since: dirty) >= configuration.refreshInterval {
+        actions += broadcastUpdate(in: name, events: [])
+      }
+    }
+    return actions
+  }
+
+  /// The latest time by which ``tick(at:)`` should be called.
+  public func nextDeadline(after now: GroupInstant) -> GroupInstant {
+    var next = now.advanced(bySeconds: 0.2)
+    for room in rooms.values {
+      if let d = room.engineDeadline, d < next { next = d }
+    }
+    return next
+  }
+
+  // MARK: - Hello
+
+  private mutating func hello(
+    _ id: ConnectionID, version: Int, name rawName: String, room roomName: String,
+    resume: ResumeToken?, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard version == ProtocolVersion.current else {
+      let error = WireError.unsupportedVersion(received: version, supported: ProtocolVersion.current)
+      return fatal(id, .unsupportedVersion, error.description, at: now)
+    }
+    let name = rawName.trimmingSpaces
+    guard Self.isValidName(name) else {
+      return fatal(id, .invalidHello, "a name is 1–32 printable characters", at: now)
+    }
+    guard Self.isValidRoom(roomName) else {
+      return fatal(
+        id, .invalidHello, "a room name is 1–64 letters, digits, '-', '_' or '.'", at: now)
+    }
+    var room = rooms[roomName] ?? Room(engine: GroupEngine(configuration: configuration.engine))
+
+    // Resume a place kept after a dropped connection.
+    if let resume, var member = room.members[resume.participant], member.secret == resume.secret {
+      var actions: [RelayAction] = []
+      if let old = member.connection, old != id {
+        connections[old]?.member = nil
+        actions.append(.close(old))
+      }
+      let wasDisconnected = member.disconnectedAt != nil
+      member.connection = id
+      member.disconnectedAt = nil
+      let pending = member.pending
+      member.pending = []
+      room.members[resume.participant] = member
+      rooms[roomName] = room
+      connections[id]?.member = (roomName, resume.participant)
+      if wasDisconnected {
+        actions += applyInternal(.setConnected(true), from: resume.participant, in: roomName, at: now)
+      }
+      let welcome = Welcome(
+        participant: resume.participant, room: roomName,
+        resume: ResumeToken(participant: resume.participant, secret: member.secret),
+        configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true)
+      actions.insert(.send(.welcome(welcome), to: id), at: 0)
+      actions += pending.map { .send($0, to: id) }
+      actions.append(.log(.info, "\(roomName)/\(resume.participant) resumed on \(id)"))
+      return actions
+    }
+
+    guard room.members.count < configuration.maximumParticipantsPerRoom else {
+      return fatal(
+        id, .roomFull,
+        "room \(roomName) is full (\(configuration.maximumParticipantsPerRoom) participants)",
+        at: now)
+    }
+    let participant = ParticipantID("p\(room.nextNumber)")
+    room.nextNumber += 1
+    let secret = String(random.next(), radix: 36) + String(random.next(), radix: 36)
+    var engine = room.engine
+    switch engine.apply(.enter(name: name), from: participant, at: now) {
+    case .failure(let rejection):
+      if room.members.isEmpty { rooms[roomName] = nil }
+      return fatal(id, .invalidHello, rejection.description, at: now)
+    case .success(let events):
+      room.engine = engine
+      room.engineDeadline = engine.nextDeadline()
+      room.members[participant] = Member(name: name, secret: secret, connection: id)
+      rooms[roomName] = room
+      connections[id]?.member = (roomName, participant)
+      let welcome = Welcome(
+        participant: participant, room: roomName,
+        resume: ResumeToken(participant: participant, secret: secret),
+        configuration: configuration.engine, state: engine.state, resumed: false)
+      var actions: [RelayAction] = [
+        .send(.welcome(welcome), to: id),
+        .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)"),
+      ]
+      actions += broadcastUpdate(in: roomName, events: events, except: id)
+      return actions
+    }
+  }
+
+  // MARK: - Commands
+
+  private mutating func apply(
+    _ command: GroupCommand, id commandID: UInt64, from participant: ParticipantID,
+    in roomName: String, via connection: ConnectionID, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], var member = room.members[participant] else { return [] }
+    // A command resent after a reconnection that already applied: acknowledge again.
+    if commandID <= member.lastCommandID {
+      return [.send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)]
+    }
+    switch command {
+    case .enter, .exit, .setConnected:
+      return [
+        .send(
+          .rejected(id: commandID, reason: .invalidValue("only the relay sends that command")),
+          to: connection)
+      ]
+    default: break
+    }
+    member.lastCommandID = commandID
+    room.members[participant] = member
+    let result = room.engine.apply(command, from: participant, at: now)
+    room.engineDeadline = room.engine.nextDeadline()
+    rooms[roomName] = room
+    switch result {
+    case .failure(let rejection):
+      return [.send(.rejected(id: commandID, reason: rejection), to: connection)]
+    case .success(let events):
+      var actions: [RelayAction] = [
+        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)
+      ]
+      if events.allSatisfy({ $0.kind == .reported }) {
+        if rooms[roomName]?.dirtySince == nil { rooms[roomName]?.dirtySince = now }
+      } else {
+        actions += broadcastUpdate(in: roomName, events: events)
+      }
+      return actions
+    }
+  }
+
+  /// Commands the relay issues on a participant's behalf (connectivity, exits).
+  private mutating func applyInternal(
+    _ command: GroupCommand, from participant: ParticipantID, in roomName: String,
+    at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName] else { return [] }
+    let result = room.engine.apply(command, from: participant, at: now)
+    room.engineDeadline = room.engine.nextDeadline()
+    rooms[roomName] = room
+    guard case .success(let events) = result, !events.isEmpty else { return [] }
+    return broadcastUpdate(in: roomName, events: events)
+  }
+
+  // MARK: - Messenger
+
+  private mutating func deliver(
+    seq: UInt64, to recipients: Recipients, kind: String, body: String,
+    from participant: ParticipantID, in roomName: String, via connection: ConnectionID
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], var sender = room.members[participant] else { return [] }
+    if seq <= sender.lastMessageSeq { return [] }
+    if body.utf8.count + kind.utf8.count > configuration.maximumMessageBytes {
+      return [
+        .send(
+          .error(
+            code: .messageTooLarge,
+            message: "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit",
+            fatal: false), to: connection)
+      ]
+    }
+    let targets: [ParticipantID]
+    switch recipients {
+    case .all:
+      targets = room.members.keys.filter { $0 != participant }.sorted()
+    case .only(let ids):
+      let unknown = ids.filter { room.members[$0] == nil }
+      guard unknown.isEmpty else {
+        return [
+          .send(
+            .error(
+              code: .unknownRecipient,
+              message: "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))",
+              fatal: false), to: connection)
+        ]
+      }
+      targets = Array(Set(ids)).sorted()
+    }
+    sender.lastMessageSeq = seq
+    room.members[participant] = sender
+    let message = ServerMessage.message(
+      from: participant, fromName: sender.name, seq: seq, kind: kind, body: body)
+    var live: [ConnectionID] = []
+    for target in targets {
+      guard var member = room.members[target] else { continue }
+      if let c = member.connection {
+        live.append(c)
+      } else if member.pending.count < configuration.maximumPendingMessages {
+        member.pending.append(message)
+        room.members[target] = member
+      }
+    }
+    rooms[roomName] = room
+    return live.isEmpty ? [] : [.broadcast(message, to: live)]
+  }
+
+  // MARK: - Membership housekeeping
+
+  private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
+    var actions: [RelayAction] = []
+    for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
+      if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout {
+        actions += fatal(id, .helloRequired, "no hello within \(configuration.helloTimeout) s", at: now)
+      } else if connection.member != nil,
+        now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
+      {
+        actions.append(
+          .send(
+            .error(
+              code: .heartbeatTimeout,
+              message: "silent for more than \(configuration.heartbeatTimeout) s", fatal: true),
+            to: id))
+        actions.append(.close(id))
+        actions += remove(connection: id, reason: .timedOut, at: now)
+      }
+    }
+    for name in rooms.keys.sorted() {
+      guard let room = rooms[name] else { continue }
+      for (participant, member) in room.members.sorted(by: { $0.key < $1.key }) {
+        if let since = member.disconnectedAt,
+          now.seconds(since: since) > configuration.reconnectGrace
+        {
+          actions += removeMember(participant, from: name, reason: .disconnected, at: now)
+        }
+      }
+    }
+    return actions
+  }
+
+  private mutating func remove(
+    connection id: ConnectionID, reason: ExitReason, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard let connection = connections.removeValue(forKey: id),
+      let (roomName, participant) = connection.member,
+      rooms[roomName]?.members[participant]?.connection == id
+    else { return [] }
+    return removeMember(participant, from: roomName, reason: reason, at: now)
+  }
+
+  private mutating func removeMember(
+    _ participant: ParticipantID, from roomName: String, reason: ExitReason, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
+    room.members[participant] = nil
+    rooms[roomName] = room
+    var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
+    actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
+    if rooms[roomName]?.members.isEmpty == true {
+      rooms[roomName] = nil
+      actions.append(.log(.info, "room \(roomName) is empty; dropped"))
+    }
+    return actions
+  }
+
+  private mutating func fatal(
+    _ id: ConnectionID, _ code: ErrorCode, _ message: String, at now: GroupInstant
+  ) -> [RelayAction] {
+    var actions: [RelayAction] = [
+      .log(.notice, "\(id): \(message); closing"),
+      .send(.error(code: code, message: message, fatal: true), to: id),
+      .close(id),
+    ]
+    actions += remove(connection: id, reason: .removed, at: now)
+    connections[id] = nil
+    return actions
+  }
+
+  private mutating func broadcastUpdate(
+    in roomName: String, events: [ChangeEvent], except: ConnectionID? = nil
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName] else { return [] }
+    room.dirtySince = nil
+    rooms[roomName] = room
+    let targets = room.connections.filter { $0 != except }
+    guard !targets.isEmpty else { return [] }
+    return [.broadcast(.update(state: room.engine.state, events: events), to: targets)]
+  }
+
+  // MARK: - Validation
+
+  static func isValidName(_ name: String) -> Bool {
+    (1...32).contains(name.count)
+      && name.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control }
+  }
+
+  static func isValidRoom(_ room: String) -> Bool {
+    (1...64).contains(room.count)
+      && room.unicodeScalars.allSatisfy {
+        ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+          || $0 == "-" || $0 == "_" || $0 == "."
+      }
+  }
+}
+
+extension String {
+  fileprivate var trimmingSpaces: String {
+    var s = Substring(self)
+    while s.first?.isWhitespace == true { s.removeFirst() }
+    while s.last?.isWhitespace == true { s.removeLast() }
+    return String(s)
+  }
+}

@@ -1,0 +1,100 @@
+import PlaybackCoordination
+
+/// Who a messenger payload goes to.
+public enum Recipients: Hashable, Sendable, Codable {
+  case all
+  case only([ParticipantID])
+}
+
+/// A message from a participant to the relay. One JSON object per line; see
+/// docs/PROTOCOL.md.
+public enum ClientMessage: Hashable, Sendable {
+  /// First message on a connection. `resume` (from a previous `welcome`) rebinds the
+  /// connection to the same participant after a dropped connection.
+  case hello(version: Int, name: String, room: String, resume: ResumeToken?)
+  /// A group command; `id` increases per participant so the relay can drop duplicates
+  /// resent after a reconnection.
+  case command(id: UInt64, GroupCommand)
+  /// Clock sync and heartbeat: `t0` is the sender's local time.
+  case ping(id: UInt64, t0: LocalInstant)
+  /// A messenger payload (chat, reactions, ...); `seq` increases per sender for
+  /// de-duplication after a reconnection.
+  case send(seq: UInt64, to: Recipients, kind: String, body: String)
+  /// Leaving the room on purpose.
+  case bye
+}
+
+/// Lets a participant resume its place in a room after a dropped connection.
+public struct ResumeToken: Hashable, Sendable, Codable {
+  public var participant: ParticipantID
+  public var secret: String
+  public init(participant: ParticipantID, secret: String) {
+    self.participant = participant
+    self.secret = secret
+  }
+}
+
+extension ClientMessage: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, version, name, room, resume, id, command, t0, seq, to, kind, body
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "hello":
+      self = .hello(
+        version: try c.decode(Int.self, forKey: .version),
+        name: try c.decode(String.self, forKey: .name),
+        room: try c.decode(String.self, forKey: .room),
+        resume: try c.decodeIfPresent(ResumeToken.self, forKey: .resume))
+    case "command":
+      self = .command(
+        id: try c.decode(UInt64.self, forKey: .id),
+        try c.decode(GroupCommand.self, forKey: .command))
+    case "ping":
+      self = .ping(
+        id: try c.decode(UInt64.self, forKey: .id), t0: try c.decode(LocalInstant.self, forKey: .t0))
+    case "send":
+      self = .send(
+        seq: try c.decode(UInt64.self, forKey: .seq),
+        to: try c.decode(Recipients.self, forKey: .to),
+        kind: try c.decode(String.self, forKey: .kind),
+        body: try c.decode(String.self, forKey: .body))
+    case "bye":
+      self = .bye
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .hello(let version, let name, let room, let resume):
+      try c.encode("hello", forKey: .type)
+      try c.encode(version, forKey: .version)
+      try c.encode(name, forKey: .name)
+      try c.encode(room, forKey: .room)
+      try c.encodeIfPresent(resume, forKey: .resume)
+    case .command(let id, let command):
+      try c.encode("command", forKey: .type)
+      try c.encode(id, forKey: .id)
+      try c.encode(command, forKey: .command)
+    case .ping(let id, let t0):
+      try c.encode("ping", forKey: .type)
+      try c.encode(id, forKey: .id)
+      try c.encode(t0, forKey: .t0)
+    case .send(let seq, let to, let kind, let body):
+      try c.encode("send", forKey: .type)
+      try c.encode(seq, forKey: .seq)
+      try c.encode(to, forKey: .to)
+      try c.encode(kind, forKey: .kind)
+      try c.encode(body, forKey: .body)
+    case .bye:
+      try c.encode("bye", forKey: .type)
+    }
+  }
+}

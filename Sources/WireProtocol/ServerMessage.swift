@@ -1,0 +1,150 @@
+import PlaybackCoordination
+
+/// A message from the relay to a participant. One JSON object per line; see
+/// docs/PROTOCOL.md.
+public enum ServerMessage: Hashable, Sendable {
+  /// Answer to `hello`: who you are in the room, how to resume, and the full state, so a
+  /// late joiner starts where the group is at once.
+  case welcome(Welcome)
+  /// The room's state after one or more applied changes (events empty for a periodic
+  /// refresh).
+  case update(state: GroupState, events: [ChangeEvent])
+  /// The command `id` was applied (its events arrive in an `update`).
+  case accepted(id: UInt64, sequence: UInt64)
+  /// The command `id` did not apply; nothing changed.
+  case rejected(id: UInt64, reason: Rejection)
+  /// Answer to `ping`: `t1` when the relay received it, `t2` when it answered (group
+  /// clock).
+  case pong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant)
+  /// A messenger payload from another participant.
+  case message(from: ParticipantID, fromName: String, seq: UInt64, kind: String, body: String)
+  /// Something was wrong; if `fatal`, the relay closes the connection after it.
+  case error(code: ErrorCode, message: String, fatal: Bool)
+}
+
+/// The relay's answer to a hello.
+public struct Welcome: Hashable, Sendable, Codable {
+  public var participant: ParticipantID
+  public var room: String
+  public var resume: ResumeToken
+  public var configuration: EngineConfiguration
+  public var state: GroupState
+  /// True when this connection resumed an existing place in the room.
+  public var resumed: Bool
+
+  public init(
+    participant: ParticipantID, room: String, resume: ResumeToken,
+    configuration: EngineConfiguration, state: GroupState, resumed: Bool
+  ) {
+    self.participant = participant
+    self.room = room
+    self.resume = resume
+    self.configuration = configuration
+    self.state = state
+    self.resumed = resumed
+  }
+}
+
+/// Machine-readable error codes; the message says the same for people.
+public enum ErrorCode: String, Hashable, Sendable, Codable {
+  case malformedFrame
+  case frameTooLarge
+  case unsupportedVersion
+  case helloRequired
+  case alreadyGreeted
+  case roomFull
+  case invalidHello
+  case rateLimited
+  case messageTooLarge
+  case unknownRecipient
+  case heartbeatTimeout
+  case serverShuttingDown
+}
+
+extension ServerMessage: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, welcome, state, events, id, sequence, reason, t0, t1, t2, from, fromName, seq
+    case kind, body, code, message, fatal
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "welcome":
+      self = .welcome(try c.decode(Welcome.self, forKey: .welcome))
+    case "update":
+      self = .update(
+        state: try c.decode(GroupState.self, forKey: .state),
+        events: try c.decode([ChangeEvent].self, forKey: .events))
+    case "accepted":
+      self = .accepted(
+        id: try c.decode(UInt64.self, forKey: .id),
+        sequence: try c.decode(UInt64.self, forKey: .sequence))
+    case "rejected":
+      self = .rejected(
+        id: try c.decode(UInt64.self, forKey: .id),
+        reason: try c.decode(Rejection.self, forKey: .reason))
+    case "pong":
+      self = .pong(
+        id: try c.decode(UInt64.self, forKey: .id),
+        t0: try c.decode(LocalInstant.self, forKey: .t0),
+        t1: try c.decode(GroupInstant.self, forKey: .t1),
+        t2: try c.decode(GroupInstant.self, forKey: .t2))
+    case "message":
+      self = .message(
+        from: try c.decode(ParticipantID.self, forKey: .from),
+        fromName: try c.decode(String.self, forKey: .fromName),
+        seq: try c.decode(UInt64.self, forKey: .seq),
+        kind: try c.decode(String.self, forKey: .kind),
+        body: try c.decode(String.self, forKey: .body))
+    case "error":
+      self = .error(
+        code: try c.decode(ErrorCode.self, forKey: .code),
+        message: try c.decode(String.self, forKey: .message),
+        fatal: try c.decode(Bool.self, forKey: .fatal))
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .welcome(let w):
+      try c.encode("welcome", forKey: .type)
+      try c.encode(w, forKey: .welcome)
+    case .update(let state, let events):
+      try c.encode("update", forKey: .type)
+      try c.encode(state, forKey: .state)
+      try c.encode(events, forKey: .events)
+    case .accepted(let id, let sequence):
+      try c.encode("accepted", forKey: .type)
+      try c.encode(id, forKey: .id)
+      try c.encode(sequence, forKey: .sequence)
+    case .rejected(let id, let reason):
+      try c.encode("rejected", forKey: .type)
+      try c.encode(id, forKey: .id)
+      try c.encode(reason, forKey: .reason)
+    case .pong(let id, let t0, let t1, let t2):
+      try c.encode("pong", forKey: .type)
+      try c.encode(id, forKey: .id)
+      try c.encode(t0, forKey: .t0)
+      try c.encode(t1, forKey: .t1)
+      try c.encode(t2, forKey: .t2)
+    case .message(let from, let fromName, let seq, let kind, let body):
+      try c.encode("message", forKey: .type)
+      try c.encode(from, forKey: .from)
+      try c.encode(fromName, forKey: .fromName)
+      try c.encode(seq, forKey: .seq)
+      try c.encode(kind, forKey: .kind)
+      try c.encode(body, forKey: .body)
+    case .error(let code, let message, let fatal):
+      try c.encode("error", forKey: .type)
+      try c.encode(code, forKey: .code)
+      try c.encode(message, forKey: .message)
+      try c.encode(fatal, forKey: .fatal)
+    }
+  }
+}

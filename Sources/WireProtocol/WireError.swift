@@ -1,0 +1,23 @@
+/// What can be wrong with bytes received from a peer.
+public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
+  case frameTooLarge(limit: Int)
+  case malformed(String)
+  case unsupportedVersion(received: Int, supported: Int)
+
+  public var description: String {
+    switch self {
+    case .frameTooLarge(let limit): "frame longer than \(limit) bytes"
+    case .malformed(let why): "malformed frame: \(why)"
+    case .unsupportedVersion(let received, let supported):
+      "protocol version \(received) is not supported (this relay speaks version \(supported))"
+    }
+  }
+
+  public var code: ErrorCode {
+    switch self {
+    case .frameTooLarge: .frameTooLarge
+    case .malformed: .malformedFrame
+    case .unsupportedVersion: .unsupportedVersion
+    }
+  }
+}
