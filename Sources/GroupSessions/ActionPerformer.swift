@@ -1,0 +1,99 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// What performing an action produced, beyond the group changes that arrive as events.
+public enum ActionOutput: Sendable {
+  /// A question for the person who asked (e.g. "Switch everyone to …?"); answered with
+  /// `confirm` or `cancel`.
+  case prompt(kind: String, text: String, options: [String])
+  case catalog([SeriesInfo])
+  case status(ParticipantSnapshot)
+  case error(String)
+  case done
+}
+
+/// Carries out ``ParticipantAction``s for one participant, including the confirmation a
+/// manual episode switch needs before it reaches the group.
+public struct ActionPerformer: Sendable {
+  public let client: ParticipantClient
+  public let catalog: [SeriesInfo]
+  /// The switch waiting for `confirm`.
+  public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
+
+  public init(client: ParticipantClient, catalog: [SeriesInfo]) {
+    self.client = client
+    self.catalog = catalog
+  }
+
+  public func series(containing item: ItemID) -> SeriesInfo? {
+    catalog.first { $0.item(item) != nil }
+  }
+
+  public mutating func perform(_ action: ParticipantAction) async -> ActionOutput {
+    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
+      switch result {
+      case .success: .done
+      case .failure(let error): .error(error.description)
+      }
+    }
+    switch action {
+    case .start(let item):
+      guard let series = series(containing: item) else { return .error("no item \(item) in the catalog") }
+      return outcome(await client.send(.start(series: series, item: item)))
+    case .join: return outcome(await client.send(.join))
+    case .play: return outcome(await client.play())
+    case .pause: return outcome(await client.pause())
+    case .seek(let t): return outcome(await client.seek(to: t))
+    case .rate(let r): return outcome(await client.setRate(r))
+    case .next:
+      guard let session = await client.groupState.session else { return .error(ClientError.notInSession.description) }
+      guard let next = session.series.item(after: session.item.id) else {
+        return .error("\(session.item.title) is the last episode of \(session.series.title)")
+      }
+      return askToSwitch(session.series, next)
+    case .switchTo(let item):
+      guard let series = series(containing: item), let info = series.item(item) else {
+        return .error("no item \(item) in the catalog")
+      }
+      guard await client.groupState.session != nil else { return .error(ClientError.notInSession.description) }
+      return askToSwitch(series, info)
+    case .confirm:
+      guard let pending = pendingSwitch else { return .error("nothing to confirm") }
+      pendingSwitch = nil
+      return outcome(await client.send(.replace(series: pending.series, item: pending.item, confirmed: true)))
+    case .cancel:
+      guard pendingSwitch != nil else { return .error("nothing to cancel") }
+      pendingSwitch = nil
+      return .done
+    case .suspend(let reason): return outcome(await client.send(.beginSuspension(reason)))
+    case .resume: return outcome(await client.send(.endSuspension(nil, proposing: nil)))
+    case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))
+    case .autoAdvance(let on): return outcome(await client.send(.setAutoAdvance(on)))
+    case .say(let text):
+      await client.sendMessage(kind: "chat", body: text)
+      return .done
+    case .tell(let names, let text):
+      let state = await client.groupState
+      var ids: [ParticipantID] = []
+      for name in names {
+        guard let p = state.participants.first(where: { $0.name == name }) else {
+          return .error("nobody called \(name) in the room")
+        }
+        ids.append(p.id)
+      }
+      await client.sendMessage(kind: "chat", body: text, to: .only(ids))
+      return .done
+    case .leave: return outcome(await client.send(.leave))
+    case .end: return outcome(await client.send(.end))
+    case .catalog: return .catalog(catalog)
+    case .status: return .status(await client.snapshot())
+    }
+  }
+
+  private mutating func askToSwitch(_ series: SeriesInfo, _ item: ItemInfo) -> ActionOutput {
+    pendingSwitch = (series, item.id)
+    return .prompt(
+      kind: "confirm-switch", text: "Switch everyone to \(item.title) (\(item.id))?",
+      options: ["confirm", "cancel"])
+  }
+}

@@ -1,0 +1,298 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),
+/// so that any program can drive and measure a participant.
+public struct HeadlessRunner: Sendable {
+  public let client: ParticipantClient
+  public let catalog: [SeriesInfo]
+  /// Sample what the player shows every this many milliseconds (0 = never).
+  public let sampleMilliseconds: Int
+  private let write: @Sendable (String) -> Void
+
+  public init(
+    client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
+    write: @escaping @Sendable (String) -> Void
+  ) {
+    self.client = client
+    self.catalog = catalog
+    self.sampleMilliseconds = sampleMilliseconds
+    self.write = write
+  }
+
+  /// Runs until the input ends (then leaves) or the client stops.
+  public func run<Lines: AsyncSequence & Sendable>(input: Lines) async
+  where Lines.Element == String {
+    let events = Task { await forwardEvents() }
+    let sampler = Task { await sample() }
+    var performer = ActionPerformer(client: client, catalog: catalog)
+    do {
+      for try await line in input {
+        let trimmed = line.trimmingCharacters(in: " \t\r")
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        let action: ParticipantAction
+        do {
+          action = try ParticipantAction.parse(trimmed)
+        } catch {
+          emit(.object([("event", "error"), ("message", .string(error.description)), ("input", .string(trimmed))]))
+          continue
+        }
+        let output = await performer.perform(action)
+        report(output, for: trimmed)
+        if action == .leave || action == .end {
+          // Stay in the room: a person may start or join another session.
+        }
+      }
+    } catch {
+      emit(.object([("event", "error"), ("message", .string("reading input: \(error)"))]))
+    }
+    await client.stop()
+    sampler.cancel()
+    await events.value
+  }
+
+  private func report(_ output: ActionOutput, for input: String) {
+    switch output {
+    case .done:
+      break
+    case .error(let message):
+      emit(.object([("event", "error"), ("message", .string(message)), ("input", .string(input))]))
+    case .prompt(let kind, let text, let options):
+      emit(
+        .object([
+          ("event", "prompt"), ("prompt", .string(kind)), ("text", .string(text)),
+          ("options", .array(options.map { .string($0) })),
+        ]))
+    case .catalog(let series):
+      emit(.object([("event", "catalog"), ("series", .array(series.map(Self.json)))]))
+    case .status(let snapshot):
+      emit(Self.status(snapshot))
+    }
+  }
+
+  private func forwardEvents() async {
+    var lastParticipants: [Participant] = []
+    var state = GroupState()
+    for await event in client.events {
+      switch event {
+      case .welcomed(let participant, let resumed):
+        emit(
+          .object([
+            ("event", "welcome"), ("participant", .string(participant.rawValue)),
+            ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
+          ]))
+      case .state(let newState, let changes):
+        state = newState
+        for change in changes where change.kind != .reported {
+          var fields: [(String, JSONValue)] = [
+            ("event", "change"), ("sequence", .int(Int64(change.sequence))),
+            ("kind", .string(Self.kindName(change.kind))),
+            ("originator", change.originatorName.map { .string($0) } ?? .null),
+          ]
+          if let text = ChangeNarrator.describe(change, in: newState) {
+            fields.append(("text", .string(text)))
+          }
+          emit(.object(fields))
+        }
+        if !changes.isEmpty || lastParticipants.isEmpty {
+          emit(Self.stateLine(newState))
+        }
+        let people = newState.participants.map { p in
+          var q = p
+          q.playerOffset = nil
+          q.roundTrip = 0
+          q.startupLatency = 0
+          return q
+        }
+        if people != lastParticipants {
+          lastParticipants = people
+          emit(
+            .object([
+              ("event", "participants"),
+              ("participants", .array(newState.participants.map { Self.json($0, in: newState) })),
+            ]))
+        }
+      case .connection(let status):
+        emit(.object([("event", "connection"), ("status", .string(status.rawValue))]))
+      case .session(let phase):
+        emit(Self.phaseLine(phase))
+      case .message(_, let name, let kind, let body):
+        emit(
+          .object([
+            ("event", kind == "chat" ? "chat" : "message"), ("from", .string(name)),
+            ("kind", .string(kind)), ("text", .string(body)),
+          ]))
+      case .rejected(_, let reason):
+        emit(.object([("event", "error"), ("message", .string(reason.description))]))
+      case .error(let message):
+        emit(.object([("event", "error"), ("message", .string(message))]))
+      }
+    }
+    _ = state
+  }
+
+  private func sample() async {
+    guard sampleMilliseconds > 0 else { return }
+    while !Task.isCancelled {
+      try? await Task.sleep(nanoseconds: UInt64(sampleMilliseconds) * 1_000_000)
+      let snapshot = await client.snapshot()
+      let mono = MonotonicClock.monotonicNanoseconds()
+      var fields: [(String, JSONValue)] = [("event", "sample"), ("mono_ns", .int(mono))]
+      if let player = snapshot.player {
+        fields += [
+          ("item", player.item.map { .string($0.rawValue) } ?? .null),
+          ("position", .double(player.position)), ("rate", .double(player.rate)),
+        ]
+      } else {
+        fields += [
+          ("item", snapshot.state.session.map { .string($0.item.id.rawValue) } ?? .null),
+          ("position", snapshot.groupPosition.map { .double($0) } ?? .null),
+          ("rate", .double(snapshot.state.session?.timeline.rate ?? 0)),
+        ]
+      }
+      if let group = snapshot.groupPosition { fields.append(("group_position", .double(group))) }
+      emit(.object(fields))
+    }
+  }
+
+  private func emit(_ value: JSONValue) { write(value.serialized) }
+
+  // MARK: - JSON shapes
+
+  static func stateLine(_ state: GroupState) -> JSONValue {
+    var fields: [(String, JSONValue)] = [("event", "state"), ("sequence", .int(Int64(state.sequence)))]
+    if let session = state.session {
+      fields += [
+        ("item", .string(session.item.id.rawValue)), ("title", .string(session.item.title)),
+        ("duration", .double(session.item.duration)),
+        ("position", .double(session.timeline.itemTime)),
+        ("anchor_group_ns", .int(session.timeline.groupTime.nanoseconds)),
+        ("rate", .double(session.timeline.rate)), ("intended_rate", .double(session.intendedRate)),
+        ("state", .string(session.status.rawValue)),
+        ("waiting_for", .array(state.waitingFor.map { .string($0) })),
+      ]
+    } else {
+      fields += [("item", .null), ("state", "none")]
+    }
+    if let change = state.lastChange {
+      fields.append(("originator", change.originatorName.map { .string($0) } ?? .null))
+    }
+    return .object(fields)
+  }
+
+  static func json(_ p: Participant, in state: GroupState) -> JSONValue {
+    .object([
+      ("id", .string(p.id.rawValue)), ("name", .string(p.name)), ("joined", .bool(p.isJoined)),
+      ("state", .string(participantState(p, in: state))),
+      ("suspensions", .array(p.suspensions.map { .string($0.rawValue) })),
+      ("autoadvance", .bool(p.autoAdvance)), ("connected", .bool(p.isConnected)),
+      ("offset_ms", p.playerOffset.map { .double($0 * 1000) } ?? .null),
+    ])
+  }
+
+  /// A participant's state in one word, as fronts show it.
+  public static func participantState(_ p: Participant, in state: GroupState) -> String {
+    if !p.isConnected { return "reconnecting" }
+    if let reason = p.suspensions.first { return "suspended: \(reason)" }
+    if !p.isJoined { return state.session == nil ? "in room" : "not joined" }
+    switch p.readiness {
+    case .loading: return "loading"
+    case .stalled: return "stalled"
+    case .ready: break
+    }
+    switch state.session?.status {
+    case .playing: return "watching"
+    case .waiting: return "waiting"
+    case .finished: return "finished"
+    default: return "paused"
+    }
+  }
+
+  static func json(_ series: SeriesInfo) -> JSONValue {
+    .object([
+      ("id", .string(series.id)), ("title", .string(series.title)),
+      (
+        "items",
+        .array(
+          series.items.map {
+            .object([
+              ("id", .string($0.id.rawValue)), ("title", .string($0.title)),
+              ("duration", .double($0.duration)),
+            ])
+          })
+      ),
+    ])
+  }
+
+  static func phaseLine(_ phase: SessionPhase) -> JSONValue {
+    switch phase {
+    case .none: .object([("event", "session"), ("phase", "none")])
+    case .waiting(let id): .object([("event", "session"), ("phase", "waiting"), ("session", .int(Int64(id)))])
+    case .joined(let id): .object([("event", "session"), ("phase", "joined"), ("session", .int(Int64(id)))])
+    case .invalidated(let reason):
+      .object([("event", "session"), ("phase", "invalidated"), ("reason", .string(reason.description))])
+    }
+  }
+
+  static func status(_ s: ParticipantSnapshot) -> JSONValue {
+    var fields: [(String, JSONValue)] = [
+      ("event", "status"), ("participant", s.participant.map { .string($0.rawValue) } ?? .null),
+      ("name", .string(s.name)), ("room", .string(s.room)),
+      ("connection", .string(s.connection.rawValue)),
+    ]
+    fields.append(("session", phaseLine(s.phase)))
+    fields.append(("group", stateLine(s.state)))
+    fields.append(("group_position", s.groupPosition.map { .double($0) } ?? .null))
+    if let player = s.player {
+      fields.append(
+        (
+          "player",
+          .object([
+            ("item", player.item.map { .string($0.rawValue) } ?? .null),
+            ("position", .double(player.position)), ("rate", .double(player.rate)),
+            ("busy", .bool(player.isBusy)), ("stalled", .bool(player.isStalled)),
+          ])
+        ))
+    }
+    if let clock = s.clock {
+      fields.append(
+        (
+          "clock",
+          .object([
+            ("offset_ms", .double(clock.offset * 1000)), ("rtt_ms", .double(clock.roundTrip * 1000)),
+            ("uncertainty_ms", .double(clock.uncertainty * 1000)),
+          ])
+        ))
+    }
+    fields.append(("participants", .array(s.state.participants.map { json($0, in: s.state) })))
+    return .object(fields)
+  }
+
+  static func kindName(_ kind: ChangeKind) -> String {
+    switch kind {
+    case .entered: "entered"
+    case .exited: "exited"
+    case .connectionChanged: "connection"
+    case .sessionStarted: "session-started"
+    case .joined: "joined"
+    case .left: "left"
+    case .sessionEnded: "session-ended"
+    case .played: "played"
+    case .paused: "paused"
+    case .seeked: "seeked"
+    case .rateChanged: "rate"
+    case .replaced: "replaced"
+    case .autoAdvanced: "auto-advanced"
+    case .reachedEnd: "reached-end"
+    case .suspended: "suspended"
+    case .resumed: "resumed"
+    case .resumedProposing: "resumed-proposing"
+    case .readinessChanged: "readiness"
+    case .waitStarted: "wait-started"
+    case .waitTimedOut: "wait-timed-out"
+    case .waitEnded: "wait-ended"
+    case .autoAdvanceChanged: "autoadvance"
+    case .reported: "reported"
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import PlaybackCoordination
+
+/// One thing a participant can do, in the words headless mode and demo scripts share
+/// (DESIGN §4): `pause`, `seek 12:30`, `switch harbour/s1e3`, ...
+public enum ParticipantAction: Hashable, Sendable {
+  case start(ItemID)
+  case join
+  case play
+  case pause
+  case seek(Double)
+  case rate(Double)
+  /// Ask to switch everyone to the next item (asks for confirmation).
+  case next
+  /// Ask to switch everyone to another item (asks for confirmation).
+  case switchTo(ItemID)
+  /// Answer the pending prompt.
+  case confirm
+  case cancel
+  case suspend(SuspensionReason)
+  case resume
+  case resumeAt(Double)
+  case autoAdvance(Bool)
+  case say(String)
+  /// A message to chosen participants only, by name.
+  case tell([String], String)
+  case leave
+  case end
+  case catalog
+  case status
+
+  /// The words, for help and error messages.
+  public static let vocabulary =
+    "start SERIES/EPISODE, join, play, pause, seek TIME, rate R, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status"
+
+  /// Parses one line. Leading/trailing spaces are ignored; the action word is
+  /// case-insensitive.
+  public static func parse(_ line: String) throws(ActionParseError) -> ParticipantAction {
+    let trimmed = line.trimmingCharacters(in: " \t\r")
+    guard !trimmed.isEmpty else { throw .empty }
+    let (wordPart, restPart) = trimmed.splitOnce()
+    let word = wordPart.lowercased()
+    let rest = restPart.trimmingCharacters(in: " \t")
+    func noArgument(_ action: ParticipantAction) throws(ActionParseError) -> ParticipantAction {
+      guard rest.isEmpty else { throw .unexpectedArgument(word: word, argument: rest) }
+      return action
+    }
+    func item() throws(ActionParseError) -> ItemID {
+      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "SERIES/EPISODE") }
+      let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
+        throw .badArgument(word: word, argument: rest, expected: "SERIES/EPISODE")
+      }
+      return ItemID(rest)
+    }
+    func time() throws(ActionParseError) -> Double {
+      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "a time like 12:30 or 750") }
+      guard let t = TimeFormat.parse(rest) else {
+        throw .badArgument(word: word, argument: rest, expected: "a time like 12:30 or 750")
+      }
+      return t
+    }
+    switch word {
+    case "start": return .start(try item())
+    case "join": return try noArgument(.join)
+    case "play": return try noArgument(.play)
+    case "pause": return try noArgument(.pause)
+    case "seek": return .seek(try time())
+    case "rate":
+      guard let r = Double(rest), r.isFinite, r > 0 else {
+        throw rest.isEmpty
+          ? .missingArgument(word: word, expected: "a rate like 1.5")
+          : .badArgument(word: word, argument: rest, expected: "a rate like 1.5")
+      }
+      return .rate(r)
+    case "next": return try noArgument(.next)
+    case "switch": return .switchTo(try item())
+    case "confirm", "yes": return try noArgument(.confirm)
+    case "cancel", "no": return try noArgument(.cancel)
+    case "suspend":
+      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "a reason, e.g. interrupted") }
+      return .suspend(SuspensionReason(rest))
+    case "resume": return try noArgument(.resume)
+    case "resume-at": return .resumeAt(try time())
+    case "autoadvance", "auto-advance":
+      switch rest.lowercased() {
+      case "on": return .autoAdvance(true)
+      case "off": return .autoAdvance(false)
+      case "": throw .missingArgument(word: word, expected: "on or off")
+      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
+      }
+    case "say":
+      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "some text") }
+      return .say(rest)
+    case "tell":
+      let (names, text) = rest.splitOnce()
+      guard !names.isEmpty, !text.isEmpty else {
+        throw .missingArgument(word: word, expected: "NAME[,NAME] TEXT")
+      }
+      return .tell(names.split(separator: ",").map(String.init), text.trimmingCharacters(in: " "))
+    case "leave": return try noArgument(.leave)
+    case "end": return try noArgument(.end)
+    case "catalog": return try noArgument(.catalog)
+    case "status": return try noArgument(.status)
+    default: throw .unknownAction(word)
+    }
+  }
+}
+
+/// Why an action line could not be understood.
+public enum ActionParseError: Error, Hashable, Sendable, CustomStringConvertible {
+  case empty
+  case unknownAction(String)
+  case missingArgument(word: String, expected: String)
+  case badArgument(word: String, argument: String, expected: String)
+  case unexpectedArgument(word: String, argument: String)
+
+  public var description: String {
+    switch self {
+    case .empty: "empty action"
+    case .unknownAction(let w): "unknown action \"\(w)\" (actions: \(ParticipantAction.vocabulary))"
+    case .missingArgument(let w, let e): "\"\(w)\" needs \(e)"
+    case .badArgument(let w, let a, let e): "\"\(w) \(a)\": expected \(e)"
+    case .unexpectedArgument(let w, let a): "\"\(w)\" takes no argument (got \"\(a)\")"
+    }
+  }
+}
+
+extension String {
+  func trimmingCharacters(in set: String) -> String {
+    var s = Substring(self)
+    while let f = s.first, set.contains(f) { s.removeFirst() }
+    while let l = s.last, set.contains(l) { s.removeLast() }
+    return String(s)
+  }
+
+  /// The first word and the rest.
+  func splitOnce() -> (String, String) {
+    guard let space = firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (self, "") }
+    return (String(self[..<space]), String(self[index(after: space)...]))
+  }
+}

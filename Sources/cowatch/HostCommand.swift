@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import GroupSessions
+import Logging
+import Relay
+import Rooms
+
+struct HostCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "host",
+    abstract: "Run a relay here and join it; prints the command others use to join.")
+
+  @Option(help: "Address the embedded relay listens on (0.0.0.0: every interface).") var bind = "0.0.0.0"
+  @Option(help: "TCP port of the embedded relay.") var port = 7700
+  @OptionGroup var options: ParticipantOptions
+
+  func validate() throws {
+    guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+  }
+
+  func run() async throws {
+    let server: RelayServer
+    do {
+      server = try await RelayServer.start(host: bind, port: port)
+    } catch {
+      CommandFailure.exit("host", error.description)
+    }
+    let address = bind == "0.0.0.0" ? (LocalAddress.firstNonLoopbackIPv4() ?? "127.0.0.1") : bind
+    let portPart = server.port == 7700 ? "\(address)" : "\(address):\(server.port)"
+    let roomPart = options.room == "lobby" ? "" : " --room \(options.room)"
+    let invite = "cowatch join \(portPart)\(roomPart) --name NAME"
+    if options.headless {
+      Console.line(
+        JSONValue.object([("event", "invite"), ("command", .string(invite))]).serialized)
+    } else {
+      Console.error("Others join with: \(invite)")
+    }
+    let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
+    await ParticipantRun.run(
+      command: "host", transport: TCPTransport(host: local, port: server.port), options: options,
+      invite: invite)
+    await server.stop()
+  }
+}
+
+/// Finds an address others on the network can reach this machine at, for the invite.
+enum LocalAddress {
+  static func firstNonLoopbackIPv4() -> String? {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0, let first = list else { return nil }
+    defer { freeifaddrs(list) }
+    var cursor: UnsafeMutablePointer<ifaddrs>? = first
+    while let entry = cursor {
+      defer { cursor = entry.pointee.ifa_next }
+      guard let addr = entry.pointee.ifa_addr, addr.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+      let flags = Int32(entry.pointee.ifa_flags)
+      guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0 else { continue }
+      var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+      if getnameinfo(addr, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 {
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import GroupSessions
+import Logging
+import Relay
+
+struct JoinCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "join", abstract: "Join a relay at HOST[:PORT] and watch with the room.")
+
+  @Argument(help: "Relay address, HOST[:PORT] (default port 7700).") var address: String
+  @OptionGroup var options: ParticipantOptions
+
+  func run() async throws {
+    let transport: TCPTransport
+    do {
+      transport = try TCPTransport(address: address)
+    } catch {
+      CommandFailure.exit("join", error.description)
+    }
+    await ParticipantRun.run(command: "join", transport: transport, options: options)
+  }
+}
