@@ -351,7 +351,8 @@ struct PlaybackCoordinatorAdoptTests {
     moved.sequence += 1
     #expect(coordinator.adopt(moved, at: syncLocal(19.9), clock: syncClock) == [])
     for t in stride(from: 20.0, through: 40, by: 0.1) {
-      #expect(coordinator.correct(syncSeen(109.05, rate: 0), at: syncLocal(t), clock: syncClock) == [])
+      #expect(
+        coordinator.correct(syncSeen(109.05, rate: 0), at: syncLocal(t), clock: syncClock) == [])
     }
     // The call ends: back to where the group is now.
     var resumed = moved
@@ -432,9 +433,11 @@ struct PlaybackCoordinatorCorrectTests {
     let restart = coordinator.correct(syncSeen(111), at: syncLocal(10), clock: syncClock)
     #expect(restart.count == 1)
     // Busy seeking: shows a stale position.
-    #expect(coordinator.correct(syncSeen(111, busy: true), at: syncLocal(10.1), clock: syncClock) == [])
+    #expect(
+      coordinator.correct(syncSeen(111, busy: true), at: syncLocal(10.1), clock: syncClock) == [])
     // Ready, prerolled and waiting for its start at 10.25: still shows 109.25.
-    #expect(coordinator.correct(syncSeen(109.25, rate: 0), at: syncLocal(10.2), clock: syncClock) == [])
+    #expect(
+      coordinator.correct(syncSeen(109.25, rate: 0), at: syncLocal(10.2), clock: syncClock) == [])
     #expect(coordinator.correct(syncSeen(109.25), at: syncLocal(10.25), clock: syncClock) == [])
     // Within the settle time after the start: not trusted.
     #expect(coordinator.correct(syncSeen(109.5), at: syncLocal(10.28), clock: syncClock) == [])
@@ -444,7 +447,8 @@ struct PlaybackCoordinatorCorrectTests {
     #expect(coordinator.startupLatency != nil)
   }
 
-  @Test("no correction while a coordinated start is still ahead, or while stalled or on another item")
+  @Test(
+    "no correction while a coordinated start is still ahead, or while stalled or on another item")
   func playbackCoordinatorWaitsForStart() {
     var coordinator = PlaybackCoordinator(participant: syncMe)
     let state = syncState(timeline: syncTimeline(0, startsAt: 5))
@@ -471,12 +475,14 @@ struct PlaybackCoordinatorCorrectTests {
     #expect(coordinator.correct(there, at: syncLocal(0.2), clock: syncClock) == [])
     // It overshot (as mpv does by ~150 ms).
     let overshot = PlayerObservation(item: syncItemA, position: 754.65, rate: 0)
-    #expect(coordinator.correct(overshot, at: syncLocal(0.3), clock: syncClock) == [.pause(at: 754.5)])
+    #expect(
+      coordinator.correct(overshot, at: syncLocal(0.3), clock: syncClock) == [.pause(at: 754.5)])
     #expect(abs((coordinator.lastGap ?? 0) - 0.15) < 1e-9)
     // Still playing although the group is paused.
     #expect(coordinator.correct(there, at: syncLocal(0.4), clock: syncClock) == [])
     let moving = PlayerObservation(item: syncItemA, position: 754.5, rate: 1)
-    #expect(coordinator.correct(moving, at: syncLocal(0.5), clock: syncClock) == [.pause(at: 754.5)])
+    #expect(
+      coordinator.correct(moving, at: syncLocal(0.5), clock: syncClock) == [.pause(at: 754.5)])
   }
 }
 
@@ -487,7 +493,8 @@ struct PlaybackCoordinatorSimulationTests {
   /// The group starts item time 0 at local 1 s, at rate 1.
   private static let start = syncState(timeline: syncTimeline(0, startsAt: 1))
 
-  @Test("±500 ppm players stay within 20 ms for ten minutes without a seek", arguments: [500.0, -500.0])
+  @Test(
+    "±500 ppm players stay within 20 ms for ten minutes without a seek", arguments: [500.0, -500.0])
   func playbackCoordinatorHoldsDriftingPlayer(ppm: Double) {
     var sim = SyncSimulation(player: SyncSimPlayer(ppm: ppm), state: Self.start)
     sim.run(until: 600)
