@@ -84,6 +84,9 @@ public struct PlaybackCoordinator: Sendable {
   private var settle: Settle = .settled
   /// The last observation and when it was made, for the position to pause at on suspension.
   private var lastObservation: (observation: PlayerObservation, at: LocalInstant)?
+  /// Pauses re-issued since the group last paused.
+  private var repauses = 0
+  private static let maximumRepauses = 3
 
   /// The player's last measured gap to the group (positive = ahead), seconds.
   public private(set) var lastGap: Double?
@@ -184,6 +187,7 @@ public struct PlaybackCoordinator: Sendable {
         rate: timeline.rate)
     }
     commandedRate = nil
+    repauses = 0
     return .pause(at: timeline.itemTime)
   }
 
@@ -245,8 +249,12 @@ public struct PlaybackCoordinator: Sendable {
 
     guard timeline.rate > 0 else {
       lastGap = gap
-      // Paused: the player must stand exactly where the group paused.
-      guard abs(gap) > configuration.tolerance || observation.rate != 0 else { return [] }
+      // Paused: the player must stand exactly where the group paused. A player that cannot
+      // (e.g. one that only stops on frame boundaries) is asked a few times, not forever.
+      guard abs(gap) > configuration.tolerance || observation.rate != 0,
+        repauses < Self.maximumRepauses
+      else { return [] }
+      repauses += 1
       commandedRate = nil
       awaitReady(issuedAt: now, notBefore: now, measure: false)
       return [.pause(at: groupPosition)]

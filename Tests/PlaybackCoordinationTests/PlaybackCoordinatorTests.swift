@@ -483,6 +483,12 @@ struct PlaybackCoordinatorCorrectTests {
     let moving = PlayerObservation(item: syncItemA, position: 754.5, rate: 1)
     #expect(
       coordinator.correct(moving, at: syncLocal(0.5), clock: syncClock) == [.pause(at: 754.5)])
+    // A player that never gets there is asked three times in all, not forever.
+    var repaused = 2
+    for t in stride(from: 0.6, through: 10, by: 0.1) {
+      repaused += coordinator.correct(overshot, at: syncLocal(t), clock: syncClock).count
+    }
+    #expect(repaused == 3)
   }
 }
 
