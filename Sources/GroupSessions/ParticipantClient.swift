@@ -95,7 +95,7 @@ public actor ParticipantClient {
   // Player bookkeeping.
   private var lastObservation: PlayerObservation?
   private var loadedItem: ItemID?
-  private var reportedReady: ItemID?
+  private var readyRequested = false
   private var stalled = false
   private var advanceSentFor: ItemID?
 
@@ -278,7 +278,7 @@ public actor ParticipantClient {
     case .welcome(let welcome):
       self.connection = connection
       let stream = connection.inbound
-      tasks.append(Task { await self.receiveLoop(stream, skipping: 0) })
+      tasks.append(Task { await self.receiveLoop(stream) })
       return welcome
     case .error(let code, let message, _):
       await connection.close()
@@ -312,16 +312,11 @@ public actor ParticipantClient {
     }
   }
 
-  private func receiveLoop(_ stream: AsyncThrowingStream<ServerMessage, any Error>, skipping: Int) async {
-    var skipped = false
+  /// Handles what follows the welcome (which connectAndGreet consumed) until the
+  /// connection ends, then reconnects.
+  private func receiveLoop(_ stream: AsyncThrowingStream<ServerMessage, any Error>) async {
     do {
       for try await message in stream {
-        // The welcome was consumed by connectAndGreet from the same stream.
-        if !skipped, case .welcome = message {
-          skipped = true
-          continue
-        }
-        skipped = true
         handle(message)
       }
     } catch {
@@ -387,12 +382,30 @@ public actor ParticipantClient {
   // MARK: - State
 
   private func receive(_ newState: GroupState, events: [ChangeEvent]) {
-    guard newState.sequence >= state.sequence || events.isEmpty == false || true else { return }
     state = newState
     eventSink.yield(.state(newState, events: events))
     updatePhase(events: events)
     drivePlayer { coordinator, now, clock in coordinator.adopt(newState, at: now, clock: clock) }
+    // A participant without a player (a remote control, a test) is always ready.
+    if player == nil, let me, let mine = newState.participant(me), newState.session != nil {
+      requestReadyIfNeeded(mine)
+    }
   }
+
+  /// Tells the group this participant is ready, once per time it is shown as not ready.
+  private func requestReadyIfNeeded(_ mine: Participant) {
+    if mine.readiness == .ready || !mine.isJoined {
+      readyRequested = false
+      return
+    }
+    guard !readyRequested else { return }
+    readyRequested = true
+    Task {
+      if case .failure = await self.send(.setReadiness(.ready)) { self.readyFailed() }
+    }
+  }
+
+  private func readyFailed() { readyRequested = false }
 
   private func updatePhase(events: [ChangeEvent]) {
     guard let me else { return }
@@ -458,8 +471,11 @@ public actor ParticipantClient {
         continue
       }
       let offset = coordinator?.lastGap
+      // Without a player there is nothing to start; with one, its measured start-up
+      // latency (a cautious guess until measured) widens the coordinated-start delay.
+      let latency = player == nil ? 0 : (coordinator?.startupLatency ?? 0.3)
       _ = await send(
-        .report(roundTrip: estimate.roundTrip, startupLatency: 0.3, playerOffset: offset))
+        .report(roundTrip: estimate.roundTrip, startupLatency: latency, playerOffset: offset))
     }
   }
 
@@ -481,11 +497,8 @@ public actor ParticipantClient {
     guard let session = state.session, let mine = state.participant(me), mine.isJoined else {
       return
     }
-    if seen.item == session.item.id, !seen.isBusy, !seen.isStalled, mine.readiness != .ready,
-      reportedReady != session.item.id
-    {
-      reportedReady = session.item.id
-      Task { await self.send(.setReadiness(.ready)) }
+    if seen.item == session.item.id, !seen.isBusy, !seen.isStalled {
+      requestReadyIfNeeded(mine)
     }
     if seen.isStalled != stalled {
       stalled = seen.isStalled
@@ -502,7 +515,6 @@ public actor ParticipantClient {
       let item = session.item.id
       Task { await self.send(.advance(endedItem: item)) }
     }
-    if reportedReady != session.item.id, mine.readiness == .ready { reportedReady = session.item.id }
   }
 
   private func drivePlayer(
@@ -514,10 +526,7 @@ public actor ParticipantClient {
     let commands = body(&coordinator, now, clock)
     self.coordinator = coordinator
     for command in commands {
-      if case .load(let item, _) = command {
-        loadedItem = item
-        reportedReady = nil
-      }
+      if case .load(let item, _) = command { loadedItem = item }
       player.perform(command, at: now)
     }
   }

@@ -1,0 +1,191 @@
+import GroupSessions
+import PlaybackCoordination
+import Relay
+import Rooms
+import Testing
+import WireProtocol
+
+@Suite("Sessions on both transports", .serialized)
+struct SessionTests {
+  /// Starts a session by the first client and has the others join it.
+  func watchTogether(_ clients: [ParticipantClient]) async throws {
+    let first = clients[0]
+    try await first.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    for client in clients.dropFirst() {
+      await eventually("\(client) sees the session") { await client.groupState.session != nil }
+      try await client.send(.join).get()
+    }
+    await eventually("everyone is joined and ready") {
+      let state = await first.groupState
+      return state.participants.count == clients.count
+        && state.participants.allSatisfy { $0.isJoined && $0.readiness == .ready }
+    }
+  }
+
+  @Test("a pause by one of five reaches all, with its originator and the same item time", arguments: TransportKind.allCases)
+  func pauseReachesEveryone(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    var joining: [ParticipantClient] = []
+    for name in ["ann", "bob", "cat", "dan", "eve"] { joining.append(try await relay.participant(name)) }
+    let clients = joining
+    try await watchTogether(clients)
+    await eventually("the group plays") { await clients[0].groupState.session?.status == .playing }
+
+    try await clients[1].send(.pause(item: "harbour/s1e1", at: 1.5)).get()
+    for client in clients {
+      await eventually("every participant sees bob's pause") {
+        let state = await client.groupState
+        return state.session?.status == .paused && state.session?.timeline.itemTime == 1.5
+      }
+      let state = await client.groupState
+      #expect(state.lastChange?.originatorName == "bob")
+      #expect(state.lastChange?.kind == .paused(at: 1.5))
+    }
+    for client in clients { await client.stop() }
+    await relay.stop()
+  }
+
+  @Test("a late joiner gets the whole state at once and starts where the group is", arguments: TransportKind.allCases)
+  func lateJoiner(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    try await watchTogether([ann])
+    try await ann.send(.seek(item: "harbour/s1e1", to: 42)).get()
+    try await ann.send(.beginSuspension(.interrupted)).get()
+
+    let zoe = try await relay.participant("zoe")
+    // The welcome carried the state: no further round-trip needed.
+    let state = await zoe.groupState
+    #expect(state.session?.item.id == "harbour/s1e1")
+    #expect(state.participant(await ann.participantID!)?.suspensions == [.interrupted])
+    try await zoe.send(.join).get()
+    await eventually("zoe's estimate of the group position matches ann's") {
+      guard let z = await zoe.snapshot().groupPosition, let a = await ann.snapshot().groupPosition else { return false }
+      return abs(z - a) < 0.05 && z >= 42
+    }
+    await zoe.stop()
+    await ann.stop()
+    await relay.stop()
+  }
+
+  @Test("a killed participant is removed within the heartbeat timeout and the others are told", arguments: TransportKind.allCases)
+  func killedParticipantIsRemoved(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    await eventually("ann sees bob") { await ann.groupState.participants.count == 2 }
+    await bob.kill()
+    let timeout = RelayHarness.fastConfiguration.heartbeatTimeout + RelayHarness.fastConfiguration.reconnectGrace
+    await eventually("bob is removed", within: timeout + 1) {
+      await ann.groupState.participants.map(\.name) == ["ann"]
+    }
+    #expect(await ann.groupState.lastChange.map { if case .exited = $0.kind { true } else { false } } == true)
+    await ann.stop()
+    await relay.stop()
+  }
+
+  @Test("after the relay drops every connection, participants rejoin with the state intact", arguments: TransportKind.allCases)
+  func reconnection(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    try await watchTogether([ann, bob])
+    try await bob.send(.pause(item: "harbour/s1e1", at: 3)).get()
+    let before = try #require(await relay.state(ofRoom: "lobby"))
+    let bobID = await bob.participantID
+
+    await relay.dropAllConnections()
+    await eventually("both are connected again") {
+      let a = await ann.connectionStatus, b = await bob.connectionStatus
+      return a == .connected && b == .connected
+    }
+    await eventually("the relay shows both connected") {
+      await relay.state(ofRoom: "lobby")?.participants.allSatisfy(\.isConnected) == true
+    }
+    let after = try #require(await relay.state(ofRoom: "lobby"))
+    #expect(after.session?.id == before.session?.id)
+    #expect(after.session?.timeline == before.session?.timeline)
+    #expect(after.participants.map(\.id) == before.participants.map(\.id))
+    #expect(await bob.participantID == bobID, "bob resumed his place, not a new one")
+    // Commands work again.
+    try await ann.send(.seek(item: "harbour/s1e1", to: 10)).get()
+    await eventually("bob sees ann's seek") { await bob.groupState.session?.timeline.itemTime == 10 }
+    await ann.stop()
+    await bob.stop()
+    await relay.stop()
+  }
+
+  @Test("nothing crosses rooms", arguments: TransportKind.allCases)
+  func roomsAreIsolated(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann", room: "one")
+    let bob = try await relay.participant("bob", room: "two")
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    await ann.sendMessage(kind: "chat", body: "only room one")
+    try await Task.sleep(nanoseconds: 200_000_000)
+    #expect(await bob.groupState.session == nil)
+    #expect(await bob.groupState.participants.map(\.name) == ["bob"])
+    #expect(await relay.state(ofRoom: "two")?.participants.count == 1)
+    await ann.stop()
+    await bob.stop()
+    await relay.stop()
+  }
+
+  @Test("a message .only to one participant reaches only that one", arguments: TransportKind.allCases)
+  func messengerOnly(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    let cat = try await relay.participant("cat")
+    let received = MessageLog()
+    for (name, client) in [("bob", bob), ("cat", cat)] {
+      Task {
+        for await event in client.events {
+          if case .message(_, let from, let kind, let body) = event { await received.add("\(name)<-\(from):\(kind):\(body)") }
+        }
+      }
+    }
+    await eventually("ann sees everyone") { await ann.groupState.participants.count == 3 }
+    let bobID = try #require(await bob.participantID)
+    await ann.sendMessage(kind: "chat", body: "psst", to: .only([bobID]))
+    await ann.sendMessage(kind: "chat", body: "hello all")
+    await eventually("the messages arrive") { await received.entries.count == 3 }
+    try await Task.sleep(nanoseconds: 100_000_000)
+    #expect(await received.entries.sorted() == ["bob<-ann:chat:hello all", "bob<-ann:chat:psst", "cat<-ann:chat:hello all"])
+    await ann.stop()
+    await bob.stop()
+    await cat.stop()
+    await relay.stop()
+  }
+
+  @Test("a full room refuses with a clear error", arguments: TransportKind.allCases)
+  func fullRoom(kind: TransportKind) async throws {
+    var configuration = RelayHarness.fastConfiguration
+    configuration.maximumParticipantsPerRoom = 1
+    let relay = try await RelayHarness(kind, configuration: configuration)
+    let ann = try await relay.participant("ann")
+    await #expect(throws: ClientError.refused(code: .roomFull, message: "room lobby is full (1 participants)")) {
+      _ = try await relay.participant("bob")
+    }
+    await ann.stop()
+    await relay.stop()
+  }
+
+  @Test("the clock offset estimate matches the relay's true offset", arguments: TransportKind.allCases)
+  func clockOffset(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    await eventually("an estimate exists") { await ann.clockEstimate != nil }
+    try await Task.sleep(nanoseconds: 500_000_000)
+    let estimate = try #require(await ann.clockEstimate)
+    let truth = Double(RelayHarness.relayClockOffset) / 1e9
+    #expect(abs(estimate.offset - truth) <= max(estimate.uncertainty, 0.002))
+    await ann.stop()
+    await relay.stop()
+  }
+}
+
+actor MessageLog {
+  var entries: [String] = []
+  func add(_ entry: String) { entries.append(entry) }
+}
