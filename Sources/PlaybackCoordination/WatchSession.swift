@@ -18,10 +18,17 @@ public struct WatchSession: Hashable, Sendable, Codable {
   /// True once the group stopped at the end of the last item (or at the end of an item
   /// with nobody on auto-advance).
   public var reachedEnd: Bool
+  /// The rate the group plays at when it plays: remembered while paused, so that a plain
+  /// play resumes at the rate last chosen. `intendedRate` is either 0 or this.
+  public var playbackRate: Double
+  /// Joined participants loading on their own (late joiners, or participants detached when
+  /// the item changed): the group does not wait for them; they catch up once ready.
+  public var catchingUp: [ParticipantID]
 
   public init(
     id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
-    waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false
+    waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false,
+    playbackRate: Double = 1, catchingUp: [ParticipantID] = []
   ) {
     self.id = id
     self.series = series
@@ -31,6 +38,8 @@ public struct WatchSession: Hashable, Sendable, Codable {
     self.waits = waits
     self.excused = excused
     self.reachedEnd = reachedEnd
+    self.playbackRate = playbackRate
+    self.catchingUp = catchingUp
   }
 
   /// The item position at group time `t`, clamped to `0...duration`.

@@ -1,0 +1,162 @@
+/// One change of the group state in progress: works on a copy of the state and collects the
+/// events it emits, so that a rejection thrown half-way leaves the engine's state untouched.
+struct GroupTransition {
+  var state: GroupState
+  let configuration: EngineConfiguration
+  let now: GroupInstant
+  /// Nil for changes the group makes by itself (timeouts, items ending).
+  let originator: ParticipantID?
+  let originatorName: String?
+  private(set) var events: [ChangeEvent] = []
+
+  init(
+    state: GroupState, configuration: EngineConfiguration, now: GroupInstant,
+    originator: ParticipantID?, originatorName: String?
+  ) {
+    self.state = state
+    self.configuration = configuration
+    self.now = now
+    self.originator = originator
+    self.originatorName = originatorName
+  }
+
+  /// Records one change: the next sequence number, now, the originator.
+  mutating func emit(_ kind: ChangeKind) {
+    state.sequence += 1
+    let event = ChangeEvent(
+      sequence: state.sequence, at: now, originator: originator, originatorName: originatorName,
+      kind: kind)
+    events.append(event)
+    state.lastChange = event
+  }
+
+  /// The current session. Only used after a check that there is one.
+  var session: WatchSession {
+    get { state.session! }
+    set { state.session = newValue }
+  }
+
+  func index(of id: ParticipantID) -> Int? {
+    state.participants.firstIndex { $0.id == id }
+  }
+
+  mutating func perform(_ command: GroupCommand, from id: ParticipantID) throws(Rejection) {
+    if case .enter(let name) = command {
+      try enter(id, name: name)
+      return
+    }
+    guard let index = index(of: id) else { throw .unknownParticipant(id) }
+    switch command {
+    case .enter: break
+    case .exit(let reason): exit(index, reason: reason)
+    case .setConnected(let connected): setConnected(index, connected)
+    case .start(let series, let item): try start(index, series: series, item: item)
+    case .join: try join(index)
+    case .leave: try leave(index)
+    case .end: try end(index)
+    case .play(let item, let rate): try play(index, item: item, rate: rate)
+    case .pause(let item, let at): try pause(index, item: item, at: at)
+    case .seek(let item, let to): try seek(index, item: item, to: to)
+    case .setRate(let item, let rate): try setRate(index, item: item, rate: rate)
+    case .replace(let series, let item, let confirmed):
+      try replace(index, series: series, item: item, confirmed: confirmed)
+    case .advance(let endedItem): try advance(index, endedItem: endedItem)
+    case .beginSuspension(let reason): try beginSuspension(index, reason)
+    case .endSuspension(let reason, let proposing):
+      try endSuspension(index, reason, proposing: proposing)
+    case .setReadiness(let readiness): try setReadiness(index, readiness)
+    case .setAutoAdvance(let on): setAutoAdvance(index, on)
+    case .report(let roundTrip, let startupLatency, let playerOffset):
+      try report(
+        index, roundTrip: roundTrip, startupLatency: startupLatency, playerOffset: playerOffset)
+    }
+  }
+
+  // MARK: - Checks shared by commands
+
+  /// The session, if the participant has joined it.
+  func requireJoined(_ index: Int) throws(Rejection) -> WatchSession {
+    guard let session = state.session else { throw .noSession }
+    guard state.participants[index].isJoined else { throw .notJoined }
+    return session
+  }
+
+  /// The session, if the participant may move the group: joined, not suspended, and (for
+  /// position commands) talking about the current item.
+  func requireMover(_ index: Int, item: ItemID?) throws(Rejection) -> WatchSession {
+    let session = try requireJoined(index)
+    let participant = state.participants[index]
+    guard participant.suspensions.isEmpty else { throw .suspended(participant.suspensions) }
+    if let item, item != session.item.id {
+      throw .staleItem(sent: item, current: session.item.id)
+    }
+    return session
+  }
+
+  func validatePosition(_ position: Double, in session: WatchSession) throws(Rejection) {
+    guard position.isFinite, position >= 0, position <= session.item.duration else {
+      throw .positionOutOfRange(position: position, duration: session.item.duration)
+    }
+  }
+
+  func validateRate(_ rate: Double) throws(Rejection) {
+    guard rate.isFinite, configuration.allowedRates.contains(rate) else {
+      throw .rateOutOfRange(rate: rate, allowed: configuration.allowedRates)
+    }
+  }
+
+  /// The item to watch, if the series is usable: not empty, holding the item, every
+  /// duration positive and finite.
+  func validate(_ series: SeriesInfo, item: ItemID) throws(Rejection) -> ItemInfo {
+    guard !series.items.isEmpty else { throw .emptySeries }
+    guard let info = series.item(item) else { throw .unknownItem(item) }
+    for entry in series.items where !(entry.duration.isFinite && entry.duration > 0) {
+      throw .invalidValue("\(entry.id) has no valid duration")
+    }
+    return info
+  }
+
+  static func isValidName(_ name: String) -> Bool {
+    guard !name.isEmpty, name.count <= 64 else { return false }
+    guard name.contains(where: { !$0.isWhitespace }) else { return false }
+    return !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+  }
+
+  // MARK: - Coordinated start and holding
+
+  /// How far ahead a start is scheduled so that everyone starts at once:
+  /// `roundTripFactor × highest round-trip + highest start-up latency` over joined,
+  /// connected participants, clamped to the configured bounds.
+  func startDelay() -> Double {
+    let counted = state.participants.filter { $0.isJoined && $0.isConnected }
+    let roundTrip = counted.map(\.roundTrip).max() ?? 0
+    let latency = counted.map(\.startupLatency).max() ?? 0
+    let raw = configuration.roundTripFactor * roundTrip + latency
+    return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
+  }
+
+  /// Schedules playback from `position` at the group's playback rate, a start delay ahead.
+  /// The position holds until then, so it never jumps.
+  mutating func startTogether(at position: Double) -> GroupInstant {
+    let startsAt = now.advanced(bySeconds: startDelay())
+    session.timeline = Timeline(
+      itemTime: position, groupTime: startsAt, rate: session.playbackRate)
+    return startsAt
+  }
+
+  /// Starts the group if it means to play, is stopped and nobody is waited for.
+  mutating func startIfReady() {
+    guard let current = state.session, current.intendedRate > 0, current.waits.isEmpty,
+      current.timeline.rate == 0, !current.reachedEnd
+    else { return }
+    let position = current.position(at: now)
+    let startsAt = startTogether(at: position)
+    emit(.waitEnded(at: position, startsAt: startsAt))
+  }
+
+  /// Stops a moving timeline where the group is now.
+  mutating func freeze() {
+    guard session.timeline.rate != 0 else { return }
+    session.timeline = Timeline(itemTime: session.position(at: now), groupTime: now, rate: 0)
+  }
+}

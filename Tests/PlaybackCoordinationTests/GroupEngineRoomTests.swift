@@ -1,0 +1,271 @@
+import PlaybackCoordination
+import Testing
+
+@Suite("Group engine: room and session membership")
+struct GroupEngineRoomTests {
+  @Test("entering adds participants in order of arrival")
+  func entering() {
+    let h = Harness.room()
+    #expect(h.state.participants.map(\.id) == [alice, bob, carol])
+    #expect(h.state.participants.allSatisfy { !$0.isJoined && $0.isConnected && $0.readiness == .ready })
+    #expect(h.state.sequence == 3)
+    #expect(h.state.lastChange?.kind == .entered)
+    #expect(h.state.lastChange?.originator == carol)
+    #expect(h.state.lastChange?.originatorName == "carol")
+  }
+
+  @Test("a participant already in the room cannot enter again")
+  func enteringTwice() {
+    var h = Harness.room()
+    #expect(h.rejected(.enter(name: "alice again"), alice, at: 1) == .alreadyInRoom(alice))
+  }
+
+  @Test(
+    "names must have 1 to 64 characters, not all blank, no control characters",
+    arguments: ["", "   ", String(repeating: "x", count: 65), "a\nb", "tab\there"])
+  func invalidNames(name: String) {
+    var h = Harness.room()
+    #expect(h.rejected(.enter(name: name), "dave", at: 1) == .invalidName(name))
+  }
+
+  @Test("a name of 64 characters, or with spaces and accents, is accepted")
+  func validNames() {
+    var h = Harness.room()
+    h.ok(.enter(name: String(repeating: "é", count: 64)), "dave", at: 1)
+    h.ok(.enter(name: "Zoë van Dam"), "zoe", at: 1)
+    #expect(h.state.participants.count == 5)
+  }
+
+  @Test("commands from someone not in the room are rejected")
+  func unknownParticipant() {
+    var h = Harness.playing()
+    let commands: [GroupCommand] = [
+      .join, .leave, .end, .play(item: nil, rate: nil), .exit(reason: .quit), .setConnected(false),
+      .setAutoAdvance(true), .setReadiness(.ready), .start(series: harbour, item: s1e1),
+    ]
+    for command in commands {
+      #expect(h.rejected(command, "mallory", at: 5) == .unknownParticipant("mallory"))
+    }
+  }
+
+  @Test("exit removes the participant from the room, its waits and its excuse")
+  func exitRemovesEverywhere() {
+    var h = Harness.playing()
+    h.ok(.setReadiness(.stalled), bob, at: 10)
+    #expect(h.session.waits.map(\.participant) == [bob])
+    let events = h.ok(.exit(reason: .disconnected), bob, at: 11)
+    #expect(events.kinds == [.exited(.disconnected), .waitEnded(at: 7.9, startsAt: g(11.1))])
+    #expect(events.allSatisfy { $0.originator == bob && $0.originatorName == "bob" })
+    #expect(h.state.participants.map(\.id) == [alice, carol])
+    #expect(h.session.waits.isEmpty)
+
+    var excused = Harness.playing(.init(rebufferTimeout: 1))
+    excused.ok(.setReadiness(.stalled), bob, at: 10)
+    excused.tick(at: 11)
+    #expect(excused.session.excused == [bob])
+    excused.ok(.exit(reason: .timedOut), bob, at: 12)
+    #expect(excused.session.excused.isEmpty)
+  }
+
+  @Test("the session stays while anyone is in the room, even with nobody joined")
+  func sessionOutlivesItsViewers() {
+    var h = Harness.playing()
+    h.ok(.leave, alice, at: 10)
+    h.ok(.exit(reason: .quit), bob, at: 11)
+    #expect(h.state.session != nil)
+    #expect(h.state.joinedParticipants.isEmpty)
+    h.ok(.join, carol, at: 12)
+    #expect(h.participant(carol).isJoined)
+    #expect(isClose(h.position(at: 12), 9.9))
+  }
+
+  @Test("the exit of the last participant in the room ends the session")
+  func lastExitEndsSession() {
+    var h = Harness.playing()
+    h.ok(.exit(reason: .quit), carol, at: 10)
+    h.ok(.exit(reason: .quit), bob, at: 11)
+    #expect(h.state.session != nil)
+    let events = h.ok(.exit(reason: .quit), alice, at: 12)
+    #expect(events.kinds == [.exited(.quit), .sessionEnded])
+    #expect(h.state.session == nil)
+    #expect(h.state.participants.isEmpty)
+    #expect(h.state.sessionCounter == 1)
+  }
+
+  @Test("connection changes are recorded; a repeated one changes nothing")
+  func connection() {
+    var h = Harness.playing()
+    #expect(h.ok(.setConnected(false), bob, at: 5).kinds == [.connectionChanged(connected: false)])
+    #expect(!h.participant(bob).isConnected)
+    let before = h.state
+    #expect(h.ok(.setConnected(false), bob, at: 6).isEmpty)
+    #expect(h.state == before)
+    #expect(h.ok(.setConnected(true), bob, at: 7).kinds == [.connectionChanged(connected: true)])
+  }
+
+  @Test("start creates a session that waits for the originator's first load")
+  func start() {
+    var h = Harness.room()
+    let events = h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    #expect(events.kinds == [.sessionStarted(item: s1e1)])
+    #expect(events.first?.sequence == 4)
+    #expect(events.first?.at == g(1))
+    #expect(events.first?.originatorName == "alice")
+    let session = h.session
+    #expect(session.id == 1)
+    #expect(h.state.sessionCounter == 1)
+    #expect(session.item.id == s1e1)
+    #expect(session.timeline == Timeline(itemTime: 0, groupTime: g(1), rate: 0))
+    #expect(session.intendedRate == 1)
+    #expect(session.playbackRate == 1)
+    #expect(session.status == .waiting)
+    #expect(session.waits == [GroupWait(participant: alice, cause: .loading, since: g(1), deadline: g(61))])
+    #expect(h.state.waitingFor == ["alice"])
+    #expect(h.participant(alice).isJoined && h.participant(alice).readiness == .loading)
+    #expect(!h.participant(bob).isJoined && !h.participant(carol).isJoined)
+  }
+
+  @Test("start rejects an empty series, an unknown item and items without a valid duration")
+  func startValidation() {
+    var h = Harness.room()
+    let empty = SeriesInfo(id: "none", title: "None", items: [])
+    #expect(h.rejected(.start(series: empty, item: s1e1), alice, at: 1) == .emptySeries)
+    #expect(h.rejected(.start(series: harbour, item: "harbour/s9e9"), alice, at: 1) == .unknownItem("harbour/s9e9"))
+    let broken = SeriesInfo(
+      id: "b", title: "B", items: [ItemInfo(id: "b/1", title: "1", duration: 0)])
+    if case .invalidValue = h.rejected(.start(series: broken, item: "b/1"), alice, at: 1) {
+    } else {
+      Issue.record("a zero duration was not rejected as an invalid value")
+    }
+  }
+
+  @Test("a new start replaces the session, and only its originator is joined")
+  func restart() {
+    var h = Harness.playing()
+    h.ok(.beginSuspension(.interrupted), bob, at: 5)
+    let events = h.ok(.start(series: harbour, item: s1e2), bob, at: 10)
+    #expect(events.kinds == [.sessionStarted(item: s1e2)])
+    #expect(h.session.id == 2)
+    #expect(h.state.sessionCounter == 2)
+    #expect(h.session.item.id == s1e2)
+    #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(10), rate: 0))
+    #expect(h.state.joinedParticipants.map(\.id) == [bob])
+    #expect(h.participant(bob).suspensions.isEmpty)
+    #expect(h.participant(bob).readiness == .loading)
+    #expect(h.participant(alice).readiness == .ready)
+    #expect(h.session.waits.map(\.participant) == [bob])
+  }
+
+  @Test("the originator's first load starts the group together")
+  func firstLoadStarts() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    let events = h.ok(.setReadiness(.ready), alice, at: 2)
+    #expect(events.kinds == [.readinessChanged(.ready), .waitEnded(at: 0, startsAt: g(2.1))])
+    #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(2.1), rate: 1))
+    #expect(h.session.status == .playing)
+    #expect(isClose(h.position(at: 3), 0.9))
+  }
+
+  @Test("a late joiner does not make the group wait; it catches up on its own")
+  func lateJoiner() {
+    var h = Harness.playing()
+    let timeline = h.session.timeline
+    #expect(h.ok(.join, carol, at: 10).kinds == [.joined])
+    #expect(h.participant(carol).isJoined && h.participant(carol).readiness == .loading)
+    #expect(h.session.catchingUp == [carol])
+    #expect(h.ok(.setReadiness(.stalled), carol, at: 11).kinds == [.readinessChanged(.stalled)])
+    #expect(h.ok(.setReadiness(.loading), carol, at: 12).kinds == [.readinessChanged(.loading)])
+    #expect(h.session.waits.isEmpty)
+    #expect(h.session.timeline == timeline)
+    h.ok(.setReadiness(.ready), carol, at: 13)
+    #expect(h.session.catchingUp.isEmpty)
+    // Caught up: from now on its stalls count like anyone's.
+    let events = h.ok(.setReadiness(.stalled), carol, at: 14)
+    #expect(events.kinds == [.readinessChanged(.stalled), .waitStarted(participant: carol, cause: .stalled)])
+  }
+
+  @Test("joining needs a session and happens once")
+  func joinChecks() {
+    var room = Harness.room()
+    #expect(room.rejected(.join, bob, at: 1) == .noSession)
+    var h = Harness.playing()
+    #expect(h.rejected(.join, bob, at: 5) == .alreadyJoined)
+  }
+
+  @Test("leave unjoins only the leaver, and the group stops waiting for it")
+  func leave() {
+    var h = Harness.playing()
+    h.ok(.setReadiness(.stalled), bob, at: 10)
+    let events = h.ok(.leave, bob, at: 11)
+    #expect(events.kinds == [.left, .waitEnded(at: 7.9, startsAt: g(11.1))])
+    #expect(!h.participant(bob).isJoined)
+    #expect(h.participant(bob).readiness == .ready)
+    #expect(h.participant(alice).isJoined)
+    #expect(h.session.waits.isEmpty)
+    #expect(h.rejected(.leave, carol, at: 12) == .notJoined)
+    #expect(h.rejected(.leave, bob, at: 12) == .notJoined)
+  }
+
+  @Test("any joined participant ends the session for everyone")
+  func endForEveryone() {
+    var h = Harness.playing()
+    #expect(h.rejected(.end, carol, at: 9) == .notJoined)
+    let events = h.ok(.end, bob, at: 10)
+    #expect(events.kinds == [.sessionEnded])
+    #expect(events.first?.originatorName == "bob")
+    #expect(h.state.session == nil)
+    #expect(h.state.joinedParticipants.isEmpty)
+    #expect(h.state.participants.count == 3)
+    #expect(h.rejected(.end, alice, at: 11) == .noSession)
+  }
+
+  @Test("auto-advance preferences are recorded and announced")
+  func autoAdvancePreference() {
+    var h = Harness.room()
+    #expect(h.ok(.setAutoAdvance(true), carol, at: 1).kinds == [.autoAdvanceChanged(true)])
+    #expect(h.participant(carol).autoAdvance)
+    #expect(h.ok(.setAutoAdvance(false), carol, at: 2).kinds == [.autoAdvanceChanged(false)])
+    #expect(!h.participant(carol).autoAdvance)
+  }
+
+  @Test("reports update link figures and count as a change of their own")
+  func reports() {
+    var h = Harness.room()
+    let events = h.ok(.report(roundTrip: 0.04, startupLatency: 0.2, playerOffset: -0.01), bob, at: 1)
+    #expect(events.kinds == [.reported])
+    #expect(h.state.sequence == 4)
+    let p = h.participant(bob)
+    #expect(p.roundTrip == 0.04 && p.startupLatency == 0.2 && p.playerOffset == -0.01)
+  }
+
+  @Test(
+    "reports with negative or non-finite figures are rejected",
+    arguments: [(-1.0, 0.0, nil), (0, -0.5, nil), (.nan, 0, nil), (0, .infinity, nil), (0, 0, .nan)]
+      as [(Double, Double, Double?)])
+  func badReports(roundTrip: Double, latency: Double, offset: Double?) {
+    var h = Harness.room()
+    let rejection = h.rejected(
+      .report(roundTrip: roundTrip, startupLatency: latency, playerOffset: offset), bob, at: 1)
+    guard case .invalidValue = rejection else {
+      Issue.record("expected an invalid value, got \(String(describing: rejection))")
+      return
+    }
+  }
+
+  @Test("each event takes the next sequence number; the last one is the last change")
+  func sequencing() {
+    var h = Harness.playing()
+    let start = h.state.sequence
+    let events = h.ok(.setReadiness(.stalled), bob, at: 10)
+    #expect(events.map(\.sequence) == [start + 1, start + 2])
+    #expect(h.state.sequence == start + 2)
+    #expect(h.state.lastChange == events.last)
+    #expect(events.allSatisfy { $0.at == g(10) && $0.originator == bob })
+    let ticked = h.tick(at: 20)
+    #expect(ticked.map(\.sequence) == [start + 3, start + 4])
+    #expect(ticked.allSatisfy { $0.originator == nil && $0.originatorName == nil })
+    #expect(h.tick(at: 20).isEmpty)
+    #expect(h.state.sequence == start + 4)
+  }
+}
