@@ -87,6 +87,7 @@ public actor ParticipantClient {
   private var unanswered: [UInt64: GroupCommand] = [:]
   private var unansweredOrder: [UInt64] = []
   private var waiters: [UInt64: CheckedContinuation<Result<Void, ClientError>, Never>] = [:]
+  private var earlyAnswers: [UInt64: Result<Void, ClientError>] = [:]
   private var nextMessageSeq: UInt64 = 1
   private var unsentMessages: [ClientMessage] = []
   private var nextPingID: UInt64 = 1
@@ -191,6 +192,8 @@ public actor ParticipantClient {
         // Resent after reconnection.
       }
     }
+    // The answer may have arrived while the send was suspended.
+    if let early = earlyAnswers.removeValue(forKey: id) { return early }
     let timeout = configuration.answerTimeout
     let timer = Task {
       try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
@@ -437,9 +440,13 @@ public actor ParticipantClient {
   }
 
   private func answer(_ id: UInt64, _ result: Result<Void, ClientError>) {
-    unanswered[id] = nil
+    guard unanswered.removeValue(forKey: id) != nil else { return }
     unansweredOrder.removeAll { $0 == id }
-    waiters.removeValue(forKey: id)?.resume(returning: result)
+    if let waiter = waiters.removeValue(forKey: id) {
+      waiter.resume(returning: result)
+    } else {
+      earlyAnswers[id] = result
+    }
   }
 
   private func expire(_ id: UInt64) {

@@ -13,7 +13,7 @@ public struct RelayCore: Sendable {
   private var connections: [ConnectionID: Connection] = [:]
   private var rooms: [String: Room] = [:]
   private var random: SplitMix64
-  private var lastSweep = GroupInstant(nanoseconds: .min)
+  private var lastSweep: GroupInstant?
 
   public init(configuration: RelayConfiguration = .init(), seed: UInt64) {
     self.configuration = configuration
@@ -148,7 +148,7 @@ public struct RelayCore: Sendable {
   /// deadlines (waits, item ends) and periodic refreshes of silently changed rooms.
   public mutating func tick(at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
-    if now.seconds(since: lastSweep) >= 0.2 {
+    if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
     }

@@ -1,0 +1,287 @@
+import PlaybackCoordination
+import Testing
+import WireProtocol
+
+@testable import Rooms
+
+/// Drives a ``RelayCore`` with explicit times and records what it asks the edge to send.
+struct RelayDriver {
+  var core: RelayCore
+  var now = GroupInstant(seconds: 100)
+  var outbox: [ConnectionID: [ServerMessage]] = [:]
+  var closed: Set<ConnectionID> = []
+
+  init(_ configuration: RelayConfiguration = .init()) {
+    core = RelayCore(configuration: configuration, seed: 7)
+  }
+
+  mutating func perform(_ actions: [RelayAction]) {
+    for action in actions {
+      switch action {
+      case .send(let m, let to): outbox[to, default: []].append(m)
+      case .broadcast(let m, let to): for id in to { outbox[id, default: []].append(m) }
+      case .pong(let to, let id, let t0, let t1): outbox[to, default: []].append(.pong(id: id, t0: t0, t1: t1, t2: t1))
+      case .close(let id): closed.insert(id)
+      case .log: break
+      }
+    }
+  }
+
+  mutating func connect(_ id: UInt64) { perform(core.connected(ConnectionID(id), at: now)) }
+  mutating func send(_ m: ClientMessage, from id: UInt64) { perform(core.received(m, from: ConnectionID(id), at: now)) }
+  mutating func invalid(_ e: WireError, from id: UInt64) { perform(core.receivedInvalid(e, from: ConnectionID(id), at: now)) }
+  mutating func drop(_ id: UInt64) { perform(core.disconnected(ConnectionID(id), at: now)) }
+  mutating func advance(_ seconds: Double) {
+    let end = now.advanced(bySeconds: seconds)
+    while now < end {
+      now = min(end, now.advanced(bySeconds: 0.1))
+      perform(core.tick(at: now))
+    }
+  }
+  mutating func hello(_ id: UInt64, _ name: String, room: String = "lobby") {
+    connect(id)
+    send(.hello(version: ProtocolVersion.current, name: name, room: room, resume: nil), from: id)
+  }
+  func welcome(_ id: UInt64) -> Welcome? {
+    for m in outbox[ConnectionID(id)] ?? [] { if case .welcome(let w) = m { return w } }
+    return nil
+  }
+  func errors(_ id: UInt64) -> [ErrorCode] {
+    (outbox[ConnectionID(id)] ?? []).compactMap { if case .error(let c, _, _) = $0 { c } else { nil } }
+  }
+  func lastState(_ id: UInt64) -> GroupState? {
+    for m in (outbox[ConnectionID(id)] ?? []).reversed() {
+      if case .update(let s, _) = m { return s }
+      if case .welcome(let w) = m { return w.state }
+    }
+    return nil
+  }
+}
+
+@Suite("Relay core")
+struct RelayCoreTests {
+  @Test("hello enters the room and everyone else hears of it")
+  func helloEnters() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let w = try #require(r.welcome(2))
+    #expect(w.state.participants.map(\.name) == ["ann", "bob"])
+    #expect(r.lastState(1)?.participants.map(\.name) == ["ann", "bob"])
+  }
+
+  @Test("a wrong protocol version gets an error naming both versions and is closed")
+  func wrongVersion() {
+    var r = RelayDriver()
+    r.connect(1)
+    r.send(.hello(version: 99, name: "ann", room: "lobby", resume: nil), from: 1)
+    #expect(r.errors(1) == [.unsupportedVersion])
+    #expect(r.closed.contains(ConnectionID(1)))
+    #expect(r.core.roomNames.isEmpty)
+  }
+
+  @Test("anything before hello is refused")
+  func helloFirst() {
+    var r = RelayDriver()
+    r.connect(1)
+    r.send(.command(id: 1, .join), from: 1)
+    #expect(r.errors(1) == [.helloRequired])
+    #expect(r.closed.contains(ConnectionID(1)))
+  }
+
+  @Test("a malformed frame closes only that connection; the room carries on")
+  func malformedFrame() {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.invalid(.malformed("not JSON"), from: 2)
+    #expect(r.errors(2) == [.malformedFrame])
+    #expect(r.closed == [ConnectionID(2)])
+    #expect(r.lastState(1)?.participants.map(\.name) == ["ann"])
+    r.send(.ping(id: 1, t0: LocalInstant(nanoseconds: 5)), from: 1)
+    #expect(r.outbox[ConnectionID(1)]?.last.map { if case .pong = $0 { true } else { false } } == true)
+  }
+
+  @Test("a full room refuses the next participant")
+  func fullRoom() {
+    var c = RelayConfiguration()
+    c.maximumParticipantsPerRoom = 2
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.hello(3, "cat")
+    #expect(r.errors(3) == [.roomFull])
+    #expect(r.lastState(1)?.participants.count == 2)
+  }
+
+  @Test("a connection over the message rate is told and closed")
+  func rateLimit() {
+    var c = RelayConfiguration()
+    c.messagesPerSecond = 10
+    c.messageBurst = 20
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    for i in 0..<30 { r.send(.ping(id: UInt64(i), t0: LocalInstant(nanoseconds: 0)), from: 1) }
+    #expect(r.errors(1) == [.rateLimited])
+    #expect(r.closed.contains(ConnectionID(1)))
+  }
+
+  @Test("a silent member is dropped after the heartbeat timeout and the others are told")
+  func heartbeat() {
+    var c = RelayConfiguration()
+    c.heartbeatTimeout = 3
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    for _ in 0..<5 {
+      r.advance(1)
+      r.send(.ping(id: 1, t0: LocalInstant(nanoseconds: 0)), from: 1)
+    }
+    #expect(r.errors(2) == [.heartbeatTimeout])
+    #expect(r.lastState(1)?.participants.map(\.name) == ["ann"])
+  }
+
+  @Test("a dropped member keeps its place for the grace and resumes with its token")
+  func resume() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let token = try #require(r.welcome(2)).resume
+    r.drop(2)
+    #expect(r.lastState(1)?.participant(token.participant)?.isConnected == false)
+    r.advance(1)
+    r.connect(3)
+    r.send(.hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    let w = try #require(r.welcome(3))
+    #expect(w.resumed)
+    #expect(w.participant == token.participant)
+    #expect(r.lastState(1)?.participant(token.participant)?.isConnected == true)
+  }
+
+  @Test("a dropped member that does not come back is removed after the grace")
+  func graceExpires() {
+    var c = RelayConfiguration()
+    c.reconnectGrace = 2
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.drop(2)
+    r.send(.ping(id: 1, t0: LocalInstant(nanoseconds: 0)), from: 1)
+    r.advance(1.5)
+    r.send(.ping(id: 2, t0: LocalInstant(nanoseconds: 0)), from: 1)
+    #expect(r.lastState(1)?.participants.count == 2)
+    r.advance(1)
+    #expect(r.lastState(1)?.participants.map(\.name) == ["ann"])
+  }
+
+  @Test("a wrong resume secret is a new participant, not a takeover")
+  func badSecret() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    let token = try #require(r.welcome(1)).resume
+    r.connect(2)
+    r.send(.hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: ResumeToken(participant: token.participant, secret: "guess")), from: 2)
+    let w = try #require(r.welcome(2))
+    #expect(!w.resumed)
+    #expect(w.participant != token.participant)
+  }
+
+  @Test("a command resent after a reconnection applies once")
+  func duplicateCommand() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    let series = SeriesInfo(id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
+    r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
+    let sequence = try #require(r.lastState(1)).sequence
+    r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
+    #expect(r.lastState(1)?.sequence == sequence)
+    #expect(r.lastState(1)?.sessionCounter == 1)
+  }
+
+  @Test("participants cannot send the relay's own commands")
+  func relayOnlyCommands() {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.send(.command(id: 1, .exit(reason: .quit)), from: 1)
+    let rejected = r.outbox[ConnectionID(1)]?.contains { if case .rejected(1, _) = $0 { true } else { false } }
+    #expect(rejected == true)
+    #expect(r.lastState(1)?.participants.count == 1)
+  }
+
+  @Test("messages go to everyone else, or only to the chosen ones; unknown recipients are an error")
+  func messenger() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.hello(3, "cat")
+    let bob = try #require(r.welcome(2)).participant
+    r.send(.send(seq: 1, to: .only([bob]), kind: "chat", body: "psst"), from: 1)
+    r.send(.send(seq: 2, to: .all, kind: "chat", body: "hi"), from: 1)
+    r.send(.send(seq: 3, to: .only(["nobody"]), kind: "chat", body: "?"), from: 1)
+    func bodies(_ id: UInt64) -> [String] {
+      (r.outbox[ConnectionID(id)] ?? []).compactMap { if case .message(_, _, _, _, let b) = $0 { b } else { nil } }
+    }
+    #expect(bodies(2) == ["psst", "hi"])
+    #expect(bodies(3) == ["hi"])
+    #expect(bodies(1) == [])
+    #expect(r.errors(1) == [.unknownRecipient])
+  }
+
+  @Test("an oversized message is refused and the connection stays open")
+  func oversizedMessage() {
+    var c = RelayConfiguration()
+    c.maximumMessageBytes = 10
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.send(.send(seq: 1, to: .all, kind: "chat", body: String(repeating: "x", count: 50)), from: 1)
+    #expect(r.errors(1) == [.messageTooLarge])
+    #expect(!r.closed.contains(ConnectionID(1)))
+  }
+
+  @Test("messages for a disconnected member wait for its return")
+  func pendingMessages() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let token = try #require(r.welcome(2)).resume
+    r.drop(2)
+    r.send(.send(seq: 1, to: .all, kind: "chat", body: "while you were away"), from: 1)
+    r.connect(3)
+    r.send(.hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap { if case .message(_, _, _, _, let b) = $0 { b } else { nil } }
+    #expect(got == ["while you were away"])
+  }
+
+  @Test("rooms are separate and dropped when empty")
+  func rooms() {
+    var r = RelayDriver()
+    r.hello(1, "ann", room: "one")
+    r.hello(2, "bob", room: "two")
+    #expect(r.core.roomNames == ["one", "two"])
+    #expect(r.lastState(1)?.participants.map(\.name) == ["ann"])
+    r.send(.bye, from: 2)
+    #expect(r.core.roomNames == ["one"])
+  }
+
+  @Test("bad names and room names are refused", arguments: [("", "lobby"), (String(repeating: "n", count: 40), "lobby"), ("ann", "no spaces"), ("ann", "")])
+  func badHello(name: String, room: String) {
+    var r = RelayDriver()
+    r.connect(1)
+    r.send(.hello(version: ProtocolVersion.current, name: name, room: room, resume: nil), from: 1)
+    #expect(r.errors(1) == [.invalidHello])
+  }
+
+  @Test("silent reports reach the room with the next refresh, not at once")
+  func reportsCoalesce() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let before = r.outbox[ConnectionID(2)]?.count ?? 0
+    r.send(.command(id: 1, .report(roundTrip: 0.002, startupLatency: 0, playerOffset: 0.001)), from: 1)
+    #expect(r.outbox[ConnectionID(2)]?.count == before)
+    r.advance(1.2)
+    let ann = try #require(r.welcome(1)).participant
+    #expect(r.lastState(2)?.participant(ann)?.roundTrip == 0.002)
+  }
+}
