@@ -346,7 +346,6 @@ struct GroupEnginePropertyTests {
     for kind in expected {
       #expect(counts[kind, default: 0] >= 3, "\(kind) seen \(counts[kind, default: 0]) times")
     }
-    print(counts.sorted { $0.key < $1.key })
   }
 
   @Test(
