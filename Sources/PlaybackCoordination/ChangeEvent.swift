@@ -31,7 +31,9 @@ public enum ChangeKind: Hashable, Sendable, Codable {
   case joined
   case left
   case sessionEnded
-  /// Playback (re)starts at item time `at`, at group time `startsAt`.
+  /// Playback (re)starts at item time `at`, at group time `startsAt`. When the group must
+  /// first wait for someone, `startsAt` is the time of the command and the start itself is
+  /// announced by `waitEnded`.
   case played(at: Double, rate: Double, startsAt: GroupInstant)
   case paused(at: Double)
   case seeked(to: Double)

@@ -37,7 +37,8 @@ public enum GroupCommand: Hashable, Sendable, Codable {
   case setReadiness(Readiness)
   case setAutoAdvance(Bool)
   /// Link and player figures used to schedule coordinated starts and shown to others.
-  /// Not a visible change: applied silently and carried by the next broadcast.
+  /// Not a visible change for people (fronts need not show it), but a sequenced change like
+  /// any other (kind `.reported`), so that every replica holds the same figures.
   case report(roundTrip: Double, startupLatency: Double, playerOffset: Double?)
 }
 

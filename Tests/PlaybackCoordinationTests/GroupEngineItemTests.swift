@@ -6,16 +6,23 @@ struct GroupEngineItemTests {
   @Test("a manual switch needs the confirmation of the person who asked")
   func needsConfirmation() {
     var h = Harness.playing()
-    #expect(h.rejected(.replace(series: harbour, item: s1e2, confirmed: false), bob, at: 10) == .needsConfirmation(s1e2))
+    #expect(
+      h.rejected(.replace(series: harbour, item: s1e2, confirmed: false), bob, at: 10)
+        == .needsConfirmation(s1e2))
   }
 
   @Test("a switch to an item not in the series is rejected, confirmed or not")
   func unknownItem() {
     var h = Harness.playing()
-    #expect(h.rejected(.replace(series: harbour, item: "harbour/s9e9", confirmed: false), bob, at: 10) == .unknownItem("harbour/s9e9"))
-    #expect(h.rejected(.replace(series: harbour, item: "harbour/s9e9", confirmed: true), bob, at: 10) == .unknownItem("harbour/s9e9"))
+    #expect(
+      h.rejected(.replace(series: harbour, item: "harbour/s9e9", confirmed: false), bob, at: 10)
+        == .unknownItem("harbour/s9e9"))
+    #expect(
+      h.rejected(.replace(series: harbour, item: "harbour/s9e9", confirmed: true), bob, at: 10)
+        == .unknownItem("harbour/s9e9"))
     let empty = SeriesInfo(id: "e", title: "E", items: [])
-    #expect(h.rejected(.replace(series: empty, item: s1e2, confirmed: true), bob, at: 10) == .emptySeries)
+    #expect(
+      h.rejected(.replace(series: empty, item: s1e2, confirmed: true), bob, at: 10) == .emptySeries)
   }
 
   @Test("a confirmed switch moves everyone to the new item and waits for their first loads")
@@ -30,15 +37,19 @@ struct GroupEngineItemTests {
     #expect(session.timeline == Timeline(itemTime: 0, groupTime: g(10), rate: 0))
     #expect(session.intendedRate == 1)
     #expect(session.status == .waiting)
-    #expect(session.waits == [
-      GroupWait(participant: alice, cause: .loading, since: g(10), deadline: g(70)),
-      GroupWait(participant: bob, cause: .loading, since: g(10), deadline: g(70)),
-    ])
+    #expect(
+      session.waits == [
+        GroupWait(participant: alice, cause: .loading, since: g(10), deadline: g(70)),
+        GroupWait(participant: bob, cause: .loading, since: g(10), deadline: g(70)),
+      ])
     #expect(h.participant(alice).readiness == .loading && h.participant(bob).readiness == .loading)
     #expect(h.participant(carol).readiness == .ready && !h.participant(carol).isJoined)
     #expect(h.ok(.setReadiness(.ready), alice, at: 11).kinds == [.readinessChanged(.ready)])
     #expect(h.state.waitingFor == ["bob"])
-    #expect(h.ok(.setReadiness(.ready), bob, at: 12).kinds == [.readinessChanged(.ready), .waitEnded(at: 0, startsAt: g(12.1))])
+    #expect(
+      h.ok(.setReadiness(.ready), bob, at: 12).kinds == [
+        .readinessChanged(.ready), .waitEnded(at: 0, startsAt: g(12.1)),
+      ])
     #expect(h.session.status == .playing)
   }
 
@@ -158,7 +169,8 @@ struct GroupEngineItemTests {
     #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(602.1), rate: 0))
     #expect(h.session.status == .waiting)
     h.ok(.setReadiness(.ready), alice, at: 603)
-    #expect(h.ok(.setReadiness(.ready), bob, at: 604).kinds.last == .waitEnded(at: 0, startsAt: g(604.1)))
+    #expect(
+      h.ok(.setReadiness(.ready), bob, at: 604).kinds.last == .waitEnded(at: 0, startsAt: g(604.1)))
     #expect(isClose(h.position(at: 614.1), 10))
   }
 

@@ -61,7 +61,8 @@ struct GroupEnginePermissionTests {
       (.replace(series: harbour, item: s1e2, confirmed: false), bob),
       (.replace(series: harbour, item: "nope", confirmed: true), bob),
       (.advance(endedItem: s1e1), bob), (.advance(endedItem: s1e2), bob),
-      (.endSuspension(nil, proposing: nil), bob), (.endSuspension(.interrupted, proposing: nil), alice),
+      (.endSuspension(nil, proposing: nil), bob),
+      (.endSuspension(.interrupted, proposing: nil), alice),
       (.endSuspension(.interrupted, proposing: 700), carol),
       (.start(series: harbour, item: "nope"), bob),
       (.report(roundTrip: -1, startupLatency: 0, playerOffset: nil), bob),
@@ -98,7 +99,9 @@ struct GroupEngineStartTests {
 
   @Test("a start is scheduled 2 × the highest round-trip plus the highest start-up latency ahead")
   func delayFormula() {
-    let (h, events) = playedAfterPause(reports: [(alice, 0.2, 0.1), (bob, 0.5, 0.05), (carol, 0.1, 0.3)])
+    let (h, events) = playedAfterPause(reports: [
+      (alice, 0.2, 0.1), (bob, 0.5, 0.05), (carol, 0.1, 0.3),
+    ])
     #expect(events.kinds == [.played(at: 7.9, rate: 1, startsAt: g(21.3))])
     #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(21.3), rate: 1))
   }
@@ -108,7 +111,10 @@ struct GroupEngineStartTests {
     var h = Harness.playing()
     h.ok(.report(roundTrip: 1, startupLatency: 1, playerOffset: nil), carol, at: 5)
     h.ok(.pause(item: nil, at: 7.9), alice, at: 10)
-    #expect(h.ok(.play(item: nil, rate: nil), alice, at: 20).kinds == [.played(at: 7.9, rate: 1, startsAt: g(20.1))])
+    #expect(
+      h.ok(.play(item: nil, rate: nil), alice, at: 20).kinds == [
+        .played(at: 7.9, rate: 1, startsAt: g(20.1))
+      ])
   }
 
   @Test("the start delay is never below the minimum")
@@ -139,7 +145,10 @@ struct GroupEngineStartTests {
     h.ok(.report(roundTrip: 1, startupLatency: 0, playerOffset: nil), bob, at: 5)
     h.ok(.setConnected(false), bob, at: 6)
     h.ok(.pause(item: nil, at: 7.9), alice, at: 10)
-    #expect(h.ok(.play(item: nil, rate: nil), alice, at: 20).kinds == [.played(at: 7.9, rate: 1, startsAt: g(20.1))])
+    #expect(
+      h.ok(.play(item: nil, rate: nil), alice, at: 20).kinds == [
+        .played(at: 7.9, rate: 1, startsAt: g(20.1))
+      ])
   }
 
   @Test("the position holds until the coordinated start and never runs backwards")
@@ -162,7 +171,10 @@ struct GroupEnginePlaybackTests {
     h.ok(.setRate(item: nil, rate: 1.5), bob, at: 11)
     #expect(h.session.intendedRate == 0)
     #expect(h.session.timeline.rate == 0)
-    #expect(h.ok(.play(item: nil, rate: nil), alice, at: 12).kinds == [.played(at: 7.9, rate: 1.5, startsAt: g(12.1))])
+    #expect(
+      h.ok(.play(item: nil, rate: nil), alice, at: 12).kinds == [
+        .played(at: 7.9, rate: 1.5, startsAt: g(12.1))
+      ])
     #expect(h.session.intendedRate == 1.5)
     #expect(isClose(h.position(at: 14.1), 10.9))
   }
@@ -171,14 +183,20 @@ struct GroupEnginePlaybackTests {
   func playWithRate() {
     var h = Harness.playing()
     h.ok(.pause(item: nil, at: 7.9), alice, at: 10)
-    #expect(h.ok(.play(item: nil, rate: 2), bob, at: 12).kinds == [.played(at: 7.9, rate: 2, startsAt: g(12.1))])
+    #expect(
+      h.ok(.play(item: nil, rate: 2), bob, at: 12).kinds == [
+        .played(at: 7.9, rate: 2, startsAt: g(12.1))
+      ])
     #expect(h.session.playbackRate == 2)
   }
 
-  @Test("play rejects rates outside the allowed range", arguments: [0.1, 0, -1, 4.5, .nan, .infinity])
+  @Test(
+    "play rejects rates outside the allowed range", arguments: [0.1, 0, -1, 4.5, .nan, .infinity])
   func playRateBounds(rate: Double) {
     var h = Harness.playing()
-    guard case .rateOutOfRange(_, let allowed) = h.rejected(.play(item: nil, rate: rate), alice, at: 10) else {
+    guard
+      case .rateOutOfRange(_, let allowed) = h.rejected(.play(item: nil, rate: rate), alice, at: 10)
+    else {
       Issue.record("rate \(rate) not rejected as out of range")
       return
     }
@@ -188,11 +206,17 @@ struct GroupEnginePlaybackTests {
   @Test("play while playing at another rate changes the rate where the group is")
   func playWhilePlaying() {
     var h = Harness.playing()
-    #expect(h.ok(.play(item: nil, rate: 2), bob, at: 10).kinds == [.played(at: 7.9, rate: 2, startsAt: g(10))])
+    #expect(
+      h.ok(.play(item: nil, rate: 2), bob, at: 10).kinds == [
+        .played(at: 7.9, rate: 2, startsAt: g(10))
+      ])
     #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(10), rate: 2))
     // Same rate again: nothing moves; the event repeats the current anchor.
     let timeline = h.session.timeline
-    #expect(h.ok(.play(item: nil, rate: nil), alice, at: 11).kinds == [.played(at: 7.9, rate: 2, startsAt: g(10))])
+    #expect(
+      h.ok(.play(item: nil, rate: nil), alice, at: 11).kinds == [
+        .played(at: 7.9, rate: 2, startsAt: g(10))
+      ])
     #expect(h.session.timeline == timeline)
   }
 
@@ -220,7 +244,10 @@ struct GroupEnginePlaybackTests {
     #expect(h.ok(.setReadiness(.stalled), bob, at: 11).kinds == [.readinessChanged(.stalled)])
     #expect(h.session.waits.isEmpty)
     let events = h.ok(.play(item: nil, rate: nil), alice, at: 12)
-    #expect(events.kinds == [.played(at: 7.9, rate: 1, startsAt: g(12)), .waitStarted(participant: bob, cause: .stalled)])
+    #expect(
+      events.kinds == [
+        .played(at: 7.9, rate: 1, startsAt: g(12)), .waitStarted(participant: bob, cause: .stalled),
+      ])
     #expect(h.session.status == .waiting)
     #expect(h.state.waitingFor == ["bob"])
     #expect(h.session.waits.first?.deadline == g(22))
@@ -246,7 +273,10 @@ struct GroupEnginePlaybackTests {
   @Test("pause outside the item is rejected", arguments: [-0.1, 600.1, .nan, -.infinity])
   func pauseBounds(at: Double) {
     var h = Harness.playing()
-    guard case .positionOutOfRange(_, let duration) = h.rejected(.pause(item: nil, at: at), alice, at: 10) else {
+    guard
+      case .positionOutOfRange(_, let duration) = h.rejected(
+        .pause(item: nil, at: at), alice, at: 10)
+    else {
       Issue.record("pause at \(at) was not rejected")
       return
     }
@@ -288,13 +318,17 @@ struct GroupEnginePlaybackTests {
     h.ok(.seek(item: nil, to: 120), alice, at: 11)
     #expect(h.session.timeline == Timeline(itemTime: 120, groupTime: g(11), rate: 0))
     #expect(h.session.status == .waiting)
-    #expect(h.ok(.setReadiness(.ready), bob, at: 12).kinds.last == .waitEnded(at: 120, startsAt: g(12.1)))
+    #expect(
+      h.ok(.setReadiness(.ready), bob, at: 12).kinds.last == .waitEnded(at: 120, startsAt: g(12.1)))
   }
 
-  @Test("seek accepts 0 and the duration and rejects anything outside", arguments: [-1, 600.001, .nan, .infinity])
+  @Test(
+    "seek accepts 0 and the duration and rejects anything outside",
+    arguments: [-1, 600.001, .nan, .infinity])
   func seekBounds(to: Double) {
     var h = Harness.playing()
-    guard case .positionOutOfRange(_, 600) = h.rejected(.seek(item: nil, to: to), alice, at: 10) else {
+    guard case .positionOutOfRange(_, 600) = h.rejected(.seek(item: nil, to: to), alice, at: 10)
+    else {
       Issue.record("seek to \(to) was not rejected")
       return
     }
@@ -347,10 +381,14 @@ struct GroupEnginePlaybackTests {
     h.ok(.setRate(item: nil, rate: 0.25), alice, at: 10)
     h.ok(.setRate(item: nil, rate: 4), alice, at: 11)
     for rate in [0.24, 4.01, 0, -2] {
-      #expect(h.rejected(.setRate(item: nil, rate: rate), alice, at: 12) == .rateOutOfRange(rate: rate, allowed: 0.25...4))
+      #expect(
+        h.rejected(.setRate(item: nil, rate: rate), alice, at: 12)
+          == .rateOutOfRange(rate: rate, allowed: 0.25...4))
     }
     var narrow = Harness.playing(.init(allowedRates: 0.5...2))
-    #expect(narrow.rejected(.setRate(item: nil, rate: 3), alice, at: 10) == .rateOutOfRange(rate: 3, allowed: 0.5...2))
+    #expect(
+      narrow.rejected(.setRate(item: nil, rate: 3), alice, at: 10)
+        == .rateOutOfRange(rate: 3, allowed: 0.5...2))
   }
 
   @Test("nextDeadline is the earliest of the wait deadlines and the item's end")

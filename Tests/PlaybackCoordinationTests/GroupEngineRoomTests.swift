@@ -7,7 +7,8 @@ struct GroupEngineRoomTests {
   func entering() {
     let h = Harness.room()
     #expect(h.state.participants.map(\.id) == [alice, bob, carol])
-    #expect(h.state.participants.allSatisfy { !$0.isJoined && $0.isConnected && $0.readiness == .ready })
+    #expect(
+      h.state.participants.allSatisfy { !$0.isJoined && $0.isConnected && $0.readiness == .ready })
     #expect(h.state.sequence == 3)
     #expect(h.state.lastChange?.kind == .entered)
     #expect(h.state.lastChange?.originator == carol)
@@ -119,7 +120,10 @@ struct GroupEngineRoomTests {
     #expect(session.intendedRate == 1)
     #expect(session.playbackRate == 1)
     #expect(session.status == .waiting)
-    #expect(session.waits == [GroupWait(participant: alice, cause: .loading, since: g(1), deadline: g(61))])
+    #expect(
+      session.waits == [
+        GroupWait(participant: alice, cause: .loading, since: g(1), deadline: g(61))
+      ])
     #expect(h.state.waitingFor == ["alice"])
     #expect(h.participant(alice).isJoined && h.participant(alice).readiness == .loading)
     #expect(!h.participant(bob).isJoined && !h.participant(carol).isJoined)
@@ -130,7 +134,9 @@ struct GroupEngineRoomTests {
     var h = Harness.room()
     let empty = SeriesInfo(id: "none", title: "None", items: [])
     #expect(h.rejected(.start(series: empty, item: s1e1), alice, at: 1) == .emptySeries)
-    #expect(h.rejected(.start(series: harbour, item: "harbour/s9e9"), alice, at: 1) == .unknownItem("harbour/s9e9"))
+    #expect(
+      h.rejected(.start(series: harbour, item: "harbour/s9e9"), alice, at: 1)
+        == .unknownItem("harbour/s9e9"))
     let broken = SeriesInfo(
       id: "b", title: "B", items: [ItemInfo(id: "b/1", title: "1", duration: 0)])
     if case .invalidValue = h.rejected(.start(series: broken, item: "b/1"), alice, at: 1) {
@@ -182,7 +188,10 @@ struct GroupEngineRoomTests {
     #expect(h.session.catchingUp.isEmpty)
     // Caught up: from now on its stalls count like anyone's.
     let events = h.ok(.setReadiness(.stalled), carol, at: 14)
-    #expect(events.kinds == [.readinessChanged(.stalled), .waitStarted(participant: carol, cause: .stalled)])
+    #expect(
+      events.kinds == [
+        .readinessChanged(.stalled), .waitStarted(participant: carol, cause: .stalled),
+      ])
   }
 
   @Test("joining needs a session and happens once")
@@ -232,7 +241,8 @@ struct GroupEngineRoomTests {
   @Test("reports update link figures and count as a change of their own")
   func reports() {
     var h = Harness.room()
-    let events = h.ok(.report(roundTrip: 0.04, startupLatency: 0.2, playerOffset: -0.01), bob, at: 1)
+    let events = h.ok(
+      .report(roundTrip: 0.04, startupLatency: 0.2, playerOffset: -0.01), bob, at: 1)
     #expect(events.kinds == [.reported])
     #expect(h.state.sequence == 4)
     let p = h.participant(bob)
@@ -241,7 +251,9 @@ struct GroupEngineRoomTests {
 
   @Test(
     "reports with negative or non-finite figures are rejected",
-    arguments: [(-1.0, 0.0, nil), (0, -0.5, nil), (.nan, 0, nil), (0, .infinity, nil), (0, 0, .nan)]
+    arguments: [
+      (-1.0, 0.0, nil), (0, -0.5, nil), (.nan, 0, nil), (0, .infinity, nil), (0, 0, .nan),
+    ]
       as [(Double, Double, Double?)])
   func badReports(roundTrip: Double, latency: Double, offset: Double?) {
     var h = Harness.room()

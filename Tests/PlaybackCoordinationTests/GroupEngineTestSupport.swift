@@ -50,7 +50,8 @@ struct Harness {
     switch engine.apply(command, from: participant, at: g(t)) {
     case .success(let events): return events
     case .failure(let rejection):
-      Issue.record("\(command) from \(participant) rejected: \(rejection)", sourceLocation: sourceLocation)
+      Issue.record(
+        "\(command) from \(participant) rejected: \(rejection)", sourceLocation: sourceLocation)
       return []
     }
   }

@@ -47,8 +47,16 @@ struct GroupEngineSuspensionTests {
   func waitingReason() {
     var h = Harness.playing()
     let events = h.ok(.beginSuspension(.stallRecovery), bob, at: 10)
-    #expect(events.kinds == [.suspended(.stallRecovery), .waitStarted(participant: bob, cause: .suspended(.stallRecovery))])
-    #expect(h.session.waits == [GroupWait(participant: bob, cause: .suspended(.stallRecovery), since: g(10), deadline: g(20))])
+    #expect(
+      events.kinds == [
+        .suspended(.stallRecovery),
+        .waitStarted(participant: bob, cause: .suspended(.stallRecovery)),
+      ])
+    #expect(
+      h.session.waits == [
+        GroupWait(
+          participant: bob, cause: .suspended(.stallRecovery), since: g(10), deadline: g(20))
+      ])
     #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(10), rate: 0))
     #expect(h.session.status == .waiting)
     let resumed = h.ok(.endSuspension(nil, proposing: nil), bob, at: 12)
@@ -58,9 +66,12 @@ struct GroupEngineSuspensionTests {
   @Test("the waiting reasons are configurable")
   func configurableReasons() {
     var h = Harness.playing(.init(waitingReasons: [.interrupted]))
-    #expect(h.ok(.beginSuspension(.stallRecovery), alice, at: 9).kinds == [.suspended(.stallRecovery)])
+    #expect(
+      h.ok(.beginSuspension(.stallRecovery), alice, at: 9).kinds == [.suspended(.stallRecovery)])
     h.ok(.endSuspension(nil, proposing: nil), alice, at: 9.5)
-    #expect(h.ok(.beginSuspension(.interrupted), bob, at: 10).kinds.last == .waitStarted(participant: bob, cause: .suspended(.interrupted)))
+    #expect(
+      h.ok(.beginSuspension(.interrupted), bob, at: 10).kinds.last
+        == .waitStarted(participant: bob, cause: .suspended(.interrupted)))
   }
 
   @Test("a detaching suspension alongside a waiting one means the group goes on")
@@ -77,10 +88,16 @@ struct GroupEngineSuspensionTests {
     h.ok(.beginSuspension(.stallRecovery), bob, at: 10)
     #expect(h.engine.nextDeadline() == g(15))
     #expect(h.tick(at: 14.9).isEmpty)
-    #expect(h.tick(at: 15).kinds == [.waitTimedOut(participant: bob), .waitEnded(at: 7.9, startsAt: g(15.1))])
+    #expect(
+      h.tick(at: 15).kinds == [
+        .waitTimedOut(participant: bob), .waitEnded(at: 7.9, startsAt: g(15.1)),
+      ])
     #expect(h.session.excused == [bob])
     #expect(h.participant(bob).suspensions == [.stallRecovery])
-    #expect(h.ok(.endSuspension(.stallRecovery, proposing: nil), bob, at: 20).kinds == [.resumed(.stallRecovery)])
+    #expect(
+      h.ok(.endSuspension(.stallRecovery, proposing: nil), bob, at: 20).kinds == [
+        .resumed(.stallRecovery)
+      ])
     #expect(h.session.excused.isEmpty)
   }
 
@@ -89,7 +106,10 @@ struct GroupEngineSuspensionTests {
     var h = Harness.playing()
     h.ok(.beginSuspension(.interrupted), bob, at: 10)
     let timeline = h.session.timeline
-    #expect(h.ok(.endSuspension(.interrupted, proposing: nil), bob, at: 30).kinds == [.resumed(.interrupted)])
+    #expect(
+      h.ok(.endSuspension(.interrupted, proposing: nil), bob, at: 30).kinds == [
+        .resumed(.interrupted)
+      ])
     #expect(h.session.timeline == timeline)
     #expect(h.participant(bob).suspensions.isEmpty)
     h.ok(.pause(item: nil, at: 27.9), bob, at: 30)
@@ -114,7 +134,8 @@ struct GroupEngineSuspensionTests {
   func resumeProposingFromWait() {
     var h = Harness.playing()
     h.ok(.beginSuspension(.stallRecovery), bob, at: 10)
-    #expect(h.ok(.endSuspension(nil, proposing: 50), bob, at: 12).kinds == [.resumedProposing(time: 50)])
+    #expect(
+      h.ok(.endSuspension(nil, proposing: 50), bob, at: 12).kinds == [.resumedProposing(time: 50)])
     #expect(h.session.waits.isEmpty)
     #expect(h.session.timeline == Timeline(itemTime: 50, groupTime: g(12.1), rate: 1))
   }
@@ -132,14 +153,18 @@ struct GroupEngineSuspensionTests {
     var h = Harness.playing()
     h.ok(.beginSuspension(.interrupted), bob, at: 10)
     h.ok(.beginSuspension(.changingTime), bob, at: 11)
-    #expect(h.rejected(.endSuspension(.changingTime, proposing: 100), bob, at: 12) == .suspended([.interrupted]))
+    #expect(
+      h.rejected(.endSuspension(.changingTime, proposing: 100), bob, at: 12)
+        == .suspended([.interrupted]))
   }
 
   @Test("a proposal outside the item is rejected")
   func proposalOutOfRange() {
     var h = Harness.playing()
     h.ok(.beginSuspension(.changingTime), bob, at: 10)
-    #expect(h.rejected(.endSuspension(nil, proposing: 601), bob, at: 12) == .positionOutOfRange(position: 601, duration: 600))
+    #expect(
+      h.rejected(.endSuspension(nil, proposing: 601), bob, at: 12)
+        == .positionOutOfRange(position: 601, duration: 600))
   }
 }
 
@@ -149,12 +174,18 @@ struct GroupEngineWaitingTests {
   func rebuffer(timeout: Double) {
     var h = Harness.playing(.init(rebufferTimeout: timeout))
     let events = h.ok(.setReadiness(.stalled), bob, at: 10)
-    #expect(events.kinds == [.readinessChanged(.stalled), .waitStarted(participant: bob, cause: .stalled)])
+    #expect(
+      events.kinds == [
+        .readinessChanged(.stalled), .waitStarted(participant: bob, cause: .stalled),
+      ])
     #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(10), rate: 0))
     #expect(h.engine.nextDeadline() == g(10 + timeout))
     #expect(h.tick(at: 10 + timeout - 0.001).isEmpty)
     let ticked = h.tick(at: 10 + timeout)
-    #expect(ticked.kinds == [.waitTimedOut(participant: bob), .waitEnded(at: 7.9, startsAt: g(10 + timeout + 0.1))])
+    #expect(
+      ticked.kinds == [
+        .waitTimedOut(participant: bob), .waitEnded(at: 7.9, startsAt: g(10 + timeout + 0.1)),
+      ])
   }
 
   @Test("a first load after a switch waits up to the first-load timeout", arguments: [60.0, 20])
@@ -164,7 +195,10 @@ struct GroupEngineWaitingTests {
     #expect(h.session.waits.allSatisfy { $0.deadline == g(10 + timeout) })
     h.ok(.setReadiness(.ready), alice, at: 11)
     #expect(h.tick(at: 10 + timeout - 0.001).isEmpty)
-    #expect(h.tick(at: 10 + timeout).kinds == [.waitTimedOut(participant: bob), .waitEnded(at: 0, startsAt: g(10 + timeout + 0.1))])
+    #expect(
+      h.tick(at: 10 + timeout).kinds == [
+        .waitTimedOut(participant: bob), .waitEnded(at: 0, startsAt: g(10 + timeout + 0.1)),
+      ])
   }
 
   @Test("a stall during a first load keeps the first-load deadline")
@@ -172,7 +206,9 @@ struct GroupEngineWaitingTests {
     var h = Harness.playing(.init(firstLoadTimeout: 30, rebufferTimeout: 5))
     h.ok(.replace(series: harbour, item: s1e2, confirmed: true), alice, at: 10)
     h.ok(.setReadiness(.stalled), bob, at: 12)
-    #expect(h.session.waits.last == GroupWait(participant: bob, cause: .stalled, since: g(10), deadline: g(40)))
+    #expect(
+      h.session.waits.last
+        == GroupWait(participant: bob, cause: .stalled, since: g(10), deadline: g(40)))
   }
 
   @Test("after a timeout the group goes on without the participant until it is ready again")
@@ -186,7 +222,9 @@ struct GroupEngineWaitingTests {
     #expect(h.session.waits.isEmpty)
     h.ok(.setReadiness(.ready), bob, at: 22)
     #expect(h.session.excused.isEmpty)
-    #expect(h.ok(.setReadiness(.stalled), bob, at: 30).kinds.last == .waitStarted(participant: bob, cause: .stalled))
+    #expect(
+      h.ok(.setReadiness(.stalled), bob, at: 30).kinds.last
+        == .waitStarted(participant: bob, cause: .stalled))
   }
 
   @Test("a stall while paused does not make the group wait")
@@ -207,14 +245,18 @@ struct GroupEngineWaitingTests {
     #expect(h.ok(.setReadiness(.ready), alice, at: 12).kinds == [.readinessChanged(.ready)])
     #expect(h.session.status == .waiting)
     #expect(h.state.waitingFor == ["bob"])
-    #expect(h.ok(.setReadiness(.ready), bob, at: 13).kinds.last == .waitEnded(at: 7.9, startsAt: g(13.1)))
+    #expect(
+      h.ok(.setReadiness(.ready), bob, at: 13).kinds.last == .waitEnded(at: 7.9, startsAt: g(13.1)))
   }
 
   @Test("a participant that detaches is no longer waited for")
   func detachEndsWait() {
     var h = Harness.playing()
     h.ok(.setReadiness(.stalled), bob, at: 10)
-    #expect(h.ok(.beginSuspension(.interrupted), bob, at: 11).kinds == [.suspended(.interrupted), .waitEnded(at: 7.9, startsAt: g(11.1))])
+    #expect(
+      h.ok(.beginSuspension(.interrupted), bob, at: 11).kinds == [
+        .suspended(.interrupted), .waitEnded(at: 7.9, startsAt: g(11.1)),
+      ])
   }
 
   @Test("a repeated readiness report changes nothing")
