@@ -43,8 +43,15 @@ struct SimulatedPlayback: Sendable {
   private(set) var rate: Double = 1
   /// The last instant processed; time never goes back.
   private var time: LocalInstant?
-  /// Seconds of playing left before the next stall (nil: not drawn yet).
-  private var playingUntilStall: Double?
+  /// While advancing, the position is `anchorPosition + rate × clockFactor × (t − anchorTime)`:
+  /// computed from the anchor rather than accumulated, so how often the owner looks does
+  /// not change the result.
+  private var anchorTime: LocalInstant?
+  private var anchorPosition: Double = 0
+  /// While playing: when the next stall begins.
+  private var stallDue: LocalInstant?
+  /// While not playing: seconds of playing left before the next stall (nil: not drawn yet).
+  private var stallBudget: Double?
   private var events: [PlayerEvent] = []
 
   init(configuration: SimulatedPlayerConfiguration) {
@@ -95,7 +102,7 @@ struct SimulatedPlayback: Sendable {
       time = now
       return
     }
-    if now <= start { return }
+    if now < start { return }
     while true {
       let t = time!
       switch phase {
@@ -157,49 +164,65 @@ struct SimulatedPlayback: Sendable {
     }
   }
 
-  /// Advances the position from `time` to `t` in an advancing phase.
+  /// Moves to `t`; in an advancing phase the position follows the anchor.
   private mutating func move(to t: LocalInstant) {
-    guard let from = time, t > from else { return }
-    let dt = t.seconds(since: from)
-    if isAdvancing {
-      position = min(duration, position + rate * clockFactor * dt)
-    }
-    if case .playing = phase, rate > 0, let left = playingUntilStall {
-      playingUntilStall = max(0, left - dt)
+    guard let from = time, t >= from else { return }
+    if isAdvancing, let anchorTime {
+      position = min(duration, anchorPosition + rate * clockFactor * t.seconds(since: anchorTime))
     }
     time = t
   }
 
   private func endInstant() -> LocalInstant? {
-    guard let time, rate > 0, item != nil else { return nil }
-    let seconds = max(0, (duration - position) / (rate * clockFactor))
-    return time.advanced(bySeconds: seconds)
+    guard let anchorTime, rate > 0, item != nil else { return nil }
+    let seconds = max(0, (duration - anchorPosition) / (rate * clockFactor))
+    return anchorTime.advanced(bySeconds: seconds)
   }
 
-  private func stallInstant() -> LocalInstant? {
-    guard let time, rate > 0, let left = playingUntilStall else { return nil }
-    return time.advanced(bySeconds: left)
+  private func stallInstant() -> LocalInstant? { rate > 0 ? stallDue : nil }
+
+  /// Changes phase, keeping the stall countdown to playing time only and re-anchoring the
+  /// position whenever the new phase advances.
+  private mutating func setPhase(_ new: Phase) {
+    let wasPlaying = phase == .playing
+    let willPlay = new == .playing
+    if wasPlaying && !willPlay, let due = stallDue, let time {
+      stallBudget = max(0, due.seconds(since: time))
+      stallDue = nil
+    }
+    phase = new
+    if willPlay && !wasPlaying, let time {
+      if stallBudget == nil { drawStallBudget() }
+      stallDue = stallBudget.map { time.advanced(bySeconds: $0) }
+      stallBudget = nil
+    }
+    reanchor()
+  }
+
+  private mutating func reanchor() {
+    anchorTime = isAdvancing ? time : nil
+    anchorPosition = position
   }
 
   private mutating func reachEnd() {
     position = duration
-    phase = .ended
+    setPhase(.ended)
     if let item, let time { events.append(.ended(item.id, at: time)) }
   }
 
   private mutating func beginStall() {
     let length = random.value(in: configuration.stallDuration)
-    playingUntilStall = nil
-    phase = .stalled(until: time!.advanced(bySeconds: length), retarget: false)
+    stallDue = nil
+    setPhase(.stalled(until: time!.advanced(bySeconds: length), retarget: false))
     events.append(.stallBegan(at: time!, position: position))
-    drawStallCountdown()
   }
 
-  private mutating func drawStallCountdown() {
-    guard playingUntilStall == nil, configuration.stallsPerSecond > 0 else { return }
-    // Exponential waiting time: stalls are a Poisson process over playing time.
+  private mutating func drawStallBudget() {
+    guard configuration.stallsPerSecond > 0 else { return }
+    // Exponential waiting time: stalls are a Poisson process over playing time. At least
+    // a millisecond, so that time always moves on between stalls.
     let u = Double.random(in: Double.ulpOfOne...1, using: &random)
-    playingUntilStall = -log(u) / configuration.stallsPerSecond
+    stallBudget = max(0.001, -log(u) / configuration.stallsPerSecond)
   }
 
   private mutating func startPlaying(from start: Double, rate: Double) {
@@ -209,8 +232,7 @@ struct SimulatedPlayback: Sendable {
       reachEnd()
       return
     }
-    phase = .playing
-    drawStallCountdown()
+    setPhase(.playing)
   }
 
   /// The player has become ready at `time`: go where the intent says.
@@ -218,12 +240,12 @@ struct SimulatedPlayback: Sendable {
     switch intent {
     case .pause(let at):
       position = min(max(0, at), duration)
-      phase = position >= duration ? .ended : .paused
+      setPhase(position >= duration ? .ended : .paused)
     case .play(let itemTime, let startAt, let rate):
       let now = time!
       if startAt > now {
         position = min(max(0, itemTime), duration)
-        phase = .prerolled(until: startAt)
+        setPhase(.prerolled(until: startAt))
       } else {
         startPlaying(from: itemTime + rate * now.seconds(since: startAt), rate: rate)
       }
@@ -245,8 +267,8 @@ struct SimulatedPlayback: Sendable {
       guard let resolved = resolver(id) else {
         item = nil
         problem = "unknown item \(id)"
-        phase = .idle
         position = 0
+        setPhase(.idle)
         events.append(.loadFailed(id, at: now))
         return
       }
@@ -254,7 +276,7 @@ struct SimulatedPlayback: Sendable {
       problem = nil
       position = min(max(0, at), resolved.duration)
       intent = .pause(at: at)
-      phase = .loading(until: now.advanced(bySeconds: random.value(in: configuration.loadLatency)))
+      setPhase(.loading(until: now.advanced(bySeconds: random.value(in: configuration.loadLatency))))
 
     case .play(let itemTime, let startAt, let newRate):
       guard item != nil else { return }
@@ -266,16 +288,16 @@ struct SimulatedPlayback: Sendable {
         return
       case .loading(let u):
         ready = max(u, now.advanced(bySeconds: latency))
-        phase = .loading(until: ready)
+        setPhase(.loading(until: ready))
       case .seeking(let u):
         ready = max(u, now.advanced(bySeconds: latency))
-        phase = .seeking(until: ready)
+        setPhase(.seeking(until: ready))
       case .stalled(let u, _):
         ready = max(u, now.advanced(bySeconds: latency))
-        phase = .stalled(until: u, retarget: true)
+        setPhase(.stalled(until: u, retarget: true))
       case .starting, .prerolled, .paused, .ended:
         ready = now.advanced(bySeconds: latency)
-        phase = .starting(until: ready)
+        setPhase(.starting(until: ready))
       case .playing, .retargeting:
         ready = now.advanced(bySeconds: latency)
       }
@@ -285,7 +307,7 @@ struct SimulatedPlayback: Sendable {
       let start = max(startAt, ready)
       intent = .play(itemTime: target, startAt: start, rate: r)
       switch phase {
-      case .playing, .retargeting: phase = .retargeting(until: start)
+      case .playing, .retargeting: setPhase(.retargeting(until: start))
       default: break
       }
 
@@ -298,7 +320,7 @@ struct SimulatedPlayback: Sendable {
       default:
         endStallEarly()
         position = min(max(0, at), duration)
-        phase = position >= duration ? .ended : .paused
+        setPhase(position >= duration ? .ended : .paused)
       }
 
     case .seek(let to):
@@ -311,14 +333,14 @@ struct SimulatedPlayback: Sendable {
         return
       case .loading(let u):
         until = max(u, ready)
-        phase = .loading(until: until)
+        setPhase(.loading(until: until))
       case .seeking(let u), .starting(let u):
         until = max(u, ready)
-        phase = .seeking(until: until)
+        setPhase(.seeking(until: until))
       default:
         endStallEarly()
         until = ready
-        phase = .seeking(until: until)
+        setPhase(.seeking(until: until))
       }
       switch intent {
       case .pause: intent = .pause(at: target)
@@ -335,7 +357,9 @@ struct SimulatedPlayback: Sendable {
           : .play(itemTime: x, startAt: startAt, rate: r)
       }
       switch phase {
-      case .playing, .retargeting, .stalled: rate = r
+      case .playing, .retargeting, .stalled:
+        reanchor()
+        rate = r
       default: break
       }
 
@@ -343,7 +367,7 @@ struct SimulatedPlayback: Sendable {
       endStallEarly()
       item = nil
       problem = nil
-      phase = .idle
+      setPhase(.idle)
       position = 0
       intent = .pause(at: 0)
     }
