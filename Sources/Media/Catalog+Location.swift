@@ -36,7 +36,9 @@ extension Catalog {
     for start in starts {
       var directory = start
       while true {
-        let candidate = directory.appendingPathComponent("Media").appendingPathComponent("catalog.yaml").path
+        let candidate = directory.appendingPathComponent("Media").appendingPathComponent(
+          "catalog.yaml"
+        ).path
         if isFile(candidate) { return candidate }
         searched.append(candidate)
         let parent = directory.deletingLastPathComponent()

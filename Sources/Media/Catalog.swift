@@ -23,7 +23,8 @@ public struct Catalog: Hashable, Sendable {
   /// The directory subtitle paths are relative to.
   public var baseDirectory: String
 
-  public init(series: [CatalogSeries], fileName: String = "<catalog>", baseDirectory: String = ".") {
+  public init(series: [CatalogSeries], fileName: String = "<catalog>", baseDirectory: String = ".")
+  {
     self.series = series
     self.fileName = fileName
     self.baseDirectory = baseDirectory

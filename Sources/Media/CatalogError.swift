@@ -64,7 +64,8 @@ public enum CatalogError: Error, CustomStringConvertible, Hashable, Sendable {
     case .duplicateID(let l, let id, let firstLine):
       return "\(l): duplicate id '\(id)' (first used at line \(firstLine))"
     case .badDuration(let l, let text, let problem):
-      return "\(l): bad duration '\(text)': \(problem)"
+      return text.isEmpty
+        ? "\(l): bad duration: \(problem)" : "\(l): bad duration '\(text)': \(problem)"
     case .emptySeries(let l, let series):
       return "\(l): series '\(series)' has no items"
     case .missingSubtitleFile(let l, let path):

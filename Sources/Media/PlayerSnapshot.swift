@@ -37,7 +37,8 @@ public struct PlayerSnapshot: Hashable, Sendable {
   public var problem: String?
 
   public init(
-    item: ItemID?, title: String?, duration: Double?, position: Double, rate: Double, state: PlayerState,
+    item: ItemID?, title: String?, duration: Double?, position: Double, rate: Double,
+    state: PlayerState,
     isBusy: Bool, subtitle: String?, frame: String, problem: String?
   ) {
     self.item = item

@@ -258,7 +258,9 @@ struct SimulatedPlayback: Sendable {
 
   // MARK: - Commands
 
-  mutating func perform(_ command: PlayerCommand, at now: LocalInstant, resolver: (ItemID) -> SimulatedItem?) {
+  mutating func perform(
+    _ command: PlayerCommand, at now: LocalInstant, resolver: (ItemID) -> SimulatedItem?
+  ) {
     advance(to: now)
     let now = max(now, time ?? now)
     switch command {
@@ -276,7 +278,8 @@ struct SimulatedPlayback: Sendable {
       problem = nil
       position = min(max(0, at), resolved.duration)
       intent = .pause(at: at)
-      setPhase(.loading(until: now.advanced(bySeconds: random.value(in: configuration.loadLatency))))
+      setPhase(
+        .loading(until: now.advanced(bySeconds: random.value(in: configuration.loadLatency))))
 
     case .play(let itemTime, let startAt, let newRate):
       guard item != nil else { return }
@@ -344,7 +347,8 @@ struct SimulatedPlayback: Sendable {
       }
       switch intent {
       case .pause: intent = .pause(at: target)
-      case .play(_, let startAt, let r): intent = .play(itemTime: target, startAt: max(startAt, until), rate: r)
+      case .play(_, let startAt, let r):
+        intent = .play(itemTime: target, startAt: max(startAt, until), rate: r)
       }
 
     case .setRate(let newRate):

@@ -38,7 +38,8 @@ public struct SubtitleError: Error, CustomStringConvertible, Hashable, Sendable 
     case .missingTiming: what = "expected a timing line 'HH:MM:SS,mmm --> HH:MM:SS,mmm'"
     case .badTimestamp(let text): what = "bad timestamp '\(text)' (expected HH:MM:SS,mmm)"
     case .endBeforeStart(let start, let end):
-      what = "cue ends (\(SubtitleTrack.timestamp(end))) before it starts (\(SubtitleTrack.timestamp(start)))"
+      what =
+        "cue ends (\(SubtitleTrack.timestamp(end))) before it starts (\(SubtitleTrack.timestamp(start)))"
     case .missingText: what = "cue has no text"
     }
     return "\(file):\(line): \(what)"

@@ -56,7 +56,8 @@ public struct SubtitleTrack: Hashable, Sendable {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw SubtitleError(file: path, line: 1, problem: .unreadable("\(error.localizedDescription)"))
+      throw SubtitleError(
+        file: path, line: 1, problem: .unreadable("\(error.localizedDescription)"))
     }
     guard let text = String(data: data, encoding: .utf8) else {
       throw SubtitleError(file: path, line: 1, problem: .unreadable("not UTF-8 text"))
@@ -105,12 +106,14 @@ public struct SubtitleTrack: Hashable, Sendable {
         i += 1
       }
       if textLines.isEmpty { throw fail(timingLine, .missingText) }
-      cues.append(SubtitleCue(index: number, start: start, end: end, text: textLines.joined(separator: "\n")))
+      cues.append(
+        SubtitleCue(index: number, start: start, end: end, text: textLines.joined(separator: "\n")))
     }
     return SubtitleTrack(cues: cues)
   }
 
-  private static func timing(_ line: String, line number: Int, fileName: String) throws(SubtitleError)
+  private static func timing(_ line: String, line number: Int, fileName: String)
+    throws(SubtitleError)
     -> (Double, Double)
   {
     let parts = line.components(separatedBy: "-->")
@@ -119,7 +122,8 @@ public struct SubtitleTrack: Hashable, Sendable {
     }
     let startText = parts[0].trimmingCharacters(in: .whitespaces)
     // Anything after the end time (position settings) is ignored.
-    let endText = parts[1].split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+    let endText =
+      parts[1].split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) ?? ""
     guard let start = seconds(startText) else {
       throw SubtitleError(file: fileName, line: number, problem: .badTimestamp(startText))
     }
@@ -127,7 +131,8 @@ public struct SubtitleTrack: Hashable, Sendable {
       throw SubtitleError(file: fileName, line: number, problem: .badTimestamp(endText))
     }
     if end < start {
-      throw SubtitleError(file: fileName, line: number, problem: .endBeforeStart(start: start, end: end))
+      throw SubtitleError(
+        file: fileName, line: number, problem: .endBeforeStart(start: start, end: end))
     }
     return (start, end)
   }

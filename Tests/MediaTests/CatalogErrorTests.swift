@@ -69,7 +69,9 @@ struct CatalogErrorTests {
     #expect(error.description.contains("nope.srt"))
   }
 
-  @Test("bad durations: unparsable, non-positive, out of range", arguments: ["abc", "0", "0:00", "-5", "13:00:00", "1:75"])
+  @Test(
+    "bad durations: unparsable, non-positive, out of range",
+    arguments: ["abc", "0", "0:00", "-5", "13:00:00", "1:75"])
   func badDuration(_ text: String) throws {
     let error = try loadError(
       catalog(
@@ -99,7 +101,9 @@ struct CatalogErrorTests {
                 title: Again
                 duration: "2:00"
           """))
-    #expect(error == .duplicateID(.init(file: error.location!.file, line: 8), id: "demo/e1", firstLine: 5))
+    #expect(
+      error == .duplicateID(.init(file: error.location!.file, line: 8), id: "demo/e1", firstLine: 5)
+    )
     #expect(error.description.contains(":8: duplicate id 'demo/e1' (first used at line 5)"))
   }
 
@@ -229,7 +233,8 @@ struct CatalogErrorTests {
   @Test("parse(yaml:) uses the given file name and base directory")
   func parseNamesFile() throws {
     let error = #expect(throws: CatalogError.self) {
-      try Catalog.parse(yaml: "series:\n  - id: x\n    items: []\n", baseDirectory: "/tmp", fileName: "mine.yaml")
+      try Catalog.parse(
+        yaml: "series:\n  - id: x\n    items: []\n", baseDirectory: "/tmp", fileName: "mine.yaml")
     }
     #expect(error?.description == "mine.yaml:3: series 'x' has no items")
   }

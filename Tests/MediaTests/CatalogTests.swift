@@ -52,23 +52,29 @@ struct RealCatalogTests {
 
   @Test("is found from the repository, from a subdirectory and through COWATCH_MEDIA")
   func locate() throws {
-    let fromRoot = try Catalog.defaultCatalogPath(environment: [:], currentDirectory: repositoryRoot, executablePath: nil)
-    #expect(URL(fileURLWithPath: fromRoot).standardizedFileURL.path == URL(fileURLWithPath: path).standardizedFileURL.path)
+    let fromRoot = try Catalog.defaultCatalogPath(
+      environment: [:], currentDirectory: repositoryRoot, executablePath: nil)
+    #expect(
+      URL(fileURLWithPath: fromRoot).standardizedFileURL.path
+        == URL(fileURLWithPath: path).standardizedFileURL.path)
     let fromSources = try Catalog.defaultCatalogPath(
       environment: [:], currentDirectory: repositoryRoot + "/Sources/Media", executablePath: nil)
     #expect(fromSources.hasSuffix("Media/catalog.yaml"))
     let fromExecutable = try Catalog.defaultCatalogPath(
-      environment: [:], currentDirectory: "/", executablePath: repositoryRoot + "/.build/debug/cowatch")
+      environment: [:], currentDirectory: "/",
+      executablePath: repositoryRoot + "/.build/debug/cowatch")
     #expect(fromExecutable.hasSuffix("Media/catalog.yaml"))
 
     let other = try temporaryDirectory(["catalog.yaml": "series: []"])
     #expect(
       try Catalog.defaultCatalogPath(
-        environment: ["COWATCH_MEDIA": other], currentDirectory: repositoryRoot, executablePath: nil)
+        environment: ["COWATCH_MEDIA": other], currentDirectory: repositoryRoot, executablePath: nil
+      )
         == other + "/catalog.yaml")
     #expect(throws: CatalogError.self) {
       try Catalog.defaultCatalogPath(
-        environment: ["COWATCH_MEDIA": other + "/nowhere"], currentDirectory: repositoryRoot, executablePath: nil)
+        environment: ["COWATCH_MEDIA": other + "/nowhere"], currentDirectory: repositoryRoot,
+        executablePath: nil)
     }
     #expect(throws: CatalogError.self) {
       try Catalog.defaultCatalogPath(environment: [:], currentDirectory: "/", executablePath: nil)

@@ -21,7 +21,8 @@ struct SimulatedPlayerTests {
   @Test("drifts: +500 ppm is 0.5 s ahead after 1000 s, −200 ppm 0.2 s behind")
   func drift() {
     for (ppm, expected) in [(500.0, 1000.5), (-200, 999.8), (0, 1000)] {
-      let p = player(.init(driftPPM: ppm, loadLatency: 0...0, playLatency: 0...0, seekLatency: 0...0))
+      let p = player(
+        .init(driftPPM: ppm, loadLatency: 0...0, playLatency: 0...0, seekLatency: 0...0))
       p.perform(.load(item: "test/long", at: 0), at: t(0))
       p.perform(.play(itemTime: 0, startAt: t(0), rate: 1), at: t(0))
       // Observing often or never must not matter.
@@ -186,7 +187,9 @@ struct SimulatedPlayerTests {
   @Test("a pause during a stall ends it and is reported")
   func pauseEndsStall() throws {
     let p = player(
-      .init(loadLatency: 0...0, playLatency: 0...0, stallsPerSecond: 1, stallDuration: 100...100, seed: 3))
+      .init(
+        loadLatency: 0...0, playLatency: 0...0, stallsPerSecond: 1, stallDuration: 100...100,
+        seed: 3))
     p.perform(.load(item: "test/long", at: 0), at: t(0))
     p.perform(.play(itemTime: 0, startAt: t(0), rate: 1), at: t(0))
     #expect(p.observe(at: t(60)).isStalled)
@@ -194,21 +197,27 @@ struct SimulatedPlayerTests {
     let o = p.observe(at: t(61))
     #expect(!o.isStalled && o.position == 5)
     let events = p.takeEvents(at: t(61))
-    #expect(events.last == .stallEnded(at: t(60), position: events.compactMap {
-      if case .stallBegan(_, let pos) = $0 { pos } else { nil }
-    }.first!))
+    #expect(
+      events.last
+        == .stallEnded(
+          at: t(60),
+          position: events.compactMap {
+            if case .stallBegan(_, let pos) = $0 { pos } else { nil }
+          }.first!))
   }
 
   @Test("stops at the end of the item and reports ended")
   func end() {
-    let p = player(.init(driftPPM: 1000, loadLatency: 0...0, playLatency: 0...0, seekLatency: 0...0))
+    let p = player(
+      .init(driftPPM: 1000, loadLatency: 0...0, playLatency: 0...0, seekLatency: 0...0))
     p.perform(.load(item: "test/short", at: 0), at: t(0))
     p.perform(.play(itemTime: 8, startAt: t(0), rate: 1), at: t(0))
     let o = p.observe(at: t(5))
     #expect(o.position == 10 && o.rate == 0 && !o.isBusy)
     #expect(p.snapshot(at: t(5)).state == .ended)
     let endAt = 2 / 1.001
-    #expect(p.takeEvents(at: t(6)).last == .ended("test/short", at: t(0).advanced(bySeconds: endAt)))
+    #expect(
+      p.takeEvents(at: t(6)).last == .ended("test/short", at: t(0).advanced(bySeconds: endAt)))
     // Seeking back resumes playing.
     p.perform(.seek(to: 1), at: t(6))
     #expect(abs(p.observe(at: t(7)).position - (1 + 1.001)) < 1e-9)

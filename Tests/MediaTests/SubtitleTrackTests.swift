@@ -74,14 +74,24 @@ struct SubtitleTrackTests {
       ("1\n00:00:01 --> 00:00:02,000\nA\n", 2, .badTimestamp("00:00:01")),
       ("1\n00:00:61,000 --> 00:01:02,000\nA\n", 2, .badTimestamp("00:00:61,000")),
       ("1\n00:00:05,000 --> 00:00:04,000\nA\n", 2, .endBeforeStart(start: 5, end: 4)),
-      ("1\n00:00:01,000 --> 00:00:02,000\nA\n\n00:00:03,000 --> 00:00:04,000\nB\n", 5, .missingIndex),
-      ("1\n00:00:01,000 --> 00:00:02,000\nA\n\nfoo\n00:00:03,000 --> 00:00:04,000\nB\n", 5, .badIndex("foo")),
-      ("1\n00:00:01,000 --> 00:00:02,000\n\n2\n00:00:03,000 --> 00:00:04,000\nB\n", 2, .missingText),
+      (
+        "1\n00:00:01,000 --> 00:00:02,000\nA\n\n00:00:03,000 --> 00:00:04,000\nB\n", 5,
+        .missingIndex
+      ),
+      (
+        "1\n00:00:01,000 --> 00:00:02,000\nA\n\nfoo\n00:00:03,000 --> 00:00:04,000\nB\n", 5,
+        .badIndex("foo")
+      ),
+      (
+        "1\n00:00:01,000 --> 00:00:02,000\n\n2\n00:00:03,000 --> 00:00:04,000\nB\n", 2, .missingText
+      ),
       ("1\n", 2, .missingTiming),
       ("\r\n\r\n1\r\n00:00:01,000 --> 00:00:0x,000\r\nA\r\n", 4, .badTimestamp("00:00:0x,000")),
     ])
   func errors(text: String, line: Int, problem: SubtitleError.Problem) {
-    let error = #expect(throws: SubtitleError.self) { try SubtitleTrack.parse(text, fileName: "x.srt") }
+    let error = #expect(throws: SubtitleError.self) {
+      try SubtitleTrack.parse(text, fileName: "x.srt")
+    }
     #expect(error?.line == line)
     #expect(error?.problem == problem)
     #expect(error?.description.hasPrefix("x.srt:\(line): ") == true)
@@ -89,7 +99,9 @@ struct SubtitleTrackTests {
 
   @Test("line lookup is a binary search over many cues")
   func many() {
-    let cues = (0..<10_000).map { SubtitleCue(index: $0 + 1, start: Double($0), end: Double($0) + 0.5, text: "\($0)") }
+    let cues = (0..<10_000).map {
+      SubtitleCue(index: $0 + 1, start: Double($0), end: Double($0) + 0.5, text: "\($0)")
+    }
     let track = SubtitleTrack(cues: cues)
     #expect(track.line(at: 7777.25) == "7777")
     #expect(track.line(at: 7777.75) == nil)
