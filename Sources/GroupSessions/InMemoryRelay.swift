@@ -21,11 +21,12 @@ public actor InMemoryRelay {
   /// Starts the timer that drives timeouts and engine deadlines.
   public func start() {
     guard ticker == nil else { return }
+    let clock = self.clock
     ticker = Task { [weak self] in
       while !Task.isCancelled {
         guard let self else { return }
         let wait = await self.tickOnce()
-        try? await Task.sleep(nanoseconds: UInt64(max(1_000_000, min(wait, 50_000_000))))
+        await clock.sleep(seconds: Double(max(1_000_000, min(wait, 50_000_000))) / 1e9)
       }
     }
   }

@@ -195,9 +195,10 @@ public actor ParticipantClient {
     // The answer may have arrived while the send was suspended.
     if let early = earlyAnswers.removeValue(forKey: id) { return early }
     let timeout = configuration.answerTimeout
+    let clock = self.clock
     let timer = Task {
-      try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-      self.expire(id)
+      await clock.sleep(seconds: timeout)
+      if !Task.isCancelled { self.expire(id) }
     }
     let result = await withCheckedContinuation { waiters[id] = $0 }
     timer.cancel()
@@ -269,8 +270,9 @@ public actor ParticipantClient {
       throw .transport(error)
     }
     let timeout = configuration.answerTimeout
+    let clock = self.clock
     let timer = Task {
-      try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+      await clock.sleep(seconds: timeout)
       if !Task.isCancelled { await connection.close() }
     }
     defer { timer.cancel() }
@@ -360,7 +362,7 @@ public actor ParticipantClient {
     var delay = configuration.reconnectInitialDelay
     let started = clock.localNow()
     while !stopped {
-      try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+      await clock.sleep(seconds: delay)
       if stopped { return }
       do {
         let welcome = try await connectAndGreet()
@@ -467,13 +469,13 @@ public actor ParticipantClient {
       }
       // A quick burst first so the estimate is good before the first command.
       let interval = pingsSent < 8 ? 0.05 : configuration.pingInterval
-      try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+      await clock.sleep(seconds: interval)
     }
   }
 
   private func reportLoop() async {
     while !Task.isCancelled && !stopped {
-      try? await Task.sleep(nanoseconds: UInt64(configuration.reportInterval * 1e9))
+      await clock.sleep(seconds: configuration.reportInterval)
       guard status == .connected, let estimate, let me, state.participant(me)?.isJoined == true else {
         continue
       }
@@ -489,7 +491,7 @@ public actor ParticipantClient {
   private func playerLoop() async {
     while !Task.isCancelled && !stopped {
       stepPlayer()
-      try? await Task.sleep(nanoseconds: UInt64(configuration.correctionInterval * 1e9))
+      await clock.sleep(seconds: configuration.correctionInterval)
     }
   }
 

@@ -31,10 +31,11 @@ actor RelayHub {
   }
 
   func startTicking() {
+    let clock = self.clock
     ticker = Task { [weak self] in
       while !Task.isCancelled {
         guard let wait = await self?.tick() else { return }
-        try? await Task.sleep(nanoseconds: UInt64(max(1_000_000, min(wait, 50_000_000))))
+        await clock.sleep(seconds: Double(max(1_000_000, min(wait, 50_000_000))) / 1e9)
       }
     }
   }

@@ -1,17 +1,32 @@
 import GroupSessions
+import Media
 import PlaybackCoordination
 
-/// Loads the catalog and makes the simulated player for a participant.
+/// The catalog a participant picks items from, and what its simulated player plays.
 struct LoadedMedia: Sendable {
-  var series: [SeriesInfo]
+  var catalog: Catalog
+  var series: [SeriesInfo] { catalog.seriesInfos() }
 }
 
 enum MediaSetup {
+  /// Loads the default catalog (or `COWATCH_MEDIA`); a broken catalog is one clear line
+  /// naming the file and line, and a non-zero exit.
   static func load(command: String) -> LoadedMedia {
-    LoadedMedia(series: [])
+    do {
+      return LoadedMedia(catalog: try Catalog.loadDefault())
+    } catch {
+      CommandFailure.exit(command, error.description)
+    }
   }
 
-  static func makePlayer(media: LoadedMedia, options: ParticipantOptions) -> (any PlayerDriver)? {
-    nil
+  static func makePlayer(media: LoadedMedia, options: ParticipantOptions) -> any PlayerDriver {
+    let latency = options.latencyMs / 1000
+    let configuration = SimulatedPlayerConfiguration(
+      driftPPM: options.driftPpm,
+      loadLatency: max(0.2, latency)...max(0.2, latency),
+      playLatency: latency...latency,
+      seekLatency: latency...latency,
+      seed: UInt64(truncatingIfNeeded: options.name.hashValue))
+    return SimulatedPlayer(catalog: media.catalog, configuration: configuration)
   }
 }
