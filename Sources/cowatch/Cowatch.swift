@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `cowatch` command: watch the same episode together from several terminals.
 @main
@@ -9,6 +10,29 @@ struct Cowatch: AsyncParsableCommand {
     version: CowatchVersion.string,
     subcommands: [ServeCommand.self, HostCommand.self, JoinCommand.self, DemoCommand.self]
   )
+
+  /// Like the default entry point, but a usage error is one line on stderr (with a hint
+  /// to `--help`) rather than the full usage text.
+  static func main() async {
+    do {
+      var command = try parseAsRoot()
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      let code = exitCode(for: error)
+      if code == .success {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { Console.line(text) }
+        Foundation.exit(0)
+      }
+      let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
+      Console.error("cowatch: \(message.replacingOccurrences(of: "Error: ", with: "")) (see cowatch --help)")
+      Foundation.exit(code.rawValue)
+    }
+  }
 }
 
 enum CowatchVersion {

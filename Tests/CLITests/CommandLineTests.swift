@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@Suite("The cowatch command", .serialized)
+struct CommandLineTests {
+  @Test("two headless participants drive each other through a real relay on loopback")
+  func twoHeadlessParticipants() async throws {
+    let relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0"])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+
+    let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "200"])
+    defer { ann.terminate() }
+    let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob", "--headless"])
+    defer { bob.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#])
+    await bob.waitForLine(containing: [#""event":"welcome""#])
+
+    ann.send("start harbour/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await ann.waitForLine(containing: [#""kind":"joined""#, #""originator":"bob""#])
+    await ann.waitForLine(containing: [#""event":"sample""#, #""item":"harbour/s1e1""#, #""rate":1"#])
+
+    ann.send("pause")
+    let paused = await bob.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])
+    #expect(paused?.contains("ann paused at 0:0") == true)
+    bob.send("seek 1:00")
+    await ann.waitForLine(containing: [#""kind":"seeked""#, #""originator":"bob""#, "bob jumped to 1:00"])
+    bob.send("teleport now")
+    await bob.waitForLine(containing: [#""event":"error""#, "unknown action"])
+    bob.send("status")
+    await bob.waitForLine(containing: [#""event":"status""#, #""position":60"#])
+    ann.send("say hello bob")
+    await bob.waitForLine(containing: [#""event":"chat""#, #""from":"ann""#, "hello bob"])
+
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+
+  @Test("an unreachable relay is one line on stderr and a non-zero exit")
+  func unreachable() async throws {
+    let join = try CowatchProcess(["join", "127.0.0.1:1", "--name", "ann", "--headless"])
+    let status = await join.exitStatus()
+    #expect(status == 1)
+    let lines = join.standardError.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.contains("cannot reach the relay at 127.0.0.1:1") == true)
+  }
+
+  @Test("bad addresses and flags are one clear line and a non-zero exit", arguments: [
+    (["join", "no such host:77", "--name", "ann", "--headless"], "bad relay address"),
+    (["join", "127.0.0.1:99999", "--name", "ann", "--headless"], "bad relay address"),
+    (["serve", "--frobnicate"], "Unknown option"),
+    (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
+    (["demo", "--speed", "-3"], "speed"),
+  ])
+  func badInvocations(arguments: [String], message: String) async throws {
+    let p = try CowatchProcess(arguments)
+    let status = await p.exitStatus()
+    #expect(status != 0)
+    #expect(p.standardError.contains(message), "stderr was: \(p.standardError)")
+    #expect(!p.standardError.contains("Backtrac"), "no stack traces")
+    #expect(p.standardError.split(separator: "\n").count == 1, "one line: \(p.standardError)")
+  }
+
+  @Test("--help lists the subcommands and --version prints one")
+  func help() async throws {
+    let p = try CowatchProcess(["--help"])
+    #expect(await p.exitStatus() == 0)
+    let text = p.output.joined(separator: "\n")
+    for sub in ["serve", "host", "join", "demo"] { #expect(text.contains(sub)) }
+    let v = try CowatchProcess(["--version"])
+    #expect(await v.exitStatus() == 0)
+    #expect(v.output.first?.isEmpty == false)
+  }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A running `cowatch` process with its output collected line by line, for tests that
+/// drive the real executable as a person or a program would.
+final class CowatchProcess: Sendable {
+  private let process: Process
+  private let input: Pipe
+  private let lines = Locked<[String]>([])
+  private let errorText = Locked<String>("")
+
+  /// The `cowatch` executable built next to the test bundle.
+  static var executable: URL {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var dir = here.deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = dir.appendingPathComponent("cowatch")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      dir = dir.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: ".build/debug/cowatch")
+  }
+
+  static var repositoryRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+  }
+
+  init(_ arguments: [String]) throws {
+    process = Process()
+    process.executableURL = Self.executable
+    process.arguments = arguments
+    process.currentDirectoryURL = Self.repositoryRoot
+    input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    let lines = self.lines
+    let errorText = self.errorText
+    try process.run()
+    Thread.detachNewThread {
+      var pending = Data()
+      while true {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        pending.append(chunk)
+        while let newline = pending.firstIndex(of: 0x0A) {
+          let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+          pending.removeSubrange(pending.startIndex...newline)
+          lines.withLock { $0.append(line) }
+        }
+      }
+    }
+    Thread.detachNewThread {
+      while true {
+        let chunk = errors.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        errorText.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+      }
+    }
+  }
+
+  var output: [String] { lines.withLock { $0 } }
+  var standardError: String { errorText.withLock { $0 } }
+
+  func send(_ line: String) {
+    input.fileHandleForWriting.write(Data((line + "\n").utf8))
+  }
+
+  func closeInput() { try? input.fileHandleForWriting.close() }
+
+  /// Waits (bounded) for an output line containing every fragment.
+  @discardableResult
+  func waitForLine(
+    containing fragments: [String], within seconds: Double = 10,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> String? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if let line = output.first(where: { line in fragments.allSatisfy { line.contains($0) } }) {
+        return line
+      }
+      try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    Issue.record(
+      "no line with \(fragments) within \(seconds) s; got:\n\(output.suffix(15).joined(separator: "\n"))\nstderr: \(standardError)",
+      sourceLocation: sourceLocation)
+    return nil
+  }
+
+  /// Waits (bounded) for the process to exit; kills it if it does not.
+  func exitStatus(within seconds: Double = 10) async -> Int32? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline {
+      try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    if process.isRunning {
+      process.terminate()
+      return nil
+    }
+    return process.terminationStatus
+  }
+
+  func terminate() {
+    if process.isRunning { process.terminate() }
+  }
+}
+
+/// A value shared between the reader threads and the test.
+final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
+  init(_ value: Value) { mutex = Mutex(value) }
+  func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
