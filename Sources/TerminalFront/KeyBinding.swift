@@ -41,7 +41,7 @@ public struct KeyBinding: Hashable, Sendable {
 
   /// Every binding, in help order. Seeking pairs are listed once each for the help.
   public static let all: [KeyBinding] = [
-    KeyBinding([.character(" ")], "space", "play/pause", "play or pause for everyone", .playPause),
+    KeyBinding([.character(" ")], "space", "play", "play or pause for everyone", .playPause),
     KeyBinding([.left], "←/→", "10s", "seek back / forward 10 seconds", .back10),
     KeyBinding([.right], "→", "+10s", "seek forward 10 seconds", .forward10, inHelpLine: false),
     KeyBinding([.down], "↓/↑", "1min", "seek back / forward 1 minute", .back60),

@@ -123,20 +123,32 @@ public enum ScreenRenderer {
       }
       return
     }
-    var col = 1
-    let entries = KeyBinding.all.filter(\.inHelpLine)
-    for (i, b) in entries.enumerated() {
-      let w = CharacterWidth.of(b.keyLabel) + 1 + CharacterWidth.of(b.short)
-      // Keep room for "? help" at the end so help is always reachable.
-      let reserve = b.command == .help || b.command == .quit ? 0 : 15
-      if col + w + reserve > grid.cols {
-        if b.command != .help && b.command != .quit { continue }
-        if col + w > grid.cols { break }
-      }
-      col = grid.write(b.keyLabel, row: row, col: col, style: CellStyle(.accent, bold: true))
-      col = grid.write(" " + b.short, row: row, col: col, style: CellStyle(.muted))
-      if i < entries.count - 1 { col += 2 }
+    var entries = helpLineEntries(model)
+    func width(_ list: [KeyBinding]) -> Int {
+      list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2 * (list.count - 1)
     }
+    // Drop the least needed keys until the line fits; `?` (help) and `q` stay.
+    for dropped in [FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes] {
+      if 1 + width(entries) <= grid.cols { break }
+      entries.removeAll { $0.command == dropped }
+    }
+    var col = 1
+    for b in entries {
+      col = grid.write(b.keyLabel, row: row, col: col, style: CellStyle(.accent, bold: true))
+      col = grid.write(" " + b.short, row: row, col: col, style: CellStyle(.muted)) + 2
+    }
+  }
+
+  /// The keys worth showing now: playback keys only while joined.
+  private static func helpLineEntries(_ model: FrontModel) -> [KeyBinding] {
+    let commands: Set<FrontCommand>
+    switch model.membership {
+    case .joined:
+      return KeyBinding.all.filter(\.inHelpLine)
+    case .waiting: commands = [.join, .episodes, .chat, .autoAdvance, .help, .quit]
+    case .noSession, .invalidated: commands = [.episodes, .chat, .autoAdvance, .help, .quit]
+    }
+    return KeyBinding.all.filter { commands.contains($0.command) }
   }
 
   // MARK: - Player pane
@@ -219,7 +231,7 @@ public enum ScreenRenderer {
       lines.append(("Press e to pick an episode, or q to quit.", CellStyle(.muted)))
     default:
       lines.append(("Nothing is being watched in room \(model.roomName).", .plain))
-      lines.append(("Press e to pick an episode to watch together.", CellStyle(.muted)))
+      lines.append(("Press e to pick an episode.", CellStyle(.muted)))
     }
     let startRow = top + max(0, (bottom - top - lines.count) / 2)
     for (i, (text, style)) in lines.enumerated() where startRow + i < bottom {
@@ -306,16 +318,14 @@ public enum ScreenRenderer {
     let waits = waitLines(model, width: inner)
     let waitRows = min(waits.count, max(0, bottom - top - 1))
     let listBottom = bottom - waitRows
-    let oneLine = inner >= 36
+    // Two lines each in narrow panes, unless that would hide people.
+    let oneLine = inner >= 36 || people.count * 2 > listBottom - top
+    let needed = oneLine ? 1 : 2
+    let fitsAll = people.count * needed <= listBottom - top
     var r = top
     for (i, p) in people.enumerated() {
-      let needed = oneLine ? 1 : 2
-      let remaining = people.count - i
-      if r + needed > listBottom || (remaining > 1 && r + needed + 1 > listBottom && r + needed * remaining > listBottom)
-      {
-        if r < listBottom {
-          grid.write("+\(remaining) more", row: r, col: left, style: CellStyle(.muted))
-        }
+      if r + needed + (fitsAll ? 0 : 1) > listBottom {
+        if r < listBottom { grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted)) }
         break
       }
       drawParticipant(p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
@@ -337,26 +347,28 @@ public enum ScreenRenderer {
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
     let you = isYou ? " (you)" : ""
     if oneLine {
-      // ● name (you)     state          +12ms ↻
-      let nameWidth = width - 2 - 13 - 7 - 2
-      let name = TextLayout.truncate(p.name, to: nameWidth - CharacterWidth.of(you)) + you
+      // ● name (you)     state          +12ms ↻   (the offset only when there is room)
+      let offsetWidth = width >= 36 ? 7 : 0
+      let stateWidth = width >= 36 ? 13 : 12
+      let nameWidth = width - 2 - stateWidth - offsetWidth - 2
+      let name = TextLayout.truncate(p.name, to: nameWidth - 1 - CharacterWidth.of(you)) + you
       grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: nameWidth)
       grid.write(
-        TextLayout.truncate(state.text, to: 12), row: row, col: col + 2 + nameWidth, style: state.style)
-      grid.write(
-        TextLayout.padLeft(offset, to: 7), row: row, col: col + width - 9, style: CellStyle(.muted))
+        TextLayout.truncate(state.text, to: stateWidth - 1), row: row, col: col + 2 + nameWidth, style: state.style)
+      if offsetWidth > 0 {
+        grid.write(TextLayout.padLeft(offset, to: offsetWidth), row: row, col: col + width - 9, style: CellStyle(.muted))
+      }
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
     } else {
-      // ● name (you)             ↻
-      //   state            +12ms
-      let name = TextLayout.truncate(p.name, to: width - 4 - CharacterWidth.of(you)) + you
-      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: width - 4)
+      // ● name (you)       +12ms ↻
+      //   state
+      let right = offset + " " + (auto.isEmpty ? " " : auto)
+      let rightWidth = CharacterWidth.of(right)
+      let name = TextLayout.truncate(p.name, to: width - 3 - rightWidth - CharacterWidth.of(you)) + you
+      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: width - 3 - rightWidth)
+      grid.write(offset, row: row, col: col + width - rightWidth, style: CellStyle(.muted))
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
-      let offsetWidth = CharacterWidth.of(offset)
-      grid.write(
-        TextLayout.truncate(state.text, to: width - 2 - offsetWidth - 1), row: row + 1, col: col + 2,
-        style: state.style)
-      grid.write(offset, row: row + 1, col: col + width - offsetWidth, style: CellStyle(.muted))
+      grid.write(TextLayout.truncate(state.text, to: width - 2), row: row + 1, col: col + 2, style: state.style)
     }
   }
 
@@ -419,14 +431,14 @@ public enum ScreenRenderer {
     case .noSession: return ("nothing playing", CellStyle(.muted, bold: true))
     case .invalidated(let reason): return ("session ended: \(reason)", CellStyle(.warning, bold: true))
     case .waiting:
-      let who = model.sessionStartedBy.map { "\($0) started a watch session" } ?? "A watch session is on"
-      return ("\(who) — press j to join", CellStyle(.accent, bold: true))
+      let who = model.sessionStartedBy.map { "\($0) started watching" } ?? "a watch session is on"
+      return ("\(who) · j to join", CellStyle(.accent, bold: true))
     case .joined: break
     }
     guard let session = model.session else { return ("nothing playing", CellStyle(.muted, bold: true)) }
     if let reason = model.localSuspensions.last {
       return (
-        "suspended: \(SuspensionText.describe(reason)) — press s to catch up", CellStyle(.warning, bold: true)
+        "suspended: \(SuspensionText.describe(reason)) · s to catch up", CellStyle(.warning, bold: true)
       )
     }
     switch session.status {
