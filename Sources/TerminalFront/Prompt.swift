@@ -249,10 +249,15 @@ public enum EpisodeLabel {
     return last.uppercased()
   }
 
-  /// `S1E3 · The Storm`, or the title alone when the code says nothing more.
+  /// `S1E3 · The Storm`; the title alone when the id has no episode code.
   public static func describe(_ item: ItemInfo) -> String {
-    let c = code(item.id)
-    if c.isEmpty || c == item.title { return item.title }
+    guard let c = episodeCode(item.id) else { return item.title.isEmpty ? item.id.rawValue : item.title }
     return item.title.isEmpty ? c : "\(c) · \(item.title)"
+  }
+
+  /// `S1E3` when the id ends in such a code.
+  public static func episodeCode(_ id: ItemID) -> String? {
+    let c = code(id)
+    return c == c.uppercased() && c.first == "S" && c.contains("E") && c.last?.isNumber == true ? c : nil
   }
 }
