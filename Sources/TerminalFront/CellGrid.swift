@@ -30,7 +30,9 @@ public struct CellStyle: Hashable, Sendable {
   public var dim: Bool
   public var reverse: Bool
 
-  public init(_ role: ColorRole = .normal, bold: Bool = false, dim: Bool = false, reverse: Bool = false) {
+  public init(
+    _ role: ColorRole = .normal, bold: Bool = false, dim: Bool = false, reverse: Bool = false
+  ) {
     self.role = role
     self.bold = bold
     self.dim = dim
@@ -85,17 +87,22 @@ public struct CellGrid: Hashable, Sendable {
   /// Puts one character at (row, col); returns the columns it takes (its width), even when
   /// clipped, so that callers can keep counting. Zero-width characters are dropped.
   @discardableResult
-  public mutating func put(_ character: Character, row: Int, col: Int, style: CellStyle = .plain, limit: Int? = nil)
+  public mutating func put(
+    _ character: Character, row: Int, col: Int, style: CellStyle = .plain, limit: Int? = nil
+  )
     -> Int
   {
-    let ch: Character = character == "\t" || character == "\n" || character == "\r\n" ? " " : character
+    let ch: Character =
+      character == "\t" || character == "\n" || character == "\r\n" ? " " : character
     let width = CharacterWidth.of(ch)
     guard width > 0 else { return 0 }
     let end = min(cols, limit ?? cols)
     guard row >= 0, row < rows, col + width > 0, col < end else { return width }
     if col < 0 || col + width > end {
       // Part of a wide character is outside: draw spaces in the visible part.
-      for x in max(0, col)..<min(col + width, end) { set(Cell(" ", style: style), row: row, col: x) }
+      for x in max(0, col)..<min(col + width, end) {
+        set(Cell(" ", style: style), row: row, col: x)
+      }
       return width
     }
     set(Cell(ch, width: UInt8(width), style: style), row: row, col: col)
@@ -121,7 +128,8 @@ public struct CellGrid: Hashable, Sendable {
 
   /// Fills a rectangle with a character (by default, blanks it).
   public mutating func fill(
-    row: Int, col: Int, height: Int, width: Int, with character: Character = " ", style: CellStyle = .plain
+    row: Int, col: Int, height: Int, width: Int, with character: Character = " ",
+    style: CellStyle = .plain
   ) {
     let w = max(1, CharacterWidth.of(character))
     for r in max(0, row)..<max(max(0, row), min(rows, row + height)) {
@@ -134,7 +142,9 @@ public struct CellGrid: Hashable, Sendable {
   }
 
   /// Changes the style of a rectangle without changing its characters.
-  public mutating func restyle(row: Int, col: Int, height: Int = 1, width: Int, _ change: (inout CellStyle) -> Void) {
+  public mutating func restyle(
+    row: Int, col: Int, height: Int = 1, width: Int, _ change: (inout CellStyle) -> Void
+  ) {
     for r in max(0, row)..<max(max(0, row), min(rows, row + height)) {
       for c in max(0, col)..<max(max(0, col), min(cols, col + width)) {
         change(&cells[r * cols + c].style)
@@ -144,7 +154,8 @@ public struct CellGrid: Hashable, Sendable {
 
   /// Draws a single-line box border, with an optional title in the top edge.
   public mutating func box(
-    row: Int, col: Int, height: Int, width: Int, title: String? = nil, style: CellStyle = CellStyle(.frame),
+    row: Int, col: Int, height: Int, width: Int, title: String? = nil,
+    style: CellStyle = CellStyle(.frame),
     titleStyle: CellStyle = CellStyle(.title, bold: true)
   ) {
     guard height >= 2, width >= 2 else { return }

@@ -17,7 +17,10 @@ public struct FrontController: Hashable, Sendable {
   /// The reason `s` suspends with.
   public var suspensionReason: SuspensionReason
 
-  public init(seekStep: Double = 10, bigSeekStep: Double = 60, suspensionReason: SuspensionReason = .interrupted) {
+  public init(
+    seekStep: Double = 10, bigSeekStep: Double = 60,
+    suspensionReason: SuspensionReason = .interrupted
+  ) {
     self.seekStep = seekStep
     self.bigSeekStep = bigSeekStep
     self.suspensionReason = suspensionReason
@@ -52,7 +55,8 @@ public struct FrontController: Hashable, Sendable {
       offeredSession = id
       prompts.append(
         .sessionOffered(
-          sessionID: id, startedBy: model.sessionStartedBy, seriesTitle: session.series.title, item: session.item))
+          sessionID: id, startedBy: model.sessionStartedBy, seriesTitle: session.series.title,
+          item: session.item))
     }
     model.prompt = prompts.last
     model.showsHelp = showsHelp
@@ -134,9 +138,11 @@ public struct FrontController: Hashable, Sendable {
     case .forward60: return seek(bigSeekStep)
     case .slower, .faster:
       let current =
-        session.intendedRate > 0 ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
+        session.intendedRate > 0
+        ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
       let rate = KeyBinding.rateStep(from: current, up: command == .faster)
-      return rate == current ? [.localNotice("speed is already \(RateFormat.text(rate))")] : [.setRate(rate)]
+      return rate == current
+        ? [.localNotice("speed is already \(RateFormat.text(rate))")] : [.setRate(rate)]
     case .next:
       guard let next = session.series.item(after: session.item.id) else {
         return [.localNotice("\(EpisodeLabel.code(session.item.id)) is the last episode")]
@@ -167,7 +173,9 @@ public struct FrontController: Hashable, Sendable {
     return [.redraw]
   }
 
-  private mutating func resolve(_ prompt: Prompt, _ outcome: Prompt.Outcome, model: FrontModel) -> [FrontAction] {
+  private mutating func resolve(_ prompt: Prompt, _ outcome: Prompt.Outcome, model: FrontModel)
+    -> [FrontAction]
+  {
     switch (prompt.kind, outcome) {
     case (.sessionOffered, .chosen(.join)): return [.joinSession]
     case (.sessionOffered, _): return [.declineSession]
@@ -195,7 +203,9 @@ public struct FrontController: Hashable, Sendable {
       present(.confirmSwitch(to: item))
       return [.redraw]
     }
-    guard let series = model.catalog.first(where: { $0.item(id) != nil }), let item = series.item(id) else {
+    guard let series = model.catalog.first(where: { $0.item(id) != nil }),
+      let item = series.item(id)
+    else {
       return [.redraw]
     }
     let others = model.group.participants.filter { $0.id != model.localParticipant }.map(\.name)

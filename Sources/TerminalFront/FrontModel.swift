@@ -123,11 +123,13 @@ public struct FrontModel: Hashable, Sendable {
   public var noticeCapacity: Int
 
   public init(
-    roomName: String = "lobby", localParticipant: ParticipantID? = nil, group: GroupState = GroupState(),
+    roomName: String = "lobby", localParticipant: ParticipantID? = nil,
+    group: GroupState = GroupState(),
     player: PlayerSnapshot = PlayerSnapshot(), now: GroupInstant = GroupInstant(nanoseconds: 0),
     connection: ConnectionState = .connected, membership: MembershipState = .noSession,
     notices: [Notice] = [], noticeLifetime: Double = 20, chatLifetime: Double = 120,
-    catalog: [SeriesInfo] = [], prompt: Prompt? = nil, showsHelp: Bool = false, pausedBy: String? = nil,
+    catalog: [SeriesInfo] = [], prompt: Prompt? = nil, showsHelp: Bool = false,
+    pausedBy: String? = nil,
     sessionStartedBy: String? = nil, noticeCapacity: Int = 50
   ) {
     self.roomName = roomName

@@ -48,15 +48,22 @@ public struct KeyBinding: Hashable, Sendable {
     KeyBinding([.up], "↑", "+1min", "seek forward 1 minute", .forward60, inHelpLine: false),
     KeyBinding([.character("[")], "[/]", "speed", "slower / faster (0.25× … 2×)", .slower),
     KeyBinding([.character("]")], "]", "faster", "faster", .faster, inHelpLine: false),
-    KeyBinding([.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),
+    KeyBinding(
+      [.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),
     KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
-    KeyBinding([.character("s")], "s", "step away", "step away (suspend) / catch up again", .suspendResume),
-    KeyBinding([.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
+    KeyBinding(
+      [.character("s")], "s", "step away", "step away (suspend) / catch up again", .suspendResume),
+    KeyBinding(
+      [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
     KeyBinding([.character("c"), .enter], "c", "chat", "say something to everyone", .chat),
-    KeyBinding([.character("j")], "j", "join", "join the room's watch session", .join, inHelpLine: false),
+    KeyBinding(
+      [.character("j")], "j", "join", "join the room's watch session", .join, inHelpLine: false),
     KeyBinding([.character("?"), .character("h")], "?", "help", "show / hide this help", .help),
-    KeyBinding([.character("q"), .control("c")], "q", "quit", "quit (asks whether to end for everyone)", .quit),
-    KeyBinding([.control("l")], "ctrl-l", "redraw", "redraw the screen", .redraw, inHelpLine: false),
+    KeyBinding(
+      [.character("q"), .control("c")], "q", "quit", "quit (asks whether to end for everyone)",
+      .quit),
+    KeyBinding(
+      [.control("l")], "ctrl-l", "redraw", "redraw the screen", .redraw, inHelpLine: false),
   ]
 
   /// The command a key stands for on the main screen.
@@ -69,7 +76,9 @@ public struct KeyBinding: Hashable, Sendable {
 
   /// The help overlay's lines: pairs folded into one line each.
   public static var helpEntries: [(key: String, text: String)] {
-    all.filter { $0.inHelpLine || $0.command == .join || $0.command == .redraw }.map { ($0.keyLabel, $0.long) }
+    all.filter { $0.inHelpLine || $0.command == .join || $0.command == .redraw }.map {
+      ($0.keyLabel, $0.long)
+    }
   }
 
   /// Playback rates offered by `[` and `]`.

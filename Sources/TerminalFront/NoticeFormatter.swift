@@ -6,7 +6,9 @@ import PlaybackCoordination
 public enum NoticeFormatter {
   /// The notice for a change, or nil for changes nobody needs to read about (reports,
   /// a participant becoming ready).
-  public static func notice(for event: ChangeEvent, in state: GroupState, local: ParticipantID? = nil) -> String? {
+  public static func notice(
+    for event: ChangeEvent, in state: GroupState, local: ParticipantID? = nil
+  ) -> String? {
     let who = name(of: event, in: state, local: local)
     func person(_ id: ParticipantID) -> String {
       if id == local { return "you" }
@@ -45,7 +47,8 @@ public enum NoticeFormatter {
     case .reachedEnd(let item): return "\(EpisodeLabel.code(item)) ended"
     case .suspended(let reason): return "\(who) stepped away (\(SuspensionText.describe(reason)))"
     case .resumed: return isYou ? "you are back with the group" : "\(who) is back with the group"
-    case .resumedProposing(let time): return "\(who) came back and moved everyone to \(TimeFormat.clock(time))"
+    case .resumedProposing(let time):
+      return "\(who) came back and moved everyone to \(TimeFormat.clock(time))"
     case .readinessChanged(let readiness):
       switch readiness {
       case .ready: return nil
@@ -66,7 +69,9 @@ public enum NoticeFormatter {
   }
 
   /// Who caused a change, as shown: "you", their name, or "the group".
-  public static func name(of event: ChangeEvent, in state: GroupState, local: ParticipantID?) -> String {
+  public static func name(of event: ChangeEvent, in state: GroupState, local: ParticipantID?)
+    -> String
+  {
     guard let id = event.originator else { return event.originatorName ?? "the group" }
     if id == local { return "you" }
     return event.originatorName ?? state.participant(id)?.name ?? id.rawValue

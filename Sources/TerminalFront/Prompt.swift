@@ -41,7 +41,8 @@ public struct Prompt: Hashable, Sendable {
     public var isCurrent: Bool
 
     public init(
-      _ label: String, hotkey: Character? = nil, choice: Choice, detail: String? = nil, isCurrent: Bool = false
+      _ label: String, hotkey: Character? = nil, choice: Choice, detail: String? = nil,
+      isCurrent: Bool = false
     ) {
       self.label = label
       self.hotkey = hotkey ?? label.first
@@ -71,7 +72,8 @@ public struct Prompt: Hashable, Sendable {
   public var inputLimit: Int
 
   public init(
-    kind: Kind, title: String, message: String, options: [Option], selection: Int = 0, input: String = "",
+    kind: Kind, title: String, message: String, options: [Option], selection: Int = 0,
+    input: String = "",
     inputLimit: Int = 400
   ) {
     self.kind = kind
@@ -91,7 +93,9 @@ public struct Prompt: Hashable, Sendable {
     }
   }
 
-  public var selectedOption: Option? { options.indices.contains(selection) ? options[selection] : nil }
+  public var selectedOption: Option? {
+    options.indices.contains(selection) ? options[selection] : nil
+  }
 
   /// What a key did to the prompt.
   public enum Outcome: Hashable, Sendable {
@@ -150,7 +154,8 @@ public struct Prompt: Hashable, Sendable {
       }
       if isList, c == "q" { return .cancelled }
       let lower = Character(c.lowercased())
-      if let i = options.firstIndex(where: { $0.hotkey.map { Character($0.lowercased()) } == lower }) {
+      if let i = options.firstIndex(where: { $0.hotkey.map { Character($0.lowercased()) } == lower }
+      ) {
         selection = i
         return .chosen(options[i].choice)
       }
@@ -201,7 +206,8 @@ extension Prompt {
     return Prompt(
       kind: .quit, title: "Quit", message: message,
       options: [
-        Option("End for everyone", choice: .endForEveryone), Option("Only me", choice: .leaveOnlyMe),
+        Option("End for everyone", choice: .endForEveryone),
+        Option("Only me", choice: .leaveOnlyMe),
         Option("Cancel", choice: .cancel),
       ], selection: 1)
   }
@@ -211,7 +217,9 @@ extension Prompt {
     var options: [Option] = []
     for s in series {
       for item in s.items {
-        let label = series.count > 1 ? "\(s.title) \(EpisodeLabel.describe(item))" : EpisodeLabel.describe(item)
+        let label =
+          series.count > 1
+          ? "\(s.title) \(EpisodeLabel.describe(item))" : EpisodeLabel.describe(item)
         options.append(
           Option(
             label, hotkey: nil, choice: .item(item.id), detail: TimeFormat.clock(item.duration),
@@ -222,7 +230,11 @@ extension Prompt {
     let title = series.count == 1 ? series[0].title : "Episodes"
     return Prompt(
       kind: .episodePicker, title: title, message: options.isEmpty ? "Nothing to watch." : "",
-      options: options.map { var o = $0; o.hotkey = nil; return o }, selection: selected)
+      options: options.map {
+        var o = $0
+        o.hotkey = nil
+        return o
+      }, selection: selected)
   }
 
   /// The chat line.
@@ -251,13 +263,16 @@ public enum EpisodeLabel {
 
   /// `S1E3 · The Storm`; the title alone when the id has no episode code.
   public static func describe(_ item: ItemInfo) -> String {
-    guard let c = episodeCode(item.id) else { return item.title.isEmpty ? item.id.rawValue : item.title }
+    guard let c = episodeCode(item.id) else {
+      return item.title.isEmpty ? item.id.rawValue : item.title
+    }
     return item.title.isEmpty ? c : "\(c) · \(item.title)"
   }
 
   /// `S1E3` when the id ends in such a code.
   public static func episodeCode(_ id: ItemID) -> String? {
     let c = code(id)
-    return c == c.uppercased() && c.first == "S" && c.contains("E") && c.last?.isNumber == true ? c : nil
+    return c == c.uppercased() && c.first == "S" && c.contains("E") && c.last?.isNumber == true
+      ? c : nil
   }
 }

@@ -35,8 +35,11 @@ public enum ScreenRenderer {
     let lowerHeight = bodyHeight - playerHeight
     if cols >= 72 {
       let partsWidth = cols >= 110 ? 40 : 32
-      drawPlayer(model, row: bodyTop, col: 0, height: playerHeight, width: cols - partsWidth, into: &grid)
-      drawParticipants(model, row: bodyTop, col: cols - partsWidth, height: playerHeight, width: partsWidth, into: &grid)
+      drawPlayer(
+        model, row: bodyTop, col: 0, height: playerHeight, width: cols - partsWidth, into: &grid)
+      drawParticipants(
+        model, row: bodyTop, col: cols - partsWidth, height: playerHeight, width: partsWidth,
+        into: &grid)
       if lowerHeight >= 3 {
         drawNotices(model, row: lowerTop, col: 0, height: lowerHeight, width: cols, into: &grid)
       }
@@ -44,8 +47,10 @@ public enum ScreenRenderer {
       drawPlayer(model, row: bodyTop, col: 0, height: playerHeight, width: cols, into: &grid)
       if lowerHeight >= 3 {
         let left = cols / 2
-        drawParticipants(model, row: lowerTop, col: 0, height: lowerHeight, width: left, into: &grid)
-        drawNotices(model, row: lowerTop, col: left, height: lowerHeight, width: cols - left, into: &grid)
+        drawParticipants(
+          model, row: lowerTop, col: 0, height: lowerHeight, width: left, into: &grid)
+        drawNotices(
+          model, row: lowerTop, col: left, height: lowerHeight, width: cols - left, into: &grid)
       }
     }
   }
@@ -61,10 +66,13 @@ public enum ScreenRenderer {
       row += 1
     }
     if let session = model.session {
-      line("\(session.series.title) · \(EpisodeLabel.describe(session.item))", CellStyle(.title, bold: true))
+      line(
+        "\(session.series.title) · \(EpisodeLabel.describe(session.item))",
+        CellStyle(.title, bold: true))
       let state = stateLine(model)
       line(state.text, state.style)
-      let clock = "\(TimeFormat.clock(model.displayPosition)) / \(TimeFormat.clock(model.displayDuration))"
+      let clock =
+        "\(TimeFormat.clock(model.displayPosition)) / \(TimeFormat.clock(model.displayDuration))"
       line("\(clock)  \(RateFormat.text(rateShown(model)))", CellStyle(.accent, bold: true))
       if row < grid.rows - 1 {
         drawProgress(model, row: row, col: 0, width: cols, into: &grid)
@@ -79,7 +87,9 @@ public enum ScreenRenderer {
       let s = participantState(p, model: model)
       line("\(p.name)\(p.id == model.localParticipant ? " (you)" : ""): \(s.text)", s.style)
     }
-    for (notice, visibility) in model.visibleNotices { line(notice.text, noticeStyle(notice, visibility)) }
+    for (notice, visibility) in model.visibleNotices {
+      line(notice.text, noticeStyle(notice, visibility))
+    }
     if grid.rows >= 2 { drawFooter(model, row: grid.rows - 1, into: &grid) }
   }
 
@@ -99,7 +109,9 @@ public enum ScreenRenderer {
     let rightWidth = CharacterWidth.of(rightText)
     let leftText = " Cowatch · room \(model.roomName)"
     let room = max(0, grid.cols - rightWidth - 1)
-    grid.write(TextLayout.truncate(leftText, to: room), row: 0, col: 0, style: CellStyle(.title, bold: true, reverse: true))
+    grid.write(
+      TextLayout.truncate(leftText, to: room), row: 0, col: 0,
+      style: CellStyle(.title, bold: true, reverse: true))
     if grid.cols >= rightWidth + 8 {
       grid.write(rightText, row: 0, col: grid.cols - rightWidth, style: bar)
     }
@@ -119,16 +131,20 @@ public enum ScreenRenderer {
       grid.put(" ", row: row, col: end, style: CellStyle(reverse: true))
       let hint = "  enter send · esc cancel"
       if end + 1 + CharacterWidth.of(hint) <= grid.cols {
-        grid.write(hint, row: row, col: grid.cols - CharacterWidth.of(hint), style: CellStyle(.muted))
+        grid.write(
+          hint, row: row, col: grid.cols - CharacterWidth.of(hint), style: CellStyle(.muted))
       }
       return
     }
     var entries = helpLineEntries(model)
     func width(_ list: [KeyBinding]) -> Int {
-      list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2 * (list.count - 1)
+      list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2
+        * (list.count - 1)
     }
     // Drop the least needed keys until the line fits; `?` (help) and `q` stay.
-    for dropped in [FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes] {
+    for dropped in [
+      FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes,
+    ] {
       if 1 + width(entries) <= grid.cols { break }
       entries.removeAll { $0.command == dropped }
     }
@@ -180,7 +196,8 @@ public enum ScreenRenderer {
     let autoWidth = CharacterWidth.of(auto)
     let episode = EpisodeLabel.describe(session.item)
     grid.write(
-      TextLayout.truncate(episode, to: inner - (autoWidth > 0 ? autoWidth + 2 : 0)), row: r, col: left,
+      TextLayout.truncate(episode, to: inner - (autoWidth > 0 ? autoWidth + 2 : 0)), row: r,
+      col: left,
       style: CellStyle(.title, bold: true))
     if autoWidth > 0, inner >= autoWidth + 10 {
       grid.write(auto, row: r, col: left + inner - autoWidth, style: CellStyle(.accent))
@@ -191,9 +208,12 @@ public enum ScreenRenderer {
     let state = stateLine(model)
     let rate = RateFormat.text(rateShown(model))
     let rateWidth = CharacterWidth.of(rate)
-    grid.write(TextLayout.truncate(state.text, to: inner - rateWidth - 2), row: r, col: left, style: state.style)
     grid.write(
-      rate, row: r, col: left + inner - rateWidth, style: CellStyle(rateShown(model) == 1 ? .muted : .accent, bold: true))
+      TextLayout.truncate(state.text, to: inner - rateWidth - 2), row: r, col: left,
+      style: state.style)
+    grid.write(
+      rate, row: r, col: left + inner - rateWidth,
+      style: CellStyle(rateShown(model) == 1 ? .muted : .accent, bold: true))
     r += 1
     skip()
     // The clock.
@@ -209,7 +229,9 @@ public enum ScreenRenderer {
     guard r < bottom else { return }
     if model.isJoined, let subtitle = model.player.subtitle, !subtitle.isEmpty {
       let text = TextLayout.truncate(subtitle, to: inner)
-      grid.write(text, row: r, col: left + (inner - CharacterWidth.of(text)) / 2, style: CellStyle(bold: true))
+      grid.write(
+        text, row: r, col: left + (inner - CharacterWidth.of(text)) / 2,
+        style: CellStyle(bold: true))
     }
     r += 1
     skip()
@@ -236,11 +258,14 @@ public enum ScreenRenderer {
     let startRow = top + max(0, (bottom - top - lines.count) / 2)
     for (i, (text, style)) in lines.enumerated() where startRow + i < bottom {
       let t = TextLayout.truncate(text, to: width)
-      grid.write(t, row: startRow + i, col: left + max(0, (width - CharacterWidth.of(t)) / 2), style: style)
+      grid.write(
+        t, row: startRow + i, col: left + max(0, (width - CharacterWidth.of(t)) / 2), style: style)
     }
   }
 
-  private static func drawClock(_ model: FrontModel, top: Int, left: Int, width: Int, into grid: inout CellGrid) {
+  private static func drawClock(
+    _ model: FrontModel, top: Int, left: Int, width: Int, into grid: inout CellGrid
+  ) {
     let position = TimeFormat.clock(model.displayPosition)
     let duration = TimeFormat.clock(model.displayDuration)
     let both = "\(position) / \(duration)"
@@ -261,14 +286,19 @@ public enum ScreenRenderer {
       let w = BigDigits.width(of: position) + 2 + CharacterWidth.of("/ \(duration)")
       let x = left + (width - w) / 2
       for (i, line) in rows.enumerated() { grid.write(line, row: top + i, col: x, style: bigStyle) }
-      grid.write("/ \(duration)", row: top + 2, col: x + BigDigits.width(of: position) + 2, style: CellStyle(.muted))
+      grid.write(
+        "/ \(duration)", row: top + 2, col: x + BigDigits.width(of: position) + 2,
+        style: CellStyle(.muted))
     } else {
       let text = TextLayout.truncate("\(position) / \(duration)", to: width)
-      grid.write(text, row: top + 1, col: left + (width - CharacterWidth.of(text)) / 2, style: bigStyle)
+      grid.write(
+        text, row: top + 1, col: left + (width - CharacterWidth.of(text)) / 2, style: bigStyle)
     }
   }
 
-  private static func drawProgress(_ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid) {
+  private static func drawProgress(
+    _ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid
+  ) {
     guard width > 0 else { return }
     let duration = model.displayDuration
     let fraction = duration > 0 ? min(max(model.displayPosition / duration, 0), 1) : 0
@@ -284,15 +314,22 @@ public enum ScreenRenderer {
     }
   }
 
-  private static let bars: [ColorRole] = [.barWhite, .barYellow, .barCyan, .barGreen, .barMagenta, .barRed, .barBlue]
+  private static let bars: [ColorRole] = [
+    .barWhite, .barYellow, .barCyan, .barGreen, .barMagenta, .barRed, .barBlue,
+  ]
 
   /// The test-pattern strip: the player's frame text over colour bars.
-  private static func drawPattern(_ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid) {
+  private static func drawPattern(
+    _ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid
+  ) {
     guard width > 0 else { return }
     let showing = model.isJoined && model.player.item != nil
     guard showing, let frame = model.player.testPattern, !frame.isEmpty else {
-      let text = TextLayout.truncate(model.isJoined ? "· loading picture ·" : "· not joined ·", to: width)
-      grid.write(text, row: row, col: col + (width - CharacterWidth.of(text)) / 2, style: CellStyle(.muted, dim: true))
+      let text = TextLayout.truncate(
+        model.isJoined ? "· loading picture ·" : "· not joined ·", to: width)
+      grid.write(
+        text, row: row, col: col + (width - CharacterWidth.of(text)) / 2,
+        style: CellStyle(.muted, dim: true))
       return
     }
     var x = 0
@@ -325,19 +362,24 @@ public enum ScreenRenderer {
     var r = top
     for (i, p) in people.enumerated() {
       if r + needed + (fitsAll ? 0 : 1) > listBottom {
-        if r < listBottom { grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted)) }
+        if r < listBottom {
+          grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted))
+        }
         break
       }
-      drawParticipant(p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
+      drawParticipant(
+        p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
       r += needed
     }
     for (i, w) in waits.prefix(waitRows).enumerated() {
-      grid.write(w, row: bottom - waitRows + i, col: left, style: CellStyle(.waiting), maxWidth: inner)
+      grid.write(
+        w, row: bottom - waitRows + i, col: left, style: CellStyle(.waiting), maxWidth: inner)
     }
   }
 
   private static func drawParticipant(
-    _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, oneLine: Bool, into grid: inout CellGrid
+    _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, oneLine: Bool,
+    into grid: inout CellGrid
   ) {
     let isYou = p.id == model.localParticipant
     let state = participantState(p, model: model)
@@ -354,9 +396,12 @@ public enum ScreenRenderer {
       let name = TextLayout.truncate(p.name, to: nameWidth - 1 - CharacterWidth.of(you)) + you
       grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: nameWidth)
       grid.write(
-        TextLayout.truncate(state.text, to: stateWidth - 1), row: row, col: col + 2 + nameWidth, style: state.style)
+        TextLayout.truncate(state.text, to: stateWidth - 1), row: row, col: col + 2 + nameWidth,
+        style: state.style)
       if offsetWidth > 0 {
-        grid.write(TextLayout.padLeft(offset, to: offsetWidth), row: row, col: col + width - 9, style: CellStyle(.muted))
+        grid.write(
+          TextLayout.padLeft(offset, to: offsetWidth), row: row, col: col + width - 9,
+          style: CellStyle(.muted))
       }
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
     } else {
@@ -364,11 +409,14 @@ public enum ScreenRenderer {
       //   state
       let right = offset + " " + (auto.isEmpty ? " " : auto)
       let rightWidth = CharacterWidth.of(right)
-      let name = TextLayout.truncate(p.name, to: width - 3 - rightWidth - CharacterWidth.of(you)) + you
+      let name =
+        TextLayout.truncate(p.name, to: width - 3 - rightWidth - CharacterWidth.of(you)) + you
       grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: width - 3 - rightWidth)
       grid.write(offset, row: row, col: col + width - rightWidth, style: CellStyle(.muted))
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
-      grid.write(TextLayout.truncate(state.text, to: width - 2), row: row + 1, col: col + 2, style: state.style)
+      grid.write(
+        TextLayout.truncate(state.text, to: width - 2), row: row + 1, col: col + 2,
+        style: state.style)
     }
   }
 
@@ -397,7 +445,9 @@ public enum ScreenRenderer {
   }
 
   /// A participant's state in words, with a style whose role colours the dot.
-  static func participantState(_ p: Participant, model: FrontModel) -> (text: String, style: CellStyle) {
+  static func participantState(_ p: Participant, model: FrontModel) -> (
+    text: String, style: CellStyle
+  ) {
     if !p.isConnected { return ("reconnecting", CellStyle(.error)) }
     if !p.isJoined { return ("not joined", CellStyle(.muted)) }
     if let reason = p.suspensions.last {
@@ -429,16 +479,20 @@ public enum ScreenRenderer {
     }
     switch model.membership {
     case .noSession: return ("nothing playing", CellStyle(.muted, bold: true))
-    case .invalidated(let reason): return ("session ended: \(reason)", CellStyle(.warning, bold: true))
+    case .invalidated(let reason):
+      return ("session ended: \(reason)", CellStyle(.warning, bold: true))
     case .waiting:
       let who = model.sessionStartedBy.map { "\($0) started watching" } ?? "a watch session is on"
       return ("\(who) · j to join", CellStyle(.accent, bold: true))
     case .joined: break
     }
-    guard let session = model.session else { return ("nothing playing", CellStyle(.muted, bold: true)) }
+    guard let session = model.session else {
+      return ("nothing playing", CellStyle(.muted, bold: true))
+    }
     if let reason = model.localSuspensions.last {
       return (
-        "suspended: \(SuspensionText.describe(reason)) · s to catch up", CellStyle(.warning, bold: true)
+        "suspended: \(SuspensionText.describe(reason)) · s to catch up",
+        CellStyle(.warning, bold: true)
       )
     }
     switch session.status {
@@ -449,10 +503,14 @@ public enum ScreenRenderer {
       return ("■ finished", CellStyle(.muted, bold: true))
     case .waiting:
       let names = session.waits.map { w in
-        w.participant == model.localParticipant ? "you" : (model.group.participant(w.participant)?.name ?? "?")
+        w.participant == model.localParticipant
+          ? "you" : (model.group.participant(w.participant)?.name ?? "?")
       }
       let longest = session.waits.map { secondsLeft(until: $0.deadline, now: model.now) }.max() ?? 0
-      return ("⏳ waiting for \(names.joined(separator: ", ")) · \(longest)s", CellStyle(.waiting, bold: true))
+      return (
+        "⏳ waiting for \(names.joined(separator: ", ")) · \(longest)s",
+        CellStyle(.waiting, bold: true)
+      )
     case .paused:
       return ("⏸ paused\(model.pausedBy.map { " by \($0)" } ?? "")", CellStyle(.paused, bold: true))
     case .playing:
@@ -483,13 +541,16 @@ public enum ScreenRenderer {
     guard inner > 0 else { return }
     let visible = model.visibleNotices
     if visible.isEmpty, r < bottom {
-      grid.write("Nothing yet. Press c to chat.", row: r, col: col + 2, style: CellStyle(.muted, dim: true), maxWidth: inner)
+      grid.write(
+        "Nothing yet. Press c to chat.", row: r, col: col + 2, style: CellStyle(.muted, dim: true),
+        maxWidth: inner)
       return
     }
     for (notice, visibility) in visible {
       guard r < bottom else { break }
       grid.write(
-        TextLayout.truncate(notice.text, to: inner), row: r, col: col + 2, style: noticeStyle(notice, visibility))
+        TextLayout.truncate(notice.text, to: inner), row: r, col: col + 2,
+        style: noticeStyle(notice, visibility))
       r += 1
     }
   }
@@ -515,16 +576,20 @@ public enum ScreenRenderer {
     let row = max(0, (grid.rows - height) / 2)
     let col = max(0, (grid.cols - width) / 2)
     grid.fill(row: row, col: col, height: height, width: width)
-    grid.box(row: row, col: col, height: height, width: width, title: "Keys", style: CellStyle(.accent))
+    grid.box(
+      row: row, col: col, height: height, width: width, title: "Keys", style: CellStyle(.accent))
     let inner = width - 4
     for (i, e) in entries.enumerated() where row + 1 + i < row + height - 2 {
       let r = row + 1 + i
-      grid.write(TextLayout.pad(e.key, to: keyWidth), row: r, col: col + 2, style: CellStyle(.accent, bold: true))
+      grid.write(
+        TextLayout.pad(e.key, to: keyWidth), row: r, col: col + 2,
+        style: CellStyle(.accent, bold: true))
       grid.write(e.text, row: r, col: col + 3 + keyWidth, maxWidth: inner - keyWidth - 1)
     }
     if height >= 4 {
       grid.write(
-        "any key closes this help", row: row + height - 2, col: col + 2, style: CellStyle(.muted), maxWidth: inner)
+        "any key closes this help", row: row + height - 2, col: col + 2, style: CellStyle(.muted),
+        maxWidth: inner)
     }
   }
 
@@ -548,14 +613,16 @@ public enum ScreenRenderer {
     case .list:
       let maxRows = max(1, grid.rows - 4 - body.count - 2)
       let listRows = min(prompt.options.count, maxRows)
-      let listStart = min(max(0, prompt.selection - listRows / 2), max(0, prompt.options.count - listRows))
+      let listStart = min(
+        max(0, prompt.selection - listRows / 2), max(0, prompt.options.count - listRows))
       for i in listStart..<(listStart + listRows) {
         let o = prompt.options[i]
         let selected = i == prompt.selection
         let mark = selected ? "▸ " : "  "
         let now = o.isCurrent ? " (now)" : ""
         let detail = o.detail.map { " " + $0 } ?? ""
-        let labelWidth = inner - CharacterWidth.of(mark) - CharacterWidth.of(detail) - CharacterWidth.of(now)
+        let labelWidth =
+          inner - CharacterWidth.of(mark) - CharacterWidth.of(detail) - CharacterWidth.of(now)
         let text = mark + TextLayout.pad(o.label, to: labelWidth) + now + detail
         body.append(.text(text, selected ? CellStyle(.accent, bold: true, reverse: true) : .plain))
       }
@@ -569,13 +636,16 @@ public enum ScreenRenderer {
     let col = max(0, (grid.cols - width) / 2)
     grid.fill(row: row, col: col, height: height, width: width)
     grid.box(
-      row: row, col: col, height: height, width: width, title: prompt.title, style: CellStyle(.accent, bold: true))
+      row: row, col: col, height: height, width: width, title: prompt.title,
+      style: CellStyle(.accent, bold: true))
     for (i, line) in body.enumerated() {
       let r = row + 1 + i
       guard r < row + height - 1 else { break }
       switch line {
-      case .text(let text, let style): grid.write(text, row: r, col: col + 2, style: style, maxWidth: inner)
-      case .buttons(let buttons): drawButtons(buttons, prompt: prompt, row: r, col: col + 2, into: &grid)
+      case .text(let text, let style):
+        grid.write(text, row: r, col: col + 2, style: style, maxWidth: inner)
+      case .buttons(let buttons):
+        drawButtons(buttons, prompt: prompt, row: r, col: col + 2, into: &grid)
       }
     }
   }
@@ -622,7 +692,8 @@ public enum ScreenRenderer {
   private static func hint(for prompt: Prompt) -> String {
     switch prompt.layout {
     case .buttons:
-      let keys = prompt.options.compactMap { $0.hotkey.map { String($0).lowercased() } }.joined(separator: "/")
+      let keys = prompt.options.compactMap { $0.hotkey.map { String($0).lowercased() } }.joined(
+        separator: "/")
       return "←/→ move · enter choose · \(keys) · esc cancel"
     case .list: return "↑/↓ move · enter choose · esc cancel"
     case .input: return "enter send · esc cancel"

@@ -65,10 +65,13 @@ struct CellGridTests {
     #expect(CharacterWidth.of("\u{200B}") == 0)
   }
 
-  @Test("character widths of common ranges", arguments: [
-    ("a", 1), ("é", 1), ("─", 1), ("▶", 1), ("⏸", 1), ("⏳", 2), ("漢", 2), ("한", 2), ("あ", 2), ("Ａ", 2),
-    ("🍿", 2), ("🌊", 2), ("👍🏽", 2), ("❤️", 2), ("\u{0301}", 0),
-  ])
+  @Test(
+    "character widths of common ranges",
+    arguments: [
+      ("a", 1), ("é", 1), ("─", 1), ("▶", 1), ("⏸", 1), ("⏳", 2), ("漢", 2), ("한", 2), ("あ", 2),
+      ("Ａ", 2),
+      ("🍿", 2), ("🌊", 2), ("👍🏽", 2), ("❤️", 2), ("\u{0301}", 0),
+    ])
   func widths(_ text: String, _ width: Int) {
     #expect(CharacterWidth.of(Character(text)) == width)
   }
@@ -101,5 +104,21 @@ struct CellGridTests {
     #expect(rows.allSatisfy { $0.count == BigDigits.width(of: "12:34") })
     #expect(BigDigits.width(of: "0") == 3)
     #expect(BigDigits.width(of: "1:00") == 3 + 1 + 1 + 1 + 3 + 1 + 3)
+  }
+}
+
+@Suite("key decoding")
+struct KeyDecoderTests {
+  @Test("curses characters become keys")
+  func characters() {
+    #expect(KeyDecoder.characterKey(13) == .enter)
+    #expect(KeyDecoder.characterKey(10) == .enter)
+    #expect(KeyDecoder.characterKey(27) == .escape)
+    #expect(KeyDecoder.characterKey(127) == .backspace)
+    #expect(KeyDecoder.characterKey(9) == .tab)
+    #expect(KeyDecoder.characterKey(12) == .control("l"))
+    #expect(KeyDecoder.characterKey(32) == .character(" "))
+    #expect(KeyDecoder.characterKey(0x6F22) == .character("漢"))
+    #expect(KeyDecoder.characterKey(0) == nil)
   }
 }

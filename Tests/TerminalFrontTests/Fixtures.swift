@@ -17,22 +17,27 @@ enum Fixtures {
     ])
 
   static let testCard = SeriesInfo(
-    id: "testcard", title: "Test Card", items: [ItemInfo(id: "testcard/bars", title: "Colour bars", duration: 600)])
+    id: "testcard", title: "Test Card",
+    items: [ItemInfo(id: "testcard/bars", title: "Colour bars", duration: 600)])
 
   static let now = GroupInstant(seconds: 1000)
 
   static func participants(joined: Bool = true) -> [Participant] {
     [
-      Participant(id: alice, name: "alice", isJoined: joined, autoAdvance: true, playerOffset: 0.003),
+      Participant(
+        id: alice, name: "alice", isJoined: joined, autoAdvance: true, playerOffset: 0.003),
       Participant(id: bob, name: "bob", isJoined: true, playerOffset: 0.012),
       Participant(id: carol, name: "carol", isJoined: true, playerOffset: -0.034),
     ]
   }
 
-  static func session(position: Double = 754, rate: Double = 1, intended: Double? = nil) -> WatchSession {
+  static func session(position: Double = 754, rate: Double = 1, intended: Double? = nil)
+    -> WatchSession
+  {
     WatchSession(
       id: 1, series: series, item: series.items[1],
-      timeline: Timeline(itemTime: position, groupTime: now, rate: rate), intendedRate: intended ?? rate)
+      timeline: Timeline(itemTime: position, groupTime: now, rate: rate),
+      intendedRate: intended ?? rate)
   }
 
   static func pattern(_ position: Double) -> String {
@@ -46,7 +51,8 @@ enum Fixtures {
       roomName: "lobby", localParticipant: alice,
       group: GroupState(sequence: 10, participants: participants(), session: session()),
       player: PlayerSnapshot(
-        item: "harbour/s1e2", itemTitle: "The Lighthouse Keeper", seriesTitle: "Harbour Lights", position: 754,
+        item: "harbour/s1e2", itemTitle: "The Lighthouse Keeper", seriesTitle: "Harbour Lights",
+        position: 754,
         duration: 2470, rate: 1, activity: .playing, subtitle: "Did you see the light last night?",
         testPattern: pattern(754)),
       now: now, connection: .connected, membership: .joined, catalog: [series, testCard])
@@ -65,7 +71,8 @@ enum Fixtures {
     model.player.rate = 0
     model.player.activity = .paused
     model.apply(
-      ChangeEvent(sequence: 11, at: now, originator: bob, originatorName: "bob", kind: .paused(at: 754)))
+      ChangeEvent(
+        sequence: 11, at: now, originator: bob, originatorName: "bob", kind: .paused(at: 754)))
     return model
   }
 
@@ -73,8 +80,10 @@ enum Fixtures {
     var model = playing()
     var s = session(rate: 0, intended: 1)
     s.waits = [
-      GroupWait(participant: bob, cause: .loading, since: now, deadline: now.advanced(bySeconds: 52)),
-      GroupWait(participant: carol, cause: .stalled, since: now, deadline: now.advanced(bySeconds: 7.2)),
+      GroupWait(
+        participant: bob, cause: .loading, since: now, deadline: now.advanced(bySeconds: 52)),
+      GroupWait(
+        participant: carol, cause: .stalled, since: now, deadline: now.advanced(bySeconds: 7.2)),
     ]
     model.group.session = s
     model.group.participants[1].readiness = .loading
@@ -112,7 +121,13 @@ enum Fixtures {
   static func noSession() -> FrontModel {
     FrontModel(
       roomName: "lobby", localParticipant: alice,
-      group: GroupState(sequence: 3, participants: participants(joined: false).map { var p = $0; p.isJoined = false; return p }),
+      group: GroupState(
+        sequence: 3,
+        participants: participants(joined: false).map {
+          var p = $0
+          p.isJoined = false
+          return p
+        }),
       now: now, connection: .connected, membership: .noSession, catalog: [series, testCard])
   }
 
@@ -123,7 +138,9 @@ enum Fixtures {
     model.membership = .waiting
     model.player = PlayerSnapshot()
     model.apply(
-      ChangeEvent(sequence: 11, at: now, originator: bob, originatorName: "bob", kind: .sessionStarted(item: "harbour/s1e2")))
+      ChangeEvent(
+        sequence: 11, at: now, originator: bob, originatorName: "bob",
+        kind: .sessionStarted(item: "harbour/s1e2")))
     var controller = FrontController()
     controller.prepare(&model)
     return model
@@ -145,7 +162,8 @@ enum Fixtures {
   static func fastAndWide() -> FrontModel {
     var model = playing()
     model.group.session = session(rate: 1.5)
-    model.group.participants.append(Participant(id: "p4", name: "小明", isJoined: true, playerOffset: 0.21))
+    model.group.participants.append(
+      Participant(id: "p4", name: "小明", isJoined: true, playerOffset: 0.21))
     model.group.participants.append(
       Participant(id: "p5", name: "maximilian-the-late", isJoined: false))
     model.player.subtitle = "灯台の光を見ましたか？"

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("keys and prompts")
 struct FrontControllerTests {
-  func press(_ keys: [Key], _ model: FrontModel, _ controller: inout FrontController) -> [FrontAction] {
+  func press(_ keys: [Key], _ model: FrontModel, _ controller: inout FrontController)
+    -> [FrontAction]
+  {
     var last: [FrontAction] = []
     for k in keys { last = controller.handle(key: k, model: model) }
     return last
@@ -38,9 +40,12 @@ struct FrontControllerTests {
     #expect(c.handle(key: .up, model: end) == [.seek(to: 2470)])
   }
 
-  @Test("[ and ] step through the rates", arguments: [
-    (1.0, "]", 1.25), (1.0, "[", 0.75), (1.5, "]", 2.0), (0.5, "[", 0.25), (1.1, "]", 1.25), (1.1, "[", 1.0),
-  ])
+  @Test(
+    "[ and ] step through the rates",
+    arguments: [
+      (1.0, "]", 1.25), (1.0, "[", 0.75), (1.5, "]", 2.0), (0.5, "[", 0.25), (1.1, "]", 1.25),
+      (1.1, "[", 1.0),
+    ])
   func rates(_ from: Double, _ key: String, _ to: Double) {
     var c = FrontController()
     var model = Fixtures.playing()
@@ -79,7 +84,8 @@ struct FrontControllerTests {
     var c = FrontController()
     var model = Fixtures.playing()
     model.group.session?.item = Fixtures.series.items[3]
-    #expect(c.handle(key: .character("n"), model: model) == [.localNotice("S1E4 is the last episode")])
+    #expect(
+      c.handle(key: .character("n"), model: model) == [.localNotice("S1E4 is the last episode")])
   }
 
   @Test("e opens the picker on the current episode; picking another asks to confirm")
@@ -111,7 +117,8 @@ struct FrontControllerTests {
     #expect(c.handle(key: .enter, model: model) == [.start("harbour/s1e3", together: true)])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .enter, model: model)
-    #expect(c.handle(key: .character("o"), model: model) == [.start("harbour/s1e1", together: false)])
+    #expect(
+      c.handle(key: .character("o"), model: model) == [.start("harbour/s1e1", together: false)])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .enter, model: model)
     #expect(press([.tab, .tab, .enter], model, &c) == [.redraw])
@@ -150,9 +157,10 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.suspend(.interrupted)])
     #expect(c.handle(key: .character("s"), model: Fixtures.suspended()) == [.resume])
     #expect(c.handle(key: .character("a"), model: Fixtures.playing()) == [.setAutoAdvance(false)])
-    #expect(c.handle(key: .character(" "), model: Fixtures.suspended()) == [
-      .localNotice("you stepped away — press s to catch up first")
-    ])
+    #expect(
+      c.handle(key: .character(" "), model: Fixtures.suspended()) == [
+        .localNotice("you stepped away — press s to catch up first")
+      ])
   }
 
   @Test("c opens the chat line; enter sends the trimmed text, esc drops it")
@@ -184,7 +192,10 @@ struct FrontControllerTests {
     c.prepare(&model)
     #expect(model.prompt == nil)
     #expect(c.handle(key: .character("j"), model: model) == [.joinSession])
-    #expect(c.handle(key: .character(" "), model: model) == [.localNotice("press j to join the watch session first")])
+    #expect(
+      c.handle(key: .character(" "), model: model) == [
+        .localNotice("press j to join the watch session first")
+      ])
     c.prepare(&model)
     _ = c.handle(key: .character("j"), model: model)
     model.group.session?.id = 2
@@ -215,9 +226,10 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character(" "), model: model) == [.redraw])
     c.prepare(&model)
     #expect(!model.showsHelp)
-    #expect(c.handle(key: .character(" "), model: Fixtures.noSession()) == [
-      .localNotice("nothing is being watched — press e to pick an episode")
-    ])
+    #expect(
+      c.handle(key: .character(" "), model: Fixtures.noSession()) == [
+        .localNotice("nothing is being watched — press e to pick an episode")
+      ])
     #expect(c.handle(key: .character("x"), model: model) == [])
     #expect(c.handle(key: .resize, model: model) == [.redraw])
   }

@@ -7,11 +7,14 @@ struct ScreenSize: CustomTestStringConvertible, Sendable {
   var cols: Int
   var rows: Int
   var testDescription: String { "\(cols)x\(rows)" }
-  static let all = [ScreenSize(cols: 80, rows: 24), ScreenSize(cols: 120, rows: 35), ScreenSize(cols: 60, rows: 20)]
+  static let all = [
+    ScreenSize(cols: 80, rows: 24), ScreenSize(cols: 120, rows: 35), ScreenSize(cols: 60, rows: 20),
+  ]
 }
 
 enum ScreenState: String, CaseIterable, Sendable {
-  case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered, invalidated
+  case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered,
+    invalidated
   case helpShown, fastAndWide
 
   var model: FrontModel {
@@ -41,7 +44,8 @@ enum PromptCase: String, CaseIterable, Sendable {
       model = Fixtures.sessionOffered()
     case .startSession:
       model = Fixtures.noSession()
-      model.prompt = .startSession(item: Fixtures.series.items[0], seriesTitle: "Harbour Lights", others: ["bob", "carol"])
+      model.prompt = .startSession(
+        item: Fixtures.series.items[0], seriesTitle: "Harbour Lights", others: ["bob", "carol"])
     case .confirmSwitch:
       model.prompt = .confirmSwitch(to: Fixtures.series.items[2])
     case .quit:
@@ -65,7 +69,9 @@ struct RendererSnapshotTests {
     assertSnapshot(grid.text, named: "state-\(state.rawValue)-\(size.cols)x\(size.rows)")
   }
 
-  @Test("every prompt renders as a modal box as recorded", arguments: PromptCase.allCases, ScreenSize.all)
+  @Test(
+    "every prompt renders as a modal box as recorded", arguments: PromptCase.allCases,
+    ScreenSize.all)
   func prompt(_ prompt: PromptCase, size: ScreenSize) {
     let grid = ScreenRenderer.render(prompt.model, rows: size.rows, cols: size.cols)
     assertSnapshot(grid.text, named: "prompt-\(prompt.rawValue)-\(size.cols)x\(size.rows)")

@@ -7,7 +7,8 @@ func assertSnapshot(
   _ text: String, named name: String, filePath: String = #filePath,
   sourceLocation: SourceLocation = #_sourceLocation
 ) {
-  let directory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("__Snapshots__")
+  let directory = URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent(
+    "__Snapshots__")
   let file = directory.appendingPathComponent("\(name).txt")
   let actual = text + "\n"
   if ProcessInfo.processInfo.environment["COWATCH_RECORD_SNAPSHOTS"] == "1" {
@@ -21,7 +22,8 @@ func assertSnapshot(
   }
   guard let expected = try? String(contentsOf: file, encoding: .utf8) else {
     Issue.record(
-      "no snapshot \(name).txt; run with COWATCH_RECORD_SNAPSHOTS=1 to record it", sourceLocation: sourceLocation)
+      "no snapshot \(name).txt; run with COWATCH_RECORD_SNAPSHOTS=1 to record it",
+      sourceLocation: sourceLocation)
     return
   }
   if expected != actual {
