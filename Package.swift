@@ -81,7 +81,8 @@ let package = Package(
       name: "GroupSessionsTests",
       dependencies: ["GroupSessions", "Relay", "Rooms", "WireProtocol", "Media"]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
-    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront"]),
+    // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
+    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront"], exclude: ["__Snapshots__"]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: []),
   ],

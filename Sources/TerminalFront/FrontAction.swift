@@ -1,0 +1,33 @@
+import PlaybackCoordination
+
+/// What the person asked for. The front only emits these; whoever wires it to the session
+/// client turns them into group commands (or local effects such as quitting).
+public enum FrontAction: Hashable, Sendable {
+  /// Play (resume) the group at the current position.
+  case play
+  /// Pause the group at the item time this player shows (the pause snaps to it).
+  case pause(at: Double)
+  case seek(to: Double)
+  case setRate(Double)
+  /// Switch everyone to another item; already confirmed by the person.
+  case switchTo(ItemID)
+  /// Start a new watch session of an item in the room (`together`), or watch it alone.
+  case start(ItemID, together: Bool)
+  case suspend(SuspensionReason)
+  /// End all of this participant's suspensions and jump back to where the group is.
+  case resume
+  case setAutoAdvance(Bool)
+  case chat(String)
+  case joinSession
+  /// "Not now" to an offered session.
+  case declineSession
+  /// Leave the watch session only (stay in the room).
+  case leave
+  case endForEveryone
+  /// Quit the program (after `leave` or `endForEveryone` when in a session).
+  case quit
+  /// Render again now (help toggled, a prompt changed, the terminal resized).
+  case redraw
+  /// Feedback for this person only, e.g. "no next episode" (post it as an error notice).
+  case localNotice(String)
+}

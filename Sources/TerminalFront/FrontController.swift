@@ -1,0 +1,238 @@
+import PlaybackCoordination
+
+/// Turns keys into actions, given what the screen shows. Pure: it owns only the front's own
+/// state (the prompt stack, the help overlay, which sessions were already offered).
+///
+/// Use: after every model change call ``prepare(_:)`` (it offers new sessions and puts the
+/// prompt and help into the model), render; on every key call ``handle(key:model:)``,
+/// perform the actions, then ``prepare(_:)`` and render again.
+public struct FrontController: Hashable, Sendable {
+  /// Open prompts; the last one is on top and gets the keys.
+  public private(set) var prompts: [Prompt] = []
+  public private(set) var showsHelp = false
+  /// The last session offered with the Join / Not now prompt (not offered twice).
+  public private(set) var offeredSession: UInt64?
+  public var seekStep: Double
+  public var bigSeekStep: Double
+  /// The reason `s` suspends with.
+  public var suspensionReason: SuspensionReason
+
+  public init(
+    seekStep: Double = 10, bigSeekStep: Double = 60,
+    suspensionReason: SuspensionReason = .interrupted
+  ) {
+    self.seekStep = seekStep
+    self.bigSeekStep = bigSeekStep
+    self.suspensionReason = suspensionReason
+  }
+
+  public var activePrompt: Prompt? { prompts.last }
+
+  /// Opens a prompt on top of any others (e.g. one the app itself wants to ask).
+  public mutating func present(_ prompt: Prompt) {
+    prompts.append(prompt)
+  }
+
+  public mutating func dismissAllPrompts() {
+    prompts.removeAll()
+  }
+
+  /// Brings the front's own state up to date with the model (offers a newly started
+  /// session, drops prompts that no longer apply) and copies the prompt and help
+  /// visibility into the model for rendering.
+  public mutating func prepare(_ model: inout FrontModel) {
+    let waitingSession: UInt64? = model.membership == .waiting ? model.session?.id : nil
+    prompts.removeAll { prompt in
+      switch prompt.kind {
+      case .sessionOffered(let id): return id != waitingSession
+      case .confirmSwitch, .quit: return !model.isJoined
+      default: return false
+      }
+    }
+    if let session = model.session, let id = waitingSession, offeredSession != id,
+      prompts.isEmpty, !showsHelp
+    {
+      offeredSession = id
+      prompts.append(
+        .sessionOffered(
+          sessionID: id, startedBy: model.sessionStartedBy, seriesTitle: session.series.title,
+          item: session.item))
+    }
+    model.prompt = prompts.last
+    model.showsHelp = showsHelp
+  }
+
+  /// What a key asks for. Prompts get keys first, then the help overlay, then the
+  /// main-screen bindings.
+  public mutating func handle(key: Key, model: FrontModel) -> [FrontAction] {
+    switch key {
+    case .resize: return [.redraw]
+    case .interrupt: return model.isJoined ? [.leave, .quit] : [.quit]
+    default: break
+    }
+    if !prompts.isEmpty {
+      let outcome = prompts[prompts.count - 1].handle(key)
+      if outcome == .pending { return [.redraw] }
+      let prompt = prompts.removeLast()
+      return resolve(prompt, outcome, model: model)
+    }
+    if showsHelp {
+      showsHelp = false
+      return [.redraw]
+    }
+    guard let command = KeyBinding.command(for: key) else { return [] }
+    return perform(command, model: model)
+  }
+
+  private mutating func perform(_ command: FrontCommand, model: FrontModel) -> [FrontAction] {
+    switch command {
+    case .help:
+      showsHelp.toggle()
+      return [.redraw]
+    case .redraw:
+      return [.redraw]
+    case .chat:
+      present(.chat())
+      return [.redraw]
+    case .quit:
+      guard model.isJoined else { return [.quit] }
+      let others = model.group.joinedParticipants.filter { $0.id != model.localParticipant }.count
+      present(.quit(others: others))
+      return [.redraw]
+    case .join:
+      if model.membership == .waiting { return [.joinSession] }
+      return [.localNotice(model.isJoined ? "you have already joined" : "nothing to join")]
+    case .episodes:
+      return openPicker(model: model)
+    case .autoAdvance:
+      guard let local = model.local else { return [.localNotice("not in the room yet")] }
+      return [.setAutoAdvance(!local.autoAdvance)]
+    default:
+      break
+    }
+    // The rest moves the group: only for a joined participant.
+    if let refusal = playbackRefusal(model) { return [.localNotice(refusal)] }
+    guard let session = model.session else { return [] }
+    switch command {
+    case .suspendResume:
+      return model.localSuspensions.isEmpty ? [.suspend(suspensionReason)] : [.resume]
+    default:
+      break
+    }
+    if !model.localSuspensions.isEmpty {
+      return [.localNotice("you stepped away — press s to catch up first")]
+    }
+    let duration = session.item.duration
+    func seek(_ delta: Double) -> [FrontAction] {
+      [.seek(to: min(max(0, model.displayPosition + delta), duration))]
+    }
+    switch command {
+    case .playPause:
+      switch session.status {
+      case .playing, .waiting: return [.pause(at: model.displayPosition)]
+      case .paused, .finished: return [.play]
+      }
+    case .back10: return seek(-seekStep)
+    case .forward10: return seek(seekStep)
+    case .back60: return seek(-bigSeekStep)
+    case .forward60: return seek(bigSeekStep)
+    case .slower, .faster:
+      let current =
+        session.intendedRate > 0
+        ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
+      let rate = KeyBinding.rateStep(from: current, up: command == .faster)
+      return rate == current
+        ? [.localNotice("speed is already \(RateFormat.text(rate))")] : [.setRate(rate)]
+    case .next:
+      guard let next = session.series.item(after: session.item.id) else {
+        return [.localNotice("\(EpisodeLabel.code(session.item.id)) is the last episode")]
+      }
+      present(.confirmSwitch(to: next))
+      return [.redraw]
+    default:
+      return []
+    }
+  }
+
+  /// Why playback keys do nothing now, if they don't.
+  private func playbackRefusal(_ model: FrontModel) -> String? {
+    switch model.membership {
+    case .joined: return model.session == nil ? "nothing is being watched" : nil
+    case .waiting: return "press j to join the watch session first"
+    case .noSession, .invalidated: return "nothing is being watched — press e to pick an episode"
+    }
+  }
+
+  private mutating func openPicker(model: FrontModel) -> [FrontAction] {
+    if model.isJoined, let session = model.session {
+      present(.episodePicker(series: [session.series], current: session.item.id))
+      return [.redraw]
+    }
+    guard !model.catalog.isEmpty else { return [.localNotice("there is nothing to pick from")] }
+    present(.episodePicker(series: model.catalog, current: nil))
+    return [.redraw]
+  }
+
+  private mutating func resolve(_ prompt: Prompt, _ outcome: Prompt.Outcome, model: FrontModel)
+    -> [FrontAction]
+  {
+    switch (prompt.kind, outcome) {
+    case (.sessionOffered, .chosen(.join)): return [.joinSession]
+    case (.sessionOffered, _): return [.declineSession]
+    case (.startSession(let item), .chosen(.watchTogether)): return [.start(item, together: true)]
+    case (.startSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
+    case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
+    case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
+    case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+    case (.chat, .submitted(let text)):
+      let trimmed = text.trimmingSpaces
+      return trimmed.isEmpty ? [.redraw] : [.chat(trimmed)]
+    case (.episodePicker, .chosen(.item(let id))):
+      return picked(id, model: model)
+    default:
+      return [.redraw]
+    }
+  }
+
+  private mutating func picked(_ id: ItemID, model: FrontModel) -> [FrontAction] {
+    if model.isJoined, let session = model.session {
+      if id == session.item.id {
+        return [.localNotice("already watching \(EpisodeLabel.code(id))")]
+      }
+      guard let item = session.series.item(id) else { return [.redraw] }
+      present(.confirmSwitch(to: item))
+      return [.redraw]
+    }
+    guard let series = model.catalog.first(where: { $0.item(id) != nil }),
+      let item = series.item(id)
+    else {
+      return [.redraw]
+    }
+    let others = model.group.participants.filter { $0.id != model.localParticipant }.map(\.name)
+    if others.isEmpty { return [.start(id, together: true)] }
+    present(.startSession(item: item, seriesTitle: series.title, others: others))
+    return [.redraw]
+  }
+}
+
+extension String {
+  var trimmingSpaces: String {
+    var s = Substring(self)
+    while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+    while let l = s.last, l.isWhitespace { s = s.dropLast() }
+    return String(s)
+  }
+}
+
+/// `1.5×`, `1×`, `0.75×`.
+public enum RateFormat {
+  public static func text(_ rate: Double) -> String {
+    let hundredths = Int((rate * 100).rounded())
+    var s = "\(hundredths / 100)"
+    let frac = hundredths % 100
+    if frac != 0 {
+      s += frac % 10 == 0 ? ".\(frac / 10)" : (frac < 10 ? ".0\(frac)" : ".\(frac)")
+    }
+    return s + "×"
+  }
+}

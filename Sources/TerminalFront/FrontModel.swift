@@ -1,0 +1,240 @@
+import PlaybackCoordination
+
+/// Whether this terminal is talking to the relay.
+public enum ConnectionState: Hashable, Sendable {
+  case connected
+  /// Lost the link; trying again. The group state shown is the last one received.
+  case reconnecting
+  /// Gave up (or never got through); with a reason to show.
+  case disconnected(reason: String?)
+}
+
+/// This participant's relation to the room's watch session (SharePlay's GroupSession
+/// states, plus "no session at all").
+public enum MembershipState: Hashable, Sendable {
+  /// Nothing is being watched in the room.
+  case noSession
+  /// A session exists and this participant has not joined it (the front offers to).
+  case waiting
+  case joined
+  /// The session ended for this participant: left, ended for everyone, removed, relay
+  /// lost for good. The reason is shown as it is.
+  case invalidated(reason: String)
+}
+
+/// What the local player shows, as plain values (filled from the media player by whoever
+/// wires the front; the front does not depend on the player's types).
+public struct PlayerSnapshot: Hashable, Sendable {
+  public enum Activity: String, Hashable, Sendable {
+    case idle, loading, playing, paused, stalled, ended
+  }
+
+  public var item: ItemID?
+  public var itemTitle: String?
+  public var seriesTitle: String?
+  /// Item time the player shows, seconds.
+  public var position: Double
+  /// Item duration, seconds; nil when unknown (the session's item is used then).
+  public var duration: Double?
+  /// The rate the player advances at now (0 when paused or stalled).
+  public var rate: Double
+  public var activity: Activity
+  /// The subtitle line on screen now, if any.
+  public var subtitle: String?
+  /// One frame of the test pattern as a line of text (the player's picture).
+  public var testPattern: String?
+
+  public init(
+    item: ItemID? = nil, itemTitle: String? = nil, seriesTitle: String? = nil, position: Double = 0,
+    duration: Double? = nil, rate: Double = 0, activity: Activity = .idle, subtitle: String? = nil,
+    testPattern: String? = nil
+  ) {
+    self.item = item
+    self.itemTitle = itemTitle
+    self.seriesTitle = seriesTitle
+    self.position = position
+    self.duration = duration
+    self.rate = rate
+    self.activity = activity
+    self.subtitle = subtitle
+    self.testPattern = testPattern
+  }
+}
+
+/// One line in the notices pane.
+public struct Notice: Hashable, Sendable {
+  public enum Kind: Hashable, Sendable {
+    /// A change in the group ("bob paused at 12:34").
+    case event
+    /// A chat message ("bob: hi").
+    case chat
+    /// Something went wrong or was refused (shown in the warning colour).
+    case error
+  }
+
+  public var text: String
+  /// Group time it was posted; notices dim and then disappear as it ages.
+  public var at: GroupInstant
+  public var kind: Kind
+
+  public init(_ text: String, at: GroupInstant, kind: Kind = .event) {
+    self.text = text
+    self.at = at
+    self.kind = kind
+  }
+}
+
+/// Everything the screen shows, as one value. The renderer draws it; nothing in it refers
+/// to the network, so the session client can fill it from wherever it likes.
+///
+/// Typical wiring: on each group state received, set ``group`` and pass its
+/// `lastChange` to ``apply(_:)``; on each tick, set ``now`` and ``player``; then let the
+/// ``FrontController`` ``FrontController/prepare(_:)`` it (prompts, help) and render.
+public struct FrontModel: Hashable, Sendable {
+  /// The room's name, for the header.
+  public var roomName: String
+  /// Which participant this terminal is; nil before the relay has assigned one.
+  public var localParticipant: ParticipantID?
+  public var group: GroupState
+  public var player: PlayerSnapshot
+  /// The current group time, for positions, countdowns and notice ages.
+  public var now: GroupInstant
+  public var connection: ConnectionState
+  public var membership: MembershipState
+  /// Newest first.
+  public var notices: [Notice]
+  /// Event and error notices dim after half this many seconds and disappear after it.
+  public var noticeLifetime: Double
+  /// Chat lines last longer than event notices.
+  public var chatLifetime: Double
+  /// What can be watched, for the episode picker when no session is running.
+  public var catalog: [SeriesInfo]
+  /// The modal prompt on top, if any (set by ``FrontController/prepare(_:)``).
+  public var prompt: Prompt?
+  /// The help overlay is shown (set by ``FrontController/prepare(_:)``).
+  public var showsHelp: Bool
+  /// Who last paused the group, for "paused by bob" (kept by ``apply(_:)``).
+  public var pausedBy: String?
+  /// Who started the current session, for "bob started …" (kept by ``apply(_:)``).
+  public var sessionStartedBy: String?
+  /// The last change turned into a notice, so that the same change is never shown twice.
+  public var lastAppliedSequence: UInt64?
+  /// How many notices are kept at most.
+  public var noticeCapacity: Int
+
+  public init(
+    roomName: String = "lobby", localParticipant: ParticipantID? = nil,
+    group: GroupState = GroupState(),
+    player: PlayerSnapshot = PlayerSnapshot(), now: GroupInstant = GroupInstant(nanoseconds: 0),
+    connection: ConnectionState = .connected, membership: MembershipState = .noSession,
+    notices: [Notice] = [], noticeLifetime: Double = 20, chatLifetime: Double = 120,
+    catalog: [SeriesInfo] = [], prompt: Prompt? = nil, showsHelp: Bool = false,
+    pausedBy: String? = nil,
+    sessionStartedBy: String? = nil, noticeCapacity: Int = 50
+  ) {
+    self.roomName = roomName
+    self.localParticipant = localParticipant
+    self.group = group
+    self.player = player
+    self.now = now
+    self.connection = connection
+    self.membership = membership
+    self.notices = notices
+    self.noticeLifetime = noticeLifetime
+    self.chatLifetime = chatLifetime
+    self.catalog = catalog
+    self.prompt = prompt
+    self.showsHelp = showsHelp
+    self.pausedBy = pausedBy
+    self.sessionStartedBy = sessionStartedBy
+    self.noticeCapacity = noticeCapacity
+  }
+
+  public var session: WatchSession? { group.session }
+
+  public var local: Participant? { localParticipant.flatMap(group.participant) }
+
+  /// The text being typed in the chat line, when the chat prompt is open.
+  public var chatInput: String? {
+    guard let prompt, case .chat = prompt.kind else { return nil }
+    return prompt.input
+  }
+
+  public var isJoined: Bool { membership == .joined }
+
+  /// The local participant's active suspensions.
+  public var localSuspensions: [SuspensionReason] { local?.suspensions ?? [] }
+
+  /// The position to show: the local player's while it has the session's item, otherwise
+  /// where the group is.
+  public var displayPosition: Double {
+    if let session {
+      if isJoined, player.item == session.item.id { return player.position }
+      return session.position(at: now)
+    }
+    return player.position
+  }
+
+  public var displayDuration: Double {
+    if let session { return session.item.duration }
+    return player.duration ?? 0
+  }
+
+  /// Adds a notice at ``now`` (newest first).
+  public mutating func post(_ text: String, kind: Notice.Kind = .event) {
+    notices.insert(Notice(text, at: now, kind: kind), at: 0)
+    if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
+  }
+
+  /// Adds a chat line "name: text".
+  public mutating func receiveChat(from name: String, text: String) {
+    post(NoticeFormatter.chat(from: name, text: text), kind: .chat)
+  }
+
+  /// Takes in an applied change: posts its notice (once per sequence number) and keeps
+  /// track of who paused and who started the session.
+  public mutating func apply(_ event: ChangeEvent) {
+    if let last = lastAppliedSequence, event.sequence <= last { return }
+    lastAppliedSequence = event.sequence
+    let name = NoticeFormatter.name(of: event, in: group, local: localParticipant)
+    switch event.kind {
+    case .paused: pausedBy = name
+    case .played, .waitEnded, .resumedProposing, .replaced, .autoAdvanced: pausedBy = nil
+    case .sessionStarted:
+      pausedBy = nil
+      sessionStartedBy = name
+    case .sessionEnded: sessionStartedBy = nil
+    default: break
+    }
+    if let text = NoticeFormatter.notice(for: event, in: group, local: localParticipant) {
+      notices.insert(Notice(text, at: event.at, kind: .event), at: 0)
+      if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
+    }
+  }
+
+  /// How visible a notice is now.
+  public func visibility(of notice: Notice) -> NoticeVisibility {
+    let lifetime = notice.kind == .chat ? chatLifetime : noticeLifetime
+    let age = now.seconds(since: notice.at)
+    if age >= lifetime { return .gone }
+    return age >= lifetime / 2 ? .fading : .fresh
+  }
+
+  /// Notices still visible now, newest first.
+  public var visibleNotices: [(notice: Notice, visibility: NoticeVisibility)] {
+    notices.compactMap { n in
+      let v = visibility(of: n)
+      return v == .gone ? nil : (n, v)
+    }
+  }
+
+  /// Forgets notices that are no longer visible.
+  public mutating func pruneNotices() {
+    let model = self
+    notices.removeAll { model.visibility(of: $0) == .gone }
+  }
+}
+
+public enum NoticeVisibility: Hashable, Sendable {
+  case fresh, fading, gone
+}

@@ -1,0 +1,93 @@
+/// What a key means on the main screen (when no prompt is open).
+public enum FrontCommand: Hashable, Sendable, CaseIterable {
+  case playPause
+  case back10, forward10, back60, forward60
+  case slower, faster
+  case next
+  case episodes
+  case suspendResume
+  case autoAdvance
+  case chat
+  case join
+  case help
+  case quit
+  case redraw
+}
+
+/// A key and what it does, mpv-like. The help line and overlay are generated from these.
+public struct KeyBinding: Hashable, Sendable {
+  public var keys: [Key]
+  /// How the key is written in help ("space", "←/→").
+  public var keyLabel: String
+  /// A word or two for the help line.
+  public var short: String
+  /// A sentence for the help overlay.
+  public var long: String
+  public var command: FrontCommand
+  /// Shown in the one-line help (the rest only in the overlay).
+  public var inHelpLine: Bool
+
+  public init(
+    _ keys: [Key], _ keyLabel: String, _ short: String, _ long: String, _ command: FrontCommand,
+    inHelpLine: Bool = true
+  ) {
+    self.keys = keys
+    self.keyLabel = keyLabel
+    self.short = short
+    self.long = long
+    self.command = command
+    self.inHelpLine = inHelpLine
+  }
+
+  /// Every binding, in help order. Seeking pairs are listed once each for the help.
+  public static let all: [KeyBinding] = [
+    KeyBinding([.character(" ")], "space", "play", "play or pause for everyone", .playPause),
+    KeyBinding([.left], "←/→", "10s", "seek back / forward 10 seconds", .back10),
+    KeyBinding([.right], "→", "+10s", "seek forward 10 seconds", .forward10, inHelpLine: false),
+    KeyBinding([.down], "↓/↑", "1min", "seek back / forward 1 minute", .back60),
+    KeyBinding([.up], "↑", "+1min", "seek forward 1 minute", .forward60, inHelpLine: false),
+    KeyBinding([.character("[")], "[/]", "speed", "slower / faster (0.25× … 2×)", .slower),
+    KeyBinding([.character("]")], "]", "faster", "faster", .faster, inHelpLine: false),
+    KeyBinding(
+      [.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),
+    KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
+    KeyBinding(
+      [.character("s")], "s", "step away", "step away (suspend) / catch up again", .suspendResume),
+    KeyBinding(
+      [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
+    KeyBinding([.character("c"), .enter], "c", "chat", "say something to everyone", .chat),
+    KeyBinding(
+      [.character("j")], "j", "join", "join the room's watch session", .join, inHelpLine: false),
+    KeyBinding([.character("?"), .character("h")], "?", "help", "show / hide this help", .help),
+    KeyBinding(
+      [.character("q"), .control("c")], "q", "quit", "quit (asks whether to end for everyone)",
+      .quit),
+    KeyBinding(
+      [.control("l")], "ctrl-l", "redraw", "redraw the screen", .redraw, inHelpLine: false),
+  ]
+
+  /// The command a key stands for on the main screen.
+  public static func command(for key: Key) -> FrontCommand? {
+    if case .character(let c) = key, c.isUppercase, c.isLetter {
+      return command(for: .character(Character(c.lowercased())))
+    }
+    return all.first { $0.keys.contains(key) }?.command
+  }
+
+  /// The help overlay's lines: pairs folded into one line each.
+  public static var helpEntries: [(key: String, text: String)] {
+    all.filter { $0.inHelpLine || $0.command == .join || $0.command == .redraw }.map {
+      ($0.keyLabel, $0.long)
+    }
+  }
+
+  /// Playback rates offered by `[` and `]`.
+  public static let rateSteps: [Double] = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2]
+
+  /// The next rate step above (`up`) or below the current rate.
+  public static func rateStep(from rate: Double, up: Bool) -> Double {
+    let epsilon = 0.001
+    if up { return rateSteps.first { $0 > rate + epsilon } ?? rateSteps[rateSteps.count - 1] }
+    return rateSteps.last { $0 < rate - epsilon } ?? rateSteps[0]
+  }
+}

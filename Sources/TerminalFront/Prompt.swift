@@ -1,0 +1,278 @@
+import PlaybackCoordination
+
+/// A modal question, driven by the keyboard: arrows or tab move the selection, Enter
+/// chooses, Esc cancels, and each option's hotkey (its first letter, or a digit in lists)
+/// chooses it at once. A value type: ``handle(_:)`` returns what happened.
+public struct Prompt: Hashable, Sendable {
+  /// What the prompt is about; the controller turns its outcome into actions.
+  public enum Kind: Hashable, Sendable {
+    /// Someone started a watch session in the room: Join / Not now.
+    case sessionOffered(sessionID: UInt64)
+    /// Starting `item` while others are in the room: Watch together / Only me / Cancel.
+    case startSession(item: ItemID)
+    /// "Switch everyone to S1E3 — title?" Yes / No.
+    case confirmSwitch(item: ItemID)
+    /// End for everyone / Only me / Cancel.
+    case quit
+    /// A list of episodes to pick from.
+    case episodePicker
+    /// A line of text to say to everyone.
+    case chat
+  }
+
+  /// What an option stands for.
+  public enum Choice: Hashable, Sendable {
+    case join, notNow
+    case watchTogether, onlyMe
+    case yes, no
+    case endForEveryone, leaveOnlyMe
+    case cancel
+    case item(ItemID)
+  }
+
+  public struct Option: Hashable, Sendable {
+    public var label: String
+    /// Chooses the option directly (case-insensitive).
+    public var hotkey: Character?
+    public var choice: Choice
+    /// Right-aligned extra text in lists (e.g. a duration).
+    public var detail: String?
+    /// Marked in lists (e.g. the episode playing now).
+    public var isCurrent: Bool
+
+    public init(
+      _ label: String, hotkey: Character? = nil, choice: Choice, detail: String? = nil,
+      isCurrent: Bool = false
+    ) {
+      self.label = label
+      self.hotkey = hotkey ?? label.first
+      self.choice = choice
+      self.detail = detail
+      self.isCurrent = isCurrent
+    }
+  }
+
+  public enum Layout: Hashable, Sendable {
+    /// A row of buttons.
+    case buttons
+    /// A vertical list that scrolls.
+    case list
+    /// A line of text input.
+    case input
+  }
+
+  public var kind: Kind
+  public var title: String
+  public var message: String
+  public var options: [Option]
+  public var selection: Int
+  /// The text typed so far (input prompts).
+  public var input: String
+  /// Longest input accepted, in characters.
+  public var inputLimit: Int
+
+  public init(
+    kind: Kind, title: String, message: String, options: [Option], selection: Int = 0,
+    input: String = "",
+    inputLimit: Int = 400
+  ) {
+    self.kind = kind
+    self.title = title
+    self.message = message
+    self.options = options
+    self.selection = min(max(0, selection), max(0, options.count - 1))
+    self.input = input
+    self.inputLimit = inputLimit
+  }
+
+  public var layout: Layout {
+    switch kind {
+    case .episodePicker: .list
+    case .chat: .input
+    default: .buttons
+    }
+  }
+
+  public var selectedOption: Option? {
+    options.indices.contains(selection) ? options[selection] : nil
+  }
+
+  /// What a key did to the prompt.
+  public enum Outcome: Hashable, Sendable {
+    /// Still open (the selection or input may have changed).
+    case pending
+    case chosen(Choice)
+    /// Enter in an input prompt, with the text.
+    case submitted(String)
+    case cancelled
+  }
+
+  public mutating func handle(_ key: Key) -> Outcome {
+    switch layout {
+    case .input: return handleInput(key)
+    case .buttons, .list: return handleSelection(key)
+    }
+  }
+
+  private mutating func handleInput(_ key: Key) -> Outcome {
+    switch key {
+    case .enter: return .submitted(input)
+    case .escape: return .cancelled
+    case .backspace, .delete:
+      if !input.isEmpty { input.removeLast() }
+    case .control("u"): input = ""
+    case .control("w"):
+      while input.last == " " { input.removeLast() }
+      while let last = input.last, last != " " { input.removeLast() }
+    case .character(let c):
+      if input.count < inputLimit { input.append(c) }
+    default: break
+    }
+    return .pending
+  }
+
+  private mutating func handleSelection(_ key: Key) -> Outcome {
+    guard !options.isEmpty else { return key == .escape || key == .enter ? .cancelled : .pending }
+    let isList = layout == .list
+    switch key {
+    case .enter:
+      return .chosen(options[selection].choice)
+    case .escape:
+      return .cancelled
+    case .left where !isList, .up, .backTab:
+      selection = isList ? max(0, selection - 1) : (selection + options.count - 1) % options.count
+    case .right where !isList, .down, .tab:
+      selection = isList ? min(options.count - 1, selection + 1) : (selection + 1) % options.count
+    case .pageUp: selection = max(0, selection - 10)
+    case .pageDown: selection = min(options.count - 1, selection + 10)
+    case .home: selection = 0
+    case .end: selection = options.count - 1
+    case .character(let c):
+      if isList, let digit = c.wholeNumberValue, digit >= 1, digit <= options.count, digit <= 9 {
+        selection = digit - 1
+        return .chosen(options[selection].choice)
+      }
+      if isList, c == "q" { return .cancelled }
+      let lower = Character(c.lowercased())
+      if let i = options.firstIndex(where: { $0.hotkey.map { Character($0.lowercased()) } == lower }
+      ) {
+        selection = i
+        return .chosen(options[i].choice)
+      }
+    default: break
+    }
+    return .pending
+  }
+}
+
+extension Prompt {
+  /// Someone started a watch session: Join / Not now.
+  public static func sessionOffered(
+    sessionID: UInt64, startedBy: String?, seriesTitle: String, item: ItemInfo
+  ) -> Prompt {
+    let who = startedBy ?? "Someone"
+    return Prompt(
+      kind: .sessionOffered(sessionID: sessionID), title: "Watch together?",
+      message: "\(who) started \(seriesTitle) — \(EpisodeLabel.describe(item)).",
+      options: [Option("Join", choice: .join), Option("Not now", choice: .notNow)])
+  }
+
+  /// Starting an item while others are in the room.
+  public static func startSession(item: ItemInfo, seriesTitle: String, others: [String]) -> Prompt {
+    let names = others.isEmpty ? "the room" : others.joined(separator: ", ")
+    return Prompt(
+      kind: .startSession(item: item.id), title: "Start watching",
+      message: "Watch \(seriesTitle) — \(EpisodeLabel.describe(item)) together with \(names)?",
+      options: [
+        Option("Watch together", choice: .watchTogether), Option("Only me", choice: .onlyMe),
+        Option("Cancel", choice: .cancel),
+      ])
+  }
+
+  /// "Switch everyone to S1E3 — title?"
+  public static func confirmSwitch(to item: ItemInfo) -> Prompt {
+    Prompt(
+      kind: .confirmSwitch(item: item.id), title: "Switch episode",
+      message: "Switch everyone to \(EpisodeLabel.describe(item))?",
+      options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
+  }
+
+  /// Quitting while in a watch session.
+  public static func quit(others: Int) -> Prompt {
+    let message =
+      others > 0
+      ? "You are watching with \(others) other\(others == 1 ? "" : "s"). End the session for everyone, or leave only yourself?"
+      : "End the watch session, or leave only yourself?"
+    return Prompt(
+      kind: .quit, title: "Quit", message: message,
+      options: [
+        Option("End for everyone", choice: .endForEveryone),
+        Option("Only me", choice: .leaveOnlyMe),
+        Option("Cancel", choice: .cancel),
+      ], selection: 1)
+  }
+
+  /// Episodes to pick from; the current one is marked and selected.
+  public static func episodePicker(series: [SeriesInfo], current: ItemID?) -> Prompt {
+    var options: [Option] = []
+    for s in series {
+      for item in s.items {
+        let label =
+          series.count > 1
+          ? "\(s.title) \(EpisodeLabel.describe(item))" : EpisodeLabel.describe(item)
+        options.append(
+          Option(
+            label, hotkey: nil, choice: .item(item.id), detail: TimeFormat.clock(item.duration),
+            isCurrent: item.id == current))
+      }
+    }
+    let selected = options.firstIndex { $0.isCurrent } ?? 0
+    let title = series.count == 1 ? series[0].title : "Episodes"
+    return Prompt(
+      kind: .episodePicker, title: title, message: options.isEmpty ? "Nothing to watch." : "",
+      options: options.map {
+        var o = $0
+        o.hotkey = nil
+        return o
+      }, selection: selected)
+  }
+
+  /// The chat line.
+  public static func chat(draft: String = "") -> Prompt {
+    Prompt(kind: .chat, title: "Say", message: "", options: [], input: draft)
+  }
+}
+
+/// Short names for items: `harbour/s1e3` → `S1E3`.
+public enum EpisodeLabel {
+  /// `S1E3` for an id ending in an `s1e3`-like component, else the last component as is.
+  public static func code(_ id: ItemID) -> String {
+    let last = id.rawValue.split(separator: "/").last.map(String.init) ?? id.rawValue
+    let lower = last.lowercased()
+    var rest = Substring(lower)
+    guard rest.first == "s" else { return last }
+    rest = rest.dropFirst()
+    let season = rest.prefix { $0.isNumber }
+    rest = rest.dropFirst(season.count)
+    guard !season.isEmpty, rest.first == "e" else { return last }
+    rest = rest.dropFirst()
+    let episode = rest.prefix { $0.isNumber }
+    guard !episode.isEmpty, episode.count == rest.count else { return last }
+    return last.uppercased()
+  }
+
+  /// `S1E3 · The Storm`; the title alone when the id has no episode code.
+  public static func describe(_ item: ItemInfo) -> String {
+    guard let c = episodeCode(item.id) else {
+      return item.title.isEmpty ? item.id.rawValue : item.title
+    }
+    return item.title.isEmpty ? c : "\(c) · \(item.title)"
+  }
+
+  /// `S1E3` when the id ends in such a code.
+  public static func episodeCode(_ id: ItemID) -> String? {
+    let c = code(id)
+    return c == c.uppercased() && c.first == "S" && c.contains("E") && c.last?.isNumber == true
+      ? c : nil
+  }
+}

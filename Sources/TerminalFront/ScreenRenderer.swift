@@ -1,0 +1,702 @@
+import PlaybackCoordination
+
+/// Draws a ``FrontModel`` into a ``CellGrid`` of any size. Pure: the same model and size
+/// always give the same grid, which is what the snapshot tests compare.
+///
+/// Layout (80×24 and up): a header row; the player pane with the participants pane beside
+/// it; the notices pane below; the help line at the bottom. Narrower terminals put the
+/// participants beside the notices; tiny ones get a compact list of lines.
+public enum ScreenRenderer {
+  public static func render(_ model: FrontModel, rows: Int, cols: Int) -> CellGrid {
+    var grid = CellGrid(rows: rows, cols: cols)
+    guard rows > 0, cols > 0 else { return grid }
+    if cols < 40 || rows < 14 {
+      drawCompact(model, into: &grid)
+    } else {
+      drawFull(model, into: &grid)
+    }
+    if model.showsHelp { drawHelp(into: &grid) }
+    if let prompt = model.prompt, prompt.layout != .input { drawPrompt(prompt, into: &grid) }
+    return grid
+  }
+
+  // MARK: - Layout
+
+  private static func drawFull(_ model: FrontModel, into grid: inout CellGrid) {
+    let rows = grid.rows
+    let cols = grid.cols
+    drawHeader(model, into: &grid)
+    drawFooter(model, row: rows - 1, into: &grid)
+    let bodyTop = 1
+    let bodyHeight = rows - 2
+    let tall = rows >= 30
+    let playerHeight = min(bodyHeight, tall ? 14 : 10)
+    let lowerTop = bodyTop + playerHeight
+    let lowerHeight = bodyHeight - playerHeight
+    if cols >= 72 {
+      let partsWidth = cols >= 110 ? 40 : 32
+      drawPlayer(
+        model, row: bodyTop, col: 0, height: playerHeight, width: cols - partsWidth, into: &grid)
+      drawParticipants(
+        model, row: bodyTop, col: cols - partsWidth, height: playerHeight, width: partsWidth,
+        into: &grid)
+      if lowerHeight >= 3 {
+        drawNotices(model, row: lowerTop, col: 0, height: lowerHeight, width: cols, into: &grid)
+      }
+    } else {
+      drawPlayer(model, row: bodyTop, col: 0, height: playerHeight, width: cols, into: &grid)
+      if lowerHeight >= 3 {
+        let left = cols / 2
+        drawParticipants(
+          model, row: lowerTop, col: 0, height: lowerHeight, width: left, into: &grid)
+        drawNotices(
+          model, row: lowerTop, col: left, height: lowerHeight, width: cols - left, into: &grid)
+      }
+    }
+  }
+
+  /// A line-per-fact view for terminals too small for panes.
+  private static func drawCompact(_ model: FrontModel, into grid: inout CellGrid) {
+    let cols = grid.cols
+    drawHeader(model, into: &grid)
+    var row = 1
+    func line(_ text: String, _ style: CellStyle = .plain) {
+      guard row < grid.rows - 1 else { return }
+      grid.write(TextLayout.truncate(text, to: cols), row: row, col: 0, style: style)
+      row += 1
+    }
+    if let session = model.session {
+      line(
+        "\(session.series.title) · \(EpisodeLabel.describe(session.item))",
+        CellStyle(.title, bold: true))
+      let state = stateLine(model)
+      line(state.text, state.style)
+      let clock =
+        "\(TimeFormat.clock(model.displayPosition)) / \(TimeFormat.clock(model.displayDuration))"
+      line("\(clock)  \(RateFormat.text(rateShown(model)))", CellStyle(.accent, bold: true))
+      if row < grid.rows - 1 {
+        drawProgress(model, row: row, col: 0, width: cols, into: &grid)
+        row += 1
+      }
+      if let subtitle = model.player.subtitle, model.isJoined { line(subtitle) }
+    } else {
+      let state = stateLine(model)
+      line(state.text, state.style)
+    }
+    for p in model.group.participants {
+      let s = participantState(p, model: model)
+      line("\(p.name)\(p.id == model.localParticipant ? " (you)" : ""): \(s.text)", s.style)
+    }
+    for (notice, visibility) in model.visibleNotices {
+      line(notice.text, noticeStyle(notice, visibility))
+    }
+    if grid.rows >= 2 { drawFooter(model, row: grid.rows - 1, into: &grid) }
+  }
+
+  // MARK: - Header and footer
+
+  private static func drawHeader(_ model: FrontModel, into grid: inout CellGrid) {
+    let bar = CellStyle(.title, reverse: true)
+    grid.fill(row: 0, col: 0, height: 1, width: grid.cols, style: bar)
+    let right: String
+    switch model.connection {
+    case .connected: right = "● connected"
+    case .reconnecting: right = "⟳ reconnecting…"
+    case .disconnected: right = "✕ disconnected"
+    }
+    let who = model.local.map { "\($0.name) · " } ?? ""
+    let rightText = " \(who)\(right) "
+    let rightWidth = CharacterWidth.of(rightText)
+    let leftText = " Cowatch · room \(model.roomName)"
+    let room = max(0, grid.cols - rightWidth - 1)
+    grid.write(
+      TextLayout.truncate(leftText, to: room), row: 0, col: 0,
+      style: CellStyle(.title, bold: true, reverse: true))
+    if grid.cols >= rightWidth + 8 {
+      grid.write(rightText, row: 0, col: grid.cols - rightWidth, style: bar)
+    }
+  }
+
+  private static func drawFooter(_ model: FrontModel, row: Int, into grid: inout CellGrid) {
+    guard row > 0 else { return }
+    if let input = model.chatInput {
+      let label = "say: "
+      let style = CellStyle(.chat, bold: true)
+      grid.write(label, row: row, col: 0, style: style)
+      let room = grid.cols - CharacterWidth.of(label) - 1
+      // Show the end of a long line, where the typing happens.
+      var shown = input
+      while CharacterWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
+      let end = grid.write(shown, row: row, col: CharacterWidth.of(label))
+      grid.put(" ", row: row, col: end, style: CellStyle(reverse: true))
+      let hint = "  enter send · esc cancel"
+      if end + 1 + CharacterWidth.of(hint) <= grid.cols {
+        grid.write(
+          hint, row: row, col: grid.cols - CharacterWidth.of(hint), style: CellStyle(.muted))
+      }
+      return
+    }
+    var entries = helpLineEntries(model)
+    func width(_ list: [KeyBinding]) -> Int {
+      list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2
+        * (list.count - 1)
+    }
+    // Drop the least needed keys until the line fits; `?` (help) and `q` stay.
+    for dropped in [
+      FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes,
+    ] {
+      if 1 + width(entries) <= grid.cols { break }
+      entries.removeAll { $0.command == dropped }
+    }
+    var col = 1
+    for b in entries {
+      col = grid.write(b.keyLabel, row: row, col: col, style: CellStyle(.accent, bold: true))
+      col = grid.write(" " + b.short, row: row, col: col, style: CellStyle(.muted)) + 2
+    }
+  }
+
+  /// The keys worth showing now: playback keys only while joined.
+  private static func helpLineEntries(_ model: FrontModel) -> [KeyBinding] {
+    let commands: Set<FrontCommand>
+    switch model.membership {
+    case .joined:
+      return KeyBinding.all.filter(\.inHelpLine)
+    case .waiting: commands = [.join, .episodes, .chat, .autoAdvance, .help, .quit]
+    case .noSession, .invalidated: commands = [.episodes, .chat, .autoAdvance, .help, .quit]
+    }
+    return KeyBinding.all.filter { commands.contains($0.command) }
+  }
+
+  // MARK: - Player pane
+
+  private static func drawPlayer(
+    _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
+  ) {
+    let title: String
+    if let session = model.session {
+      title = session.series.title
+    } else {
+      title = model.player.seriesTitle ?? "Cowatch"
+    }
+    grid.box(row: row, col: col, height: height, width: width, title: title)
+    let inner = width - 4
+    let left = col + 2
+    var r = row + 1
+    let bottom = row + height - 1
+    let tall = height >= 14
+    func skip() { if tall { r += 1 } }
+    guard inner > 0, r < bottom else { return }
+
+    guard let session = model.session else {
+      drawNoSession(model, top: r, bottom: bottom, left: left, width: inner, into: &grid)
+      return
+    }
+    // Episode line, with the auto-advance mark on the right.
+    let auto = model.local?.autoAdvance == true ? "↻ auto-advance" : ""
+    let autoWidth = CharacterWidth.of(auto)
+    let episode = EpisodeLabel.describe(session.item)
+    grid.write(
+      TextLayout.truncate(episode, to: inner - (autoWidth > 0 ? autoWidth + 2 : 0)), row: r,
+      col: left,
+      style: CellStyle(.title, bold: true))
+    if autoWidth > 0, inner >= autoWidth + 10 {
+      grid.write(auto, row: r, col: left + inner - autoWidth, style: CellStyle(.accent))
+    }
+    r += 1
+    guard r < bottom else { return }
+    // State line, with the rate on the right.
+    let state = stateLine(model)
+    let rate = RateFormat.text(rateShown(model))
+    let rateWidth = CharacterWidth.of(rate)
+    grid.write(
+      TextLayout.truncate(state.text, to: inner - rateWidth - 2), row: r, col: left,
+      style: state.style)
+    grid.write(
+      rate, row: r, col: left + inner - rateWidth,
+      style: CellStyle(rateShown(model) == 1 ? .muted : .accent, bold: true))
+    r += 1
+    skip()
+    // The clock.
+    if r + BigDigits.height <= bottom {
+      drawClock(model, top: r, left: left, width: inner, into: &grid)
+      r += BigDigits.height
+      skip()
+    }
+    guard r < bottom else { return }
+    drawProgress(model, row: r, col: left, width: inner, into: &grid)
+    r += 1
+    skip()
+    guard r < bottom else { return }
+    if model.isJoined, let subtitle = model.player.subtitle, !subtitle.isEmpty {
+      let text = TextLayout.truncate(subtitle, to: inner)
+      grid.write(
+        text, row: r, col: left + (inner - CharacterWidth.of(text)) / 2,
+        style: CellStyle(bold: true))
+    }
+    r += 1
+    skip()
+    while r < bottom {
+      drawPattern(model, row: r, col: left, width: inner, into: &grid)
+      r += 1
+    }
+  }
+
+  private static func drawNoSession(
+    _ model: FrontModel, top: Int, bottom: Int, left: Int, width: Int, into grid: inout CellGrid
+  ) {
+    var lines: [(String, CellStyle)] = []
+    let state = stateLine(model)
+    lines.append((state.text, state.style))
+    lines.append(("", .plain))
+    switch model.membership {
+    case .invalidated:
+      lines.append(("Press e to pick an episode, or q to quit.", CellStyle(.muted)))
+    default:
+      lines.append(("Nothing is being watched in room \(model.roomName).", .plain))
+      lines.append(("Press e to pick an episode.", CellStyle(.muted)))
+    }
+    let startRow = top + max(0, (bottom - top - lines.count) / 2)
+    for (i, (text, style)) in lines.enumerated() where startRow + i < bottom {
+      let t = TextLayout.truncate(text, to: width)
+      grid.write(
+        t, row: startRow + i, col: left + max(0, (width - CharacterWidth.of(t)) / 2), style: style)
+    }
+  }
+
+  private static func drawClock(
+    _ model: FrontModel, top: Int, left: Int, width: Int, into grid: inout CellGrid
+  ) {
+    let position = TimeFormat.clock(model.displayPosition)
+    let duration = TimeFormat.clock(model.displayDuration)
+    let both = "\(position) / \(duration)"
+    let bigStyle = CellStyle(.accent, bold: true)
+    if BigDigits.width(of: both) <= width {
+      let rows = BigDigits.render(both)
+      let x = left + (width - BigDigits.width(of: both)) / 2
+      let posWidth = BigDigits.width(of: position)
+      for (i, line) in rows.enumerated() {
+        grid.write(line, row: top + i, col: x, style: bigStyle)
+        // The duration half is quieter than the position.
+        grid.restyle(row: top + i, col: x + posWidth + 1, width: line.count - posWidth - 1) {
+          $0 = CellStyle(.muted)
+        }
+      }
+    } else if BigDigits.width(of: position) + 2 + CharacterWidth.of("/ \(duration)") <= width {
+      let rows = BigDigits.render(position)
+      let w = BigDigits.width(of: position) + 2 + CharacterWidth.of("/ \(duration)")
+      let x = left + (width - w) / 2
+      for (i, line) in rows.enumerated() { grid.write(line, row: top + i, col: x, style: bigStyle) }
+      grid.write(
+        "/ \(duration)", row: top + 2, col: x + BigDigits.width(of: position) + 2,
+        style: CellStyle(.muted))
+    } else {
+      let text = TextLayout.truncate("\(position) / \(duration)", to: width)
+      grid.write(
+        text, row: top + 1, col: left + (width - CharacterWidth.of(text)) / 2, style: bigStyle)
+    }
+  }
+
+  private static func drawProgress(
+    _ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid
+  ) {
+    guard width > 0 else { return }
+    let duration = model.displayDuration
+    let fraction = duration > 0 ? min(max(model.displayPosition / duration, 0), 1) : 0
+    let filled = Int((Double(width) * fraction).rounded(.down))
+    for x in 0..<width {
+      if x < filled {
+        grid.put("━", row: row, col: col + x, style: CellStyle(.progress, bold: true))
+      } else if x == filled && fraction > 0 && fraction < 1 {
+        grid.put("╸", row: row, col: col + x, style: CellStyle(.progress, bold: true))
+      } else {
+        grid.put("─", row: row, col: col + x, style: CellStyle(.muted))
+      }
+    }
+  }
+
+  private static let bars: [ColorRole] = [
+    .barWhite, .barYellow, .barCyan, .barGreen, .barMagenta, .barRed, .barBlue,
+  ]
+
+  /// The test-pattern strip: the player's frame text over colour bars.
+  private static func drawPattern(
+    _ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid
+  ) {
+    guard width > 0 else { return }
+    let showing = model.isJoined && model.player.item != nil
+    guard showing, let frame = model.player.testPattern, !frame.isEmpty else {
+      let text = TextLayout.truncate(
+        model.isJoined ? "· loading picture ·" : "· not joined ·", to: width)
+      grid.write(
+        text, row: row, col: col + (width - CharacterWidth.of(text)) / 2,
+        style: CellStyle(.muted, dim: true))
+      return
+    }
+    var x = 0
+    for ch in frame {
+      guard x < width else { break }
+      let bar = bars[min(bars.count - 1, x * bars.count / width)]
+      x += grid.put(ch, row: row, col: col + x, style: CellStyle(bar), limit: col + width)
+    }
+  }
+
+  // MARK: - Participants pane
+
+  private static func drawParticipants(
+    _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
+  ) {
+    let people = model.group.participants
+    grid.box(row: row, col: col, height: height, width: width, title: "People (\(people.count))")
+    let inner = width - 4
+    let left = col + 2
+    let top = row + 1
+    let bottom = row + height - 1
+    guard inner > 4, top < bottom else { return }
+    let waits = waitLines(model, width: inner)
+    let waitRows = min(waits.count, max(0, bottom - top - 1))
+    let listBottom = bottom - waitRows
+    // Two lines each in narrow panes, unless that would hide people.
+    let oneLine = inner >= 36 || people.count * 2 > listBottom - top
+    let needed = oneLine ? 1 : 2
+    let fitsAll = people.count * needed <= listBottom - top
+    var r = top
+    for (i, p) in people.enumerated() {
+      if r + needed + (fitsAll ? 0 : 1) > listBottom {
+        if r < listBottom {
+          grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted))
+        }
+        break
+      }
+      drawParticipant(
+        p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
+      r += needed
+    }
+    for (i, w) in waits.prefix(waitRows).enumerated() {
+      grid.write(
+        w, row: bottom - waitRows + i, col: left, style: CellStyle(.waiting), maxWidth: inner)
+    }
+  }
+
+  private static func drawParticipant(
+    _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, oneLine: Bool,
+    into grid: inout CellGrid
+  ) {
+    let isYou = p.id == model.localParticipant
+    let state = participantState(p, model: model)
+    let offset = offsetText(p)
+    let auto = p.autoAdvance ? "↻" : ""
+    let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
+    grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
+    let you = isYou ? " (you)" : ""
+    if oneLine {
+      // ● name (you)     state          +12ms ↻   (the offset only when there is room)
+      let offsetWidth = width >= 36 ? 7 : 0
+      let stateWidth = width >= 36 ? 13 : 12
+      let nameWidth = width - 2 - stateWidth - offsetWidth - 2
+      let name = TextLayout.truncate(p.name, to: nameWidth - 1 - CharacterWidth.of(you)) + you
+      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: nameWidth)
+      grid.write(
+        TextLayout.truncate(state.text, to: stateWidth - 1), row: row, col: col + 2 + nameWidth,
+        style: state.style)
+      if offsetWidth > 0 {
+        grid.write(
+          TextLayout.padLeft(offset, to: offsetWidth), row: row, col: col + width - 9,
+          style: CellStyle(.muted))
+      }
+      grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
+    } else {
+      // ● name (you)       +12ms ↻
+      //   state
+      let right = offset + " " + (auto.isEmpty ? " " : auto)
+      let rightWidth = CharacterWidth.of(right)
+      let name =
+        TextLayout.truncate(p.name, to: width - 3 - rightWidth - CharacterWidth.of(you)) + you
+      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: width - 3 - rightWidth)
+      grid.write(offset, row: row, col: col + width - rightWidth, style: CellStyle(.muted))
+      grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
+      grid.write(
+        TextLayout.truncate(state.text, to: width - 2), row: row + 1, col: col + 2,
+        style: state.style)
+    }
+  }
+
+  /// "⏳ bob: loading · 52s" for each wait of the group.
+  private static func waitLines(_ model: FrontModel, width: Int) -> [String] {
+    guard let session = model.session else { return [] }
+    return session.waits.map { wait in
+      let name =
+        wait.participant == model.localParticipant
+        ? "you" : (model.group.participant(wait.participant)?.name ?? wait.participant.rawValue)
+      let left = secondsLeft(until: wait.deadline, now: model.now)
+      return "⏳ \(name): \(wait.cause) · \(left)s"
+    }
+  }
+
+  static func secondsLeft(until deadline: GroupInstant, now: GroupInstant) -> Int {
+    let s = deadline.seconds(since: now)
+    return s <= 0 ? 0 : Int(s.rounded(.up))
+  }
+
+  private static func offsetText(_ p: Participant) -> String {
+    guard p.isJoined, let offset = p.playerOffset else { return "" }
+    let ms = Int((offset * 1000).rounded())
+    if abs(ms) >= 10_000 { return (ms > 0 ? "+" : "−") + "\(abs(ms) / 1000)s" }
+    return (ms > 0 ? "+" : ms < 0 ? "−" : "±") + "\(abs(ms))ms"
+  }
+
+  /// A participant's state in words, with a style whose role colours the dot.
+  static func participantState(_ p: Participant, model: FrontModel) -> (
+    text: String, style: CellStyle
+  ) {
+    if !p.isConnected { return ("reconnecting", CellStyle(.error)) }
+    if !p.isJoined { return ("not joined", CellStyle(.muted)) }
+    if let reason = p.suspensions.last {
+      return ("suspended: \(SuspensionText.describe(reason))", CellStyle(.warning))
+    }
+    switch p.readiness {
+    case .loading: return ("loading", CellStyle(.waiting))
+    case .stalled: return ("stalled", CellStyle(.waiting))
+    case .ready: break
+    }
+    switch model.session?.status {
+    case .playing: return ("watching", CellStyle(.playing))
+    case .paused: return ("paused", CellStyle(.paused))
+    case .waiting: return ("ready", CellStyle(.playing))
+    case .finished: return ("finished", CellStyle(.muted))
+    case nil: return ("in the room", CellStyle(.muted))
+    }
+  }
+
+  // MARK: - State line
+
+  /// What the group (and this terminal) is doing, in one line.
+  static func stateLine(_ model: FrontModel) -> (text: String, style: CellStyle) {
+    switch model.connection {
+    case .reconnecting: return ("⟳ reconnecting to the relay…", CellStyle(.warning, bold: true))
+    case .disconnected(let reason):
+      return ("✕ disconnected\(reason.map { ": \($0)" } ?? "")", CellStyle(.error, bold: true))
+    case .connected: break
+    }
+    switch model.membership {
+    case .noSession: return ("nothing playing", CellStyle(.muted, bold: true))
+    case .invalidated(let reason):
+      return ("session ended: \(reason)", CellStyle(.warning, bold: true))
+    case .waiting:
+      let who = model.sessionStartedBy.map { "\($0) started watching" } ?? "a watch session is on"
+      return ("\(who) · j to join", CellStyle(.accent, bold: true))
+    case .joined: break
+    }
+    guard let session = model.session else {
+      return ("nothing playing", CellStyle(.muted, bold: true))
+    }
+    if let reason = model.localSuspensions.last {
+      return (
+        "suspended: \(SuspensionText.describe(reason)) · s to catch up",
+        CellStyle(.warning, bold: true)
+      )
+    }
+    switch session.status {
+    case .finished:
+      if let next = session.series.item(after: session.item.id) {
+        return ("■ finished — n for \(EpisodeLabel.code(next.id))", CellStyle(.muted, bold: true))
+      }
+      return ("■ finished", CellStyle(.muted, bold: true))
+    case .waiting:
+      let names = session.waits.map { w in
+        w.participant == model.localParticipant
+          ? "you" : (model.group.participant(w.participant)?.name ?? "?")
+      }
+      let longest = session.waits.map { secondsLeft(until: $0.deadline, now: model.now) }.max() ?? 0
+      return (
+        "⏳ waiting for \(names.joined(separator: ", ")) · \(longest)s",
+        CellStyle(.waiting, bold: true)
+      )
+    case .paused:
+      return ("⏸ paused\(model.pausedBy.map { " by \($0)" } ?? "")", CellStyle(.paused, bold: true))
+    case .playing:
+      if session.timeline.groupTime > model.now {
+        let s = session.timeline.groupTime.seconds(since: model.now)
+        let tenths = Int((s * 10).rounded(.up))
+        return ("▶ starting in \(tenths / 10).\(tenths % 10)s", CellStyle(.playing, bold: true))
+      }
+      return ("▶ playing", CellStyle(.playing, bold: true))
+    }
+  }
+
+  private static func rateShown(_ model: FrontModel) -> Double {
+    guard let session = model.session else { return 1 }
+    if session.intendedRate > 0 { return session.intendedRate }
+    return session.timeline.rate > 0 ? session.timeline.rate : 1
+  }
+
+  // MARK: - Notices pane
+
+  private static func drawNotices(
+    _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
+  ) {
+    grid.box(row: row, col: col, height: height, width: width, title: "Notices")
+    let inner = width - 4
+    var r = row + 1
+    let bottom = row + height - 1
+    guard inner > 0 else { return }
+    let visible = model.visibleNotices
+    if visible.isEmpty, r < bottom {
+      grid.write(
+        "Nothing yet. Press c to chat.", row: r, col: col + 2, style: CellStyle(.muted, dim: true),
+        maxWidth: inner)
+      return
+    }
+    for (notice, visibility) in visible {
+      guard r < bottom else { break }
+      grid.write(
+        TextLayout.truncate(notice.text, to: inner), row: r, col: col + 2,
+        style: noticeStyle(notice, visibility))
+      r += 1
+    }
+  }
+
+  private static func noticeStyle(_ notice: Notice, _ visibility: NoticeVisibility) -> CellStyle {
+    let role: ColorRole =
+      switch notice.kind {
+      case .event: .normal
+      case .chat: .chat
+      case .error: .warning
+      }
+    return CellStyle(role, dim: visibility == .fading)
+  }
+
+  // MARK: - Overlays
+
+  private static func drawHelp(into grid: inout CellGrid) {
+    let entries = KeyBinding.helpEntries
+    let keyWidth = entries.map { CharacterWidth.of($0.key) }.max() ?? 0
+    let textWidth = entries.map { CharacterWidth.of($0.text) }.max() ?? 0
+    let width = min(grid.cols, keyWidth + textWidth + 7)
+    let height = min(grid.rows, entries.count + 4)
+    let row = max(0, (grid.rows - height) / 2)
+    let col = max(0, (grid.cols - width) / 2)
+    grid.fill(row: row, col: col, height: height, width: width)
+    grid.box(
+      row: row, col: col, height: height, width: width, title: "Keys", style: CellStyle(.accent))
+    let inner = width - 4
+    for (i, e) in entries.enumerated() where row + 1 + i < row + height - 2 {
+      let r = row + 1 + i
+      grid.write(
+        TextLayout.pad(e.key, to: keyWidth), row: r, col: col + 2,
+        style: CellStyle(.accent, bold: true))
+      grid.write(e.text, row: r, col: col + 3 + keyWidth, maxWidth: inner - keyWidth - 1)
+    }
+    if height >= 4 {
+      grid.write(
+        "any key closes this help", row: row + height - 2, col: col + 2, style: CellStyle(.muted),
+        maxWidth: inner)
+    }
+  }
+
+  private enum PromptLine {
+    case text(String, CellStyle)
+    case buttons(ButtonLine)
+  }
+
+  private static func drawPrompt(_ prompt: Prompt, into grid: inout CellGrid) {
+    let width = min(grid.cols, max(24, min(60, grid.cols - 4)))
+    let inner = width - 4
+    guard inner > 0 else { return }
+    var body: [PromptLine] = []
+    if !prompt.message.isEmpty {
+      for line in TextLayout.wrap(prompt.message, width: inner) { body.append(.text(line, .plain)) }
+      body.append(.text("", .plain))
+    }
+    switch prompt.layout {
+    case .buttons:
+      for line in buttonLines(prompt, width: inner) { body.append(.buttons(line)) }
+    case .list:
+      let maxRows = max(1, grid.rows - 4 - body.count - 2)
+      let listRows = min(prompt.options.count, maxRows)
+      let listStart = min(
+        max(0, prompt.selection - listRows / 2), max(0, prompt.options.count - listRows))
+      for i in listStart..<(listStart + listRows) {
+        let o = prompt.options[i]
+        let selected = i == prompt.selection
+        let mark = selected ? "▸ " : "  "
+        let now = o.isCurrent ? " (now)" : ""
+        let detail = o.detail.map { " " + $0 } ?? ""
+        let labelWidth =
+          inner - CharacterWidth.of(mark) - CharacterWidth.of(detail) - CharacterWidth.of(now)
+        let text = mark + TextLayout.pad(o.label, to: labelWidth) + now + detail
+        body.append(.text(text, selected ? CellStyle(.accent, bold: true, reverse: true) : .plain))
+      }
+    case .input:
+      break
+    }
+    body.append(.text("", .plain))
+    body.append(.text(hint(for: prompt), CellStyle(.muted)))
+    let height = min(grid.rows, body.count + 2)
+    let row = max(0, (grid.rows - height) / 2)
+    let col = max(0, (grid.cols - width) / 2)
+    grid.fill(row: row, col: col, height: height, width: width)
+    grid.box(
+      row: row, col: col, height: height, width: width, title: prompt.title,
+      style: CellStyle(.accent, bold: true))
+    for (i, line) in body.enumerated() {
+      let r = row + 1 + i
+      guard r < row + height - 1 else { break }
+      switch line {
+      case .text(let text, let style):
+        grid.write(text, row: r, col: col + 2, style: style, maxWidth: inner)
+      case .buttons(let buttons):
+        drawButtons(buttons, prompt: prompt, row: r, col: col + 2, into: &grid)
+      }
+    }
+  }
+
+  private struct ButtonLine {
+    var text: String
+    /// (option index, column offset, width) of each button on the line.
+    var spans: [(index: Int, offset: Int, width: Int)]
+  }
+
+  /// Buttons centred on one line when they fit, one per line otherwise.
+  private static func buttonLines(_ prompt: Prompt, width: Int) -> [ButtonLine] {
+    let labels = prompt.options.enumerated().map { i, o in
+      i == prompt.selection ? "[ \(o.label) ]" : "  \(o.label)  "
+    }
+    let total = labels.map { CharacterWidth.of($0) }.reduce(0, +) + 2 * max(0, labels.count - 1)
+    if total <= width {
+      var text = String(repeating: " ", count: (width - total) / 2)
+      var spans: [(Int, Int, Int)] = []
+      for (i, l) in labels.enumerated() {
+        spans.append((i, CharacterWidth.of(text), CharacterWidth.of(l)))
+        text += l + (i < labels.count - 1 ? "  " : "")
+      }
+      return [ButtonLine(text: text, spans: spans)]
+    }
+    return labels.enumerated().map { i, l in
+      let t = TextLayout.truncate(l, to: width)
+      return ButtonLine(text: t, spans: [(i, 0, CharacterWidth.of(t))])
+    }
+  }
+
+  private static func drawButtons(
+    _ line: ButtonLine, prompt: Prompt, row: Int, col: Int, into grid: inout CellGrid
+  ) {
+    grid.write(line.text, row: row, col: col)
+    for span in line.spans {
+      let selected = span.index == prompt.selection
+      grid.restyle(row: row, col: col + span.offset, width: span.width) {
+        $0 = selected ? CellStyle(.accent, bold: true, reverse: true) : CellStyle(bold: true)
+      }
+    }
+  }
+
+  private static func hint(for prompt: Prompt) -> String {
+    switch prompt.layout {
+    case .buttons:
+      let keys = prompt.options.compactMap { $0.hotkey.map { String($0).lowercased() } }.joined(
+        separator: "/")
+      return "←/→ move · enter choose · \(keys) · esc cancel"
+    case .list: return "↑/↓ move · enter choose · esc cancel"
+    case .input: return "enter send · esc cancel"
+    }
+  }
+}

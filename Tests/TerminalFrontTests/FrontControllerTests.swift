@@ -1,0 +1,307 @@
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("keys and prompts")
+struct FrontControllerTests {
+  func press(_ keys: [Key], _ model: FrontModel, _ controller: inout FrontController)
+    -> [FrontAction]
+  {
+    var last: [FrontAction] = []
+    for k in keys { last = controller.handle(key: k, model: model) }
+    return last
+  }
+
+  @Test("space pauses at the player's position while playing and plays while paused")
+  func playPause() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.player.position = 754.25
+    #expect(c.handle(key: .character(" "), model: model) == [.pause(at: 754.25)])
+    #expect(c.handle(key: .character(" "), model: Fixtures.pausedByBob()) == [.play])
+    #expect(c.handle(key: .character(" "), model: Fixtures.finished()) == [.play])
+    #expect(c.handle(key: .character(" "), model: Fixtures.waiting()) == [.pause(at: 754)])
+  }
+
+  @Test("arrows seek ±10 s and ±60 s, clamped to the item")
+  func seeking() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .left, model: model) == [.seek(to: 744)])
+    #expect(c.handle(key: .right, model: model) == [.seek(to: 764)])
+    #expect(c.handle(key: .up, model: model) == [.seek(to: 814)])
+    #expect(c.handle(key: .down, model: model) == [.seek(to: 694)])
+    var start = model
+    start.player.position = 4
+    #expect(c.handle(key: .left, model: start) == [.seek(to: 0)])
+    var end = model
+    end.player.position = 2465
+    #expect(c.handle(key: .up, model: end) == [.seek(to: 2470)])
+  }
+
+  @Test(
+    "[ and ] step through the rates",
+    arguments: [
+      (1.0, "]", 1.25), (1.0, "[", 0.75), (1.5, "]", 2.0), (0.5, "[", 0.25), (1.1, "]", 1.25),
+      (1.1, "[", 1.0),
+    ])
+  func rates(_ from: Double, _ key: String, _ to: Double) {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.session = Fixtures.session(rate: from)
+    #expect(c.handle(key: .character(Character(key)), model: model) == [.setRate(to)])
+  }
+
+  @Test("at the fastest rate ] only says so")
+  func rateLimit() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.session = Fixtures.session(rate: 2)
+    #expect(c.handle(key: .character("]"), model: model) == [.localNotice("speed is already 2×")])
+  }
+
+  @Test("n asks to confirm the switch to the next episode; yes switches, no does nothing")
+  func next() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .character("n"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e3"))
+    #expect(c.activePrompt?.message == "Switch everyone to S1E3 · The Storm?")
+    #expect(c.handle(key: .enter, model: model) == [.switchTo("harbour/s1e3")])
+    #expect(c.activePrompt == nil)
+    _ = c.handle(key: .character("n"), model: model)
+    #expect(c.handle(key: .character("n"), model: model) == [.redraw])
+    #expect(c.activePrompt == nil)
+    _ = c.handle(key: .character("n"), model: model)
+    #expect(press([.right, .enter], model, &c) == [.redraw])
+    _ = c.handle(key: .character("n"), model: model)
+    #expect(c.handle(key: .character("Y"), model: model) == [.switchTo("harbour/s1e3")])
+  }
+
+  @Test("n on the last episode says so")
+  func nextAtEnd() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.session?.item = Fixtures.series.items[3]
+    #expect(
+      c.handle(key: .character("n"), model: model) == [.localNotice("S1E4 is the last episode")])
+  }
+
+  @Test("e opens the picker on the current episode; picking another asks to confirm")
+  func picker() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.activePrompt?.kind == .episodePicker)
+    #expect(c.activePrompt?.selection == 1)
+    _ = press([.down, .down], model, &c)
+    #expect(c.activePrompt?.selection == 3)
+    _ = c.handle(key: .down, model: model)
+    #expect(c.activePrompt?.selection == 3)
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e4"))
+    #expect(c.handle(key: .character("y"), model: model) == [.switchTo("harbour/s1e4")])
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.handle(key: .character("2"), model: model) == [.localNotice("already watching S1E2")])
+  }
+
+  @Test("without a session, picking an episode asks watch together / only me")
+  func startFromPicker() {
+    var c = FrontController()
+    let model = Fixtures.noSession()
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.activePrompt?.options.count == 5)
+    #expect(c.handle(key: .character("3"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .startSession(item: "harbour/s1e3"))
+    #expect(c.handle(key: .enter, model: model) == [.start("harbour/s1e3", together: true)])
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .enter, model: model)
+    #expect(
+      c.handle(key: .character("o"), model: model) == [.start("harbour/s1e1", together: false)])
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .enter, model: model)
+    #expect(press([.tab, .tab, .enter], model, &c) == [.redraw])
+    #expect(c.activePrompt == nil)
+  }
+
+  @Test("alone in the room, picking starts at once")
+  func startAlone() {
+    var c = FrontController()
+    var model = Fixtures.noSession()
+    model.group.participants = [model.group.participants[0]]
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.handle(key: .enter, model: model) == [.start("harbour/s1e1", together: true)])
+  }
+
+  @Test("q asks end for everyone / only me / cancel while joined; quits at once otherwise")
+  func quit() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(c.activePrompt?.kind == .quit)
+    #expect(c.activePrompt?.selectedOption?.choice == .leaveOnlyMe)
+    #expect(c.handle(key: .enter, model: model) == [.leave, .quit])
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(c.handle(key: .character("e"), model: model) == [.endForEveryone, .quit])
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(c.handle(key: .escape, model: model) == [.redraw])
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(press([.left, .left, .enter], model, &c) == [.redraw])
+    #expect(c.handle(key: .character("q"), model: Fixtures.noSession()) == [.quit])
+  }
+
+  @Test("s suspends and resumes; a toggles auto-advance")
+  func suspendAndAutoAdvance() {
+    var c = FrontController()
+    #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.suspend(.interrupted)])
+    #expect(c.handle(key: .character("s"), model: Fixtures.suspended()) == [.resume])
+    #expect(c.handle(key: .character("a"), model: Fixtures.playing()) == [.setAutoAdvance(false)])
+    #expect(
+      c.handle(key: .character(" "), model: Fixtures.suspended()) == [
+        .localNotice("you stepped away — press s to catch up first")
+      ])
+  }
+
+  @Test("c opens the chat line; enter sends the trimmed text, esc drops it")
+  func chat() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    _ = c.handle(key: .character("c"), model: model)
+    _ = press("  hi 漢!".map { .character($0) } + [.backspace], model, &c)
+    c.prepare(&model)
+    #expect(model.chatInput == "  hi 漢")
+    #expect(c.handle(key: .enter, model: model) == [.chat("hi 漢")])
+    _ = c.handle(key: .character("c"), model: model)
+    _ = press([.character("q"), .character("x")], model, &c)
+    #expect(c.activePrompt?.input == "qx")
+    #expect(c.handle(key: .escape, model: model) == [.redraw])
+    _ = c.handle(key: .character("c"), model: model)
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+  }
+
+  @Test("a newly started session is offered once; join or not now")
+  func sessionOffer() {
+    var c = FrontController()
+    var model = Fixtures.sessionOffered()
+    model.prompt = nil
+    c.prepare(&model)
+    #expect(model.prompt?.kind == .sessionOffered(sessionID: 1))
+    #expect(model.prompt?.message == "bob started Harbour Lights — S1E2 · The Lighthouse Keeper.")
+    #expect(c.handle(key: .character("n"), model: model) == [.declineSession])
+    c.prepare(&model)
+    #expect(model.prompt == nil)
+    #expect(c.handle(key: .character("j"), model: model) == [.joinSession])
+    #expect(
+      c.handle(key: .character(" "), model: model) == [
+        .localNotice("press j to join the watch session first")
+      ])
+    c.prepare(&model)
+    _ = c.handle(key: .character("j"), model: model)
+    model.group.session?.id = 2
+    c.prepare(&model)
+    #expect(model.prompt?.kind == .sessionOffered(sessionID: 2))
+    #expect(c.handle(key: .enter, model: model) == [.joinSession])
+  }
+
+  @Test("an offer disappears once the session is joined or gone")
+  func offerWithdrawn() {
+    var c = FrontController()
+    var model = Fixtures.sessionOffered()
+    c.prepare(&model)
+    #expect(model.prompt != nil)
+    model.membership = .noSession
+    model.group.session = nil
+    c.prepare(&model)
+    #expect(model.prompt == nil)
+  }
+
+  @Test("? toggles help; any key closes it; playback keys need a joined session")
+  func help() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    #expect(c.handle(key: .character("?"), model: model) == [.redraw])
+    c.prepare(&model)
+    #expect(model.showsHelp)
+    #expect(c.handle(key: .character(" "), model: model) == [.redraw])
+    c.prepare(&model)
+    #expect(!model.showsHelp)
+    #expect(
+      c.handle(key: .character(" "), model: Fixtures.noSession()) == [
+        .localNotice("nothing is being watched — press e to pick an episode")
+      ])
+    #expect(c.handle(key: .character("x"), model: model) == [])
+    #expect(c.handle(key: .resize, model: model) == [.redraw])
+  }
+
+  @Test("an interrupt leaves the session and quits")
+  func interrupt() {
+    var c = FrontController()
+    #expect(c.handle(key: .interrupt, model: Fixtures.playing()) == [.leave, .quit])
+    #expect(c.handle(key: .interrupt, model: Fixtures.noSession()) == [.quit])
+  }
+}
+
+@Suite("prompt navigation")
+struct PromptTests {
+  @Test("buttons wrap around with arrows and tab; hotkeys choose at once")
+  func buttons() {
+    var p = Prompt.quit(others: 1)
+    #expect(p.selection == 1)
+    #expect(p.handle(.right) == .pending)
+    #expect(p.selection == 2)
+    #expect(p.handle(.tab) == .pending)
+    #expect(p.selection == 0)
+    #expect(p.handle(.backTab) == .pending)
+    #expect(p.selection == 2)
+    #expect(p.handle(.enter) == .chosen(.cancel))
+    #expect(p.handle(.character("E")) == .chosen(.endForEveryone))
+    #expect(p.handle(.character("z")) == .pending)
+    #expect(p.handle(.escape) == .cancelled)
+  }
+
+  @Test("lists stop at their ends; digits pick; page keys jump")
+  func list() {
+    var p = Prompt.episodePicker(series: [Fixtures.series, Fixtures.testCard], current: nil)
+    #expect(p.options.count == 5)
+    #expect(p.options[4].label == "Test Card Colour bars")
+    #expect(p.handle(.up) == .pending)
+    #expect(p.selection == 0)
+    _ = p.handle(.pageDown)
+    #expect(p.selection == 4)
+    _ = p.handle(.home)
+    #expect(p.selection == 0)
+    _ = p.handle(.end)
+    #expect(p.handle(.enter) == .chosen(.item("testcard/bars")))
+    #expect(p.handle(.character("2")) == .chosen(.item("harbour/s1e2")))
+    #expect(p.handle(.character("9")) == .pending)
+  }
+
+  @Test("input edits: typing, backspace, ctrl-w, ctrl-u, limit")
+  func input() {
+    var p = Prompt.chat()
+    p.inputLimit = 12
+    for ch in "hello there" { _ = p.handle(.character(ch)) }
+    _ = p.handle(.control("w"))
+    #expect(p.input == "hello ")
+    _ = p.handle(.backspace)
+    #expect(p.input == "hello")
+    for ch in "0123456789" { _ = p.handle(.character(ch)) }
+    #expect(p.input == "hello0123456")
+    #expect(p.handle(.enter) == .submitted("hello0123456"))
+    _ = p.handle(.control("u"))
+    #expect(p.input.isEmpty)
+  }
+
+  @Test("episode codes come from item ids")
+  func codes() {
+    #expect(EpisodeLabel.code("harbour/s1e3") == "S1E3")
+    #expect(EpisodeLabel.code("harbour/S12E04") == "S12E04")
+    #expect(EpisodeLabel.code("testcard/bars") == "bars")
+    #expect(EpisodeLabel.code("s1e2x") == "s1e2x")
+    #expect(RateFormat.text(1) == "1×")
+    #expect(RateFormat.text(1.5) == "1.5×")
+    #expect(RateFormat.text(0.75) == "0.75×")
+    #expect(RateFormat.text(0.05) == "0.05×")
+  }
+}

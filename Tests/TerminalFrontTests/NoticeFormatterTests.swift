@@ -1,0 +1,121 @@
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("notices")
+struct NoticeFormatterTests {
+  let state = Fixtures.playing().group
+
+  func text(_ kind: ChangeKind, by who: ParticipantID? = Fixtures.bob, name: String? = "bob")
+    -> String?
+  {
+    NoticeFormatter.notice(
+      for: ChangeEvent(
+        sequence: 1, at: Fixtures.now, originator: who, originatorName: who == nil ? nil : name,
+        kind: kind),
+      in: state, local: Fixtures.alice)
+  }
+
+  @Test("playback changes name who did them and where")
+  func playback() {
+    #expect(text(.paused(at: 754)) == "bob paused at 12:34")
+    #expect(text(.seeked(to: 3723)) == "bob jumped to 1:02:03")
+    #expect(text(.played(at: 60, rate: 1, startsAt: Fixtures.now)) == "bob played from 1:00")
+    #expect(
+      text(.played(at: 60, rate: 1.5, startsAt: Fixtures.now)) == "bob played from 1:00 at 1.5×")
+    #expect(text(.rateChanged(rate: 0.75)) == "bob set the speed to 0.75×")
+  }
+
+  @Test("the local participant is 'you'")
+  func you() {
+    #expect(text(.paused(at: 5), by: Fixtures.alice, name: "alice") == "you paused at 0:05")
+  }
+
+  @Test("episode switches name the episode; auto-advance has no originator")
+  func episodes() {
+    #expect(
+      text(.replaced(from: "harbour/s1e2", to: "harbour/s1e3"), by: Fixtures.carol, name: "carol")
+        == "carol switched to S1E3 · The Storm")
+    #expect(
+      text(.autoAdvanced(from: "harbour/s1e2", to: "harbour/s1e3"), by: nil)
+        == "auto-advanced to S1E3 · The Storm")
+    #expect(
+      text(.sessionStarted(item: "harbour/s1e2"))
+        == "bob started Harbour Lights — S1E2 · The Lighthouse Keeper")
+    #expect(text(.reachedEnd(item: "harbour/s1e4"), by: nil) == "S1E4 ended")
+  }
+
+  @Test("joins, leaves, suspensions and waits")
+  func membership() {
+    #expect(text(.entered, by: Fixtures.carol, name: "carol") == "carol entered the room")
+    #expect(text(.joined, by: Fixtures.carol, name: "carol") == "carol joined")
+    #expect(text(.left) == "bob left the session")
+    #expect(text(.exited(.quit)) == "bob left the room")
+    #expect(text(.exited(.timedOut)) == "bob timed out and left")
+    #expect(text(.sessionEnded) == "bob ended the session for everyone")
+    #expect(text(.suspended(.interrupted)) == "bob stepped away (interrupted)")
+    #expect(text(.suspended("phone call")) == "bob stepped away (phone call)")
+    #expect(text(.resumed(nil)) == "bob is back with the group")
+    #expect(
+      text(.waitStarted(participant: Fixtures.carol, cause: .stalled), by: nil)
+        == "waiting for carol (stalled)")
+    #expect(
+      text(.waitTimedOut(participant: Fixtures.carol), by: nil)
+        == "stopped waiting for carol — going on without them")
+    #expect(text(.connectionChanged(connected: false)) == "bob lost the connection — reconnecting…")
+    #expect(text(.autoAdvanceChanged(true)) == "bob turned auto-advance on")
+  }
+
+  @Test("reports and becoming ready make no notice")
+  func silent() {
+    #expect(text(.reported) == nil)
+    #expect(text(.readinessChanged(.ready)) == nil)
+  }
+
+  @Test("a departed participant keeps the name carried by the event")
+  func departedName() {
+    #expect(
+      text(.exited(.disconnected), by: "p9", name: "dave") == "dave lost the connection and left")
+  }
+
+  @Test("chat lines")
+  func chat() {
+    #expect(NoticeFormatter.chat(from: "bob", text: "hi 👋") == "bob: hi 👋")
+    var model = Fixtures.playing()
+    model.receiveChat(from: "bob", text: "hi")
+    #expect(model.notices.first == Notice("bob: hi", at: Fixtures.now, kind: .chat))
+  }
+
+  @Test("the model applies each change once, newest first, and remembers who paused")
+  func modelApply() {
+    var model = Fixtures.playing()
+    model.notices = []
+    let pause = ChangeEvent(
+      sequence: 20, at: Fixtures.now, originator: Fixtures.bob, originatorName: "bob",
+      kind: .paused(at: 754))
+    model.apply(pause)
+    model.apply(pause)
+    #expect(model.notices.map(\.text) == ["bob paused at 12:34"])
+    #expect(model.pausedBy == "bob")
+    model.apply(
+      ChangeEvent(
+        sequence: 21, at: Fixtures.now, originator: Fixtures.carol, originatorName: "carol",
+        kind: .played(at: 754, rate: 1, startsAt: Fixtures.now)))
+    #expect(model.pausedBy == nil)
+    #expect(model.notices.map(\.text) == ["carol played from 12:34", "bob paused at 12:34"])
+  }
+
+  @Test("notices fade after half their lifetime and are pruned after it")
+  func fading() {
+    var model = Fixtures.playing()
+    model.notices = [Notice("x", at: Fixtures.now)]
+    #expect(model.visibility(of: model.notices[0]) == .fresh)
+    model.now = Fixtures.now.advanced(bySeconds: 11)
+    #expect(model.visibility(of: model.notices[0]) == .fading)
+    model.now = Fixtures.now.advanced(bySeconds: 21)
+    #expect(model.visibleNotices.isEmpty)
+    model.pruneNotices()
+    #expect(model.notices.isEmpty)
+  }
+}

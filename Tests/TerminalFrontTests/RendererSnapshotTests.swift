@@ -1,0 +1,135 @@
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+struct ScreenSize: CustomTestStringConvertible, Sendable {
+  var cols: Int
+  var rows: Int
+  var testDescription: String { "\(cols)x\(rows)" }
+  static let all = [
+    ScreenSize(cols: 80, rows: 24), ScreenSize(cols: 120, rows: 35), ScreenSize(cols: 60, rows: 20),
+  ]
+}
+
+enum ScreenState: String, CaseIterable, Sendable {
+  case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered,
+    invalidated
+  case helpShown, fastAndWide
+
+  var model: FrontModel {
+    switch self {
+    case .playing: Fixtures.playing()
+    case .pausedByBob: Fixtures.pausedByBob()
+    case .waiting: Fixtures.waiting()
+    case .suspended: Fixtures.suspended()
+    case .reconnecting: Fixtures.reconnecting()
+    case .finished: Fixtures.finished()
+    case .noSession: Fixtures.noSession()
+    case .sessionOffered: Fixtures.sessionOffered()
+    case .invalidated: Fixtures.invalidated()
+    case .helpShown: Fixtures.helpShown()
+    case .fastAndWide: Fixtures.fastAndWide()
+    }
+  }
+}
+
+enum PromptCase: String, CaseIterable, Sendable {
+  case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat
+
+  var model: FrontModel {
+    var model = Fixtures.playing()
+    switch self {
+    case .sessionOffered:
+      model = Fixtures.sessionOffered()
+    case .startSession:
+      model = Fixtures.noSession()
+      model.prompt = .startSession(
+        item: Fixtures.series.items[0], seriesTitle: "Harbour Lights", others: ["bob", "carol"])
+    case .confirmSwitch:
+      model.prompt = .confirmSwitch(to: Fixtures.series.items[2])
+    case .quit:
+      model.prompt = .quit(others: 2)
+    case .episodePicker:
+      var picker = Prompt.episodePicker(series: [Fixtures.series], current: "harbour/s1e2")
+      _ = picker.handle(.down)
+      model.prompt = picker
+    case .chat:
+      model.prompt = .chat(draft: "see you at the storm 🌊")
+    }
+    return model
+  }
+}
+
+@Suite("screen snapshots")
+struct RendererSnapshotTests {
+  @Test("every screen state renders as recorded", arguments: ScreenState.allCases, ScreenSize.all)
+  func state(_ state: ScreenState, size: ScreenSize) {
+    let grid = ScreenRenderer.render(state.model, rows: size.rows, cols: size.cols)
+    assertSnapshot(grid.text, named: "state-\(state.rawValue)-\(size.cols)x\(size.rows)")
+  }
+
+  @Test(
+    "every prompt renders as a modal box as recorded", arguments: PromptCase.allCases,
+    ScreenSize.all)
+  func prompt(_ prompt: PromptCase, size: ScreenSize) {
+    let grid = ScreenRenderer.render(prompt.model, rows: size.rows, cols: size.cols)
+    assertSnapshot(grid.text, named: "prompt-\(prompt.rawValue)-\(size.cols)x\(size.rows)")
+  }
+
+  @Test("any size renders without trapping, each line within the width")
+  func anySize() {
+    let models = ScreenState.allCases.map(\.model) + PromptCase.allCases.map(\.model)
+    for model in models {
+      for rows in [0, 1, 2, 3, 5, 9, 13, 14, 17, 24] {
+        for cols in [0, 1, 2, 5, 10, 20, 39, 40, 50, 71, 72, 109, 110] {
+          let grid = ScreenRenderer.render(model, rows: rows, cols: cols)
+          #expect(grid.lines.count == rows)
+          for line in grid.lines { #expect(CharacterWidth.of(line) <= cols) }
+        }
+      }
+    }
+  }
+
+  @Test("the selected option of a prompt is drawn reversed")
+  func selectedOptionReversed() {
+    let model = PromptCase.confirmSwitch.model
+    let grid = ScreenRenderer.render(model, rows: 24, cols: 80)
+    let row = grid.lines.firstIndex { $0.contains("[ Yes ]") }
+    #expect(row != nil)
+    if let row {
+      let col = grid.lines[row].distance(of: "[ Yes ]")
+      #expect(grid[row, col].style.reverse)
+    }
+  }
+
+  @Test("notices fade: dim in the second half of their life, then gone")
+  func noticesFade() {
+    let model = Fixtures.playing()
+    let grid = ScreenRenderer.render(model, rows: 24, cols: 80)
+    #expect(!grid.text.contains("an old notice"))
+    let row = grid.lines.firstIndex { $0.contains("bob played from 12:00") }!
+    let col = grid.lines[row].distance(of: "bob")
+    #expect(grid[row, col].style.dim)
+    let fresh = grid.lines.firstIndex { $0.contains("carol joined") }!
+    #expect(!grid[fresh, grid.lines[fresh].distance(of: "carol")].style.dim)
+  }
+
+  @Test("the waiting countdown follows the group clock")
+  func countdown() {
+    var model = Fixtures.waiting()
+    #expect(ScreenRenderer.render(model, rows: 24, cols: 80).text.contains("carol: stalled · 8s"))
+    model.now = model.now.advanced(bySeconds: 5)
+    let text = ScreenRenderer.render(model, rows: 24, cols: 80).text
+    #expect(text.contains("carol: stalled · 3s"))
+    #expect(text.contains("bob: loading · 47s"))
+  }
+}
+
+extension String {
+  /// Column of the first occurrence of `needle` (terminal columns).
+  func distance(of needle: String) -> Int {
+    guard let range = range(of: needle) else { return -1 }
+    return CharacterWidth.of(self[..<range.lowerBound])
+  }
+}
