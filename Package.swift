@@ -79,7 +79,9 @@ let package = Package(
     .testTarget(name: "RoomsTests", dependencies: ["Rooms", "WireProtocol"]),
     .testTarget(
       name: "GroupSessionsTests",
-      dependencies: ["GroupSessions", "Relay", "Rooms", "WireProtocol", "Media"]),
+      dependencies: ["GroupSessions", "Relay", "Rooms", "WireProtocol", "Media",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront"], exclude: ["__Snapshots__"]),

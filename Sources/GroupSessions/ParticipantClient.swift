@@ -344,7 +344,13 @@ public actor ParticipantClient {
     case .pong(_, let t0, let t1, let t2):
       let sample = ClockSample(t0: t0, t1: t1, t2: t2, t3: clock.localNow())
       estimator.add(sample)
+      let first = estimate == nil
       estimate = estimator.estimate(at: sample.t3)
+      if first, estimate != nil {
+        // The player waited for a clock: group times mean nothing locally before it.
+        let current = state
+        drivePlayer { coordinator, now, clock in coordinator.adopt(current, at: now, clock: clock) }
+      }
     case .message(let from, let name, _, let kind, let body):
       eventSink.yield(.message(from: from, name: name, kind: kind, body: body))
     case .error(let code, let text, let fatal):
@@ -473,12 +479,24 @@ public actor ParticipantClient {
     }
   }
 
+  /// Reports link and player figures: at once after joining (so that the first
+  /// coordinated start already allows for this player's start-up latency), then every
+  /// report interval.
   private func reportLoop() async {
+    var lastReport: LocalInstant?
+    var reportedFor: UInt64?
     while !Task.isCancelled && !stopped {
-      await clock.sleep(seconds: configuration.reportInterval)
-      guard status == .connected, let estimate, let me, state.participant(me)?.isJoined == true else {
-        continue
-      }
+      await clock.sleep(seconds: 0.05)
+      guard status == .connected, let estimate, let me, let mine = state.participant(me),
+        mine.isJoined, let session = state.session
+      else { continue }
+      let now = clock.localNow()
+      let due =
+        reportedFor != session.id
+        || lastReport.map { now.seconds(since: $0) >= configuration.reportInterval } ?? true
+      guard due else { continue }
+      lastReport = now
+      reportedFor = session.id
       let offset = coordinator?.lastGap
       // Without a player there is nothing to start; with one, its measured start-up
       // latency (a cautious guess until measured) widens the coordinated-start delay.
@@ -529,9 +547,8 @@ public actor ParticipantClient {
   private func drivePlayer(
     _ body: (inout PlaybackCoordinator, LocalInstant, ClockOffsetEstimate) -> [PlayerCommand]
   ) {
-    guard let player, var coordinator else { return }
-    let now = clock.localNow()
-    let clock = estimate ?? ClockOffsetEstimate(offset: 0, roundTrip: 0, uncertainty: .infinity)
+    guard let player, var coordinator, let clock = estimate else { return }
+    let now = self.clock.localNow()
     let commands = body(&coordinator, now, clock)
     self.coordinator = coordinator
     for command in commands {

@@ -1,4 +1,5 @@
 import GroupSessions
+import Logging
 import PlaybackCoordination
 import Relay
 import Rooms
@@ -31,7 +32,10 @@ final class RelayHarness: Sendable {
       server = nil
     case .tcp:
       memory = nil
-      server = try await RelayServer.start(host: "127.0.0.1", port: 0, configuration: configuration, clock: clock)
+      var logger = Logger(label: "test.relay")
+      logger.logLevel = .warning
+      server = try await RelayServer.start(
+        host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: logger)
     }
   }
 

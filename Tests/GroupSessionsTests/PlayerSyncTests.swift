@@ -1,0 +1,58 @@
+import GroupSessions
+import Media
+import PlaybackCoordination
+import Testing
+
+@Suite("Players follow the group", .serialized)
+struct PlayerSyncTests {
+  static let resolver: @Sendable (ItemID) -> SimulatedItem? = { id in
+    testSeries.item(id).map { SimulatedItem(id: $0.id, title: $0.title, duration: $0.duration) }
+  }
+
+  func player(ppm: Double, latency: Double, seed: UInt64) -> SimulatedPlayer {
+    SimulatedPlayer(
+      configuration: SimulatedPlayerConfiguration(
+        driftPPM: ppm, loadLatency: 0.1...0.1, playLatency: latency...latency,
+        seekLatency: latency...latency, seed: seed),
+      itemResolver: Self.resolver)
+  }
+
+  @Test("drifting players with start-up latency show the same position after play, seek and pause", arguments: TransportKind.allCases)
+  func playersAgree(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let players = [player(ppm: 500, latency: 0.05, seed: 1), player(ppm: -500, latency: 0.2, seed: 2), player(ppm: 0, latency: 0, seed: 3)]
+    var joining: [ParticipantClient] = []
+    for (i, p) in players.enumerated() { joining.append(try await relay.participant(["ann", "bob", "cat"][i], player: p)) }
+    let clients = joining
+    try await clients[0].send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    for c in clients.dropFirst() {
+      await eventually("session seen") { await c.groupState.session != nil }
+      try await c.send(.join).get()
+    }
+    let clock = MonotonicClock()
+    @Sendable func spread() -> Double {
+      let now = clock.localNow()
+      let positions = players.map { $0.observe(at: now).position }
+      return positions.max()! - positions.min()!
+    }
+    await eventually("everyone plays", within: 5) {
+      players.allSatisfy { $0.observe(at: clock.localNow()).rate > 0 && !$0.observe(at: clock.localNow()).isBusy }
+    }
+    try await Task.sleep(nanoseconds: 700_000_000)
+    #expect(spread() < 0.03, "players agree while playing")
+
+    try await clients[1].send(.seek(item: "harbour/s1e1", to: 100)).get()
+    await eventually("all players are past the seek and playing", within: 5) {
+      players.allSatisfy { let o = $0.observe(at: clock.localNow()); return o.position >= 100 && o.rate > 0 && !o.isBusy }
+    }
+    try await Task.sleep(nanoseconds: 500_000_000)
+    #expect(spread() < 0.03, "players agree after a seek")
+
+    _ = await clients[2].pause()
+    await eventually("all players paused at the same frame", within: 5) {
+      players.allSatisfy { $0.observe(at: clock.localNow()).rate == 0 } && spread() < 0.001
+    }
+    for c in clients { await c.stop() }
+    await relay.stop()
+  }
+}
