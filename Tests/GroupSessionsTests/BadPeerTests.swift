@@ -1,0 +1,40 @@
+import GroupSessions
+import PlaybackCoordination
+import Testing
+
+@Suite("Bad peers on the TCP relay", .serialized)
+struct BadPeerTests {
+  static let cases: [(String, String)] = [
+    ("this is not json\n", "malformedFrame"),
+    ("{\"type\":\"hello\",\"version\":99,\"name\":\"x\",\"room\":\"lobby\"}\n", "unsupportedVersion"),
+    (String(repeating: "x", count: 70_000) + "\n", "frameTooLarge"),
+    (String(repeating: "y", count: 70_000), "frameTooLarge"),
+    ("{\"type\":\"command\",\"id\":1,\"command\":{\"join\":{}}}\n", "helloRequired"),
+    ("{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"teleport\":{}}}\n", "malformedFrame"),
+  ]
+
+  @Test("garbage, oversized and wrong-version frames get one error and a close; the room carries on", arguments: cases)
+  func badFrames(bytes: String, code: String) async throws {
+    let relay = try await RelayHarness(.tcp)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+
+    let socket = try #require(RawSocket(port: relay.server!.port))
+    socket.write(bytes)
+    let answer = socket.readAll()
+    let errors = answer.split(separator: "\n").filter { $0.contains("\"type\":\"error\"") }
+    #expect(errors.count == 1, "one error line, got: \(answer.prefix(300))")
+    #expect(errors.first?.contains("\"code\":\"\(code)\"") == true)
+    #expect(errors.first?.contains("\"fatal\":true") == true)
+
+    // Everyone else is unaffected.
+    try await bob.send(.join).get()
+    try await bob.send(.pause(item: "harbour/s1e1", at: 0)).get()
+    await eventually("ann sees bob's pause") { await ann.groupState.lastChange?.originatorName == "bob" }
+    #expect(await ann.groupState.participants.map(\.name) == ["ann", "bob"])
+    await ann.stop()
+    await bob.stop()
+    await relay.stop()
+  }
+}
