@@ -260,18 +260,34 @@ public struct RelayCore: Sendable {
 
   // MARK: - Commands
 
+  /// Runs the room's time-driven rules that fell due before `now`, so that a command is
+  /// applied to the state the group is really in (an item that ended has advanced, a wait
+  /// that timed out is over).
+  private mutating func catchUp(_ roomName: String, at now: GroupInstant) -> [RelayAction] {
+    guard var room = rooms[roomName], let deadline = room.engineDeadline, deadline <= now else {
+      return []
+    }
+    let events = room.engine.tick(at: now)
+    room.engineDeadline = room.engine.nextDeadline()
+    rooms[roomName] = room
+    return events.isEmpty ? [] : broadcastUpdate(in: roomName, events: events)
+  }
+
   private mutating func apply(
     _ command: GroupCommand, id commandID: UInt64, from participant: ParticipantID,
     in roomName: String, via connection: ConnectionID, at now: GroupInstant
   ) -> [RelayAction] {
-    guard var room = rooms[roomName], var member = room.members[participant] else { return [] }
+    var actions = catchUp(roomName, at: now)
+    guard var room = rooms[roomName], var member = room.members[participant] else { return actions }
     // A command resent after a reconnection that already applied: acknowledge again.
     if commandID <= member.lastCommandID {
-      return [.send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)]
+      return actions + [
+        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)
+      ]
     }
     switch command {
     case .enter, .exit, .setConnected:
-      return [
+      return actions + [
         .send(
           .rejected(id: commandID, reason: .invalidValue("only the relay sends that command")),
           to: connection)
@@ -285,11 +301,10 @@ public struct RelayCore: Sendable {
     rooms[roomName] = room
     switch result {
     case .failure(let rejection):
-      return [.send(.rejected(id: commandID, reason: rejection), to: connection)]
+      return actions + [.send(.rejected(id: commandID, reason: rejection), to: connection)]
     case .success(let events):
-      var actions: [RelayAction] = [
-        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)
-      ]
+      actions.append(
+        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection))
       if events.allSatisfy({ $0.kind == .reported }) {
         if rooms[roomName]?.dirtySince == nil { rooms[roomName]?.dirtySince = now }
       } else {
@@ -304,12 +319,14 @@ public struct RelayCore: Sendable {
     _ command: GroupCommand, from participant: ParticipantID, in roomName: String,
     at now: GroupInstant
   ) -> [RelayAction] {
-    guard var room = rooms[roomName] else { return [] }
+    var actions = catchUp(roomName, at: now)
+    guard var room = rooms[roomName] else { return actions }
     let result = room.engine.apply(command, from: participant, at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
-    guard case .success(let events) = result, !events.isEmpty else { return [] }
-    return broadcastUpdate(in: roomName, events: events)
+    guard case .success(let events) = result, !events.isEmpty else { return actions }
+    actions += broadcastUpdate(in: roomName, events: events)
+    return actions
   }
 
   // MARK: - Messenger
