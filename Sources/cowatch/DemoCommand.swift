@@ -56,8 +56,11 @@ struct DemoCommand: AsyncParsableCommand {
     }
     let result = await runner.run()
     await printer.value
-    if !result.succeeded {
-      CommandFailure.exit("demo", result.summary)
+    if let failure = result.failure {
+      CommandFailure.exit("demo", "\(parsed.fileName):\(failure.line): expect \(failure.expected) — but \(failure.seen.joined(separator: "; "))")
+    }
+    if let problem = result.problem {
+      CommandFailure.exit("demo", problem)
     }
   }
 
