@@ -68,6 +68,9 @@ public struct DemoScript: Hashable, Sendable {
     -> DemoScript
   {
     let text: String
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw ScriptError(fileName: path, line: 0, problem: .unreadable(reason: "no such file"))
+    }
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
