@@ -33,10 +33,12 @@ public struct DemoResult: Hashable, Sendable {
 
   /// One line: what held, what failed.
   public var summary: String {
-    let timing = "in \(ScriptTime.format(scriptSeconds)) script time (\(ScriptTime.seconds((realSeconds * 10).rounded() / 10)) s real)"
+    let timing =
+      "in \(ScriptTime.format(scriptSeconds)) script time (\(ScriptTime.seconds((realSeconds * 10).rounded() / 10)) s real)"
     if let problem { return "the demo stopped: \(problem)" }
     if let failure {
-      return "\(passed) of \(expectations) expectations held, then line \(failure.line) failed \(timing)"
+      return
+        "\(passed) of \(expectations) expectations held, then line \(failure.line) failed \(timing)"
     }
     let errors = actionErrors == 0 ? "" : "; \(actionErrors) action(s) were refused"
     return "all \(expectations) expectations held \(timing)\(errors)"

@@ -74,7 +74,9 @@ public actor DemoRunner {
   /// - Parameters:
   ///   - speed: overrides the script's `speed` (default 1).
   ///   - catalog: what players play and `start`/`switch` pick from.
-  public init(script: DemoScript, catalog: Catalog, speed: Double? = nil, options: DemoRunOptions = .init()) {
+  public init(
+    script: DemoScript, catalog: Catalog, speed: Double? = nil, options: DemoRunOptions = .init()
+  ) {
     self.script = script
     self.catalog = catalog
     self.series = catalog.seriesInfos()
@@ -116,7 +118,8 @@ public actor DemoRunner {
   /// Runs the script to its end or to the first failed expectation. Call once.
   public func run() async -> DemoResult {
     guard !started else {
-      return DemoResult(passed: 0, expectations: script.expectationCount, problem: "the run was already started")
+      return DemoResult(
+        passed: 0, expectations: script.expectationCount, problem: "the run was already started")
     }
     started = true
     var failure: ExpectationFailure?
@@ -131,7 +134,10 @@ public actor DemoRunner {
     do {
       server = try await RelayServer.start(
         host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: relayLogger)
-      emit(.info, "relay listening on 127.0.0.1:\(server!.port); \(script.participants.count) participants; speed \(ScriptTime.seconds(speed))×")
+      emit(
+        .info,
+        "relay listening on 127.0.0.1:\(server!.port); \(script.participants.count) participants; speed \(ScriptTime.seconds(speed))×"
+      )
     } catch {
       problem = error.description
     }
@@ -208,7 +214,9 @@ public actor DemoRunner {
     var options: [String] = []
     if declaration.autoAdvance { options.append("auto-advance on") }
     if declaration.player.driftPPM != 0 {
-      options.append("player drifts \(declaration.player.driftPPM > 0 ? "+" : "")\(ScriptTime.seconds(declaration.player.driftPPM)) ppm")
+      options.append(
+        "player drifts \(declaration.player.driftPPM > 0 ? "+" : "")\(ScriptTime.seconds(declaration.player.driftPPM)) ppm"
+      )
     }
     if declaration.player.stallsPerSecond > 0 { options.append("stalls now and then") }
     emit(.info, "\(name) arrives\(options.isEmpty ? "" : " (\(options.joined(separator: ", ")))")")
@@ -233,7 +241,8 @@ public actor DemoRunner {
       break
     case .prompt(let kind, let text, let choices):
       member.prompt = (kind, text)
-      emit(.prompt(participant: name), "\(name) is asked: \(text) [\(choices.joined(separator: "/"))]")
+      emit(
+        .prompt(participant: name), "\(name) is asked: \(text) [\(choices.joined(separator: "/"))]")
     case .error(let message):
       member.errors.append(message)
       actionErrors += 1
@@ -249,7 +258,8 @@ public actor DemoRunner {
 
   private func stall(_ name: String, _ duration: Double) {
     guard let member = members[name] else { return }
-    emit(.action(participant: name), "\(name)'s player stalls for \(ScriptTime.seconds(duration)) s")
+    emit(
+      .action(participant: name), "\(name)'s player stalls for \(ScriptTime.seconds(duration)) s")
     member.player.injectStall(duration: duration, at: clock.localNow())
   }
 
@@ -270,7 +280,9 @@ public actor DemoRunner {
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     let failure = ExpectationFailure(line: line, expected: expectation.summary, seen: problems)
-    emit(.failed(line: line), "✗ expect \(expectation.summary) (line \(line)): \(problems.joined(separator: "; "))")
+    emit(
+      .failed(line: line),
+      "✗ expect \(expectation.summary) (line \(line)): \(problems.joined(separator: "; "))")
     return failure
   }
 
@@ -287,8 +299,10 @@ public actor DemoRunner {
       let latest = members[name] ?? member
       views.append(
         ParticipantObservation(
-          name: name, group: snapshot.state, me: snapshot.participant, playerItem: snapshot.player?.item,
-          playerPosition: snapshot.player?.position, prompt: latest.prompt?.kind, notices: latest.notices,
+          name: name, group: snapshot.state, me: snapshot.participant,
+          playerItem: snapshot.player?.item,
+          playerPosition: snapshot.player?.position, prompt: latest.prompt?.kind,
+          notices: latest.notices,
           chats: latest.chats, errors: latest.errors))
     }
     return views
@@ -371,7 +385,9 @@ public actor DemoRunner {
   static func status(_ s: ParticipantSnapshot) -> String {
     guard let session = s.state.session else { return "no watch session" }
     let position = s.groupPosition.map { " at \(ScriptTime.format($0))" } ?? ""
-    let waiting = s.state.waitingFor.isEmpty ? "" : ", waiting for \(s.state.waitingFor.joined(separator: ", "))"
+    let waiting =
+      s.state.waitingFor.isEmpty
+      ? "" : ", waiting for \(s.state.waitingFor.joined(separator: ", "))"
     return "\(session.status.rawValue) \(session.item.id)\(position)\(waiting)"
   }
 }

@@ -74,7 +74,8 @@ public struct DemoScript: Hashable, Sendable {
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-      throw ScriptError(fileName: path, line: 0, problem: .unreadable(reason: "\(error.localizedDescription)"))
+      throw ScriptError(
+        fileName: path, line: 0, problem: .unreadable(reason: "\(error.localizedDescription)"))
     }
     return try parse(text, fileName: path, catalog: catalog)
   }
@@ -90,7 +91,10 @@ public struct RelaySettings: Hashable, Sendable {
   /// How long the group waits for a first load, seconds.
   public var firstLoadTimeout: Double?
 
-  public init(rebufferTimeout: Double? = nil, suspensionTimeout: Double? = nil, firstLoadTimeout: Double? = nil) {
+  public init(
+    rebufferTimeout: Double? = nil, suspensionTimeout: Double? = nil,
+    firstLoadTimeout: Double? = nil
+  ) {
     self.rebufferTimeout = rebufferTimeout
     self.suspensionTimeout = suspensionTimeout
     self.firstLoadTimeout = firstLoadTimeout

@@ -71,7 +71,8 @@ public struct Expectation: Hashable, Sendable {
       case .position(let p, let t): "position \(ScriptTime.format(p))±\(ScriptTime.seconds(t))"
       case .together(let t): "together ±\(ScriptTime.seconds(t))"
       case .rate(let r): "rate \(ScriptTime.seconds(r))"
-      case .waitingFor(let names): "waiting-for \(names.isEmpty ? "nobody" : names.joined(separator: ","))"
+      case .waitingFor(let names):
+        "waiting-for \(names.isEmpty ? "nobody" : names.joined(separator: ","))"
       case .prompt(let kind): "prompt \(kind ?? "none")"
       case .notice(let text): "notice \"\(text)\""
       case .chat(let text): "chat \"\(text)\""

@@ -52,7 +52,8 @@ public struct ParticipantObservation: Hashable, Sendable {
 
   /// The position its player shows on the group's item, if it shows that item.
   public var position: Double? {
-    guard let session = group.session, participant?.isJoined == true, playerItem == session.item.id else {
+    guard let session = group.session, participant?.isJoined == true, playerItem == session.item.id
+    else {
       return nil
     }
     return playerPosition
@@ -62,14 +63,17 @@ public struct ParticipantObservation: Hashable, Sendable {
 /// Checks an expectation against observations. Pure, so tests can check it without a run.
 public enum ExpectationEvaluator {
   /// What did not hold, one sentence per failing check and participant; empty if all held.
-  public static func mismatches(_ expectation: Expectation, in views: [ParticipantObservation]) -> [String] {
+  public static func mismatches(_ expectation: Expectation, in views: [ParticipantObservation])
+    -> [String]
+  {
     var problems: [String] = []
     for check in expectation.checks {
       if case .together(let tolerance) = check {
         let positions = views.map { ($0.name, $0.position) }
         let missing = positions.filter { $0.1 == nil }.map(\.0)
         if !missing.isEmpty {
-          problems.append("\(missing.joined(separator: ", ")) show\(missing.count == 1 ? "s" : "") no position")
+          problems.append(
+            "\(missing.joined(separator: ", ")) show\(missing.count == 1 ? "s" : "") no position")
           continue
         }
         let values = positions.map { ($0.0, $0.1!) }
@@ -78,7 +82,8 @@ public enum ExpectationEvaluator {
         if high.1 - low.1 > tolerance {
           let list = values.map { "\($0.0) \(ScriptTime.format($0.1))" }.joined(separator: ", ")
           problems.append(
-            "players are \(ScriptTime.seconds(high.1 - low.1)) s apart (\(list)), more than ±\(ScriptTime.seconds(tolerance))")
+            "players are \(ScriptTime.seconds(high.1 - low.1)) s apart (\(list)), more than ±\(ScriptTime.seconds(tolerance))"
+          )
         }
         continue
       }
@@ -107,13 +112,18 @@ public enum ExpectationEvaluator {
     case .together:
       return nil
     case .rate(let expected):
-      guard let session else { return "no watch session, expected rate \(ScriptTime.seconds(expected))" }
+      guard let session else {
+        return "no watch session, expected rate \(ScriptTime.seconds(expected))"
+      }
       return abs(session.playbackRate - expected) < 1e-9
-        ? nil : "rate is \(ScriptTime.seconds(session.playbackRate)), expected \(ScriptTime.seconds(expected))"
+        ? nil
+        : "rate is \(ScriptTime.seconds(session.playbackRate)), expected \(ScriptTime.seconds(expected))"
     case .waitingFor(let expected):
       let seen = view.group.waitingFor
       guard Set(seen) != Set(expected) else { return nil }
-      func list(_ names: [String]) -> String { names.isEmpty ? "nobody" : names.joined(separator: ", ") }
+      func list(_ names: [String]) -> String {
+        names.isEmpty ? "nobody" : names.joined(separator: ", ")
+      }
       return "waiting for \(list(seen)), expected \(list(expected))"
     case .prompt(let expected):
       return view.prompt == expected
@@ -122,13 +132,16 @@ public enum ExpectationEvaluator {
       return contains(view.notices, text)
         ? nil : "no notice containing \"\(text)\" (last: \(last(view.notices)))"
     case .chat(let text):
-      return contains(view.chats, text) ? nil : "no message containing \"\(text)\" (last: \(last(view.chats)))"
+      return contains(view.chats, text)
+        ? nil : "no message containing \"\(text)\" (last: \(last(view.chats)))"
     case .error(let text):
-      return contains(view.errors, text) ? nil : "no error containing \"\(text)\" (last: \(last(view.errors)))"
+      return contains(view.errors, text)
+        ? nil : "no error containing \"\(text)\" (last: \(last(view.errors)))"
     case .autoAdvance(let expected):
       guard let mine = view.participant else { return "not in the room" }
       return mine.autoAdvance == expected
-        ? nil : "auto-advance is \(mine.autoAdvance ? "on" : "off"), expected \(expected ? "on" : "off")"
+        ? nil
+        : "auto-advance is \(mine.autoAdvance ? "on" : "off"), expected \(expected ? "on" : "off")"
     }
   }
 

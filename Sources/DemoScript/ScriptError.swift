@@ -57,10 +57,13 @@ public enum ScriptProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .badSpeed(let text): "bad speed \"\(text)\" (expected a number from 0.1 to 50)"
     case .badParticipantName(let name):
       "bad participant name \"\(name)\" (1–32 letters, digits, '-' or '_'; not all, nobody or none)"
-    case .duplicateParticipant(let name, let first): "participant \"\(name)\" is already declared on line \(first)"
+    case .duplicateParticipant(let name, let first):
+      "participant \"\(name)\" is already declared on line \(first)"
     case .unknownParticipant(let name): "unknown participant \"\(name)\""
-    case .unknownOption(let option, let allowed): "unknown option \"\(option)\" (options: \(allowed))"
-    case .badOptionValue(let option, let value, let expected): "\(option)=\(value): expected \(expected)"
+    case .unknownOption(let option, let allowed):
+      "unknown option \"\(option)\" (options: \(allowed))"
+    case .badOptionValue(let option, let value, let expected):
+      "\(option)=\(value): expected \(expected)"
     case .duplicateOption(let option): "option \"\(option)\" is given twice"
     case .badAction(let participant, let error): "\(participant): \(error)"
     case .unknownItem(let item): "no item \(item) in the catalog"
@@ -69,7 +72,8 @@ public enum ScriptProblem: Error, Hashable, Sendable, CustomStringConvertible {
     case .unknownCheck(let word):
       "unknown check \"\(word)\" (checks: state, item, position, together, rate, waiting-for, prompt, notice, chat, error, autoadvance; then optionally within DURATION)"
     case .missingCheckArgument(let check, let expected): "\"\(check)\" needs \(expected)"
-    case .badCheckArgument(let check, let argument, let expected): "\"\(check) \(argument)\": expected \(expected)"
+    case .badCheckArgument(let check, let argument, let expected):
+      "\"\(check) \(argument)\": expected \(expected)"
     case .noChecks: "\"expect\" needs at least one check, e.g. expect ann state playing"
     case .togetherNeedsTwo: "\"together\" needs at least two participants (or all)"
     case .unterminatedQuote: "a quoted text is not closed"

@@ -15,7 +15,8 @@ struct ScriptParser {
 
   static let participantOptions =
     "autoadvance=on|off, drift=±PPMppm, latency=DURATION, load=DURATION, stall-chance=PER-SECOND, stall-length=DURATION[-DURATION], seed=N, arrives-at=TIME"
-  static let relayOptions = "rebuffer-timeout=DURATION, suspension-timeout=DURATION, first-load-timeout=DURATION"
+  static let relayOptions =
+    "rebuffer-timeout=DURATION, suspension-timeout=DURATION, first-load-timeout=DURATION"
   static let reservedNames: Set<String> = ["all", "nobody", "none", "expect"]
 
   init(fileName: String, catalog: Catalog?) {
@@ -46,8 +47,12 @@ struct ScriptParser {
     let (word, rest) = Self.splitWord(line)
     switch word.lowercased() {
     case "speed":
-      guard !rest.isEmpty else { throw .missingArgument(directive: "speed", expected: "a number from 0.1 to 50") }
-      guard let speed = Double(rest), speed.isFinite, (0.1...50).contains(speed) else { throw .badSpeed(rest) }
+      guard !rest.isEmpty else {
+        throw .missingArgument(directive: "speed", expected: "a number from 0.1 to 50")
+      }
+      guard let speed = Double(rest), speed.isFinite, (0.1...50).contains(speed) else {
+        throw .badSpeed(rest)
+      }
       script.speed = speed
     case "relay":
       try parseRelay(rest)
@@ -62,7 +67,9 @@ struct ScriptParser {
 
   private mutating func parseRelay(_ rest: String) throws(ScriptProblem) {
     let options = try Self.options(rest)
-    guard !options.isEmpty else { throw .missingArgument(directive: "relay", expected: Self.relayOptions) }
+    guard !options.isEmpty else {
+      throw .missingArgument(directive: "relay", expected: Self.relayOptions)
+    }
     for (key, value) in options {
       func duration() throws(ScriptProblem) -> Double {
         guard let d = ScriptTime.parseDuration(value), d > 0 else {
@@ -81,7 +88,9 @@ struct ScriptParser {
 
   private mutating func parseParticipant(_ rest: String) throws(ScriptProblem) {
     let (name, optionText) = Self.splitWord(rest)
-    guard !name.isEmpty else { throw .missingArgument(directive: "participant", expected: "a name") }
+    guard !name.isEmpty else {
+      throw .missingArgument(directive: "participant", expected: "a name")
+    }
     guard Self.isValidName(name) else { throw .badParticipantName(name) }
     if let existing = script.participant(name) {
       throw .duplicateParticipant(name, firstLine: existing.line)
@@ -108,7 +117,8 @@ struct ScriptParser {
         if number.hasSuffix("ppm") { number.removeLast(3) }
         if number.hasPrefix("+") { number.removeFirst() }
         guard let ppm = Double(number), ppm.isFinite, abs(ppm) <= 100_000 else {
-          throw .badOptionValue(option: key, value: value, expected: "parts per million like +200ppm (within ±100000)")
+          throw .badOptionValue(
+            option: key, value: value, expected: "parts per million like +200ppm (within ±100000)")
         }
         declaration.player.driftPPM = ppm
       case "latency":
@@ -120,15 +130,18 @@ struct ScriptParser {
         declaration.player.loadLatency = d...d
       case "stall-chance":
         guard let chance = Double(value), chance.isFinite, (0...10).contains(chance) else {
-          throw .badOptionValue(option: key, value: value, expected: "stalls per second of playing, like 0.02")
+          throw .badOptionValue(
+            option: key, value: value, expected: "stalls per second of playing, like 0.02")
         }
         declaration.player.stallsPerSecond = chance
       case "stall-length":
         let parts = value.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         let bounds = parts.compactMap { ScriptTime.parseDuration($0) }
-        guard (1...2).contains(parts.count), bounds.count == parts.count, bounds[0] <= bounds[bounds.count - 1]
+        guard (1...2).contains(parts.count), bounds.count == parts.count,
+          bounds[0] <= bounds[bounds.count - 1]
         else {
-          throw .badOptionValue(option: key, value: value, expected: "a duration like 3s or a range like 1s-4s")
+          throw .badOptionValue(
+            option: key, value: value, expected: "a duration like 3s or a range like 1s-4s")
         }
         declaration.player.stallDuration = bounds[0]...bounds[bounds.count - 1]
       case "seed":
@@ -148,14 +161,17 @@ struct ScriptParser {
 
   private mutating func parseStep(_ rest: String, line: String) throws(ScriptProblem) {
     let (timeText, afterTime) = Self.splitWord(rest)
-    guard !timeText.isEmpty else { throw .missingArgument(directive: "at", expected: "a time and what happens") }
+    guard !timeText.isEmpty else {
+      throw .missingArgument(directive: "at", expected: "a time and what happens")
+    }
     guard let time = TimeFormat.parse(timeText) else { throw .malformedTime(timeText) }
     if let lastTime, time < lastTime.time {
       throw .timeGoesBackwards(time: time, previous: lastTime.time, previousLine: lastTime.line)
     }
     let (subject, what) = Self.splitWord(afterTime)
     guard !subject.isEmpty else {
-      throw .missingArgument(directive: "at \(timeText)", expected: "a participant and an action, or expect")
+      throw .missingArgument(
+        directive: "at \(timeText)", expected: "a participant and an action, or expect")
     }
     let kind: ScriptStep.Kind
     if subject.lowercased() == "expect" {
@@ -165,9 +181,12 @@ struct ScriptParser {
       try requireArrived(name, at: time)
       let (word, argument) = Self.splitWord(what)
       if word.lowercased() == "stall" {
-        guard !argument.isEmpty else { throw .missingArgument(directive: "stall", expected: "a duration like 4s") }
+        guard !argument.isEmpty else {
+          throw .missingArgument(directive: "stall", expected: "a duration like 4s")
+        }
         guard let d = ScriptTime.parseDuration(argument), d > 0 else {
-          throw .badOptionValue(option: "stall", value: argument, expected: "a positive duration like 4s")
+          throw .badOptionValue(
+            option: "stall", value: argument, expected: "a positive duration like 4s")
         }
         kind = .stall(participant: name, duration: d)
       } else {
@@ -206,10 +225,13 @@ struct ScriptParser {
 
   // MARK: - Expectations
 
-  private func parseExpectation(_ text: String, at time: Double) throws(ScriptProblem) -> Expectation {
+  private func parseExpectation(_ text: String, at time: Double) throws(ScriptProblem)
+    -> Expectation
+  {
     var tokens = try Self.tokenize(text)[...]
     guard let whoToken = tokens.popFirst() else {
-      throw .missingArgument(directive: "expect", expected: "who (all, or NAME[,NAME]) and what to check")
+      throw .missingArgument(
+        directive: "expect", expected: "who (all, or NAME[,NAME]) and what to check")
     }
     let who: Expectation.Who
     if whoToken.text.lowercased() == "all" && !whoToken.quoted {
@@ -224,11 +246,15 @@ struct ScriptParser {
     while let token = tokens.popFirst() {
       let word = token.text.lowercased()
       func argument(_ expected: String) throws(ScriptProblem) -> Token {
-        guard let next = tokens.popFirst() else { throw .missingCheckArgument(check: word, expected: expected) }
+        guard let next = tokens.popFirst() else {
+          throw .missingCheckArgument(check: word, expected: expected)
+        }
         return next
       }
       /// A tolerance attached (`1:05±0.5`) or as the next token (`±0.5`), if any.
-      func tolerance(after value: inout String, default fallback: Double) throws(ScriptProblem) -> Double {
+      func tolerance(after value: inout String, default fallback: Double) throws(ScriptProblem)
+        -> Double
+      {
         var toleranceText: String?
         if let range = value.range(of: "±") ?? value.range(of: "+-") {
           toleranceText = String(value[range.upperBound...])
@@ -239,7 +265,8 @@ struct ScriptParser {
         }
         guard let toleranceText else { return fallback }
         guard let t = ScriptTime.parseDuration(toleranceText) else {
-          throw .badCheckArgument(check: word, argument: "±\(toleranceText)", expected: "a tolerance like ±0.5")
+          throw .badCheckArgument(
+            check: word, argument: "±\(toleranceText)", expected: "a tolerance like ±0.5")
         }
         return t
       }
@@ -247,7 +274,8 @@ struct ScriptParser {
       case "state":
         let a = try argument("one of \(Self.stateWords)")
         guard let state = Expectation.State(rawValue: a.text.lowercased()) else {
-          throw .badCheckArgument(check: word, argument: a.text, expected: "one of \(Self.stateWords)")
+          throw .badCheckArgument(
+            check: word, argument: a.text, expected: "one of \(Self.stateWords)")
         }
         checks.append(.state(state))
       case "item":
@@ -257,7 +285,8 @@ struct ScriptParser {
         } else {
           let parts = a.text.split(separator: "/", omittingEmptySubsequences: false)
           guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }) else {
-            throw .badCheckArgument(check: word, argument: a.text, expected: "SERIES/EPISODE or none")
+            throw .badCheckArgument(
+              check: word, argument: a.text, expected: "SERIES/EPISODE or none")
           }
           let item = ItemID(a.text)
           if let catalog, catalog.item(item) == nil { throw .unknownItem(item) }
@@ -273,7 +302,9 @@ struct ScriptParser {
       case "together", "in-sync":
         if case .some(let names) = who, names.count < 2 { throw .togetherNeedsTwo }
         var value = ""
-        checks.append(.together(tolerance: try tolerance(after: &value, default: Self.defaultTogetherTolerance)))
+        checks.append(
+          .together(tolerance: try tolerance(after: &value, default: Self.defaultTogetherTolerance))
+        )
       case "rate":
         let a = try argument("a rate like 1.5")
         guard let r = Double(a.text), r.isFinite, r > 0 else {
@@ -286,7 +317,9 @@ struct ScriptParser {
           checks.append(.waitingFor([]))
         } else {
           let names = a.text.split(separator: ",").map(String.init)
-          for name in names where script.participant(name) == nil { throw .unknownParticipant(name) }
+          for name in names where script.participant(name) == nil {
+            throw .unknownParticipant(name)
+          }
           checks.append(.waitingFor(names))
         }
       case "prompt":
@@ -295,9 +328,11 @@ struct ScriptParser {
       case "notice", "chat", "error":
         let a = try argument("a text, e.g. \"bob paused\"")
         guard !a.text.isEmpty else {
-          throw .badCheckArgument(check: word, argument: "\"\"", expected: "a text that is not empty")
+          throw .badCheckArgument(
+            check: word, argument: "\"\"", expected: "a text that is not empty")
         }
-        checks.append(word == "notice" ? .notice(a.text) : word == "chat" ? .chat(a.text) : .error(a.text))
+        checks.append(
+          word == "notice" ? .notice(a.text) : word == "chat" ? .chat(a.text) : .error(a.text))
       case "autoadvance", "auto-advance":
         let a = try argument("on or off")
         switch a.text.lowercased() {
@@ -330,9 +365,11 @@ struct ScriptParser {
   private func mergeArrivals() -> [ScriptStep] {
     let arrivals = script.participants.map {
       ScriptStep(
-        time: $0.arrivesAt, line: $0.line, text: "\($0.name) arrives", kind: .arrive(participant: $0.name))
+        time: $0.arrivesAt, line: $0.line, text: "\($0.name) arrives",
+        kind: .arrive(participant: $0.name))
     }
-    let all = arrivals.enumerated().map { (step: $0.element, rank: 0, order: $0.offset) }
+    let all =
+      arrivals.enumerated().map { (step: $0.element, rank: 0, order: $0.offset) }
       + timedSteps.enumerated().map { (step: $0.element, rank: 1, order: $0.offset) }
     return all.sorted { a, b in
       if a.step.time != b.step.time { return a.step.time < b.step.time }
@@ -393,7 +430,9 @@ struct ScriptParser {
       }
       let key = word[..<equals].lowercased()
       let value = String(word[word.index(after: equals)...])
-      guard !value.isEmpty else { throw .badOptionValue(option: key, value: "", expected: "a value after =") }
+      guard !value.isEmpty else {
+        throw .badOptionValue(option: key, value: "", expected: "a value after =")
+      }
       guard seen.insert(key).inserted else { throw .duplicateOption(key) }
       result.append((key, value))
     }

@@ -15,10 +15,12 @@ struct DemoCommand: AsyncParsableCommand {
       (Media/demo.cowatch) tours every feature; see docs/DEMO.md for the script language.
       """)
 
-  @Argument(help: "Demo script (default: demo.cowatch beside the catalog, i.e. Media/demo.cowatch).")
+  @Argument(
+    help: "Demo script (default: demo.cowatch beside the catalog, i.e. Media/demo.cowatch).")
   var script: String?
   @Flag(help: "Print a transcript instead of the curses view.") var plain = false
-  @Option(help: "Speed-up factor, 0.1–50 (default: the script's speed line, else 1).") var speed: Double?
+  @Option(help: "Speed-up factor, 0.1–50 (default: the script's speed line, else 1).") var speed:
+    Double?
 
   func validate() throws {
     if let speed, !(speed.isFinite && (0.1...50).contains(speed)) {
@@ -36,8 +38,11 @@ struct DemoCommand: AsyncParsableCommand {
     } catch {
       CommandFailure.exit("demo", error.description)
     }
-    let path = script ?? Self.relative(((catalogPath as NSString).deletingLastPathComponent as NSString)
-      .appendingPathComponent("demo.cowatch"))
+    let path =
+      script
+      ?? Self.relative(
+        ((catalogPath as NSString).deletingLastPathComponent as NSString)
+          .appendingPathComponent("demo.cowatch"))
     let parsed: DemoScript
     do {
       parsed = try DemoScript.load(from: path, catalog: catalog)
@@ -46,7 +51,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
     if !plain {
       // The curses view of a demo comes with the terminal front; until then, the transcript.
-      let why = isatty(STDOUT_FILENO) == 0 ? "stdout is not a terminal" : "the curses view is not built yet"
+      let why =
+        isatty(STDOUT_FILENO) == 0 ? "stdout is not a terminal" : "the curses view is not built yet"
       Console.error("cowatch demo: \(why); printing the plain transcript")
     }
     let runner = DemoRunner(script: parsed, catalog: catalog, speed: speed)
@@ -57,7 +63,10 @@ struct DemoCommand: AsyncParsableCommand {
     let result = await runner.run()
     await printer.value
     if let failure = result.failure {
-      CommandFailure.exit("demo", "\(parsed.fileName):\(failure.line): expect \(failure.expected) — but \(failure.seen.joined(separator: "; "))")
+      CommandFailure.exit(
+        "demo",
+        "\(parsed.fileName):\(failure.line): expect \(failure.expected) — but \(failure.seen.joined(separator: "; "))"
+      )
     }
     if let problem = result.problem {
       CommandFailure.exit("demo", problem)

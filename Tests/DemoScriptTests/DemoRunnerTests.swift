@@ -86,7 +86,8 @@ struct DemoRunnerTests {
     var seen: DemoParticipantView?
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
-      if let view = await runner.view(of: "ann"), view.prompt != nil, view.player?.state == .playing {
+      if let view = await runner.view(of: "ann"), view.prompt != nil, view.player?.state == .playing
+      {
         seen = view
         break
       }
@@ -105,9 +106,11 @@ struct DemoRunnerTests {
 
   @Test("the default demo passes at speed 10 (the CI check)", .timeLimit(.minutes(1)))
   func defaultDemo() async throws {
-    let script = try DemoScript.load(from: repositoryRoot + "/Media/demo.cowatch", catalog: testCatalog)
+    let script = try DemoScript.load(
+      from: repositoryRoot + "/Media/demo.cowatch", catalog: testCatalog)
     let (result, entries) = await run(script, speed: 10)
-    #expect(result.succeeded, "\(result.summary)\n\(entries.map(\.formatted).joined(separator: "\n"))")
+    #expect(
+      result.succeeded, "\(result.summary)\n\(entries.map(\.formatted).joined(separator: "\n"))")
     #expect(result.passed == script.expectationCount)
     #expect(result.realSeconds < 30)
   }

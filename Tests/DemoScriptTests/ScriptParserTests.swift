@@ -29,14 +29,20 @@ struct ScriptParserTests {
       at 0:10 expect ann position 1:00+-0.25 waiting-for nobody error "nothing" item none state none
       """)
     #expect(script.speed == 2.5)
-    #expect(script.relay == RelaySettings(rebufferTimeout: 4, suspensionTimeout: 3.5, firstLoadTimeout: 20))
+    #expect(
+      script.relay
+        == RelaySettings(rebufferTimeout: 4, suspensionTimeout: 3.5, firstLoadTimeout: 20))
     let engine = script.relay.applied()
-    #expect(engine.rebufferTimeout == 4 && engine.suspensionWaitTimeout == 3.5 && engine.firstLoadTimeout == 20)
+    #expect(
+      engine.rebufferTimeout == 4 && engine.suspensionWaitTimeout == 3.5
+        && engine.firstLoadTimeout == 20)
 
     let ann = try #require(script.participant("ann"))
     #expect(ann.line == 5 && ann.autoAdvance && ann.arrivesAt == 0)
     #expect(ann.player.driftPPM == 200 && ann.player.playLatency == 0.05...0.05)
-    #expect(ann.player.seekLatency == 0.05...0.05 && ann.player.loadLatency == 1...1 && ann.player.seed == 7)
+    #expect(
+      ann.player.seekLatency == 0.05...0.05 && ann.player.loadLatency == 1...1
+        && ann.player.seed == 7)
     let bob = try #require(script.participant("bob"))
     #expect(!bob.autoAdvance && bob.arrivesAt == 2 && bob.player.driftPPM == -150)
     #expect(bob.player.stallsPerSecond == 0.02 && bob.player.stallDuration == 1...3)
@@ -55,21 +61,32 @@ struct ScriptParserTests {
         .expect(
           Expectation(
             who: .some(["ann", "bob"]),
-            checks: [.state(.paused), .position(5, tolerance: 0.5), .item("harbour/s1e1"), .together(tolerance: 0.1)],
+            checks: [
+              .state(.paused), .position(5, tolerance: 0.5), .item("harbour/s1e1"),
+              .together(tolerance: 0.1),
+            ],
             summary: "ann,bob state paused position 0:05±0.5 item harbour/s1e1 together ±0.1")),
       ])
     #expect(kinds[8] == .stall(participant: "ann", duration: 4))
     #expect(
       kinds[9]
-        == .expect(Expectation(who: .all, checks: [.waitingFor(["ann"])], grace: 3, summary: "all waiting-for ann within 3s")))
+        == .expect(
+          Expectation(
+            who: .all, checks: [.waitingFor(["ann"])], grace: 3,
+            summary: "all waiting-for ann within 3s")))
     guard case .expect(let notices) = kinds[10], case .expect(let last) = kinds[11] else {
       Issue.record("expected two expectations, got \(kinds.suffix(2))")
       return
     }
     #expect(
-      notices.checks == [.notice("bob paused"), .chat("ann: psst"), .prompt(nil), .rate(1), .autoAdvance(false)])
+      notices.checks == [
+        .notice("bob paused"), .chat("ann: psst"), .prompt(nil), .rate(1), .autoAdvance(false),
+      ])
     #expect(
-      last.checks == [.position(60, tolerance: 0.25), .waitingFor([]), .error("nothing"), .item(nil), .state(.none)])
+      last.checks == [
+        .position(60, tolerance: 0.25), .waitingFor([]), .error("nothing"), .item(nil),
+        .state(.none),
+      ])
     #expect(script.steps.map(\.line) == [5, 8, 6, 9, 10, 11, 12, 13, 14, 15, 16, 17])
     #expect(script.steps.map(\.time) == [0, 0, 2, 2, 5, 5.5, 6, 6, 7, 8, 9, 10])
     #expect(script.expectationCount == 4 && script.length == 10)
@@ -77,7 +94,8 @@ struct ScriptParserTests {
 
   @Test("the default demo parses against the catalog and uses the harbour series")
   func defaultDemoParses() throws {
-    let script = try DemoScript.load(from: repositoryRoot + "/Media/demo.cowatch", catalog: testCatalog)
+    let script = try DemoScript.load(
+      from: repositoryRoot + "/Media/demo.cowatch", catalog: testCatalog)
     #expect(script.participants.count >= 3)
     #expect(script.expectationCount >= 20)
     #expect(script.length <= 150)
@@ -95,7 +113,9 @@ struct ScriptParserTests {
       at 0:01 expect all position 0:01 together
       at 0:02 expect ann notice "said \\"hi\\"" chat word
       """)
-    guard case .expect(let first) = script.steps[2].kind, case .expect(let second) = script.steps[3].kind else {
+    guard case .expect(let first) = script.steps[2].kind,
+      case .expect(let second) = script.steps[3].kind
+    else {
       Issue.record("expected expectations")
       return
     }
@@ -106,13 +126,19 @@ struct ScriptParserTests {
   @Test(
     "a bad line is an error naming its line, before anything runs",
     arguments: [
-      ("participant ann\nat 0:00 ann start harbour/s1e1\n\nat 0:02 zed join", 4, "unknown participant \"zed\""),
+      (
+        "participant ann\nat 0:00 ann start harbour/s1e1\n\nat 0:02 zed join", 4,
+        "unknown participant \"zed\""
+      ),
       ("participant ann\nat 0:00 ann dance", 2, "unknown action \"dance\""),
       ("participant ann\nat 0:00 ann seek soon", 2, "\"seek soon\": expected a time"),
       ("participant ann\nat 0:00 ann pause now", 2, "takes no argument"),
       ("participant ann\nat 1:75 ann join", 2, "malformed time \"1:75\""),
       ("participant ann\nat later ann join", 2, "malformed time \"later\""),
-      ("participant ann\nat 0:05 ann join\n# fine\nat 0:04 ann pause", 4, "time 0:04 is before 0:05 on line 2"),
+      (
+        "participant ann\nat 0:05 ann join\n# fine\nat 0:04 ann pause", 4,
+        "time 0:04 is before 0:05 on line 2"
+      ),
       ("participant ann\nat 0:00 ann start harbour/s9e9", 2, "no item harbour/s9e9 in the catalog"),
       ("participant ann\nat 0:00 ann switch nowhere", 2, "expected SERIES/EPISODE"),
       ("participant ann\nparticipant ann", 2, "already declared on line 1"),
@@ -124,7 +150,10 @@ struct ScriptParserTests {
       ("participant ann stall-length=3s-1s", 1, "stall-length=3s-1s"),
       ("participant ann autoadvance=maybe", 1, "expected on or off"),
       ("participant ann arrives-at=0:10\nat 0:05 ann join", 2, "ann only arrives at 0:10"),
-      ("participant ann arrives-at=0:10\nat 0:05 expect ann state none", 2, "ann only arrives at 0:10"),
+      (
+        "participant ann arrives-at=0:10\nat 0:05 expect ann state none", 2,
+        "ann only arrives at 0:10"
+      ),
       ("speed 100", 1, "bad speed \"100\""),
       ("speed", 1, "\"speed\" needs"),
       ("relay rebuffer-timeout=0s", 1, "rebuffer-timeout=0s"),
@@ -139,7 +168,9 @@ struct ScriptParserTests {
       ("participant ann\nat 0:01 expect ann", 2, "needs at least one check"),
       ("participant ann\nat 0:01 expect", 2, "\"expect\" needs who"),
       ("participant ann\nat 0:01 expect ann colour red", 2, "unknown check \"colour\""),
-      ("participant ann\nat 0:01 expect ann state dancing", 2, "\"state dancing\": expected one of"),
+      (
+        "participant ann\nat 0:01 expect ann state dancing", 2, "\"state dancing\": expected one of"
+      ),
       ("participant ann\nat 0:01 expect ann state", 2, "\"state\" needs"),
       ("participant ann\nat 0:01 expect ann position soon", 2, "\"position soon\""),
       ("participant ann\nat 0:01 expect ann position 0:01±lots", 2, "expected a tolerance"),
@@ -164,7 +195,8 @@ struct ScriptParserTests {
     do {
       _ = try DemoScript.load(from: "/nonexistent/demo.cowatch")
     } catch {
-      #expect(error.description == "/nonexistent/demo.cowatch: cannot read the script: no such file")
+      #expect(
+        error.description == "/nonexistent/demo.cowatch: cannot read the script: no such file")
     }
   }
 

@@ -365,7 +365,9 @@ struct PlaybackCoordinatorAdoptTests {
     #expect(coordinator.isFollowing)
   }
 
-  @Test("a player that stalls is not paused when it detaches (that would end the stall), only once it recovers")
+  @Test(
+    "a player that stalls is not paused when it detaches (that would end the stall), only once it recovers"
+  )
   func playbackCoordinatorLetsStallRecover() {
     let (settled, state) = syncSettledCoordinator()
     var coordinator = settled
@@ -380,8 +382,12 @@ struct PlaybackCoordinatorAdoptTests {
     #expect(coordinator.isDetached)
     #expect(coordinator.correct(stalled, at: syncLocal(12), clock: syncClock) == [])
     // Recovered: now it is paused where it is, once.
-    #expect(coordinator.correct(syncSeen(109.3), at: syncLocal(13.1), clock: syncClock) == [.pause(at: 109.3)])
-    #expect(coordinator.correct(syncSeen(109.3, rate: 0), at: syncLocal(13.2), clock: syncClock) == [])
+    #expect(
+      coordinator.correct(syncSeen(109.3), at: syncLocal(13.1), clock: syncClock) == [
+        .pause(at: 109.3)
+      ])
+    #expect(
+      coordinator.correct(syncSeen(109.3, rate: 0), at: syncLocal(13.2), clock: syncClock) == [])
   }
 
   @Test("suspended before anything was loaded: load at the group position, then wait")
