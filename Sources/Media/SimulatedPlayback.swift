@@ -52,6 +52,8 @@ struct SimulatedPlayback: Sendable {
   private var stallDue: LocalInstant?
   /// While not playing: seconds of playing left before the next stall (nil: not drawn yet).
   private var stallBudget: Double?
+  /// The length of the next stall when one was injected (instead of a drawn length).
+  private var injectedStallLength: Double?
   private var events: [PlayerEvent] = []
 
   init(configuration: SimulatedPlayerConfiguration) {
@@ -211,10 +213,24 @@ struct SimulatedPlayback: Sendable {
   }
 
   private mutating func beginStall() {
-    let length = random.value(in: configuration.stallDuration)
+    let length = injectedStallLength ?? random.value(in: configuration.stallDuration)
+    injectedStallLength = nil
     stallDue = nil
     setPhase(.stalled(until: time!.advanced(bySeconds: length), retarget: false))
     events.append(.stallBegan(at: time!, position: position))
+  }
+
+  /// Makes the player stall for `duration` seconds: at once if it is playing, otherwise the
+  /// moment it next plays. For demos and tests that need a stall at a known time.
+  mutating func injectStall(duration: Double, at now: LocalInstant) {
+    advance(to: now)
+    injectedStallLength = max(0, duration)
+    if phase == .playing {
+      beginStall()
+    } else {
+      stallDue = nil
+      stallBudget = 0
+    }
   }
 
   private mutating func drawStallBudget() {

@@ -56,6 +56,13 @@ public final class SimulatedPlayer: PlayerDriver {
       frame: TestPattern.frame(at: position), problem: problem)
   }
 
+  /// Makes the player stall (re-buffer) for `duration` seconds from `now` if it is playing,
+  /// or from the moment it next plays. The stall is reported and ends like a drawn one (a
+  /// pause, seek or unload cuts it short); the drawn stalls go on as before.
+  public func injectStall(duration: Double, at now: LocalInstant) {
+    playback.withLock { $0.injectStall(duration: duration, at: now) }
+  }
+
   /// The events that happened up to `now` since the last call (each stamped with its own
   /// instant), oldest first. Meant for one owner, e.g. the session layer raising and clearing
   /// a `stallRecovery` suspension.

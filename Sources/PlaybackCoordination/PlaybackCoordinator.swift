@@ -84,6 +84,10 @@ public struct PlaybackCoordinator: Sendable {
   private var settle: Settle = .settled
   /// The last observation and when it was made, for the position to pause at on suspension.
   private var lastObservation: (observation: PlayerObservation, at: LocalInstant)?
+  /// Detached while the player was stalled: pause it once the stall is over. Pausing a
+  /// stalled player would cut its recovery short, so that a stall reported as a
+  /// `stallRecovery` suspension would seem over as soon as the suspension took effect.
+  private var pauseAfterStall = false
   /// Pauses re-issued since the group last paused.
   private var repauses = 0
   private static let maximumRepauses = 3
@@ -122,6 +126,7 @@ public struct PlaybackCoordinator: Sendable {
       session = nil
       guard link != .unloaded else { return [] }
       link = .unloaded
+      pauseAfterStall = false
       loadedItem = nil
       followedTimeline = nil
       commandedRate = nil
@@ -151,8 +156,13 @@ public struct PlaybackCoordinator: Sendable {
         followedTimeline = nil
         commandedRate = nil
         lastGap = nil
-        // A fresh load already leaves the player paused at the group's position.
-        if !loaded {
+        // A fresh load already leaves the player paused at the group's position; a stalled
+        // one is paused once it has recovered (see `correct`).
+        if loaded {
+          pauseAfterStall = false
+        } else if lastObservation?.observation.isStalled == true {
+          pauseAfterStall = true
+        } else {
           commands.append(.pause(at: playerPosition(at: now) ?? session.position(at: groupNow)))
         }
       }
@@ -161,6 +171,7 @@ public struct PlaybackCoordinator: Sendable {
     }
 
     link = .following
+    pauseAfterStall = false
     if let followed = followedTimeline,
       Self.equivalent(followed, session.timeline, at: groupNow)
     {
@@ -222,6 +233,10 @@ public struct PlaybackCoordinator: Sendable {
     _ observation: PlayerObservation, at now: LocalInstant, clock: ClockOffsetEstimate
   ) -> [PlayerCommand] {
     lastObservation = (observation, now)
+    if link == .detached, pauseAfterStall, !observation.isStalled {
+      pauseAfterStall = false
+      return [.pause(at: observation.position)]
+    }
     guard link == .following, let session, loadedItem == session.item.id,
       observation.item == session.item.id
     else { return [] }

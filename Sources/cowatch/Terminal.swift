@@ -9,13 +9,14 @@ enum Console {
 
   static func line(_ text: String) {
     lock.withLock { _ in
-      FileHandle.standardOutput.write(Data((text + "\n").utf8))
+      // A reader that went away (`| head`) must not crash the program.
+      try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
     }
   }
 
   static func error(_ text: String) {
     lock.withLock { _ in
-      FileHandle.standardError.write(Data((text + "\n").utf8))
+      try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
   }
 

@@ -206,6 +206,29 @@ struct SimulatedPlayerTests {
           }.first!))
   }
 
+  @Test("an injected stall begins at once while playing, or when it next plays, and lasts as asked")
+  func injectedStall() {
+    let p = player(.ideal)
+    p.perform(.load(item: "test/long", at: 0), at: t(0))
+    p.perform(.play(itemTime: 0, startAt: t(0), rate: 1), at: t(0))
+    p.injectStall(duration: 4, at: t(10))
+    #expect(p.observe(at: t(12)).isStalled && p.observe(at: t(12)).position == 10)
+    let after = p.observe(at: t(15))
+    #expect(!after.isStalled && abs(after.position - 11) < 1e-9)
+    #expect(
+      p.takeEvents(at: t(15)).suffix(2) == [
+        .stallBegan(at: t(10), position: 10), .stallEnded(at: t(14), position: 10),
+      ])
+
+    // Paused: the stall waits for the next play.
+    p.perform(.pause(at: 20), at: t(16))
+    p.injectStall(duration: 2, at: t(17))
+    #expect(!p.observe(at: t(18)).isStalled)
+    p.perform(.play(itemTime: 20, startAt: t(19), rate: 1), at: t(19))
+    #expect(p.observe(at: t(20)).isStalled && p.observe(at: t(20)).position == 20)
+    #expect(abs(p.observe(at: t(22)).position - 21) < 1e-9)
+  }
+
   @Test("stops at the end of the item and reports ended")
   func end() {
     let p = player(

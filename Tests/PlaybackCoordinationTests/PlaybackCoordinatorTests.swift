@@ -365,6 +365,31 @@ struct PlaybackCoordinatorAdoptTests {
     #expect(coordinator.isFollowing)
   }
 
+  @Test(
+    "a player that stalls is not paused when it detaches (that would end the stall), only once it recovers"
+  )
+  func playbackCoordinatorLetsStallRecover() {
+    let (settled, state) = syncSettledCoordinator()
+    var coordinator = settled
+    #expect(coordinator.correct(syncSeen(109), at: syncLocal(10), clock: syncClock) == [])
+    // The player stalls; its participant reports a stallRecovery suspension.
+    let stalled = PlayerObservation(item: syncItemA, position: 109.2, rate: 0, isStalled: true)
+    #expect(coordinator.correct(stalled, at: syncLocal(10.2), clock: syncClock) == [])
+    var suspended = state
+    suspended.participants[0].suspensions = [.stallRecovery]
+    suspended.sequence += 1
+    #expect(coordinator.adopt(suspended, at: syncLocal(10.25), clock: syncClock) == [])
+    #expect(coordinator.isDetached)
+    #expect(coordinator.correct(stalled, at: syncLocal(12), clock: syncClock) == [])
+    // Recovered: now it is paused where it is, once.
+    #expect(
+      coordinator.correct(syncSeen(109.3), at: syncLocal(13.1), clock: syncClock) == [
+        .pause(at: 109.3)
+      ])
+    #expect(
+      coordinator.correct(syncSeen(109.3, rate: 0), at: syncLocal(13.2), clock: syncClock) == [])
+  }
+
   @Test("suspended before anything was loaded: load at the group position, then wait")
   func playbackCoordinatorSuspendedBeforeLoad() {
     var coordinator = PlaybackCoordinator(participant: syncMe)

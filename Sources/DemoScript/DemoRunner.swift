@@ -1,0 +1,393 @@
+import GroupSessions
+import Logging
+import Media
+import PlaybackCoordination
+import Relay
+import Rooms
+
+/// How a run behaves beyond what the script says.
+public struct DemoRunOptions: Sendable {
+  /// How long after its time an `expect` line may still come true when the line does not
+  /// say (`within`), script seconds.
+  public var defaultGrace: Double
+  /// The least real time an expectation is given, whatever the speed, so that a sped-up run
+  /// on a busy machine does not fail on scheduling jitter, seconds.
+  public var minimumRealGrace: Double
+  /// The least real time allowed for heartbeats, command answers and reconnection grace,
+  /// seconds: sped-up clocks shrink them, a busy machine must not trip them.
+  public var minimumRealTimeout: Double
+  public var logLevel: Logger.Level
+
+  public init(
+    defaultGrace: Double = 1.5, minimumRealGrace: Double = 0.5, minimumRealTimeout: Double = 3,
+    logLevel: Logger.Level = .error
+  ) {
+    self.defaultGrace = defaultGrace
+    self.minimumRealGrace = minimumRealGrace
+    self.minimumRealTimeout = minimumRealTimeout
+    self.logLevel = logLevel
+  }
+}
+
+/// Runs a ``DemoScript``: an embedded TCP relay on 127.0.0.1 and one real participant
+/// client (with a simulated player) per declared participant, all on one sped-up clock.
+/// Steps happen at their script times; `expect` lines are checked as they come, and the
+/// first that fails ends the run.
+///
+/// A front follows the run through ``transcript`` (every line, as it happens) and
+/// ``view(of:)`` (one participant's client and player state at any moment).
+public actor DemoRunner {
+  public nonisolated let script: DemoScript
+  public nonisolated let speed: Double
+  public nonisolated let options: DemoRunOptions
+  /// The run's transcript, entry by entry; finishes when the run ends.
+  public nonisolated let transcript: AsyncStream<TranscriptEntry>
+  private let sink: AsyncStream<TranscriptEntry>.Continuation
+  private let catalog: Catalog
+  private let series: [SeriesInfo]
+  private let clock: MonotonicClock
+  private let startNanoseconds: Int64
+  private let realStart: Int64
+
+  private struct Member {
+    var declaration: ParticipantDeclaration
+    var client: ParticipantClient
+    var player: SimulatedPlayer
+    var performer: ActionPerformer
+    var prompt: (kind: String, text: String)?
+    var notices: [String] = []
+    var chats: [String] = []
+    var errors: [String] = []
+  }
+
+  private var server: RelayServer?
+  private var members: [String: Member] = [:]
+  private var arrivalOrder: [String] = []
+  private var listeners: [Task<Void, Never>] = []
+  /// Sequence numbers of changes already narrated (each is shown once).
+  private var narrated: Set<UInt64> = []
+  private var finishing = false
+  private var passed = 0
+  private var actionErrors = 0
+  private var started = false
+
+  /// - Parameters:
+  ///   - speed: overrides the script's `speed` (default 1).
+  ///   - catalog: what players play and `start`/`switch` pick from.
+  public init(
+    script: DemoScript, catalog: Catalog, speed: Double? = nil, options: DemoRunOptions = .init()
+  ) {
+    self.script = script
+    self.catalog = catalog
+    self.series = catalog.seriesInfos()
+    self.speed = speed ?? script.speed ?? 1
+    self.options = options
+    let clock = MonotonicClock(speed: self.speed)
+    self.clock = clock
+    self.startNanoseconds = clock.nanoseconds()
+    self.realStart = MonotonicClock.monotonicNanoseconds()
+    (transcript, sink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+  }
+
+  /// The names of the declared participants, in declaration order.
+  public nonisolated var participantNames: [String] { script.participants.map(\.name) }
+
+  /// Script seconds since the run started.
+  public nonisolated func scriptTime() -> Double {
+    Double(clock.nanoseconds() - startNanoseconds) / 1e9
+  }
+
+  /// What one participant knows and shows now; nil for a name the script does not declare.
+  public func view(of name: String) async -> DemoParticipantView? {
+    guard script.participant(name) != nil else { return nil }
+    guard let member = members[name] else {
+      return DemoParticipantView(
+        name: name, arrived: false, session: nil, player: nil, prompt: nil, notices: [], chats: [],
+        errors: [])
+    }
+    let snapshot = await member.client.snapshot()
+    let latest = members[name] ?? member
+    return DemoParticipantView(
+      name: name, arrived: true, session: snapshot,
+      player: latest.player.snapshot(at: clock.localNow()), prompt: latest.prompt,
+      notices: latest.notices, chats: latest.chats, errors: latest.errors)
+  }
+
+  // MARK: - Running
+
+  /// Runs the script to its end or to the first failed expectation. Call once.
+  public func run() async -> DemoResult {
+    guard !started else {
+      return DemoResult(
+        passed: 0, expectations: script.expectationCount, problem: "the run was already started")
+    }
+    started = true
+    var failure: ExpectationFailure?
+    var problem: String?
+    var configuration = RelayConfiguration(engine: script.relay.applied())
+    let floor = options.minimumRealTimeout * speed
+    configuration.heartbeatTimeout = max(configuration.heartbeatTimeout, floor)
+    configuration.reconnectGrace = max(configuration.reconnectGrace, floor)
+    configuration.helloTimeout = max(configuration.helloTimeout, floor)
+    var relayLogger = Logger(label: "cowatch.demo.relay")
+    relayLogger.logLevel = options.logLevel
+    do {
+      server = try await RelayServer.start(
+        host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: relayLogger)
+      emit(
+        .info,
+        "relay listening on 127.0.0.1:\(server!.port); \(script.participants.count) participants; speed \(ScriptTime.seconds(speed))×"
+      )
+    } catch {
+      problem = error.description
+    }
+
+    if problem == nil {
+      steps: for step in script.steps {
+        await sleep(until: step.time)
+        switch step.kind {
+        case .arrive(let name):
+          if let why = await arrive(name) {
+            problem = why
+            break steps
+          }
+        case .act(let name, let action):
+          await act(name, action)
+        case .stall(let name, let duration):
+          stall(name, duration)
+        case .expect(let expectation):
+          if let failed = await check(expectation, line: step.line) {
+            failure = failed
+            break steps
+          }
+        }
+      }
+    }
+
+    let result = DemoResult(
+      passed: passed, expectations: script.expectationCount, failure: failure, problem: problem,
+      actionErrors: actionErrors, scriptSeconds: scriptTime(),
+      realSeconds: Double(MonotonicClock.monotonicNanoseconds() - realStart) / 1e9)
+    emit(result.succeeded ? .info : .failed(line: failure?.line ?? 0), result.summary)
+    await shutdown()
+    return result
+  }
+
+  private func sleep(until time: Double) async {
+    let remaining = time - scriptTime()
+    if remaining > 0 { await clock.sleep(seconds: remaining) }
+  }
+
+  private func shutdown() async {
+    finishing = true
+    for name in arrivalOrder {
+      if let member = members[name] { await member.client.stop() }
+    }
+    for listener in listeners { await listener.value }
+    listeners = []
+    await server?.stop()
+    server = nil
+    sink.finish()
+  }
+
+  // MARK: - Steps
+
+  /// Connects a participant; returns why it could not.
+  private func arrive(_ name: String) async -> String? {
+    guard let declaration = script.participant(name), let server else { return "no relay" }
+    let player = SimulatedPlayer(catalog: catalog, configuration: declaration.player)
+    let timeout = max(5, options.minimumRealTimeout * speed)
+    var configuration = ParticipantConfiguration(
+      name: name, answerTimeout: timeout, reconnectGiveUpAfter: max(60, timeout * 4),
+      autoAdvance: declaration.autoAdvance)
+    configuration.reconnectInitialDelay = 0.1
+    var logger = Logger(label: "cowatch.demo.\(name)")
+    logger.logLevel = options.logLevel
+    let client = ParticipantClient(
+      transport: TCPTransport(host: "127.0.0.1", port: server.port), configuration: configuration,
+      player: player, clock: clock, logger: logger)
+    members[name] = Member(
+      declaration: declaration, client: client, player: player,
+      performer: ActionPerformer(client: client, catalog: series))
+    arrivalOrder.append(name)
+    listeners.append(Task { await self.listen(to: client, as: name) })
+    var options: [String] = []
+    if declaration.autoAdvance { options.append("auto-advance on") }
+    if declaration.player.driftPPM != 0 {
+      options.append(
+        "player drifts \(declaration.player.driftPPM > 0 ? "+" : "")\(ScriptTime.seconds(declaration.player.driftPPM)) ppm"
+      )
+    }
+    if declaration.player.stallsPerSecond > 0 { options.append("stalls now and then") }
+    emit(.info, "\(name) arrives\(options.isEmpty ? "" : " (\(options.joined(separator: ", ")))")")
+    do {
+      try await client.start()
+    } catch {
+      return "\(name) could not connect: \(error)"
+    }
+    return nil
+  }
+
+  private func act(_ name: String, _ action: ParticipantAction) async {
+    guard var member = members[name] else { return }
+    emit(.action(participant: name), "\(name): \(Self.words(action))")
+    var performer = member.performer
+    let output = await performer.perform(action)
+    member = members[name] ?? member
+    member.performer = performer
+    if performer.pendingSwitch == nil { member.prompt = nil }
+    switch output {
+    case .done:
+      break
+    case .prompt(let kind, let text, let choices):
+      member.prompt = (kind, text)
+      emit(
+        .prompt(participant: name), "\(name) is asked: \(text) [\(choices.joined(separator: "/"))]")
+    case .error(let message):
+      member.errors.append(message)
+      actionErrors += 1
+      emit(.error(participant: name), "\(name) is told: \(message)")
+    case .catalog(let series):
+      let list = series.map { "\($0.title) (\($0.items.count))" }.joined(separator: ", ")
+      emit(.info, "\(name) sees the catalog: \(list)")
+    case .status(let snapshot):
+      emit(.info, "\(name)'s status: \(Self.status(snapshot))")
+    }
+    members[name] = member
+  }
+
+  private func stall(_ name: String, _ duration: Double) {
+    guard let member = members[name] else { return }
+    emit(
+      .action(participant: name), "\(name)'s player stalls for \(ScriptTime.seconds(duration)) s")
+    member.player.injectStall(duration: duration, at: clock.localNow())
+  }
+
+  /// Checks an expectation until it holds or its grace runs out; returns the failure.
+  private func check(_ expectation: Expectation, line: Int) async -> ExpectationFailure? {
+    let grace = max(expectation.grace ?? options.defaultGrace, options.minimumRealGrace * speed)
+    let deadline = scriptTime() + grace
+    var problems: [String] = []
+    while true {
+      let views = await observations(for: expectation.who)
+      problems = ExpectationEvaluator.mismatches(expectation, in: views)
+      if problems.isEmpty {
+        passed += 1
+        emit(.passed(line: line), "✓ expect \(expectation.summary)")
+        return nil
+      }
+      if scriptTime() >= deadline { break }
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    let failure = ExpectationFailure(line: line, expected: expectation.summary, seen: problems)
+    emit(
+      .failed(line: line),
+      "✗ expect \(expectation.summary) (line \(line)): \(problems.joined(separator: "; "))")
+    return failure
+  }
+
+  private func observations(for who: Expectation.Who) async -> [ParticipantObservation] {
+    let names: [String]
+    switch who {
+    case .all: names = arrivalOrder
+    case .some(let list): names = list
+    }
+    var views: [ParticipantObservation] = []
+    for name in names {
+      guard let member = members[name] else { continue }
+      let snapshot = await member.client.snapshot()
+      let latest = members[name] ?? member
+      views.append(
+        ParticipantObservation(
+          name: name, group: snapshot.state, me: snapshot.participant,
+          playerItem: snapshot.player?.item,
+          playerPosition: snapshot.player?.position, prompt: latest.prompt?.kind,
+          notices: latest.notices,
+          chats: latest.chats, errors: latest.errors))
+    }
+    return views
+  }
+
+  // MARK: - Events
+
+  private func listen(to client: ParticipantClient, as name: String) async {
+    for await event in client.events {
+      record(event, from: name)
+    }
+  }
+
+  private func record(_ event: ClientEvent, from name: String) {
+    guard var member = members[name] else { return }
+    defer { members[name] = member }
+    switch event {
+    case .state(let state, let changes):
+      for change in changes {
+        guard let sentence = ChangeNarrator.describe(change, in: state) else { continue }
+        member.notices.append(sentence)
+        if narrated.insert(change.sequence).inserted, !finishing {
+          emit(.notice(observer: name), "\(name) sees: \(sentence)")
+        }
+      }
+    case .message(_, let from, let kind, let body):
+      member.chats.append("\(from): \(body)")
+      if !finishing {
+        let what = kind == "chat" ? "a message" : "a \(kind) message"
+        emit(.chat(participant: name), "\(name) gets \(what) from \(from): \(body)")
+      }
+    case .error(let message):
+      member.errors.append(message)
+      if !finishing { emit(.error(participant: name), "\(name) is told: \(message)") }
+    case .rejected(_, let reason):
+      // The runner's own actions report their refusals; the client's automatic commands
+      // (a second advance request for the same ending, say) are refused by design.
+      member.errors.append(reason.description)
+    case .connection(let status):
+      if !finishing, status == .reconnecting {
+        emit(.error(participant: name), "\(name) lost the connection to the relay; reconnecting")
+      }
+    case .welcomed, .session:
+      break
+    }
+  }
+
+  private func emit(_ kind: TranscriptEntry.Kind, _ text: String) {
+    sink.yield(TranscriptEntry(time: scriptTime(), kind: kind, text: text))
+  }
+
+  // MARK: - Words
+
+  /// An action as the script writes it.
+  static func words(_ action: ParticipantAction) -> String {
+    switch action {
+    case .start(let item): "start \(item)"
+    case .join: "join"
+    case .play: "play"
+    case .pause: "pause"
+    case .seek(let t): "seek \(ScriptTime.format(t))"
+    case .rate(let r): "rate \(ScriptTime.seconds(r))"
+    case .next: "next"
+    case .switchTo(let item): "switch \(item)"
+    case .confirm: "confirm"
+    case .cancel: "cancel"
+    case .suspend(let reason): "suspend \(reason)"
+    case .resume: "resume"
+    case .resumeAt(let t): "resume-at \(ScriptTime.format(t))"
+    case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
+    case .say(let text): "say \(text)"
+    case .tell(let names, let text): "tell \(names.joined(separator: ",")) \(text)"
+    case .leave: "leave"
+    case .end: "end"
+    case .catalog: "catalog"
+    case .status: "status"
+    }
+  }
+
+  static func status(_ s: ParticipantSnapshot) -> String {
+    guard let session = s.state.session else { return "no watch session" }
+    let position = s.groupPosition.map { " at \(ScriptTime.format($0))" } ?? ""
+    let waiting =
+      s.state.waitingFor.isEmpty
+      ? "" : ", waiting for \(s.state.waitingFor.joined(separator: ", "))"
+    return "\(session.status.rawValue) \(session.item.id)\(position)\(waiting)"
+  }
+}
