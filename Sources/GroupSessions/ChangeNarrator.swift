@@ -37,8 +37,10 @@ public enum ChangeNarrator {
     case .replaced(_, let to): return "\(who) switched to \(title(to))"
     case .autoAdvanced(_, let to): return "on to the next episode: \(title(to))"
     case .reachedEnd(let item): return "\(title(item)) ended"
-    case .suspended(let reason): return "\(who) stepped away (\(reason))"
-    case .resumed: return "\(who) is back with the group"
+    case .suspended(let reason):
+      return reason == .stallRecovery ? "\(who)'s player stalled" : "\(who) stepped away (\(reason))"
+    case .resumed(let reason):
+      return reason == .stallRecovery ? "\(who)'s player recovered" : "\(who) is back with the group"
     case .resumedProposing(let time): return "\(who) is back and moved everyone to \(TimeFormat.clock(time))"
     case .readinessChanged(let readiness):
       switch readiness {
@@ -46,9 +48,16 @@ public enum ChangeNarrator {
       case .loading: return "\(who) is loading"
       case .stalled: return "\(who) is buffering"
       }
-    case .waitStarted(let p, let cause): return "waiting for \(name(p)) (\(cause))"
+    case .waitStarted(let p, let cause):
+      let why: String
+      switch cause {
+      case .loading: why = "loading"
+      case .stalled, .suspended(.stallRecovery): why = "buffering"
+      case .suspended(let reason): why = reason.rawValue
+      }
+      return "waiting for \(name(p)) (\(why))"
     case .waitTimedOut(let p): return "gave up waiting for \(name(p)); going on without them"
-    case .waitEnded(let at, _): return "everyone is ready; playing from \(TimeFormat.clock(at))"
+    case .waitEnded(let at, _): return "the group plays on from \(TimeFormat.clock(at))"
     case .autoAdvanceChanged(let on): return "\(who) turned auto-advance \(on ? "on" : "off")"
     case .reported: return nil
     }
