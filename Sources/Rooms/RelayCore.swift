@@ -12,12 +12,12 @@ public struct RelayCore: Sendable {
 
   private var connections: [ConnectionID: Connection] = [:]
   private var rooms: [String: Room] = [:]
-  private var random: SplitMix64
+  private var random: SeededGenerator
   private var lastSweep: GroupInstant?
 
   public init(configuration: RelayConfiguration = .init(), seed: UInt64) {
     self.configuration = configuration
-    self.random = SplitMix64(seed: seed)
+    self.random = SeededGenerator(seed: seed)
   }
 
   // MARK: - State kept per connection and per room

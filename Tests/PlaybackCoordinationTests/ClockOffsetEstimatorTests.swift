@@ -2,25 +2,6 @@ import Testing
 
 @testable import PlaybackCoordination
 
-/// SplitMix64: a small seeded generator so that the randomized checks are reproducible.
-struct SyncTestRNG: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  /// Uniform in `range`.
-  mutating func uniform(_ range: ClosedRange<Double>) -> Double {
-    Double.random(in: range, using: &self)
-  }
-  /// True with probability `p`.
-  mutating func chance(_ p: Double) -> Bool { uniform(0...1) < p }
-}
-
 /// A simulated pair of clocks: the local clock is the reference; the group clock runs at
 /// `1 + drift` of it and starts `initialOffset` ahead. Produces exchanges with chosen
 /// one-way delays (in local seconds).
@@ -164,7 +145,7 @@ struct ClockOffsetEstimatorTests {
     "the true offset stays within the reported uncertainty under jitter and outliers",
     arguments: [UInt64(1), 2, 3, 42])
   func clockOffsetBoundHoldsUnderJitter(seed: UInt64) throws {
-    var rng = SyncTestRNG(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     let clocks = SyncClockPair(initialOffset: rng.uniform(-1000...1000), drift: 0)
     var estimator = ClockOffsetEstimator(windowSize: 8, driftAllowance: 100e-6)
     var local = 5.0
@@ -212,7 +193,7 @@ struct ClockOffsetEstimatorTests {
 
   @Test("a clock drifting at 50 ppm is tracked within the bound", arguments: [50e-6, -50e-6])
   func clockOffsetTracksDrift(drift: Double) {
-    var rng = SyncTestRNG(seed: 7)
+    var rng = SeededGenerator(seed: 7)
     let clocks = SyncClockPair(initialOffset: 12.5, drift: drift)
     var estimator = ClockOffsetEstimator(windowSize: 8, driftAllowance: 100e-6)
     var schedule = ClockSyncSchedule(fastInterval: 0.25, steadyInterval: 5, samplesForSteady: 8)

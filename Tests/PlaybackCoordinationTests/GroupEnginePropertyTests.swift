@@ -2,28 +2,6 @@ import Foundation
 import PlaybackCoordination
 import Testing
 
-/// A small, seeded, deterministic generator (SplitMix64), so that every run of the
-/// property tests sees the same command sequences.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func int(_ upperBound: Int) -> Int { Int(next() % UInt64(upperBound)) }
-  mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
-  mutating func double(_ range: ClosedRange<Double>) -> Double {
-    range.lowerBound + unit() * (range.upperBound - range.lowerBound)
-  }
-  mutating func chance(_ p: Double) -> Bool { unit() < p }
-  mutating func pick<T>(_ values: [T]) -> T { values[int(values.count)] }
-}
-
 /// Short episodes so that random runs reach their ends often.
 let shorts = SeriesInfo(
   id: "shorts", title: "Shorts",
@@ -45,7 +23,7 @@ enum RecordedStep {
 
 /// Random commands from five participants, biased towards ones that make sense now.
 struct CommandGenerator {
-  var rng: SplitMix64
+  var rng: SeededGenerator
   let people: [ParticipantID] = ["p0", "p1", "p2", "p3", "p4"]
   let reasons: [SuspensionReason] = [
     .interrupted, .stallRecovery, .userActionRequired, .changingTime, "custom",
@@ -251,7 +229,7 @@ struct ChangeChecker {
 /// Runs a random scenario, checking every change; returns the recorded steps, the final
 /// engine and all events.
 func runScenario(seed: UInt64, steps: Int) -> ([RecordedStep], GroupEngine, [ChangeEvent]) {
-  var generator = CommandGenerator(rng: SplitMix64(seed: seed))
+  var generator = CommandGenerator(rng: SeededGenerator(seed: seed))
   var engine = GroupEngine(configuration: propertyConfiguration)
   var checker = ChangeChecker(configuration: propertyConfiguration)
   var recorded: [RecordedStep] = []
@@ -374,7 +352,7 @@ struct GroupEnginePropertyTests {
     "one ending advances once, however many players report it and whenever ticks come",
     arguments: 200..<240)
   func oneEndingOneAdvance(seed: UInt64) {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     var engine = GroupEngine(configuration: propertyConfiguration)
     let people: [ParticipantID] = ["p0", "p1", "p2", "p3"]
     var t = GroupInstant(seconds: 1)

@@ -1,5 +1,6 @@
 /// A small deterministic random number generator (SplitMix64): the same seed gives the same
-/// latencies and stalls on every run, so tests and demos are reproducible.
+/// latencies, stalls, relay secrets and property-test runs on every run, so tests and demos
+/// are reproducible and the pure centre never needs a system source of randomness.
 public struct SeededGenerator: RandomNumberGenerator, Hashable, Sendable {
   private var state: UInt64
 
