@@ -8,7 +8,7 @@ struct CowatchBench: AsyncParsableCommand {
     abstract: "Cowatch benchmarks: prints tables and writes docs/BENCHMARKS.md.",
     subcommands: [
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
-      SyncplayCommand.self, RemoteCommand.self, SyncplayInnerCommand.self,
+      SyncplayCommand.self, RemoteCommand.self,
     ])
 }
 

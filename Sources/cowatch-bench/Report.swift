@@ -8,6 +8,7 @@ enum Report {
   }
 
   static var commandLine: String {
+    if let outer = ProcessInfo.processInfo.environment["COWATCH_BENCH_COMMAND"] { return outer }
     let args = CommandLine.arguments.dropFirst().map { $0.contains(" ") ? "'\($0)'" : $0 }
     return (["cowatch-bench"] + args).joined(separator: " ")
   }

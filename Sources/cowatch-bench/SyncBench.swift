@@ -37,7 +37,28 @@ enum SyncBench {
     try await room.startPlaying(timeout: 30)
     // Warm-up: clock sync burst and the first corrections.
     await sleepSeconds(min(3, seconds / 4))
+    let sampled = await sample(room: room, seconds: seconds, interval: interval)
     var result = Result(participants: n, seconds: seconds, drift: drift, latency: latency)
+    result.steady = sampled.steady
+    result.afterCommand = sampled.afterCommand
+    result.perKind = sampled.perKind
+    await room.stop()
+    await server.stop()
+    return result
+  }
+
+
+  struct Sampled {
+    var steady: [Double] = []
+    var afterCommand: [Double] = []
+    var perKind: [String: [Double]] = [:]
+  }
+
+  /// Samples every player every 10 ms for `seconds` while a random participant sends pause,
+  /// play, seek, seek in turn every `interval` seconds.
+  static func sample(room: Room, seconds: Double, interval: Double) async -> Sampled {
+    var result = Sampled()
+    let n = room.clients.count
     let end = monoNow() + Int64(seconds * 1e9)
     var lastCommand: Int64 = monoNow() - 10_000_000_000
     var lastKind = "none"
@@ -72,8 +93,6 @@ enum SyncBench {
       }
       await sleepSeconds(0.01)
     }
-    await room.stop()
-    await server.stop()
     return result
   }
 
