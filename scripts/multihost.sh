@@ -66,12 +66,12 @@ PIDS+=($!)
 sleep 1
 ping -c1 -W1 10.77.1.1 >/dev/null 2>&1 && { echo "the relay namespace is reachable from the host: refusing" >&2; exit 1; }
 
-run_case() { # namespace address label
+run_case() { # namespace address label (also the room name)
   ip netns exec "$1" "$BIN/cowatch-bench" remote --relay "$2" --room "$3" --label "$3" \
     --participants "$PARTICIPANTS" --rounds "$ROUNDS" --seconds "$SECONDS_SYNC" >"$OUT/$3.md" 2>"$OUT/$3.err"
 }
 echo "running 4 cases (${PARTICIPANTS} participants each) ..." >&2
-run_case "$NS_B" 10.77.1.1:7801 "sym-40±10ms" & C1=$!
+run_case "$NS_B" 10.77.1.1:7801 "sym-40ms-jitter10" & C1=$!
 run_case "$NS_C" 10.77.2.1:7802 "asym-up20-down60" & C2=$!
 run_case "$NS_C" 10.77.2.1:7803 "asym-up60-down20" & C3=$!
 run_case "$NS_B" 10.77.1.1:7804 "veth-no-delay" & C4=$!
@@ -80,7 +80,7 @@ status=0
 for c in $C1 $C2 $C3 $C4; do wait "$c" || status=1; done
 if [[ $status -ne 0 ]]; then cat "$OUT"/*.err >&2; echo "a case failed" >&2; exit 1; fi
 
-TABLE=$( (head -2 "$OUT/sym-40±10ms.md"; for f in "$OUT"/*.md; do tail -n +3 "$f" | grep '^|' ; done) )
+TABLE=$( (head -2 "$OUT/sym-40ms-jitter10.md"; for f in "$OUT"/*.md; do tail -n +3 "$f" | grep '^|' ; done) )
 echo "$TABLE"
 
 [[ "$SMOKE" == "--smoke" ]] && exit 0
