@@ -16,7 +16,8 @@ enum Report {
   static let preamble = """
     # Cowatch benchmarks
 
-    Written by `cowatch-bench` (`swift build -c release --product cowatch-bench`, then
+    Written by `cowatch-bench` (`swift build -c release --product cowatch-bench` and
+    `swift build -c release --product cowatch` — the scale runs spawn `cowatch serve` — then
     `.build/release/cowatch-bench all`); each section is replaced when its subcommand runs
     again, and says the exact command, the machine and the date. Times are milliseconds of
     `CLOCK_MONOTONIC` unless a column says otherwise; `p50 / p99 / max`. The guides in the
