@@ -128,3 +128,33 @@ extension ClientMessage: CustomTestStringConvertible {
     String(decoding: WireCodec().encode(self).dropLast(), as: UTF8.self)
   }
 }
+
+@Suite struct WireCodecFastPathTests {
+  @Test("the fast ping parser agrees with the JSON decoder and refuses anything else")
+  func fastPing() throws {
+    let codec = WireCodec()
+    for (id, t0) in [(UInt64(1), Int64(0)), (42, 1_234_567_890_123), (UInt64.max, Int64.min), (7, -5), (9, Int64.max)] {
+      let message = ClientMessage.ping(id: id, t0: LocalInstant(nanoseconds: t0))
+      var line = codec.encode(message)
+      line.removeLast()
+      #expect(WireCodec.fastPing(line) == message)
+      #expect(try codec.decodeClient(line) == message)
+    }
+    for bad in [
+      #"{"id":01,"t0":5,"type":"ping"}"#, #"{"id":1,"t0":,"type":"ping"}"#, #"{"id":1,"t0":5,"type":"pong"}"#,
+      #"{"id":1, "t0":5,"type":"ping"}"#, #"{"id":18446744073709551616,"t0":5,"type":"ping"}"#,
+      #"{"id":1,"t0":9223372036854775808,"type":"ping"}"#, #"{"id":-1,"t0":5,"type":"ping"}"#,
+    ] {
+      #expect(WireCodec.fastPing(Array(bad.utf8)) == nil)
+    }
+  }
+
+  @Test("a hand-written pong is byte for byte the encoder's")
+  func pong() {
+    let codec = WireCodec()
+    let t0 = LocalInstant(nanoseconds: -17)
+    let t1 = GroupInstant(nanoseconds: 3_600_123_456_789)
+    let t2 = GroupInstant(nanoseconds: Int64.max)
+    #expect(codec.encodePong(id: 99, t0: t0, t1: t1, t2: t2) == codec.encode(ServerMessage.pong(id: 99, t0: t0, t1: t1, t2: t2)))
+  }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct CowatchBench: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "cowatch-bench",
+    abstract: "Cowatch benchmarks: prints tables and writes docs/BENCHMARKS.md.",
+    subcommands: [
+      AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
+      SyncplayCommand.self, RemoteCommand.self,
+    ])
+}
+
+struct CommonOptions: ParsableArguments {
+  init() { BenchLogging.setup() }
+  @Flag(help: "A tiny, quick run (for tests); does not write the document unless COWATCH_BENCH_DOC is set.")
+  var smoke = false
+}
+
+func emit(_ title: String, _ table: Table) {
+  print("\n## \(title)\n")
+  print(table.plain)
+}
+
+struct PropagationCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "propagation",
+    abstract: "Play/pause/seek propagation over loopback TCP and clock-offset error against the truth.")
+  @OptionGroup var common: CommonOptions
+  @Option(help: "Room sizes, comma-separated.") var sizes = "2,10,50"
+  @Option(help: "Rounds of pause, seek and play per size.") var rounds = 30
+
+  func run() async throws {
+    let sizes = common.smoke ? [2, 3] : self.sizes.split(separator: ",").compactMap { Int($0) }
+    let results = try await PropagationBench.run(sizes: sizes, rounds: common.smoke ? 2 : rounds)
+    let (prop, clock) = PropagationBench.tables(results)
+    emit("Propagation (loopback TCP, in-process relay)", prop)
+    emit("Clock-offset error against the truth (loopback)", clock)
+    Report.write(
+      section: "propagation", title: "1. Propagation on loopback",
+      body: """
+        Real `ParticipantClient`s with (ideal) simulated players, one room per size, over TCP
+        on 127.0.0.1 to an in-process `RelayServer`. A random participant sends each command;
+        *applied at player* is when each other participant's coordinator issued the player
+        command, *update received* is when its client delivered the relay's update; both from
+        the instant the sender's call began (`CLOCK_MONOTONIC`, one process).
+
+        \(prop.markdown)
+        """, smoke: common.smoke)
+    Report.write(
+      section: "clock", title: "3. Clock-offset error on loopback",
+      body: """
+        The in-process relay's clock is offset by +3600.123456789 s from the participants'
+        `CLOCK_MONOTONIC`; each participant's estimate (NTP-style, minimum-delay sample of a
+        sliding window) is compared with that truth after every round of the propagation run.
+
+        \(clock.markdown)
+        """, smoke: common.smoke)
+  }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sync", abstract: "Sync error between drifting simulated players.")
+  @OptionGroup var common: CommonOptions
+  @Option(help: "Players.") var participants = 10
+  @Option(help: "Measured seconds.") var seconds = 60.0
+  @Option(help: "Drift spread, ± ppm.") var driftPpm = 200.0
+  @Option(help: "Largest start-up latency, ms.") var latencyMs = 300.0
+  @Option(help: "Seconds between commands.") var interval = 4.0
+
+  func run() async throws {
+    let r = try await SyncBench.run(
+      participants: common.smoke ? 3 : participants, seconds: common.smoke ? 3 : seconds,
+      drift: driftPpm, latency: latencyMs / 1000, interval: common.smoke ? 1.5 : interval)
+    let t = SyncBench.table([r])
+    emit("Sync error", t)
+    Report.write(
+      section: "sync", title: "2. Sync error with drifting players",
+      body: """
+        \(r.participants) real `ParticipantClient`s with `SimulatedPlayer`s whose drift is spread
+        evenly over ±\(Int(r.drift)) ppm and whose play/seek start-up latency is drawn from
+        0–\(Int(r.latency * 1000)) ms at every command; loopback TCP, in-process relay. Every 10 ms all
+        players are observed at the same monotonic instant and the spread (max − min) of their
+        positions recorded. A random participant sends pause, play, seek, seek in turn every
+        \(fmt(interval, 1)) s for \(Int(r.seconds)) s (after a warm-up); samples in the second after a
+        command are counted apart from the steady state.
+
+        \(t.markdown)
+        """, smoke: common.smoke)
+  }
+}
+
+struct AllCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "all", abstract: "Every benchmark in turn (propagation, sync, scale, syncplay).")
+  @OptionGroup var common: CommonOptions
+
+  func run() async throws {
+    let smoke = common.smoke ? ["--smoke"] : []
+    let p = try PropagationCommand.parse(smoke)
+    try await p.run()
+    let s = try SyncCommand.parse(smoke)
+    try await s.run()
+    let sc = try ScaleCommand.parse(smoke)
+    try await sc.run()
+    let sp = try SyncplayCommand.parse(smoke)
+    try await sp.run()
+  }
+}

@@ -1,1 +1,0 @@
-print("cowatch-bench: benchmarks are not built yet")

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `cowatch-bench propagation --smoke` runs end to end (a relay on 127.0.0.1, three real
+/// participants, two rounds). It uses the debug binary `swift test` builds beside the test
+/// bundle, and is skipped if that binary is not there; it writes no document.
+@Suite struct BenchSmokeTests {
+  static var benchBinary: URL? {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for dir in [here, here.deletingLastPathComponent()] {
+      let candidate = dir.appendingPathComponent("cowatch-bench")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    return nil
+  }
+
+  @Test("the propagation benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil))
+  func propagationSmoke() throws {
+    let process = Process()
+    process.executableURL = Self.benchBinary!
+    process.arguments = ["propagation", "--smoke"]
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "COWATCH_BENCH_DOC")
+    process.environment = env
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(20)
+    while process.isRunning, Date() < deadline { usleep(50_000) }
+    if process.isRunning {
+      process.terminate()
+      Issue.record("the smoke run took more than 20 s")
+      return
+    }
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0)
+    #expect(text.contains("Propagation"))
+    #expect(text.contains("Clock-offset error"))
+  }
+}
