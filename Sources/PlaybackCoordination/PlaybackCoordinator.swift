@@ -91,6 +91,10 @@ public struct PlaybackCoordinator: Sendable {
   /// Pauses re-issued since the group last paused.
   private var repauses = 0
   private static let maximumRepauses = 3
+  /// A start was scheduled this far ahead: if the player still starts late, its start-up
+  /// latency is that lead plus how late it was (a prerolled player reports busy until its
+  /// start, so the busy time of a scheduled start says nothing about its latency).
+  private var scheduledLead: Double?
 
   /// The player's last measured gap to the group (positive = ahead), seconds.
   public private(set) var lastGap: Double?
@@ -178,28 +182,44 @@ public struct PlaybackCoordinator: Sendable {
       followedTimeline = session.timeline
     } else {
       followedTimeline = session.timeline
-      commands.append(follow(session.timeline, clock: clock))
+      commands.append(follow(session, at: now, clock: clock))
+      return commands
     }
-    if !commands.isEmpty {
-      let timeline = session.timeline
-      let start =
-        timeline.rate > 0 ? max(now, clock.localTime(at: timeline.groupTime)) : now
-      awaitReady(issuedAt: now, notBefore: start, measure: !loaded && timeline.rate > 0)
-    }
+    if !commands.isEmpty { awaitReady(issuedAt: now, notBefore: now, measure: false) }
     return commands
   }
 
-  /// The command that makes the player follow `timeline` from wherever it is.
-  private mutating func follow(_ timeline: Timeline, clock: ClockOffsetEstimate) -> PlayerCommand {
-    if timeline.rate > 0 {
-      commandedRate = timeline.rate
-      return .play(
-        itemTime: timeline.itemTime, startAt: clock.localTime(at: timeline.groupTime),
-        rate: timeline.rate)
+  /// The command that makes the player follow the session's timeline from wherever it is.
+  ///
+  /// A start whose anchor is already past — or too close for this player's known start-up
+  /// latency — is moved later along the same timeline line, so the player starts in step
+  /// instead of late by its latency (a late joiner, a slow player, a short start delay).
+  private mutating func follow(
+    _ session: WatchSession, at now: LocalInstant, clock: ClockOffsetEstimate
+  ) -> PlayerCommand {
+    let timeline = session.timeline
+    guard timeline.rate > 0 else {
+      commandedRate = nil
+      repauses = 0
+      awaitReady(issuedAt: now, notBefore: now, measure: false)
+      return .pause(at: timeline.itemTime)
     }
-    commandedRate = nil
-    repauses = 0
-    return .pause(at: timeline.itemTime)
+    commandedRate = timeline.rate
+    var startAt = clock.localTime(at: timeline.groupTime)
+    var itemTime = timeline.itemTime
+    if let latency = startupLatency {
+      let earliest = now.advanced(bySeconds: latency + configuration.settleTime)
+      if startAt < earliest {
+        startAt = earliest
+        itemTime = min(timeline.position(at: clock.groupTime(at: earliest)), session.item.duration)
+      }
+    }
+    // Starting at once, the busy time is the start-up latency; a scheduled start is checked
+    // for lateness once it has happened.
+    let immediate = startAt <= now
+    scheduledLead = immediate ? nil : startAt.seconds(since: now)
+    awaitReady(issuedAt: now, notBefore: max(now, startAt), measure: immediate)
+    return .play(itemTime: itemTime, startAt: startAt, rate: timeline.rate)
   }
 
   /// Whether following `b` instead of `a` would change nothing for the player from group
@@ -277,6 +297,10 @@ public struct PlaybackCoordinator: Sendable {
     // A coordinated start is still ahead: the player is prerolled, nothing to measure.
     guard groupNow >= timeline.groupTime else { return [] }
     lastGap = gap
+    if let lead = scheduledLead {
+      scheduledLead = nil
+      if gap < -configuration.tolerance { recordStartupLatency(lead - gap) }
+    }
     let duration = session.item.duration
     // At the end of the item, whoever is there first waits for the group to move on.
     if groupPosition >= duration || (observation.position >= duration && gap >= 0) {
@@ -318,7 +342,8 @@ public struct PlaybackCoordinator: Sendable {
     let startAt = now.advanced(bySeconds: lead)
     let itemTime = session.position(at: clock.groupTime(at: startAt))
     commandedRate = session.timeline.rate
-    awaitReady(issuedAt: now, notBefore: startAt, measure: true)
+    scheduledLead = lead
+    awaitReady(issuedAt: now, notBefore: startAt, measure: false)
     return .play(itemTime: itemTime, startAt: startAt, rate: session.timeline.rate)
   }
 
