@@ -76,6 +76,10 @@ public actor ParticipantClient {
   private var resume: ResumeToken?
   private var me: ParticipantID?
   private var state = GroupState()
+  /// This participant's replica of the room's engine: replays the relay's steps.
+  private var replica: GroupEngine?
+  /// A step did not fit the replica; the whole state was asked for.
+  private var resyncing = false
   private var phase: SessionPhase = .none
   private var estimator = ClockOffsetEstimator()
   private var estimate: ClockOffsetEstimate?
@@ -302,6 +306,8 @@ public actor ParticipantClient {
     }
     setStatus(.connected)
     eventSink.yield(.welcomed(participant: welcome.participant, resumed: welcome.resumed))
+    replica = GroupEngine(configuration: welcome.configuration, state: welcome.state)
+    resyncing = false
     receive(welcome.state, events: [])
     if !welcome.resumed && configuration.autoAdvance {
       Task { await self.send(.setAutoAdvance(true)) }
@@ -335,7 +341,23 @@ public actor ParticipantClient {
     case .welcome:
       break
     case .update(let newState, let events):
+      if let configuration = replica?.configuration {
+        replica = GroupEngine(configuration: configuration, state: newState)
+      }
+      resyncing = false
       receive(newState, events: events)
+    case .step(let step):
+      guard var engine = replica, !resyncing else { return }
+      if let events = engine.replay(step) {
+        replica = engine
+        receive(engine.state, events: events)
+      } else {
+        // Missed or diverged: ask for the whole state; later steps apply on top of it.
+        logger.notice("step \(step.before)→\(step.after) does not fit replica at \(engine.state.sequence); resyncing")
+        resyncing = true
+        let connection = self.connection
+        Task { try? await connection?.send(.resync) }
+      }
     case .accepted(let id, _):
       answer(id, .success(()))
     case .rejected(let id, let reason):

@@ -3,7 +3,8 @@ public struct SyncConfiguration: Hashable, Sendable, Codable {
   /// Gaps smaller than this are left alone, seconds.
   public var tolerance: Double
   /// Gaps at or above this are fixed with a seek; between `tolerance` and this the
-  /// player's rate is nudged, seconds.
+  /// player's rate is nudged, seconds. 100 ms: past lip-sync level, a restart scheduled by
+  /// the player's known latency is cheaper than a second or more of nudging.
   public var seekThreshold: Double
   /// The most the rate is nudged, as a fraction (0.1 = ±10 %).
   public var maximumNudge: Double
@@ -21,7 +22,7 @@ public struct SyncConfiguration: Hashable, Sendable, Codable {
   public var maximumRestartLead: Double
 
   public init(
-    tolerance: Double = 0.004, seekThreshold: Double = 0.4, maximumNudge: Double = 0.1,
+    tolerance: Double = 0.004, seekThreshold: Double = 0.1, maximumNudge: Double = 0.1,
     nudgeHorizon: Double = 1, settleTime: Double = 0.05, restartLead: Double = 0.25,
     maximumRestartLead: Double = 2
   ) {
@@ -207,8 +208,13 @@ public struct PlaybackCoordinator: Sendable {
     commandedRate = timeline.rate
     var startAt = clock.localTime(at: timeline.groupTime)
     var itemTime = timeline.itemTime
-    if let latency = startupLatency {
-      let earliest = now.advanced(bySeconds: latency + configuration.settleTime)
+    // How long this player needs: as measured, or — for a start already past, which it
+    // would otherwise join late — the default restart lead until measured.
+    let needed =
+      startupLatency.map { $0 + configuration.settleTime }
+      ?? (startAt < now ? configuration.restartLead : 0)
+    if needed > 0 {
+      let earliest = now.advanced(bySeconds: needed)
       if startAt < earliest {
         startAt = earliest
         itemTime = min(timeline.position(at: clock.groupTime(at: earliest)), session.item.duration)

@@ -18,8 +18,6 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// A member whose connection closed keeps its place for this long, seconds, so that it
   /// can resume; after it, it is removed and the others are told.
   public var reconnectGrace: Double
-  /// Silent changes (reports) are pushed to the room at most this often, seconds.
-  public var refreshInterval: Double
   /// Messenger payloads kept for a member while it is disconnected.
   public var maximumPendingMessages: Int
   public var engine: EngineConfiguration
@@ -33,7 +31,6 @@ public struct RelayConfiguration: Sendable, Hashable {
     heartbeatTimeout: Double = 6,
     helloTimeout: Double = 5,
     reconnectGrace: Double = 6,
-    refreshInterval: Double = 1,
     maximumPendingMessages: Int = 256,
     engine: EngineConfiguration = .init()
   ) {
@@ -45,7 +42,6 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.heartbeatTimeout = heartbeatTimeout
     self.helloTimeout = helloTimeout
     self.reconnectGrace = reconnectGrace
-    self.refreshInterval = refreshInterval
     self.maximumPendingMessages = maximumPendingMessages
     self.engine = engine
   }

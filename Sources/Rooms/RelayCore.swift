@@ -44,7 +44,6 @@ public struct RelayCore: Sendable {
     var engine: GroupEngine
     var members: [ParticipantID: Member] = [:]
     var nextNumber: UInt64 = 1
-    var dirtySince: GroupInstant?
     var engineDeadline: GroupInstant?
 
     var connections: [ConnectionID] {
@@ -124,6 +123,9 @@ public struct RelayCore: Sendable {
       return deliver(
         seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room,
         via: id)
+    case .resync:
+      guard let state = rooms[member.room]?.engine.state else { return [] }
+      return [.send(.update(state: state, events: []), to: id)]
     case .bye:
       return [.close(id)] + remove(connection: id, reason: .quit, at: now)
     }
@@ -145,25 +147,15 @@ public struct RelayCore: Sendable {
   }
 
   /// Time-driven rules: hello and heartbeat timeouts, expired reconnect graces, engine
-  /// deadlines (waits, item ends) and periodic refreshes of silently changed rooms.
+  /// deadlines (waits, item ends).
   public mutating func tick(at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
     if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
     }
-    for name in rooms.keys.sorted() {
-      guard var room = rooms[name] else { continue }
-      if let deadline = room.engineDeadline, deadline <= now {
-        let events = room.engine.tick(at: now)
-        room.engineDeadline = room.engine.nextDeadline()
-        rooms[name] = room
-        if !events.isEmpty { actions += broadcastUpdate(in: name, events: events) }
-        room = rooms[name]!
-      }
-      if let dirty = room.dirtySince, now.seconds(since: dirty) >= configuration.refreshInterval {
-        actions += broadcastUpdate(in: name, events: [])
-      }
+    for name in rooms.keys.sorted() where rooms[name]?.engineDeadline.map({ $0 <= now }) == true {
+      actions += catchUp(name, at: now)
     }
     return actions
   }
@@ -213,7 +205,8 @@ public struct RelayCore: Sendable {
       rooms[roomName] = room
       connections[id]?.member = (roomName, resume.participant)
       if wasDisconnected {
-        actions += applyInternal(.setConnected(true), from: resume.participant, in: roomName, at: now)
+        actions += applyInternal(
+          .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
       }
       let welcome = Welcome(
         participant: resume.participant, room: roomName,
@@ -235,11 +228,12 @@ public struct RelayCore: Sendable {
     room.nextNumber += 1
     let secret = String(random.next(), radix: 36) + String(random.next(), radix: 36)
     var engine = room.engine
+    let before = engine.state.sequence
     switch engine.apply(.enter(name: name), from: participant, at: now) {
     case .failure(let rejection):
       if room.members.isEmpty { rooms[roomName] = nil }
       return fatal(id, .invalidHello, rejection.description, at: now)
-    case .success(let events):
+    case .success:
       room.engine = engine
       room.engineDeadline = engine.nextDeadline()
       room.members[participant] = Member(name: name, secret: secret, connection: id)
@@ -253,7 +247,9 @@ public struct RelayCore: Sendable {
         .send(.welcome(welcome), to: id),
         .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)"),
       ]
-      actions += broadcastUpdate(in: roomName, events: events, except: id)
+      actions += broadcastStep(
+        in: roomName, before: before, at: now,
+        input: .command(.enter(name: name), from: participant), except: id)
       return actions
     }
   }
@@ -267,10 +263,11 @@ public struct RelayCore: Sendable {
     guard var room = rooms[roomName], let deadline = room.engineDeadline, deadline <= now else {
       return []
     }
-    let events = room.engine.tick(at: now)
+    let before = room.engine.state.sequence
+    _ = room.engine.tick(at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
-    return events.isEmpty ? [] : broadcastUpdate(in: roomName, events: events)
+    return broadcastStep(in: roomName, before: before, at: now, input: .tick)
   }
 
   private mutating func apply(
@@ -296,20 +293,18 @@ public struct RelayCore: Sendable {
     }
     member.lastCommandID = commandID
     room.members[participant] = member
+    let before = room.engine.state.sequence
     let result = room.engine.apply(command, from: participant, at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
     switch result {
     case .failure(let rejection):
       return actions + [.send(.rejected(id: commandID, reason: rejection), to: connection)]
-    case .success(let events):
+    case .success:
       actions.append(
         .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection))
-      if events.allSatisfy({ $0.kind == .reported }) {
-        if rooms[roomName]?.dirtySince == nil { rooms[roomName]?.dirtySince = now }
-      } else {
-        actions += broadcastUpdate(in: roomName, events: events)
-      }
+      actions += broadcastStep(
+        in: roomName, before: before, at: now, input: .command(command, from: participant))
       return actions
     }
   }
@@ -317,15 +312,18 @@ public struct RelayCore: Sendable {
   /// Commands the relay issues on a participant's behalf (connectivity, exits).
   private mutating func applyInternal(
     _ command: GroupCommand, from participant: ParticipantID, in roomName: String,
-    at now: GroupInstant
+    at now: GroupInstant, except: ConnectionID? = nil
   ) -> [RelayAction] {
     var actions = catchUp(roomName, at: now)
     guard var room = rooms[roomName] else { return actions }
+    let before = room.engine.state.sequence
     let result = room.engine.apply(command, from: participant, at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
-    guard case .success(let events) = result, !events.isEmpty else { return actions }
-    actions += broadcastUpdate(in: roomName, events: events)
+    guard case .success = result else { return actions }
+    actions += broadcastStep(
+      in: roomName, before: before, at: now, input: .command(command, from: participant),
+      except: except)
     return actions
   }
 
@@ -452,15 +450,17 @@ public struct RelayCore: Sendable {
     return actions
   }
 
-  private mutating func broadcastUpdate(
-    in roomName: String, events: [ChangeEvent], except: ConnectionID? = nil
+  /// Tells the room about a step its engine took (if it changed anything), so that every
+  /// participant's replica replays it.
+  private func broadcastStep(
+    in roomName: String, before: UInt64, at now: GroupInstant, input: StepInput,
+    except: ConnectionID? = nil
   ) -> [RelayAction] {
-    guard var room = rooms[roomName] else { return [] }
-    room.dirtySince = nil
-    rooms[roomName] = room
+    guard let room = rooms[roomName], room.engine.state.sequence != before else { return [] }
     let targets = room.connections.filter { $0 != except }
     guard !targets.isEmpty else { return [] }
-    return [.broadcast(.update(state: room.engine.state, events: events), to: targets)]
+    let step = SequencedStep(before: before, after: room.engine.state.sequence, at: now, input: input)
+    return [.broadcast(.step(step), to: targets)]
   }
 
   // MARK: - Validation

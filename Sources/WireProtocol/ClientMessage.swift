@@ -20,6 +20,8 @@ public enum ClientMessage: Hashable, Sendable {
   /// A messenger payload (chat, reactions, ...); `seq` increases per sender for
   /// de-duplication after a reconnection.
   case send(seq: UInt64, to: Recipients, kind: String, body: String)
+  /// Asks for the whole room state (answered with `update`), after a missed step.
+  case resync
   /// Leaving the room on purpose.
   case bye
 }
@@ -62,6 +64,8 @@ extension ClientMessage: Codable {
         to: try c.decode(Recipients.self, forKey: .to),
         kind: try c.decode(String.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body))
+    case "resync":
+      self = .resync
     case "bye":
       self = .bye
     default:
@@ -93,6 +97,8 @@ extension ClientMessage: Codable {
       try c.encode(to, forKey: .to)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
+    case .resync:
+      try c.encode("resync", forKey: .type)
     case .bye:
       try c.encode("bye", forKey: .type)
     }

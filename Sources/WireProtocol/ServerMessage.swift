@@ -6,9 +6,12 @@ public enum ServerMessage: Hashable, Sendable {
   /// Answer to `hello`: who you are in the room, how to resume, and the full state, so a
   /// late joiner starts where the group is at once.
   case welcome(Welcome)
-  /// The room's state after one or more applied changes (events empty for a periodic
-  /// refresh).
+  /// The room's whole state: the answer to `resync`, and after a resume. `events` may
+  /// carry the changes that led to it.
   case update(state: GroupState, events: [ChangeEvent])
+  /// One input the relay applied to the room's engine, in order; participants replay it on
+  /// their replica (``GroupEngine/replay(_:)``) to reach the same state and changes.
+  case step(SequencedStep)
   /// The command `id` was applied (its events arrive in an `update`).
   case accepted(id: UInt64, sequence: UInt64)
   /// The command `id` did not apply; nothing changed.
@@ -63,7 +66,7 @@ public enum ErrorCode: String, Hashable, Sendable, Codable {
 
 extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
-    case type, welcome, state, events, id, sequence, reason, t0, t1, t2, from, fromName, seq
+    case type, welcome, state, events, step, id, sequence, reason, t0, t1, t2, from, fromName, seq
     case kind, body, code, message, fatal
   }
 
@@ -77,6 +80,8 @@ extension ServerMessage: Codable {
       self = .update(
         state: try c.decode(GroupState.self, forKey: .state),
         events: try c.decode([ChangeEvent].self, forKey: .events))
+    case "step":
+      self = .step(try c.decode(SequencedStep.self, forKey: .step))
     case "accepted":
       self = .accepted(
         id: try c.decode(UInt64.self, forKey: .id),
@@ -119,6 +124,9 @@ extension ServerMessage: Codable {
       try c.encode("update", forKey: .type)
       try c.encode(state, forKey: .state)
       try c.encode(events, forKey: .events)
+    case .step(let step):
+      try c.encode("step", forKey: .type)
+      try c.encode(step, forKey: .step)
     case .accepted(let id, let sequence):
       try c.encode("accepted", forKey: .type)
       try c.encode(id, forKey: .id)

@@ -219,9 +219,10 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
     }
   }
 
+  /// The relay broadcasts each applied command as a step carrying the command itself.
   private static let markers: [LoadCommand: [UInt8]] = [
-    .pause: Array(#"{"paused":{"#.utf8), .play: Array(#"{"played":{"#.utf8),
-    .seek: Array(#"{"seeked":{"#.utf8),
+    .pause: Array(#"{"pause":{"#.utf8), .play: Array(#"{"play":{"#.utf8),
+    .seek: Array(#"{"seek":{"#.utf8),
   ]
 
   private func line(_ bytes: ArraySlice<UInt8>) {
@@ -235,7 +236,7 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
         return
       }
       guard index != 0, let (seq, kind, sentAt) = room.pending(after: seen) else { return }
-      guard contains(bytes, #""type":"update""#), contains(bytes, Self.markers[kind]!) else { return }
+      guard contains(bytes, #""type":"step""#), contains(bytes, Self.markers[kind]!) else { return }
       seen = seq
       record(now - sentAt)
     case .syncplay:

@@ -241,10 +241,13 @@ struct PlaybackCoordinatorAdoptTests {
     let timeline = syncTimeline(100, startsAt: 1)
     let state = syncState(timeline: timeline)
     let commands = coordinator.adopt(state, at: syncLocal(11), clock: syncClock)
+    // The anchor is long past: rather than start late by its start-up latency, the player
+    // starts a restart lead from now, on the same timeline line.
+    let lead = SyncConfiguration().restartLead
     #expect(
       commands == [
         .load(item: syncItemA, at: 110),
-        .play(itemTime: 100, startAt: syncLocal(1), rate: 1),
+        .play(itemTime: 110 + lead, startAt: syncLocal(11 + lead), rate: 1),
       ])
     #expect(coordinator.isFollowing)
     // The same state again (even with another sequence number) changes nothing.
@@ -322,7 +325,9 @@ struct PlaybackCoordinatorAdoptTests {
     #expect(
       coordinator.adopt(back, at: syncLocal(9), clock: syncClock) == [
         .load(item: syncItemA, at: 108),
-        .play(itemTime: 100, startAt: syncLocal(1), rate: 1),
+        .play(
+          itemTime: 108 + SyncConfiguration().restartLead,
+          startAt: syncLocal(9 + SyncConfiguration().restartLead), rate: 1),
       ])
   }
 
@@ -360,7 +365,9 @@ struct PlaybackCoordinatorAdoptTests {
     resumed.sequence += 1
     #expect(
       coordinator.adopt(resumed, at: syncLocal(41), clock: syncClock) == [
-        .play(itemTime: 500, startAt: syncLocal(20), rate: 1)
+        .play(
+          itemTime: 521 + SyncConfiguration().restartLead,
+          startAt: syncLocal(41 + SyncConfiguration().restartLead), rate: 1)
       ])
     #expect(coordinator.isFollowing)
   }
@@ -416,9 +423,13 @@ struct PlaybackCoordinatorCorrectTests {
     #expect(abs(try #require(ahead.first.flatMap(syncRate)) - 0.95) < 1e-6)
     #expect(abs(try #require(coordinator.lastGap) - 0.05) < 1e-6)
     #expect(coordinator.isNudged)
-    // Far ahead but below the seek threshold: the nudge is capped at 10 %.
-    let capped = coordinator.correct(syncSeen(109.3), at: syncLocal(10.1), clock: syncClock)
-    #expect(abs(try #require(capped.first.flatMap(syncRate)) - 0.9) < 1e-6)
+    // Beyond a 10 % nudge over the horizon but below the seek threshold: capped at the
+    // maximum nudge (here 2 %, as the seek threshold is 100 ms).
+    var loose = SyncConfiguration()
+    loose.maximumNudge = 0.02
+    var (limited, _) = syncSettledCoordinator(configuration: loose)
+    let capped = limited.correct(syncSeen(109.05), at: syncLocal(10), clock: syncClock)
+    #expect(abs(try #require(capped.first.flatMap(syncRate)) - 0.98) < 1e-6)
     // Behind: faster.
     let behind = coordinator.correct(syncSeen(110.18), at: syncLocal(11.2), clock: syncClock)
     #expect(abs(try #require(behind.first.flatMap(syncRate)) - 1.02) < 1e-6)

@@ -10,16 +10,34 @@ struct RelayDriver {
   var now = GroupInstant(seconds: 100)
   var outbox: [ConnectionID: [ServerMessage]] = [:]
   var closed: Set<ConnectionID> = []
+  /// What each connection's participant would hold: welcome, then steps replayed.
+  var replicas: [ConnectionID: GroupEngine] = [:]
 
   init(_ configuration: RelayConfiguration = .init()) {
     core = RelayCore(configuration: configuration, seed: 7)
   }
 
+  mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {
+    outbox[id, default: []].append(m)
+    switch m {
+    case .welcome(let w): replicas[id] = GroupEngine(configuration: w.configuration, state: w.state)
+    case .update(let state, _):
+      if let c = replicas[id]?.configuration { replicas[id] = GroupEngine(configuration: c, state: state) }
+    case .step(let step):
+      guard var replica = replicas[id] else { return }
+      if replica.replay(step) == nil {
+        Issue.record("\(id): step \(step.before)→\(step.after) does not replay on \(replica.state.sequence)")
+      }
+      replicas[id] = replica
+    default: break
+    }
+  }
+
   mutating func perform(_ actions: [RelayAction]) {
     for action in actions {
       switch action {
-      case .send(let m, let to): outbox[to, default: []].append(m)
-      case .broadcast(let m, let to): for id in to { outbox[id, default: []].append(m) }
+      case .send(let m, let to): deliver(m, to: to)
+      case .broadcast(let m, let to): for id in to { deliver(m, to: id) }
       case .pong(let to, let id, let t0, let t1): outbox[to, default: []].append(.pong(id: id, t0: t0, t1: t1, t2: t1))
       case .close(let id): closed.insert(id)
       case .log: break
@@ -49,13 +67,7 @@ struct RelayDriver {
   func errors(_ id: UInt64) -> [ErrorCode] {
     (outbox[ConnectionID(id)] ?? []).compactMap { if case .error(let c, _, _) = $0 { c } else { nil } }
   }
-  func lastState(_ id: UInt64) -> GroupState? {
-    for m in (outbox[ConnectionID(id)] ?? []).reversed() {
-      if case .update(let s, _) = m { return s }
-      if case .welcome(let w) = m { return w.state }
-    }
-    return nil
-  }
+  func lastState(_ id: UInt64) -> GroupState? { replicas[ConnectionID(id)]?.state }
 }
 
 @Suite("Relay core")
@@ -272,16 +284,36 @@ struct RelayCoreTests {
     #expect(r.errors(1) == [.invalidHello])
   }
 
-  @Test("silent reports reach the room with the next refresh, not at once")
-  func reportsCoalesce() throws {
+  @Test("every change reaches the room as a small step that replays to the relay's state")
+  func stepsReplay() throws {
     var r = RelayDriver()
     r.hello(1, "ann")
     r.hello(2, "bob")
-    let before = r.outbox[ConnectionID(2)]?.count ?? 0
-    r.send(.command(id: 1, .report(roundTrip: 0.002, startupLatency: 0, playerOffset: 0.001)), from: 1)
-    #expect(r.outbox[ConnectionID(2)]?.count == before)
-    r.advance(1.2)
-    let ann = try #require(r.welcome(1)).participant
-    #expect(r.lastState(2)?.participant(ann)?.roundTrip == 0.002)
+    let series = SeriesInfo(id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
+    r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
+    r.send(.command(id: 2, .report(roundTrip: 0.002, startupLatency: 0, playerOffset: 0.001)), from: 1)
+    r.send(.command(id: 3, .setReadiness(.ready)), from: 1)
+    r.advance(2)
+    r.send(.command(id: 4, .pause(item: "s/e1", at: 1)), from: 1)
+    let relay = try #require(r.core.state(ofRoom: "lobby"))
+    #expect(r.lastState(1) == relay)
+    #expect(r.lastState(2) == relay)
+    let steps = (r.outbox[ConnectionID(2)] ?? []).filter { if case .step = $0 { true } else { false } }
+    #expect(steps.count == 4, "start, report, ready (with the start it caused), pause")
+    let updates = (r.outbox[ConnectionID(2)] ?? []).filter { if case .update = $0 { true } else { false } }
+    #expect(updates.isEmpty, "no whole-state broadcasts")
+  }
+
+  @Test("resync answers with the whole state")
+  func resync() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.send(.resync, from: 1)
+    guard case .update(let state, let events) = r.outbox[ConnectionID(1)]?.last else {
+      Issue.record("expected an update")
+      return
+    }
+    #expect(state == r.core.state(ofRoom: "lobby"))
+    #expect(events.isEmpty)
   }
 }
