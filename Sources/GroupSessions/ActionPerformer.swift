@@ -38,7 +38,9 @@ public struct ActionPerformer: Sendable {
     }
     switch action {
     case .start(let item):
-      guard let series = series(containing: item) else { return .error("no item \(item) in the catalog") }
+      guard let series = series(containing: item) else {
+        return .error("no item \(item) in the catalog")
+      }
       return outcome(await client.send(.start(series: series, item: item)))
     case .join: return outcome(await client.send(.join))
     case .play: return outcome(await client.play())
@@ -46,7 +48,9 @@ public struct ActionPerformer: Sendable {
     case .seek(let t): return outcome(await client.seek(to: t))
     case .rate(let r): return outcome(await client.setRate(r))
     case .next:
-      guard let session = await client.groupState.session else { return .error(ClientError.notInSession.description) }
+      guard let session = await client.groupState.session else {
+        return .error(ClientError.notInSession.description)
+      }
       guard let next = session.series.item(after: session.item.id) else {
         return .error("\(session.item.title) is the last episode of \(session.series.title)")
       }
@@ -55,12 +59,15 @@ public struct ActionPerformer: Sendable {
       guard let series = series(containing: item), let info = series.item(item) else {
         return .error("no item \(item) in the catalog")
       }
-      guard await client.groupState.session != nil else { return .error(ClientError.notInSession.description) }
+      guard await client.groupState.session != nil else {
+        return .error(ClientError.notInSession.description)
+      }
       return askToSwitch(series, info)
     case .confirm:
       guard let pending = pendingSwitch else { return .error("nothing to confirm") }
       pendingSwitch = nil
-      return outcome(await client.send(.replace(series: pending.series, item: pending.item, confirmed: true)))
+      return outcome(
+        await client.send(.replace(series: pending.series, item: pending.item, confirmed: true)))
     case .cancel:
       guard pendingSwitch != nil else { return .error("nothing to cancel") }
       pendingSwitch = nil

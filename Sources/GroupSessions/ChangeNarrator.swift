@@ -38,10 +38,13 @@ public enum ChangeNarrator {
     case .autoAdvanced(_, let to): return "on to the next episode: \(title(to))"
     case .reachedEnd(let item): return "\(title(item)) ended"
     case .suspended(let reason):
-      return reason == .stallRecovery ? "\(who)'s player stalled" : "\(who) stepped away (\(reason))"
+      return reason == .stallRecovery
+        ? "\(who)'s player stalled" : "\(who) stepped away (\(reason))"
     case .resumed(let reason):
-      return reason == .stallRecovery ? "\(who)'s player recovered" : "\(who) is back with the group"
-    case .resumedProposing(let time): return "\(who) is back and moved everyone to \(TimeFormat.clock(time))"
+      return reason == .stallRecovery
+        ? "\(who)'s player recovered" : "\(who) is back with the group"
+    case .resumedProposing(let time):
+      return "\(who) is back and moved everyone to \(TimeFormat.clock(time))"
     case .readinessChanged(let readiness):
       switch readiness {
       case .ready: return nil

@@ -34,7 +34,11 @@ public struct HeadlessRunner: Sendable {
         do {
           action = try ParticipantAction.parse(trimmed)
         } catch {
-          emit(.object([("event", "error"), ("message", .string(error.description)), ("input", .string(trimmed))]))
+          emit(
+            .object([
+              ("event", "error"), ("message", .string(error.description)),
+              ("input", .string(trimmed)),
+            ]))
           continue
         }
         let output = await performer.perform(action)
@@ -160,7 +164,9 @@ public struct HeadlessRunner: Sendable {
   // MARK: - JSON shapes
 
   static func stateLine(_ state: GroupState) -> JSONValue {
-    var fields: [(String, JSONValue)] = [("event", "state"), ("sequence", .int(Int64(state.sequence)))]
+    var fields: [(String, JSONValue)] = [
+      ("event", "state"), ("sequence", .int(Int64(state.sequence))),
+    ]
     if let session = state.session {
       fields += [
         ("item", .string(session.item.id.rawValue)), ("title", .string(session.item.title)),
@@ -227,10 +233,14 @@ public struct HeadlessRunner: Sendable {
   static func phaseLine(_ phase: SessionPhase) -> JSONValue {
     switch phase {
     case .none: .object([("event", "session"), ("phase", "none")])
-    case .waiting(let id): .object([("event", "session"), ("phase", "waiting"), ("session", .int(Int64(id)))])
-    case .joined(let id): .object([("event", "session"), ("phase", "joined"), ("session", .int(Int64(id)))])
+    case .waiting(let id):
+      .object([("event", "session"), ("phase", "waiting"), ("session", .int(Int64(id)))])
+    case .joined(let id):
+      .object([("event", "session"), ("phase", "joined"), ("session", .int(Int64(id)))])
     case .invalidated(let reason):
-      .object([("event", "session"), ("phase", "invalidated"), ("reason", .string(reason.description))])
+      .object([
+        ("event", "session"), ("phase", "invalidated"), ("reason", .string(reason.description)),
+      ])
     }
   }
 
@@ -259,7 +269,8 @@ public struct HeadlessRunner: Sendable {
         (
           "clock",
           .object([
-            ("offset_ms", .double(clock.offset * 1000)), ("rtt_ms", .double(clock.roundTrip * 1000)),
+            ("offset_ms", .double(clock.offset * 1000)),
+            ("rtt_ms", .double(clock.roundTrip * 1000)),
             ("uncertainty_ms", .double(clock.uncertainty * 1000)),
           ])
         ))

@@ -8,12 +8,15 @@ import WireProtocol
 public actor InMemoryRelay {
   private var core: RelayCore
   private let clock: MonotonicClock
-  private var outlets: [ConnectionID: AsyncThrowingStream<ServerMessage, any Error>.Continuation] = [:]
+  private var outlets: [ConnectionID: AsyncThrowingStream<ServerMessage, any Error>.Continuation] =
+    [:]
   private var nextConnection: UInt64 = 1
   private var ticker: Task<Void, Never>?
   private var refusing = false
 
-  public init(configuration: RelayConfiguration = .init(), clock: MonotonicClock = .init(), seed: UInt64 = 1) {
+  public init(
+    configuration: RelayConfiguration = .init(), clock: MonotonicClock = .init(), seed: UInt64 = 1
+  ) {
     self.core = RelayCore(configuration: configuration, seed: seed)
     self.clock = clock
   }
@@ -59,7 +62,9 @@ public actor InMemoryRelay {
 
   // MARK: - Called by connections
 
-  func open() throws(TransportError) -> (ConnectionID, AsyncThrowingStream<ServerMessage, any Error>) {
+  func open() throws(TransportError) -> (
+    ConnectionID, AsyncThrowingStream<ServerMessage, any Error>
+  ) {
     if refusing { throw .unreachable(endpoint: "in-memory relay", reason: "refused") }
     let id = ConnectionID(nextConnection)
     nextConnection += 1

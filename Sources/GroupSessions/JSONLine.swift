@@ -33,7 +33,9 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
     case .double(let d):
       if d.isFinite {
         let rounded = (d * 1000).rounded() / 1000
-        out += rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+        out +=
+          rounded == rounded.rounded() && abs(rounded) < 1e15
+          ? String(Int64(rounded)) : String(rounded)
       } else {
         out += "null"
       }

@@ -1,9 +1,10 @@
+import PlaybackCoordination
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import PlaybackCoordination
 
 /// Reads `CLOCK_MONOTONIC`, optionally shifted by a fixed offset and sped up.
 ///

@@ -53,7 +53,9 @@ public enum ParticipantAction: Hashable, Sendable {
       return ItemID(rest)
     }
     func time() throws(ActionParseError) -> Double {
-      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "a time like 12:30 or 750") }
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "a time like 12:30 or 750")
+      }
       guard let t = TimeFormat.parse(rest) else {
         throw .badArgument(word: word, argument: rest, expected: "a time like 12:30 or 750")
       }
@@ -77,7 +79,9 @@ public enum ParticipantAction: Hashable, Sendable {
     case "confirm", "yes": return try noArgument(.confirm)
     case "cancel", "no": return try noArgument(.cancel)
     case "suspend":
-      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "a reason, e.g. interrupted") }
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "a reason, e.g. interrupted")
+      }
       return .suspend(SuspensionReason(rest))
     case "resume": return try noArgument(.resume)
     case "resume-at": return .resumeAt(try time())

@@ -302,7 +302,8 @@ public actor ParticipantClient {
     me = welcome.participant
     resume = welcome.resume
     if coordinator == nil {
-      coordinator = PlaybackCoordinator(participant: welcome.participant, configuration: configuration.sync)
+      coordinator = PlaybackCoordinator(
+        participant: welcome.participant, configuration: configuration.sync)
     }
     setStatus(.connected)
     eventSink.yield(.welcomed(participant: welcome.participant, resumed: welcome.resumed))
@@ -318,7 +319,9 @@ public actor ParticipantClient {
     let pendingMessages = unsentMessages
     unsentMessages = []
     Task {
-      for (id, command) in pendingCommands { try? await connection?.send(.command(id: id, command)) }
+      for (id, command) in pendingCommands {
+        try? await connection?.send(.command(id: id, command))
+      }
       for message in pendingMessages { try? await connection?.send(message) }
     }
   }
@@ -353,7 +356,9 @@ public actor ParticipantClient {
         receive(engine.state, events: events)
       } else {
         // Missed or diverged: ask for the whole state; later steps apply on top of it.
-        logger.notice("step \(step.before)→\(step.after) does not fit replica at \(engine.state.sequence); resyncing")
+        logger.notice(
+          "step \(step.before)→\(step.after) does not fit replica at \(engine.state.sequence); resyncing"
+        )
         resyncing = true
         let connection = self.connection
         Task { try? await connection?.send(.resync) }
@@ -482,7 +487,8 @@ public actor ParticipantClient {
   private func expire(_ id: UInt64) {
     guard let waiter = waiters.removeValue(forKey: id) else { return }
     // Still resent on reconnection: the relay de-duplicates by id.
-    waiter.resume(returning: .failure(.timedOut(what: "the command", seconds: configuration.answerTimeout)))
+    waiter.resume(
+      returning: .failure(.timedOut(what: "the command", seconds: configuration.answerTimeout)))
   }
 
   // MARK: - Loops

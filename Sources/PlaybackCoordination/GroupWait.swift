@@ -21,7 +21,9 @@ public struct GroupWait: Hashable, Sendable, Codable {
   public var since: GroupInstant
   public var deadline: GroupInstant
 
-  public init(participant: ParticipantID, cause: WaitCause, since: GroupInstant, deadline: GroupInstant) {
+  public init(
+    participant: ParticipantID, cause: WaitCause, since: GroupInstant, deadline: GroupInstant
+  ) {
     self.participant = participant
     self.cause = cause
     self.since = since

@@ -27,7 +27,9 @@ public struct PlayerObservation: Hashable, Sendable {
   public var isBusy: Bool
   public var isStalled: Bool
 
-  public init(item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false) {
+  public init(
+    item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false
+  ) {
     self.item = item
     self.position = position
     self.rate = rate

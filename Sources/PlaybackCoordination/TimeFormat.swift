@@ -3,7 +3,9 @@ public enum TimeFormat {
   /// `m:ss` or `h:mm:ss`, truncating fractions.
   public static func clock(_ seconds: Double) -> String {
     let s = Int(max(0, seconds.isFinite ? seconds : 0))
-    let h = s / 3600, m = (s % 3600) / 60, sec = s % 60
+    let h = s / 3600
+    let m = (s % 3600) / 60
+    let sec = s % 60
     func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
     return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(m):\(two(sec))"
   }

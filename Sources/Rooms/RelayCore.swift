@@ -56,7 +56,9 @@ public struct RelayCore: Sendable {
   public var roomNames: [String] { rooms.keys.sorted() }
   public var connectionCount: Int { connections.count }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
-  public func participant(of connection: ConnectionID) -> (room: String, participant: ParticipantID)? {
+  public func participant(of connection: ConnectionID) -> (
+    room: String, participant: ParticipantID
+  )? {
     connections[connection]?.member
   }
 
@@ -118,7 +120,8 @@ public struct RelayCore: Sendable {
     case .ping(let pingID, let t0):
       return [.pong(to: id, id: pingID, t0: t0, t1: now)]
     case .command(let commandID, let command):
-      return apply(command, id: commandID, from: member.participant, in: member.room, via: id, at: now)
+      return apply(
+        command, id: commandID, from: member.participant, in: member.room, via: id, at: now)
     case .send(let seq, let to, let kind, let body):
       return deliver(
         seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room,
@@ -176,7 +179,8 @@ public struct RelayCore: Sendable {
     resume: ResumeToken?, at now: GroupInstant
   ) -> [RelayAction] {
     guard version == ProtocolVersion.current else {
-      let error = WireError.unsupportedVersion(received: version, supported: ProtocolVersion.current)
+      let error = WireError.unsupportedVersion(
+        received: version, supported: ProtocolVersion.current)
       return fatal(id, .unsupportedVersion, error.description, at: now)
     }
     let name = rawName.trimmingSpaces
@@ -340,7 +344,8 @@ public struct RelayCore: Sendable {
         .send(
           .error(
             code: .messageTooLarge,
-            message: "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit",
+            message:
+              "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit",
             fatal: false), to: connection)
       ]
     }
@@ -384,8 +389,10 @@ public struct RelayCore: Sendable {
   private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
-      if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout {
-        actions += fatal(id, .helloRequired, "no hello within \(configuration.helloTimeout) s", at: now)
+      if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout
+      {
+        actions += fatal(
+          id, .helloRequired, "no hello within \(configuration.helloTimeout) s", at: now)
       } else if connection.member != nil,
         now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
       {
@@ -459,7 +466,8 @@ public struct RelayCore: Sendable {
     guard let room = rooms[roomName], room.engine.state.sequence != before else { return [] }
     let targets = room.connections.filter { $0 != except }
     guard !targets.isEmpty else { return [] }
-    let step = SequencedStep(before: before, after: room.engine.state.sequence, at: now, input: input)
+    let step = SequencedStep(
+      before: before, after: room.engine.state.sequence, at: now, input: input)
     return [.broadcast(.step(step), to: targets)]
   }
 

@@ -57,7 +57,8 @@ extension ClientMessage: Codable {
         try c.decode(GroupCommand.self, forKey: .command))
     case "ping":
       self = .ping(
-        id: try c.decode(UInt64.self, forKey: .id), t0: try c.decode(LocalInstant.self, forKey: .t0))
+        id: try c.decode(UInt64.self, forKey: .id), t0: try c.decode(LocalInstant.self, forKey: .t0)
+      )
     case "send":
       self = .send(
         seq: try c.decode(UInt64.self, forKey: .seq),

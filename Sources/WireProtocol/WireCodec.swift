@@ -25,8 +25,12 @@ public struct WireCodec: Sendable {
   /// A pong, byte for byte what ``encode(_:)`` writes for it (sorted keys, instants as
   /// integers), without a `JSONEncoder`: the relay answers every participant's ping every
   /// second, so at thousands of participants this is most of what it encodes.
-  public func encodePong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant) -> [UInt8] {
-    Array(#"{"id":\#(id),"t0":\#(t0.nanoseconds),"t1":\#(t1.nanoseconds),"t2":\#(t2.nanoseconds),"type":"pong"}"#.utf8)
+  public func encodePong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant)
+    -> [UInt8]
+  {
+    Array(
+      #"{"id":\#(id),"t0":\#(t0.nanoseconds),"t1":\#(t1.nanoseconds),"t2":\#(t2.nanoseconds),"type":"pong"}"#
+        .utf8)
       + [UInt8(ascii: "\n")]
   }
 
@@ -37,7 +41,8 @@ public struct WireCodec: Sendable {
     let prefix = Array(#"{"id":"#.utf8)
     let middle = Array(#","t0":"#.utf8)
     let suffix = Array(#","type":"ping"}"#.utf8)
-    guard frame.count <= 80, frame.starts(with: prefix), frame.count > prefix.count + middle.count + suffix.count,
+    guard frame.count <= 80, frame.starts(with: prefix),
+      frame.count > prefix.count + middle.count + suffix.count,
       frame[(frame.count - suffix.count)...].elementsEqual(suffix)
     else { return nil }
     var i = prefix.count
@@ -63,7 +68,9 @@ public struct WireCodec: Sendable {
     guard let id = integer(negativeAllowed: false) else { return nil }
     guard frame[i...].starts(with: middle) else { return nil }
     i += middle.count
-    guard let t0 = integer(negativeAllowed: true), i == frame.count - suffix.count else { return nil }
+    guard let t0 = integer(negativeAllowed: true), i == frame.count - suffix.count else {
+      return nil
+    }
     let nanoseconds: Int64
     if t0.negative {
       guard t0.magnitude <= UInt64(Int64.max) + 1 else { return nil }
@@ -93,12 +100,14 @@ public struct WireCodec: Sendable {
 
   static func describe(_ error: DecodingError) -> String {
     func path(_ codingPath: [any CodingKey]) -> String {
-      let p = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+      let p = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+        separator: ".")
       return p.isEmpty ? "top level" : p
     }
     switch error {
     case .dataCorrupted(let c):
-      return c.codingPath.isEmpty ? "not valid JSON" : "\(path(c.codingPath)): \(c.debugDescription)"
+      return c.codingPath.isEmpty
+        ? "not valid JSON" : "\(path(c.codingPath)): \(c.debugDescription)"
     case .keyNotFound(let key, let c):
       return "missing \"\(key.stringValue)\" at \(path(c.codingPath))"
     case .typeMismatch(_, let c), .valueNotFound(_, let c):

@@ -14,7 +14,9 @@ struct CowatchBench: AsyncParsableCommand {
 
 struct CommonOptions: ParsableArguments {
   init() { BenchLogging.setup() }
-  @Flag(help: "A tiny, quick run (for tests); does not write the document unless COWATCH_BENCH_DOC is set.")
+  @Flag(
+    help:
+      "A tiny, quick run (for tests); does not write the document unless COWATCH_BENCH_DOC is set.")
   var smoke = false
 }
 
@@ -26,7 +28,8 @@ func emit(_ title: String, _ table: Table) {
 struct PropagationCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "propagation",
-    abstract: "Play/pause/seek propagation over loopback TCP and clock-offset error against the truth.")
+    abstract:
+      "Play/pause/seek propagation over loopback TCP and clock-offset error against the truth.")
   @OptionGroup var common: CommonOptions
   @Option(help: "Room sizes, comma-separated.") var sizes = "2,10,50"
   @Option(help: "Rounds of pause, seek and play per size.") var rounds = 30

@@ -230,7 +230,9 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
     switch proto {
     case .cowatch:
       if !welcomed {
-        if bytes.starts(with: Array(#"{"type":"welcome""#.utf8)) || contains(bytes, #""type":"welcome""#) {
+        if bytes.starts(with: Array(#"{"type":"welcome""#.utf8))
+          || contains(bytes, #""type":"welcome""#)
+        {
           becameWelcomed()
         }
         return
@@ -240,7 +242,8 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
       seen = seq
       record(now - sentAt)
     case .syncplay:
-      guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+      guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+      else {
         return
       }
       if object["Hello"] != nil {
@@ -253,7 +256,9 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
       let paused = playstate["paused"] as? Bool ?? spPaused
       let doSeek = playstate["doSeek"] as? Bool ?? false
       let setBy = playstate["setBy"] as? String
-      if let ignoring = state["ignoringOnTheFly"] as? [String: Any], let n = ignoring["server"] as? Int {
+      if let ignoring = state["ignoringOnTheFly"] as? [String: Any],
+        let n = ignoring["server"] as? Int
+      {
         spIgnoreServer = n
       }
       if index != 0, let (seq, kind, sentAt) = room.pending(after: seen),
@@ -339,7 +344,11 @@ final class LoadFleet: @unchecked Sendable {
           let channel = try await ClientBootstrap(group: loop)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
-            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(handler) } }
+            .channelInitializer { ch in
+              ch.eventLoop.makeCompletedFuture {
+                try ch.pipeline.syncOperations.addHandler(handler)
+              }
+            }
             .connect(host: host, port: port).get()
           channels.append(channel)
         } catch {

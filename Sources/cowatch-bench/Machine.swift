@@ -16,7 +16,9 @@ enum Machine {
   }
 
   static func which(_ name: String) -> String? {
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(
+      separator: ":")
+    {
       let path = "\(dir)/\(name)"
       if FileManager.default.isExecutableFile(atPath: path) { return path }
     }
@@ -27,14 +29,20 @@ enum Machine {
     let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model =
       cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-      .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) }
+      .map {
+        String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(
+          in: .whitespaces)
+      }
       ?? "?"
     let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
     let memKB =
       meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal") }
       .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
     let kernel = run("/bin/uname", ["-sr"])
-    let swift = which("swift").map { run($0, ["--version"]).split(separator: "\n").first.map(String.init) ?? "?" } ?? "?"
+    let swift =
+      which("swift").map {
+        run($0, ["--version"]).split(separator: "\n").first.map(String.init) ?? "?"
+      } ?? "?"
     let date = ISO8601DateFormatter().string(from: Date())
     return [
       ("date", date), ("cpus (nproc)", "\(ProcessInfo.processInfo.activeProcessorCount)"),

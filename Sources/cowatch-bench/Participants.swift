@@ -15,7 +15,9 @@ let benchSeries = SeriesInfo(
   ])
 
 let benchResolver: @Sendable (ItemID) -> SimulatedItem? = { id in
-  benchSeries.items.first { $0.id == id }.map { SimulatedItem(id: $0.id, title: $0.title, duration: $0.duration) }
+  benchSeries.items.first { $0.id == id }.map {
+    SimulatedItem(id: $0.id, title: $0.title, duration: $0.duration)
+  }
 }
 
 /// What a propagation round waits for: the first player command (other than a rate nudge)
@@ -35,7 +37,11 @@ final class ArrivalRecorder: @unchecked Sendable {
     lock.unlock()
   }
 
-  func disarm() { lock.lock(); armed = nil; lock.unlock() }
+  func disarm() {
+    lock.lock()
+    armed = nil
+    lock.unlock()
+  }
 
   func playerCommand(_ index: Int, _ command: PlayerCommand, at now: Int64) {
     if case .setRate = command { return }
@@ -71,7 +77,9 @@ final class ArrivalRecorder: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard let a = armed else { return ([], []) }
-    return (player.values.map { Double($0 - a.t0) / 1e6 }, update.values.map { Double($0 - a.t0) / 1e6 })
+    return (
+      player.values.map { Double($0 - a.t0) / 1e6 }, update.values.map { Double($0 - a.t0) / 1e6 }
+    )
   }
 }
 
@@ -112,9 +120,11 @@ struct Room {
     for i in 0..<count {
       let sim = SimulatedPlayer(configuration: configure(i), itemResolver: benchResolver)
       players.append(sim)
-      let driver: any PlayerDriver = recorder.map { RecordingPlayer(sim, index: i, recorder: $0) } ?? sim
+      let driver: any PlayerDriver =
+        recorder.map { RecordingPlayer(sim, index: i, recorder: $0) } ?? sim
       let configuration = ParticipantConfiguration(name: "p\(i)", room: room, answerTimeout: 10)
-      let client = ParticipantClient(transport: transport, configuration: configuration, player: driver)
+      let client = ParticipantClient(
+        transport: transport, configuration: configuration, player: driver)
       try await client.start()
       clients.append(client)
       if let recorder {

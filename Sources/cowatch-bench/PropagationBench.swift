@@ -97,10 +97,14 @@ enum PropagationBench {
     for r in results {
       for kind in [ArrivalRecorder.Kind.pause, .seek, .play] {
         let p = Summary(r.player[kind] ?? [])
-        t.add("\(r.size)", kind.rawValue, "\(p.count)", p.text(3), Summary(r.update[kind] ?? []).text(3))
+        t.add(
+          "\(r.size)", kind.rawValue, "\(p.count)", p.text(3), Summary(r.update[kind] ?? []).text(3)
+        )
       }
       let all = Summary(r.allPlayer)
-      t.add("\(r.size)", "all", "\(all.count)", all.text(3), Summary(r.allUpdate).text(3) + (r.timeouts > 0 ? " (\(r.timeouts) rounds timed out)" : ""))
+      t.add(
+        "\(r.size)", "all", "\(all.count)", all.text(3),
+        Summary(r.allUpdate).text(3) + (r.timeouts > 0 ? " (\(r.timeouts) rounds timed out)" : ""))
     }
     var c = Table("participants", "estimates", "clock-offset error p50 / p99 / max (ms)")
     for r in results {

@@ -52,7 +52,9 @@ struct RemoteCommand: AsyncParsableCommand {
         case .seek: _ = await room.clients[sender].seek(to: Double(200 + 11 * round))
         case .play: _ = await room.clients[sender].play()
         }
-        try? await until("\(kind) everywhere", timeout: 3) { recorder.result(expected: n - 1) != nil }
+        try? await until("\(kind) everywhere", timeout: 3) {
+          recorder.result(expected: n - 1) != nil
+        }
         let r = recorder.partial()
         player += r.player
         update += r.update

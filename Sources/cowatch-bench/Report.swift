@@ -47,7 +47,9 @@ enum Report {
 
       \(end)
       """
-    if let b = text.range(of: begin), let e = text.range(of: end, range: b.upperBound..<text.endIndex) {
+    if let b = text.range(of: begin),
+      let e = text.range(of: end, range: b.upperBound..<text.endIndex)
+    {
       text.replaceSubrange(b.lowerBound..<e.upperBound, with: block)
     } else {
       if !text.hasSuffix("\n\n") { text += text.hasSuffix("\n") ? "\n" : "\n\n" }

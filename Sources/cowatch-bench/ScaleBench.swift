@@ -18,7 +18,9 @@ enum LoadBench {
 
   /// One room of `size`: the sender issues pause, seek and play in turn; each waits until
   /// everyone has it (or 3 s). Latencies in ms.
-  static func propagation(_ proto: LoadProtocol, size: Int, rounds: Int, launch: Launch) async throws -> Summary {
+  static func propagation(_ proto: LoadProtocol, size: Int, rounds: Int, launch: Launch)
+    async throws -> Summary
+  {
     let server = try await launch()
     defer { server.stop() }
     let fleet = LoadFleet(proto: proto, host: "127.0.0.1", port: server.port)
@@ -57,7 +59,10 @@ enum LoadBench {
       progress("\(proto.rawValue) scale: \(n) participants in rooms of \(roomSize)")
       let server: ServerProcess
       do { server = try await launch() } catch {
-        steps.append(Step(participants: n, connected: 0, latency: Summary([]), cpuPercent: .nan, residentKB: .nan, idleResidentKB: .nan, note: "\(error)"))
+        steps.append(
+          Step(
+            participants: n, connected: 0, latency: Summary([]), cpuPercent: .nan, residentKB: .nan,
+            idleResidentKB: .nan, note: "\(error)"))
         break
       }
       await sleepSeconds(0.3)
@@ -68,7 +73,8 @@ enum LoadBench {
         participants: n, roomSize: roomSize, commandInterval: 1, heartbeat: 1, timeout: timeout)
       var note = ""
       if welcomed < n {
-        note = "only \(welcomed) of \(n) were welcomed within \(Int(timeout)) s (\(fleet.shared.failures.withLockedValue { $0 }) connection failures)"
+        note =
+          "only \(welcomed) of \(n) were welcomed within \(Int(timeout)) s (\(fleet.shared.failures.withLockedValue { $0 }) connection failures)"
       }
       await sleepSeconds(3)
       let cpu0 = server.cpuSeconds
@@ -87,7 +93,9 @@ enum LoadBench {
       let step = Step(
         participants: n, connected: welcomed, latency: Summary(samples),
         cpuPercent: (cpu1 - cpu0) / wall * 100, residentKB: rss, idleResidentKB: idle, note: note)
-      progress("  p99 \(fmt(step.latency.p99)) ms, cpu \(fmt(step.cpuPercent, 0)) %, rss \(fmt(rss / 1024, 1)) MiB")
+      progress(
+        "  p99 \(fmt(step.latency.p99)) ms, cpu \(fmt(step.cpuPercent, 0)) %, rss \(fmt(rss / 1024, 1)) MiB"
+      )
       steps.append(step)
       if welcomed < n || !alive { break }
       await sleepSeconds(1)
@@ -97,18 +105,22 @@ enum LoadBench {
 
   static func scaleTable(_ steps: [Step], name: String) -> Table {
     var t = Table(
-      "relay", "participants", "connected", "propagation p50 / p99 / max (ms)", "updates", "relay CPU (% of a core)",
+      "relay", "participants", "connected", "propagation p50 / p99 / max (ms)", "updates",
+      "relay CPU (% of a core)",
       "relay RSS (MiB)", "RSS per participant above idle (KiB)", "note")
     for s in steps {
       t.add(
-        name, "\(s.participants)", "\(s.connected)", s.latency.text(2), "\(s.latency.count)", fmt(s.cpuPercent, 0),
+        name, "\(s.participants)", "\(s.connected)", s.latency.text(2), "\(s.latency.count)",
+        fmt(s.cpuPercent, 0),
         fmt(s.residentKB / 1024, 1), fmt(s.perParticipantKB, 1), s.note)
     }
     return t
   }
 
   static func largestUnder(_ limit: Double, _ steps: [Step]) -> Int? {
-    steps.filter { $0.connected == $0.participants && $0.latency.count > 0 && $0.latency.p99 < limit }
-      .map(\.participants).max()
+    steps.filter {
+      $0.connected == $0.participants && $0.latency.count > 0 && $0.latency.p99 < limit
+    }
+    .map(\.participants).max()
   }
 }

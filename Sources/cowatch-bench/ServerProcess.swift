@@ -36,7 +36,10 @@ final class ServerProcess: @unchecked Sendable {
       if data.isEmpty { break }
       text += String(decoding: data, as: UTF8.self)
     }
-    guard let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+    guard
+      let port = text.split(separator: ":").last.flatMap({
+        Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+      })
     else {
       p.terminate()
       throw BenchError("cowatch serve did not start: \(text)")
@@ -46,7 +49,9 @@ final class ServerProcess: @unchecked Sendable {
 
   /// `syncplay-server --port PORT`; waits until it accepts connections.
   static func syncplay(port: Int) async throws -> ServerProcess {
-    guard let exe = Machine.which("syncplay-server") else { throw BenchError("syncplay-server is not installed") }
+    guard let exe = Machine.which("syncplay-server") else {
+      throw BenchError("syncplay-server is not installed")
+    }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
     p.arguments = ["--port", "\(port)", "--disable-chat", "--disable-ready"]
@@ -87,13 +92,17 @@ final class ServerProcess: @unchecked Sendable {
     else { return .nan }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     // After the command name: state is field 3, utime 14, stime 15 (1-based overall).
-    guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return .nan }
+    guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else {
+      return .nan
+    }
     return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
   }
 
   /// Resident memory, KiB (VmRSS).
   var residentKB: Double {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return .nan }
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+      return .nan
+    }
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
     return line.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? .nan
   }

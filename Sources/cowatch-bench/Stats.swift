@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Percentiles of a sample of durations (or distances), in the unit they were recorded in.
 struct Summary: Sendable {
@@ -55,7 +56,8 @@ struct Table {
       r.enumerated().map { i, c in c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
         .joined(separator: "  ")
     }
-    return ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+    return
+      ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
       + rows.map(line)).joined(separator: "\n")
   }
 }
@@ -75,9 +77,24 @@ func sleepSeconds(_ s: Double) async {
 final class Samples: @unchecked Sendable {
   private let lock = NSLock()
   private var values: [Double] = []
-  func add(_ v: Double) { lock.lock(); values.append(v); lock.unlock() }
-  func take() -> [Double] { lock.lock(); defer { values = []; lock.unlock() }; return values }
-  var count: Int { lock.lock(); defer { lock.unlock() }; return values.count }
+  func add(_ v: Double) {
+    lock.lock()
+    values.append(v)
+    lock.unlock()
+  }
+  func take() -> [Double] {
+    lock.lock()
+    defer {
+      values = []
+      lock.unlock()
+    }
+    return values
+  }
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return values.count
+  }
 }
 
 /// Prints to stderr (progress) so stdout stays the table.
@@ -95,8 +112,6 @@ func raiseFileLimit() -> Int {
   getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   return Int(limit.rlim_cur)
 }
-
-import Logging
 
 /// Logs at warning and above only, so that tables stay readable.
 enum BenchLogging {

@@ -18,14 +18,17 @@ enum SyncBench {
     var latency: Double
   }
 
-  static func run(participants n: Int, seconds: Double, drift: Double, latency: Double, interval: Double)
+  static func run(
+    participants n: Int, seconds: Double, drift: Double, latency: Double, interval: Double
+  )
     async throws -> Result
   {
     let server = try await RelayServer.start(
       host: "127.0.0.1", port: 0, configuration: RelayConfiguration(),
       clock: MonotonicClock(offsetNanoseconds: PropagationBench.relayOffsetNanoseconds))
     let transport = TCPTransport(host: "127.0.0.1", port: server.port)
-    progress("sync: \(n) players, drift ±\(drift) ppm, latency 0–\(Int(latency * 1000)) ms, \(seconds) s")
+    progress(
+      "sync: \(n) players, drift ±\(drift) ppm, latency 0–\(Int(latency * 1000)) ms, \(seconds) s")
     let room = try await Room.make(
       count: n, transport: transport, room: "sync", recorder: nil,
       player: { i in
@@ -46,7 +49,6 @@ enum SyncBench {
     await server.stop()
     return result
   }
-
 
   struct Sampled {
     var steady: [Double] = []
@@ -97,7 +99,9 @@ enum SyncBench {
   }
 
   static func table(_ results: [Result]) -> Table {
-    var t = Table("players", "drift", "start-up latency", "window", "samples", "divergence p50 / p99 / max (ms)")
+    var t = Table(
+      "players", "drift", "start-up latency", "window", "samples", "divergence p50 / p99 / max (ms)"
+    )
     for r in results {
       let cfg = ("±\(Int(r.drift)) ppm", "0–\(Int(r.latency * 1000)) ms")
       let s = Summary(r.steady)

@@ -64,14 +64,18 @@ struct SyncplayCommand: AsyncParsableCommand {
       "Syncplay ÷ Cowatch (p50, p99)")
     for size in sizes {
       progress("side by side propagation: \(size) participants")
-      let c = try await LoadBench.propagation(.cowatch, size: size, rounds: rounds) { try ServerProcess.cowatch() }
+      let c = try await LoadBench.propagation(.cowatch, size: size, rounds: rounds) {
+        try ServerProcess.cowatch()
+      }
       let s = try await LoadBench.propagation(.syncplay, size: size, rounds: rounds) {
         try await ServerProcess.syncplay(port: 8999)
       }
-      prop.add("\(size)", c.text(3), s.text(3), "\(fmt(s.p50 / c.p50, 1))×, \(fmt(s.p99 / c.p99, 1))×")
+      prop.add(
+        "\(size)", c.text(3), s.text(3), "\(fmt(s.p50 / c.p50, 1))×, \(fmt(s.p99 / c.p99, 1))×")
     }
     emit("Propagation, Cowatch vs Syncplay (loopback, lightweight clients)", prop)
-    let scaleSizes = common.smoke ? [10] : self.scaleSizes.split(separator: ",").compactMap { Int($0) }
+    let scaleSizes =
+      common.smoke ? [10] : self.scaleSizes.split(separator: ",").compactMap { Int($0) }
     let secs = common.smoke ? 2 : seconds
     let cs = await LoadBench.scale(.cowatch, sizes: scaleSizes, roomSize: 5, seconds: secs) {
       try ServerProcess.cowatch()
@@ -80,7 +84,8 @@ struct SyncplayCommand: AsyncParsableCommand {
       try await ServerProcess.syncplay(port: 8999)
     }
     var scale = Table(
-      "participants", "Cowatch p99 (ms)", "Syncplay p99 (ms)", "p99 ratio", "Cowatch CPU %", "Syncplay CPU %",
+      "participants", "Cowatch p99 (ms)", "Syncplay p99 (ms)", "p99 ratio", "Cowatch CPU %",
+      "Syncplay CPU %",
       "Cowatch KiB/participant", "Syncplay KiB/participant", "notes")
     for n in scaleSizes {
       let c = cs.first { $0.participants == n }
@@ -91,8 +96,11 @@ struct SyncplayCommand: AsyncParsableCommand {
         "\(n)", c.map { fmt($0.latency.p99) } ?? "–", s.map { fmt($0.latency.p99) } ?? "–", ratio,
         c.map { fmt($0.cpuPercent, 0) } ?? "–", s.map { fmt($0.cpuPercent, 0) } ?? "–",
         c.map { fmt($0.perParticipantKB, 1) } ?? "–", s.map { fmt($0.perParticipantKB, 1) } ?? "–",
-        [c.map { $0.note.isEmpty ? "" : "cowatch: \($0.note)" } ?? "", s.map { $0.note.isEmpty ? "" : "syncplay: \($0.note)" } ?? ""]
-          .filter { !$0.isEmpty }.joined(separator: "; "))
+        [
+          c.map { $0.note.isEmpty ? "" : "cowatch: \($0.note)" } ?? "",
+          s.map { $0.note.isEmpty ? "" : "syncplay: \($0.note)" } ?? "",
+        ]
+        .filter { !$0.isEmpty }.joined(separator: "; "))
     }
     emit("Scale, Cowatch vs Syncplay (rooms of 5, one seek per room per second)", scale)
     let cBest = LoadBench.largestUnder(50, cs).map { "\($0)" } ?? "none tried"
@@ -128,4 +136,3 @@ struct SyncplayCommand: AsyncParsableCommand {
         """, smoke: common.smoke)
   }
 }
-

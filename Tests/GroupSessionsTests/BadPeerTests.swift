@@ -6,14 +6,22 @@ import Testing
 struct BadPeerTests {
   static let cases: [(String, String)] = [
     ("this is not json\n", "malformedFrame"),
-    ("{\"type\":\"hello\",\"version\":99,\"name\":\"x\",\"room\":\"lobby\"}\n", "unsupportedVersion"),
+    (
+      "{\"type\":\"hello\",\"version\":99,\"name\":\"x\",\"room\":\"lobby\"}\n",
+      "unsupportedVersion"
+    ),
     (String(repeating: "x", count: 70_000) + "\n", "frameTooLarge"),
     (String(repeating: "y", count: 70_000), "frameTooLarge"),
     ("{\"type\":\"command\",\"id\":1,\"command\":{\"join\":{}}}\n", "helloRequired"),
-    ("{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"teleport\":{}}}\n", "malformedFrame"),
+    (
+      "{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"teleport\":{}}}\n",
+      "malformedFrame"
+    ),
   ]
 
-  @Test("garbage, oversized and wrong-version frames get one error and a close; the room carries on", arguments: cases)
+  @Test(
+    "garbage, oversized and wrong-version frames get one error and a close; the room carries on",
+    arguments: cases)
   func badFrames(bytes: String, code: String) async throws {
     let relay = try await RelayHarness(.tcp)
     let ann = try await relay.participant("ann")
@@ -31,7 +39,9 @@ struct BadPeerTests {
     // Everyone else is unaffected.
     try await bob.send(.join).get()
     try await bob.send(.pause(item: "harbour/s1e1", at: 0)).get()
-    await eventually("ann sees bob's pause") { await ann.groupState.lastChange?.originatorName == "bob" }
+    await eventually("ann sees bob's pause") {
+      await ann.groupState.lastChange?.originatorName == "bob"
+    }
     #expect(await ann.groupState.participants.map(\.name) == ["ann", "bob"])
     await ann.stop()
     await bob.stop()

@@ -17,12 +17,19 @@ struct PlayerSyncTests {
       itemResolver: Self.resolver)
   }
 
-  @Test("drifting players with start-up latency show the same position after play, seek and pause", arguments: TransportKind.allCases)
+  @Test(
+    "drifting players with start-up latency show the same position after play, seek and pause",
+    arguments: TransportKind.allCases)
   func playersAgree(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
-    let players = [player(ppm: 500, latency: 0.05, seed: 1), player(ppm: -500, latency: 0.2, seed: 2), player(ppm: 0, latency: 0, seed: 3)]
+    let players = [
+      player(ppm: 500, latency: 0.05, seed: 1), player(ppm: -500, latency: 0.2, seed: 2),
+      player(ppm: 0, latency: 0, seed: 3),
+    ]
     var joining: [ParticipantClient] = []
-    for (i, p) in players.enumerated() { joining.append(try await relay.participant(["ann", "bob", "cat"][i], player: p)) }
+    for (i, p) in players.enumerated() {
+      joining.append(try await relay.participant(["ann", "bob", "cat"][i], player: p))
+    }
     let clients = joining
     try await clients[0].send(.start(series: testSeries, item: "harbour/s1e1")).get()
     for c in clients.dropFirst() {
@@ -36,14 +43,19 @@ struct PlayerSyncTests {
       return positions.max()! - positions.min()!
     }
     await eventually("everyone plays", within: 5) {
-      players.allSatisfy { $0.observe(at: clock.localNow()).rate > 0 && !$0.observe(at: clock.localNow()).isBusy }
+      players.allSatisfy {
+        $0.observe(at: clock.localNow()).rate > 0 && !$0.observe(at: clock.localNow()).isBusy
+      }
     }
     try await Task.sleep(nanoseconds: 700_000_000)
     #expect(spread() < 0.03, "players agree while playing")
 
     try await clients[1].send(.seek(item: "harbour/s1e1", to: 100)).get()
     await eventually("all players are past the seek and playing", within: 5) {
-      players.allSatisfy { let o = $0.observe(at: clock.localNow()); return o.position >= 100 && o.rate > 0 && !o.isBusy }
+      players.allSatisfy {
+        let o = $0.observe(at: clock.localNow())
+        return o.position >= 100 && o.rate > 0 && !o.isBusy
+      }
     }
     try await Task.sleep(nanoseconds: 500_000_000)
     #expect(spread() < 0.03, "players agree after a seek")

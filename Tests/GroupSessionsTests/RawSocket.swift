@@ -33,7 +33,9 @@ final class RawSocket {
     let bytes = Array(text.utf8)
     var sent = 0
     while sent < bytes.count {
-      let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[sent...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if n <= 0 { return }
       sent += n
     }

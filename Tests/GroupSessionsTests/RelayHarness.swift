@@ -21,7 +21,9 @@ final class RelayHarness: Sendable {
   let server: RelayServer?
   static let relayClockOffset: Int64 = 3_600_000_000_000 + 123_456_789
 
-  init(_ kind: TransportKind, configuration: RelayConfiguration = RelayHarness.fastConfiguration) async throws {
+  init(_ kind: TransportKind, configuration: RelayConfiguration = RelayHarness.fastConfiguration)
+    async throws
+  {
     self.kind = kind
     let clock = MonotonicClock(offsetNanoseconds: Self.relayClockOffset)
     switch kind {
@@ -56,10 +58,12 @@ final class RelayHarness: Sendable {
     _ name: String, room: String = "lobby", player: (any PlayerDriver)? = nil,
     configure: (inout ParticipantConfiguration) -> Void = { _ in }
   ) async throws -> ParticipantClient {
-    var configuration = ParticipantConfiguration(name: name, room: room, pingInterval: 0.2, reportInterval: 0.5)
+    var configuration = ParticipantConfiguration(
+      name: name, room: room, pingInterval: 0.2, reportInterval: 0.5)
     configuration.reconnectInitialDelay = 0.05
     configure(&configuration)
-    let client = ParticipantClient(transport: transport, configuration: configuration, player: player)
+    let client = ParticipantClient(
+      transport: transport, configuration: configuration, player: player)
     try await client.start()
     return client
   }

@@ -22,11 +22,15 @@ struct SessionTests {
     }
   }
 
-  @Test("a pause by one of five reaches all, with its originator and the same item time", arguments: TransportKind.allCases)
+  @Test(
+    "a pause by one of five reaches all, with its originator and the same item time",
+    arguments: TransportKind.allCases)
   func pauseReachesEveryone(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     var joining: [ParticipantClient] = []
-    for name in ["ann", "bob", "cat", "dan", "eve"] { joining.append(try await relay.participant(name)) }
+    for name in ["ann", "bob", "cat", "dan", "eve"] {
+      joining.append(try await relay.participant(name))
+    }
     let clients = joining
     try await watchTogether(clients)
     await eventually("the group plays") { await clients[0].groupState.session?.status == .playing }
@@ -45,7 +49,9 @@ struct SessionTests {
     await relay.stop()
   }
 
-  @Test("a late joiner gets the whole state at once and starts where the group is", arguments: TransportKind.allCases)
+  @Test(
+    "a late joiner gets the whole state at once and starts where the group is",
+    arguments: TransportKind.allCases)
   func lateJoiner(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")
@@ -60,7 +66,8 @@ struct SessionTests {
     #expect(state.participant(await ann.participantID!)?.suspensions == [.interrupted])
     try await zoe.send(.join).get()
     await eventually("zoe's estimate of the group position matches ann's") {
-      guard let z = await zoe.snapshot().groupPosition, let a = await ann.snapshot().groupPosition else { return false }
+      guard let z = await zoe.snapshot().groupPosition, let a = await ann.snapshot().groupPosition
+      else { return false }
       return abs(z - a) < 0.05 && z >= 42
     }
     await zoe.stop()
@@ -68,23 +75,31 @@ struct SessionTests {
     await relay.stop()
   }
 
-  @Test("a killed participant is removed within the heartbeat timeout and the others are told", arguments: TransportKind.allCases)
+  @Test(
+    "a killed participant is removed within the heartbeat timeout and the others are told",
+    arguments: TransportKind.allCases)
   func killedParticipantIsRemoved(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")
     let bob = try await relay.participant("bob")
     await eventually("ann sees bob") { await ann.groupState.participants.count == 2 }
     await bob.kill()
-    let timeout = RelayHarness.fastConfiguration.heartbeatTimeout + RelayHarness.fastConfiguration.reconnectGrace
+    let timeout =
+      RelayHarness.fastConfiguration.heartbeatTimeout
+      + RelayHarness.fastConfiguration.reconnectGrace
     await eventually("bob is removed", within: timeout + 1) {
       await ann.groupState.participants.map(\.name) == ["ann"]
     }
-    #expect(await ann.groupState.lastChange.map { if case .exited = $0.kind { true } else { false } } == true)
+    #expect(
+      await ann.groupState.lastChange.map { if case .exited = $0.kind { true } else { false } }
+        == true)
     await ann.stop()
     await relay.stop()
   }
 
-  @Test("after the relay drops every connection, participants rejoin with the state intact", arguments: TransportKind.allCases)
+  @Test(
+    "after the relay drops every connection, participants rejoin with the state intact",
+    arguments: TransportKind.allCases)
   func reconnection(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")
@@ -96,7 +111,8 @@ struct SessionTests {
 
     await relay.dropAllConnections()
     await eventually("both are connected again") {
-      let a = await ann.connectionStatus, b = await bob.connectionStatus
+      let a = await ann.connectionStatus
+      let b = await bob.connectionStatus
       return a == .connected && b == .connected
     }
     await eventually("the relay shows both connected") {
@@ -109,7 +125,9 @@ struct SessionTests {
     #expect(await bob.participantID == bobID, "bob resumed his place, not a new one")
     // Commands work again.
     try await ann.send(.seek(item: "harbour/s1e1", to: 10)).get()
-    await eventually("bob sees ann's seek") { await bob.groupState.session?.timeline.itemTime == 10 }
+    await eventually("bob sees ann's seek") {
+      await bob.groupState.session?.timeline.itemTime == 10
+    }
     await ann.stop()
     await bob.stop()
     await relay.stop()
@@ -131,7 +149,8 @@ struct SessionTests {
     await relay.stop()
   }
 
-  @Test("a message .only to one participant reaches only that one", arguments: TransportKind.allCases)
+  @Test(
+    "a message .only to one participant reaches only that one", arguments: TransportKind.allCases)
   func messengerOnly(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")
@@ -141,7 +160,9 @@ struct SessionTests {
     for (name, client) in [("bob", bob), ("cat", cat)] {
       Task {
         for await event in client.events {
-          if case .message(_, let from, let kind, let body) = event { await received.add("\(name)<-\(from):\(kind):\(body)") }
+          if case .message(_, let from, let kind, let body) = event {
+            await received.add("\(name)<-\(from):\(kind):\(body)")
+          }
         }
       }
     }
@@ -151,7 +172,10 @@ struct SessionTests {
     await ann.sendMessage(kind: "chat", body: "hello all")
     await eventually("the messages arrive") { await received.entries.count == 3 }
     try await Task.sleep(nanoseconds: 100_000_000)
-    #expect(await received.entries.sorted() == ["bob<-ann:chat:hello all", "bob<-ann:chat:psst", "cat<-ann:chat:hello all"])
+    #expect(
+      await received.entries.sorted() == [
+        "bob<-ann:chat:hello all", "bob<-ann:chat:psst", "cat<-ann:chat:hello all",
+      ])
     await ann.stop()
     await bob.stop()
     await cat.stop()
@@ -164,14 +188,17 @@ struct SessionTests {
     configuration.maximumParticipantsPerRoom = 1
     let relay = try await RelayHarness(kind, configuration: configuration)
     let ann = try await relay.participant("ann")
-    await #expect(throws: ClientError.refused(code: .roomFull, message: "room lobby is full (1 participants)")) {
+    await #expect(
+      throws: ClientError.refused(code: .roomFull, message: "room lobby is full (1 participants)")
+    ) {
       _ = try await relay.participant("bob")
     }
     await ann.stop()
     await relay.stop()
   }
 
-  @Test("the clock offset estimate matches the relay's true offset", arguments: TransportKind.allCases)
+  @Test(
+    "the clock offset estimate matches the relay's true offset", arguments: TransportKind.allCases)
   func clockOffset(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")

@@ -652,7 +652,8 @@ struct PlaybackCoordinatorSchedulingTests {
   func prerollIsNotLatency() {
     var coordinator = PlaybackCoordinator(participant: syncMe)
     // The group starts 2 s from now: the player prerolls and reports busy until then.
-    _ = coordinator.adopt(syncState(timeline: syncTimeline(0, startsAt: 2)), at: syncLocal(0), clock: syncClock)
+    _ = coordinator.adopt(
+      syncState(timeline: syncTimeline(0, startsAt: 2)), at: syncLocal(0), clock: syncClock)
     _ = coordinator.correct(syncSeen(0, busy: true), at: syncLocal(1), clock: syncClock)
     _ = coordinator.correct(syncSeen(0, busy: true), at: syncLocal(1.99), clock: syncClock)
     _ = coordinator.correct(syncSeen(0.01), at: syncLocal(2.01), clock: syncClock)

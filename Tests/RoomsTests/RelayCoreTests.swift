@@ -22,11 +22,14 @@ struct RelayDriver {
     switch m {
     case .welcome(let w): replicas[id] = GroupEngine(configuration: w.configuration, state: w.state)
     case .update(let state, _):
-      if let c = replicas[id]?.configuration { replicas[id] = GroupEngine(configuration: c, state: state) }
+      if let c = replicas[id]?.configuration {
+        replicas[id] = GroupEngine(configuration: c, state: state)
+      }
     case .step(let step):
       guard var replica = replicas[id] else { return }
       if replica.replay(step) == nil {
-        Issue.record("\(id): step \(step.before)→\(step.after) does not replay on \(replica.state.sequence)")
+        Issue.record(
+          "\(id): step \(step.before)→\(step.after) does not replay on \(replica.state.sequence)")
       }
       replicas[id] = replica
     default: break
@@ -38,7 +41,8 @@ struct RelayDriver {
       switch action {
       case .send(let m, let to): deliver(m, to: to)
       case .broadcast(let m, let to): for id in to { deliver(m, to: id) }
-      case .pong(let to, let id, let t0, let t1): outbox[to, default: []].append(.pong(id: id, t0: t0, t1: t1, t2: t1))
+      case .pong(let to, let id, let t0, let t1):
+        outbox[to, default: []].append(.pong(id: id, t0: t0, t1: t1, t2: t1))
       case .close(let id): closed.insert(id)
       case .log: break
       }
@@ -46,8 +50,12 @@ struct RelayDriver {
   }
 
   mutating func connect(_ id: UInt64) { perform(core.connected(ConnectionID(id), at: now)) }
-  mutating func send(_ m: ClientMessage, from id: UInt64) { perform(core.received(m, from: ConnectionID(id), at: now)) }
-  mutating func invalid(_ e: WireError, from id: UInt64) { perform(core.receivedInvalid(e, from: ConnectionID(id), at: now)) }
+  mutating func send(_ m: ClientMessage, from id: UInt64) {
+    perform(core.received(m, from: ConnectionID(id), at: now))
+  }
+  mutating func invalid(_ e: WireError, from id: UInt64) {
+    perform(core.receivedInvalid(e, from: ConnectionID(id), at: now))
+  }
   mutating func drop(_ id: UInt64) { perform(core.disconnected(ConnectionID(id), at: now)) }
   mutating func advance(_ seconds: Double) {
     let end = now.advanced(bySeconds: seconds)
@@ -65,7 +73,9 @@ struct RelayDriver {
     return nil
   }
   func errors(_ id: UInt64) -> [ErrorCode] {
-    (outbox[ConnectionID(id)] ?? []).compactMap { if case .error(let c, _, _) = $0 { c } else { nil } }
+    (outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .error(let c, _, _) = $0 { c } else { nil }
+    }
   }
   func lastState(_ id: UInt64) -> GroupState? { replicas[ConnectionID(id)]?.state }
 }
@@ -111,7 +121,8 @@ struct RelayCoreTests {
     #expect(r.closed == [ConnectionID(2)])
     #expect(r.lastState(1)?.participants.map(\.name) == ["ann"])
     r.send(.ping(id: 1, t0: LocalInstant(nanoseconds: 5)), from: 1)
-    #expect(r.outbox[ConnectionID(1)]?.last.map { if case .pong = $0 { true } else { false } } == true)
+    #expect(
+      r.outbox[ConnectionID(1)]?.last.map { if case .pong = $0 { true } else { false } } == true)
   }
 
   @Test("a full room refuses the next participant")
@@ -163,7 +174,8 @@ struct RelayCoreTests {
     #expect(r.lastState(1)?.participant(token.participant)?.isConnected == false)
     r.advance(1)
     r.connect(3)
-    r.send(.hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
     let w = try #require(r.welcome(3))
     #expect(w.resumed)
     #expect(w.participant == token.participant)
@@ -192,7 +204,10 @@ struct RelayCoreTests {
     r.hello(1, "ann")
     let token = try #require(r.welcome(1)).resume
     r.connect(2)
-    r.send(.hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: ResumeToken(participant: token.participant, secret: "guess")), from: 2)
+    r.send(
+      .hello(
+        version: ProtocolVersion.current, name: "eve", room: "lobby",
+        resume: ResumeToken(participant: token.participant, secret: "guess")), from: 2)
     let w = try #require(r.welcome(2))
     #expect(!w.resumed)
     #expect(w.participant != token.participant)
@@ -202,7 +217,8 @@ struct RelayCoreTests {
   func duplicateCommand() throws {
     var r = RelayDriver()
     r.hello(1, "ann")
-    let series = SeriesInfo(id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
+    let series = SeriesInfo(
+      id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
     r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
     let sequence = try #require(r.lastState(1)).sequence
     r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
@@ -215,7 +231,9 @@ struct RelayCoreTests {
     var r = RelayDriver()
     r.hello(1, "ann")
     r.send(.command(id: 1, .exit(reason: .quit)), from: 1)
-    let rejected = r.outbox[ConnectionID(1)]?.contains { if case .rejected(1, _) = $0 { true } else { false } }
+    let rejected = r.outbox[ConnectionID(1)]?.contains {
+      if case .rejected(1, _) = $0 { true } else { false }
+    }
     #expect(rejected == true)
     #expect(r.lastState(1)?.participants.count == 1)
   }
@@ -231,7 +249,9 @@ struct RelayCoreTests {
     r.send(.send(seq: 2, to: .all, kind: "chat", body: "hi"), from: 1)
     r.send(.send(seq: 3, to: .only(["nobody"]), kind: "chat", body: "?"), from: 1)
     func bodies(_ id: UInt64) -> [String] {
-      (r.outbox[ConnectionID(id)] ?? []).compactMap { if case .message(_, _, _, _, let b) = $0 { b } else { nil } }
+      (r.outbox[ConnectionID(id)] ?? []).compactMap {
+        if case .message(_, _, _, _, let b) = $0 { b } else { nil }
+      }
     }
     #expect(bodies(2) == ["psst", "hi"])
     #expect(bodies(3) == ["hi"])
@@ -260,8 +280,11 @@ struct RelayCoreTests {
     r.drop(2)
     r.send(.send(seq: 1, to: .all, kind: "chat", body: "while you were away"), from: 1)
     r.connect(3)
-    r.send(.hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
-    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap { if case .message(_, _, _, _, let b) = $0 { b } else { nil } }
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
+      if case .message(_, _, _, _, let b) = $0 { b } else { nil }
+    }
     #expect(got == ["while you were away"])
   }
 
@@ -276,7 +299,12 @@ struct RelayCoreTests {
     #expect(r.core.roomNames == ["one"])
   }
 
-  @Test("bad names and room names are refused", arguments: [("", "lobby"), (String(repeating: "n", count: 40), "lobby"), ("ann", "no spaces"), ("ann", "")])
+  @Test(
+    "bad names and room names are refused",
+    arguments: [
+      ("", "lobby"), (String(repeating: "n", count: 40), "lobby"), ("ann", "no spaces"),
+      ("ann", ""),
+    ])
   func badHello(name: String, room: String) {
     var r = RelayDriver()
     r.connect(1)
@@ -289,18 +317,24 @@ struct RelayCoreTests {
     var r = RelayDriver()
     r.hello(1, "ann")
     r.hello(2, "bob")
-    let series = SeriesInfo(id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
+    let series = SeriesInfo(
+      id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 60)])
     r.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
-    r.send(.command(id: 2, .report(roundTrip: 0.002, startupLatency: 0, playerOffset: 0.001)), from: 1)
+    r.send(
+      .command(id: 2, .report(roundTrip: 0.002, startupLatency: 0, playerOffset: 0.001)), from: 1)
     r.send(.command(id: 3, .setReadiness(.ready)), from: 1)
     r.advance(2)
     r.send(.command(id: 4, .pause(item: "s/e1", at: 1)), from: 1)
     let relay = try #require(r.core.state(ofRoom: "lobby"))
     #expect(r.lastState(1) == relay)
     #expect(r.lastState(2) == relay)
-    let steps = (r.outbox[ConnectionID(2)] ?? []).filter { if case .step = $0 { true } else { false } }
+    let steps = (r.outbox[ConnectionID(2)] ?? []).filter {
+      if case .step = $0 { true } else { false }
+    }
     #expect(steps.count == 4, "start, report, ready (with the start it caused), pause")
-    let updates = (r.outbox[ConnectionID(2)] ?? []).filter { if case .update = $0 { true } else { false } }
+    let updates = (r.outbox[ConnectionID(2)] ?? []).filter {
+      if case .update = $0 { true } else { false }
+    }
     #expect(updates.isEmpty, "no whole-state broadcasts")
   }
 

@@ -13,7 +13,9 @@ struct WireCodecTests {
 
   static let clientMessages: [ClientMessage] = [
     .hello(version: 1, name: "bob", room: "lobby", resume: nil),
-    .hello(version: 1, name: "ça va 🎬", room: "movie-night", resume: ResumeToken(participant: "p3", secret: "s3cr3t")),
+    .hello(
+      version: 1, name: "ça va 🎬", room: "movie-night",
+      resume: ResumeToken(participant: "p3", secret: "s3cr3t")),
     .command(id: 7, .pause(item: "harbour/s1e1", at: 754.25)),
     .command(id: 8, .start(series: series, item: "harbour/s1e1")),
     .command(id: 9, .endSuspension(nil, proposing: 12)),
@@ -35,10 +37,12 @@ struct WireCodecTests {
 
   @Test("every server message survives encode → decode")
   func serverRoundTrip() throws {
-    var state = GroupState(sequence: 4, participants: [Participant(id: "p1", name: "ann", isJoined: true)])
+    var state = GroupState(
+      sequence: 4, participants: [Participant(id: "p1", name: "ann", isJoined: true)])
     state.session = WatchSession(
       id: 1, series: Self.series, item: Self.series.items[0],
-      timeline: Timeline(itemTime: 10, groupTime: GroupInstant(nanoseconds: 5), rate: 1), intendedRate: 1)
+      timeline: Timeline(itemTime: 10, groupTime: GroupInstant(nanoseconds: 5), rate: 1),
+      intendedRate: 1)
     let event = ChangeEvent(
       sequence: 4, at: GroupInstant(nanoseconds: 9), originator: "p1", originatorName: "ann",
       kind: .paused(at: 10))
@@ -50,7 +54,9 @@ struct WireCodecTests {
       .update(state: state, events: [event]),
       .accepted(id: 3, sequence: 4),
       .rejected(id: 4, reason: .staleItem(sent: "a/b", current: "c/d")),
-      .pong(id: 1, t0: LocalInstant(nanoseconds: 1), t1: GroupInstant(nanoseconds: 2), t2: GroupInstant(nanoseconds: 3)),
+      .pong(
+        id: 1, t0: LocalInstant(nanoseconds: 1), t1: GroupInstant(nanoseconds: 2),
+        t2: GroupInstant(nanoseconds: 3)),
       .message(from: "p2", fromName: "bob", seq: 9, kind: "chat", body: "hello"),
       .error(code: .roomFull, message: "room lobby is full", fatal: true),
     ]
@@ -118,7 +124,8 @@ struct WireCodecTests {
 
   @Test("errors read clearly")
   func errorText() {
-    #expect(WireError.unsupportedVersion(received: 9, supported: 1).description.contains("version 9"))
+    #expect(
+      WireError.unsupportedVersion(received: 9, supported: 1).description.contains("version 9"))
     #expect(WireError.frameTooLarge(limit: 65536).description.contains("65536"))
   }
 }
@@ -133,7 +140,10 @@ extension ClientMessage: CustomTestStringConvertible {
   @Test("the fast ping parser agrees with the JSON decoder and refuses anything else")
   func fastPing() throws {
     let codec = WireCodec()
-    for (id, t0) in [(UInt64(1), Int64(0)), (42, 1_234_567_890_123), (UInt64.max, Int64.min), (7, -5), (9, Int64.max)] {
+    for (id, t0) in [
+      (UInt64(1), Int64(0)), (42, 1_234_567_890_123), (UInt64.max, Int64.min), (7, -5),
+      (9, Int64.max),
+    ] {
       let message = ClientMessage.ping(id: id, t0: LocalInstant(nanoseconds: t0))
       var line = codec.encode(message)
       line.removeLast()
@@ -141,7 +151,8 @@ extension ClientMessage: CustomTestStringConvertible {
       #expect(try codec.decodeClient(line) == message)
     }
     for bad in [
-      #"{"id":01,"t0":5,"type":"ping"}"#, #"{"id":1,"t0":,"type":"ping"}"#, #"{"id":1,"t0":5,"type":"pong"}"#,
+      #"{"id":01,"t0":5,"type":"ping"}"#, #"{"id":1,"t0":,"type":"ping"}"#,
+      #"{"id":1,"t0":5,"type":"pong"}"#,
       #"{"id":1, "t0":5,"type":"ping"}"#, #"{"id":18446744073709551616,"t0":5,"type":"ping"}"#,
       #"{"id":1,"t0":9223372036854775808,"type":"ping"}"#, #"{"id":-1,"t0":5,"type":"ping"}"#,
     ] {
@@ -155,6 +166,8 @@ extension ClientMessage: CustomTestStringConvertible {
     let t0 = LocalInstant(nanoseconds: -17)
     let t1 = GroupInstant(nanoseconds: 3_600_123_456_789)
     let t2 = GroupInstant(nanoseconds: Int64.max)
-    #expect(codec.encodePong(id: 99, t0: t0, t1: t1, t2: t2) == codec.encode(ServerMessage.pong(id: 99, t0: t0, t1: t1, t2: t2)))
+    #expect(
+      codec.encodePong(id: 99, t0: t0, t1: t1, t2: t2)
+        == codec.encode(ServerMessage.pong(id: 99, t0: t0, t1: t1, t2: t2)))
   }
 }
