@@ -12,7 +12,7 @@
 ///   that changes nothing (a readiness or connectivity report repeating the current value, a
 ///   duplicate suspension) returns no events.
 /// - Every event increments ``GroupState/sequence`` by one; ``GroupState/lastChange`` is the
-///   last one.
+///   last one other than a report.
 /// - The group waits for a participant (a ``GroupWait``) only while it means to play, except
 ///   for first loads at a session start or item switch, which it always waits for. A play
 ///   from a paused group first waits for every joined participant that is not ready.

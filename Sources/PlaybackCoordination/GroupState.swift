@@ -6,7 +6,7 @@ public struct GroupState: Hashable, Sendable, Codable {
   /// Everyone in the room, in order of arrival.
   public var participants: [Participant]
   public var session: WatchSession?
-  /// The last applied change, with its originator.
+  /// The last applied change other than a report, with its originator.
   public var lastChange: ChangeEvent?
   /// How many sessions have been started in this room (next session id).
   public var sessionCounter: UInt64

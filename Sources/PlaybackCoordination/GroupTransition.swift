@@ -27,7 +27,8 @@ struct GroupTransition {
       sequence: state.sequence, at: now, originator: originator, originatorName: originatorName,
       kind: kind)
     events.append(event)
-    state.lastChange = event
+    // A report is bookkeeping, not something a person did: "last change by" stays put.
+    if kind != .reported { state.lastChange = event }
   }
 
   /// The current session. Only used after a check that there is one.

@@ -274,10 +274,15 @@ struct GroupEngineRoomTests {
     #expect(h.state.sequence == start + 2)
     #expect(h.state.lastChange == events.last)
     #expect(events.allSatisfy { $0.at == g(10) && $0.originator == bob })
+    // A report takes a sequence number but is not "the last change" someone made.
+    let reported = h.ok(.report(roundTrip: 0.01, startupLatency: 0, playerOffset: nil), bob, at: 11)
+    #expect(reported.map(\.kind) == [.reported])
+    #expect(h.state.lastChange == events.last)
+    #expect(h.state.sequence == start + 3)
     let ticked = h.tick(at: 20)
-    #expect(ticked.map(\.sequence) == [start + 3, start + 4])
+    #expect(ticked.map(\.sequence) == [start + 4, start + 5])
     #expect(ticked.allSatisfy { $0.originator == nil && $0.originatorName == nil })
     #expect(h.tick(at: 20).isEmpty)
-    #expect(h.state.sequence == start + 4)
+    #expect(h.state.sequence == start + 5)
   }
 }
