@@ -225,7 +225,7 @@ public struct RelayCore: Sendable {
     guard room.members.count < configuration.maximumParticipantsPerRoom else {
       return fatal(
         id, .roomFull,
-        "room \(roomName) is full (\(configuration.maximumParticipantsPerRoom) participants)",
+        "room \(roomName) is full (\(configuration.maximumParticipantsPerRoom) \(configuration.maximumParticipantsPerRoom == 1 ? "participant" : "participants"))",
         at: now)
     }
     let participant = ParticipantID("p\(room.nextNumber)")

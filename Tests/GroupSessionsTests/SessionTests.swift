@@ -189,7 +189,7 @@ struct SessionTests {
     let relay = try await RelayHarness(kind, configuration: configuration)
     let ann = try await relay.participant("ann")
     await #expect(
-      throws: ClientError.refused(code: .roomFull, message: "room lobby is full (1 participants)")
+      throws: ClientError.refused(code: .roomFull, message: "room lobby is full (1 participant)")
     ) {
       _ = try await relay.participant("bob")
     }
