@@ -22,6 +22,30 @@ enum Logs {
     }
   }
 
+  /// Where the interactive front logs by default: `$XDG_STATE_HOME/cowatch/cowatch.log`
+  /// (`~/.local/state/cowatch/cowatch.log`), or the temporary directory when that cannot be
+  /// created — never the current directory.
+  static func defaultFrontLogFile() -> String {
+    let env = ProcessInfo.processInfo.environment
+    let state: String? =
+      if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+        xdg
+      } else if let home = env["HOME"], !home.isEmpty {
+        home + "/.local/state"
+      } else {
+        nil
+      }
+    if let state {
+      let dir = state + "/cowatch"
+      if (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true))
+        != nil
+      {
+        return dir + "/cowatch.log"
+      }
+    }
+    return NSTemporaryDirectory() + "cowatch-\(getuid()).log"
+  }
+
   private static func create(_ path: String) -> FileHandle? {
     _ = FileManager.default.createFile(atPath: path, contents: nil)
     return FileHandle(forWritingAtPath: path)

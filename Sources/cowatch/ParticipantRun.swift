@@ -5,12 +5,15 @@ import PlaybackCoordination
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
 enum ParticipantRun {
-  static func run(command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil) async {
+  static func run(
+    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
+  ) async {
     let level = Logger.Level(rawValue: options.logLevel) ?? .notice
     if options.headless {
       Logs.bootstrap(level: level, file: options.logFile)
     } else {
-      Logs.bootstrap(level: level, file: options.logFile ?? "cowatch.log")
+      // curses owns the screen: nothing may go to stderr.
+      Logs.bootstrap(level: level, file: options.logFile ?? Logs.defaultFrontLogFile())
     }
     let media = MediaSetup.load(command: command)
     let player = MediaSetup.makePlayer(media: media, options: options)
@@ -28,7 +31,9 @@ enum ParticipantRun {
         write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
     } else {
-      await FrontRun.run(command: command, client: client, media: media, invite: invite)
+      await FrontRun.run(
+        command: command, client: client, media: media, player: player, room: options.room,
+        invite: invite)
     }
   }
 }
