@@ -143,7 +143,7 @@ public enum ScreenRenderer {
     }
     // Drop the least needed keys until the line fits; `?` (help) and `q` stay.
     for dropped in [
-      FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes,
+      FrontCommand.slower, .back60, .autoAdvance, .suspendResume, .next, .back10, .chat, .episodes,
     ] {
       if 1 + width(entries) <= grid.cols { break }
       entries.removeAll { $0.command == dropped }
@@ -458,7 +458,9 @@ public enum ScreenRenderer {
     if !p.isJoined, p.id == model.localParticipant, model.showsLocalPlayback {
       return ("watching alone", CellStyle(.muted))
     }
-    if !p.isJoined { return ("not joined", CellStyle(.muted)) }
+    if !p.isJoined {
+      return (model.session == nil ? "in the room" : "not joined", CellStyle(.muted))
+    }
     if let reason = p.suspensions.last {
       return ("suspended: \(SuspensionText.describe(reason))", CellStyle(.warning))
     }
