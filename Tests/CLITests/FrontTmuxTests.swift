@@ -44,8 +44,21 @@ struct Tmux {
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv = ([executable.path, "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) }
     defer { for a in argv { free(a) } }
+    // The test's threads block signals; tmux (and what it runs) must not inherit that, or
+    // the server never sees its panes exit and kill-server never finishes.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, executable.path, &actions, nil, argv + [nil], environ)
+    let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv + [nil], environ)
     if readOutput { close(fds[1]) }
     guard rc == 0 else {
       if readOutput { close(fds[0]) }
@@ -112,7 +125,12 @@ struct Tmux {
     return false
   }
 
-  func kill() { _ = try? run(["kill-server"]) }
+  /// Ends the server, which hangs up on the programs in its panes.
+  func kill() {
+    _ = try? run(["kill-server"])
+    let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+    unlink("\(directory)/tmux-\(getuid())/\(socket)")
+  }
 
   static func quote(_ word: String) -> String {
     "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
