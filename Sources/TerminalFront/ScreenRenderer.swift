@@ -456,7 +456,7 @@ public enum ScreenRenderer {
   ) {
     if !p.isConnected { return ("reconnecting", CellStyle(.error)) }
     if !p.isJoined, p.id == model.localParticipant, model.showsLocalPlayback {
-      return ("watching alone", CellStyle(.muted))
+      return ("alone", CellStyle(.muted))
     }
     if !p.isJoined {
       return (model.session == nil ? "in the room" : "not joined", CellStyle(.muted))

@@ -81,8 +81,8 @@ struct FrontSession {
     ]
     defer { for task in tasks { task.cancel() } }
 
-    if let invite = model.invite { model.post("Others join with: \(invite)") }
     await refresh()
+    if let invite = model.invite { model.post("Others join with: \(invite)") }
     draw()
     for await event in inputs {
       await refresh()

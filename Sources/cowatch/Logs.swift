@@ -1,9 +1,20 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Where logs go: stderr for the relay and headless participants, a file while curses
 /// owns the screen.
 enum Logs {
+  private static let bootstrapped = Mutex(false)
+
+  /// True the first time only (the logging system can be bootstrapped once).
+  static func claimBootstrap() -> Bool {
+    bootstrapped.withLock { done in
+      defer { done = true }
+      return !done
+    }
+  }
+
   static func bootstrap(level: Logger.Level, file: String? = nil) {
     if let file, let handle = FileHandle(forWritingAtPath: file) ?? create(file) {
       handle.seekToEndOfFile()

@@ -5,9 +5,10 @@ import PlaybackCoordination
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
 enum ParticipantRun {
-  static func run(
-    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
-  ) async {
+  /// Sends logs to stderr (headless) or to a file (the front owns the screen). Once per
+  /// process: `host` calls it before its embedded relay makes its logger.
+  static func bootstrapLogs(_ options: ParticipantOptions) {
+    guard Logs.claimBootstrap() else { return }
     let level = Logger.Level(rawValue: options.logLevel) ?? .notice
     if options.headless {
       Logs.bootstrap(level: level, file: options.logFile)
@@ -15,6 +16,12 @@ enum ParticipantRun {
       // curses owns the screen: nothing may go to stderr.
       Logs.bootstrap(level: level, file: options.logFile ?? Logs.defaultFrontLogFile())
     }
+  }
+
+  static func run(
+    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
+  ) async {
+    bootstrapLogs(options)
     let media = MediaSetup.load(command: command)
     let player = MediaSetup.makePlayer(media: media, options: options)
     let client = ParticipantClient(
