@@ -10,7 +10,8 @@ public struct TCPTransport: Transport {
   public let maximumFrameBytes: Int
   public let connectTimeout: Double
 
-  public init(host: String, port: Int, maximumFrameBytes: Int = 1 << 20, connectTimeout: Double = 5) {
+  public init(host: String, port: Int, maximumFrameBytes: Int = 1 << 20, connectTimeout: Double = 5)
+  {
     self.host = host
     self.port = port
     self.maximumFrameBytes = maximumFrameBytes
@@ -23,7 +24,9 @@ public struct TCPTransport: Transport {
     self.init(host: host, port: port)
   }
 
-  public static func parse(_ address: String, defaultPort: Int) throws(TransportError) -> (String, Int) {
+  public static func parse(_ address: String, defaultPort: Int) throws(TransportError) -> (
+    String, Int
+  ) {
     var host = Substring(address)
     var port = defaultPort
     if host.hasPrefix("[") {
@@ -47,7 +50,9 @@ public struct TCPTransport: Transport {
     return (String(host), port)
   }
 
-  public var endpointDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+  public var endpointDescription: String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+  }
 
   public func connect() async throws(TransportError) -> any TransportConnection {
     let limit = maximumFrameBytes
@@ -60,7 +65,8 @@ public struct TCPTransport: Transport {
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: limit)))
-            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(
+              wrappingChannelSynchronously: channel)
           }
         }
     } catch {
@@ -138,8 +144,16 @@ final class TCPConnection: TransportConnection {
   }
 
   func close() async {
+    // The writer sends what is queued (a goodbye, say) and then closes the channel
+    // itself; closing it here at once could drop those last lines. A peer that does not
+    // read gets half a second.
     outgoing.finish()
-    try? await channel.close()
+    let channel = self.channel
+    let deadline = Task {
+      try? await Task.sleep(nanoseconds: 500_000_000)
+      if !Task.isCancelled { try? await channel.close() }
+    }
     await task.value
+    deadline.cancel()
   }
 }

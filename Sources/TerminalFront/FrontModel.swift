@@ -121,6 +121,11 @@ public struct FrontModel: Hashable, Sendable {
   public var lastAppliedSequence: UInt64?
   /// How many notices are kept at most.
   public var noticeCapacity: Int
+  /// The local player plays an item for this person only ("Only me"): the group does not
+  /// follow, and the player pane shows the local player instead of a session.
+  public var watchingAlone: Bool = false
+  /// The command others use to join this room (shown while nothing is being watched).
+  public var invite: String?
 
   public init(
     roomName: String = "lobby", localParticipant: ParticipantID? = nil,
@@ -162,12 +167,17 @@ public struct FrontModel: Hashable, Sendable {
 
   public var isJoined: Bool { membership == .joined }
 
+  /// Watching alone and not (yet) joined to a session: the player pane shows the local
+  /// player.
+  public var showsLocalPlayback: Bool { watchingAlone && !isJoined && player.item != nil }
+
   /// The local participant's active suspensions.
   public var localSuspensions: [SuspensionReason] { local?.suspensions ?? [] }
 
   /// The position to show: the local player's while it has the session's item, otherwise
   /// where the group is.
   public var displayPosition: Double {
+    if showsLocalPlayback { return player.position }
     if let session {
       if isJoined, player.item == session.item.id { return player.position }
       return session.position(at: now)
@@ -176,6 +186,7 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   public var displayDuration: Double {
+    if showsLocalPlayback { return player.duration ?? 0 }
     if let session { return session.item.duration }
     return player.duration ?? 0
   }

@@ -219,7 +219,7 @@ extension Prompt {
       for item in s.items {
         let label =
           series.count > 1
-          ? "\(s.title) \(EpisodeLabel.describe(item))" : EpisodeLabel.describe(item)
+          ? "\(s.title) · \(EpisodeLabel.describe(item))" : EpisodeLabel.describe(item)
         options.append(
           Option(
             label, hotkey: nil, choice: .item(item.id), detail: TimeFormat.clock(item.duration),

@@ -65,9 +65,9 @@ public enum ScreenRenderer {
       grid.write(TextLayout.truncate(text, to: cols), row: row, col: 0, style: style)
       row += 1
     }
-    if let session = model.session {
+    if let episode = episodeShown(model) {
       line(
-        "\(session.series.title) · \(EpisodeLabel.describe(session.item))",
+        "\(seriesShown(model)) · \(episode)",
         CellStyle(.title, bold: true))
       let state = stateLine(model)
       line(state.text, state.style)
@@ -78,7 +78,7 @@ public enum ScreenRenderer {
         drawProgress(model, row: row, col: 0, width: cols, into: &grid)
         row += 1
       }
-      if let subtitle = model.player.subtitle, model.isJoined { line(subtitle) }
+      if let subtitle = model.player.subtitle, showsPicture(model) { line(subtitle) }
     } else {
       let state = stateLine(model)
       line(state.text, state.style)
@@ -143,7 +143,7 @@ public enum ScreenRenderer {
     }
     // Drop the least needed keys until the line fits; `?` (help) and `q` stay.
     for dropped in [
-      FrontCommand.slower, .back60, .back10, .autoAdvance, .suspendResume, .next, .chat, .episodes,
+      FrontCommand.slower, .back60, .autoAdvance, .suspendResume, .next, .back10, .chat, .episodes,
     ] {
       if 1 + width(entries) <= grid.cols { break }
       entries.removeAll { $0.command == dropped }
@@ -164,6 +164,12 @@ public enum ScreenRenderer {
     case .waiting: commands = [.join, .episodes, .chat, .autoAdvance, .help, .quit]
     case .noSession, .invalidated: commands = [.episodes, .chat, .autoAdvance, .help, .quit]
     }
+    if model.showsLocalPlayback {
+      let local: Set<FrontCommand> = [.playPause, .back10, .back60, .slower]
+      return KeyBinding.all.filter {
+        $0.inHelpLine && (local.contains($0.command) || commands.contains($0.command))
+      }
+    }
     return KeyBinding.all.filter { commands.contains($0.command) }
   }
 
@@ -172,13 +178,7 @@ public enum ScreenRenderer {
   private static func drawPlayer(
     _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
   ) {
-    let title: String
-    if let session = model.session {
-      title = session.series.title
-    } else {
-      title = model.player.seriesTitle ?? "Cowatch"
-    }
-    grid.box(row: row, col: col, height: height, width: width, title: title)
+    grid.box(row: row, col: col, height: height, width: width, title: seriesShown(model))
     let inner = width - 4
     let left = col + 2
     var r = row + 1
@@ -187,14 +187,15 @@ public enum ScreenRenderer {
     func skip() { if tall { r += 1 } }
     guard inner > 0, r < bottom else { return }
 
-    guard let session = model.session else {
+    guard let episode = episodeShown(model) else {
       drawNoSession(model, top: r, bottom: bottom, left: left, width: inner, into: &grid)
       return
     }
-    // Episode line, with the auto-advance mark on the right.
-    let auto = model.local?.autoAdvance == true ? "↻ auto-advance" : ""
+    // Episode line, with the auto-advance mark (or "alone") on the right.
+    let auto =
+      model.showsLocalPlayback
+      ? "only you" : (model.local?.autoAdvance == true ? "↻ auto-advance" : "")
     let autoWidth = CharacterWidth.of(auto)
-    let episode = EpisodeLabel.describe(session.item)
     grid.write(
       TextLayout.truncate(episode, to: inner - (autoWidth > 0 ? autoWidth + 2 : 0)), row: r,
       col: left,
@@ -227,7 +228,7 @@ public enum ScreenRenderer {
     r += 1
     skip()
     guard r < bottom else { return }
-    if model.isJoined, let subtitle = model.player.subtitle, !subtitle.isEmpty {
+    if showsPicture(model), let subtitle = model.player.subtitle, !subtitle.isEmpty {
       let text = TextLayout.truncate(subtitle, to: inner)
       grid.write(
         text, row: r, col: left + (inner - CharacterWidth.of(text)) / 2,
@@ -254,6 +255,11 @@ public enum ScreenRenderer {
     default:
       lines.append(("Nothing is being watched in room \(model.roomName).", .plain))
       lines.append(("Press e to pick an episode.", CellStyle(.muted)))
+    }
+    if let invite = model.invite {
+      lines.append(("", .plain))
+      lines.append(("Others join with:", CellStyle(.muted)))
+      lines.append((invite, CellStyle(.accent, bold: true)))
     }
     let startRow = top + max(0, (bottom - top - lines.count) / 2)
     for (i, (text, style)) in lines.enumerated() where startRow + i < bottom {
@@ -323,7 +329,7 @@ public enum ScreenRenderer {
     _ model: FrontModel, row: Int, col: Int, width: Int, into grid: inout CellGrid
   ) {
     guard width > 0 else { return }
-    let showing = model.isJoined && model.player.item != nil
+    let showing = showsPicture(model) && model.player.item != nil
     guard showing, let frame = model.player.testPattern, !frame.isEmpty else {
       let text = TextLayout.truncate(
         model.isJoined ? "· loading picture ·" : "· not joined ·", to: width)
@@ -449,7 +455,12 @@ public enum ScreenRenderer {
     text: String, style: CellStyle
   ) {
     if !p.isConnected { return ("reconnecting", CellStyle(.error)) }
-    if !p.isJoined { return ("not joined", CellStyle(.muted)) }
+    if !p.isJoined, p.id == model.localParticipant, model.showsLocalPlayback {
+      return ("alone", CellStyle(.muted))
+    }
+    if !p.isJoined {
+      return (model.session == nil ? "in the room" : "not joined", CellStyle(.muted))
+    }
     if let reason = p.suspensions.last {
       return ("suspended: \(SuspensionText.describe(reason))", CellStyle(.warning))
     }
@@ -477,6 +488,7 @@ public enum ScreenRenderer {
       return ("✕ disconnected\(reason.map { ": \($0)" } ?? "")", CellStyle(.error, bold: true))
     case .connected: break
     }
+    if model.showsLocalPlayback { return localStateLine(model) }
     switch model.membership {
     case .noSession: return ("nothing playing", CellStyle(.muted, bold: true))
     case .invalidated(let reason):
@@ -523,7 +535,42 @@ public enum ScreenRenderer {
     }
   }
 
+  /// What the local player does while this person watches alone.
+  private static func localStateLine(_ model: FrontModel) -> (text: String, style: CellStyle) {
+    switch model.player.activity {
+    case .playing: return ("▶ watching alone", CellStyle(.playing, bold: true))
+    case .paused: return ("⏸ paused · watching alone", CellStyle(.paused, bold: true))
+    case .loading: return ("… loading · watching alone", CellStyle(.waiting, bold: true))
+    case .stalled: return ("⏳ buffering · watching alone", CellStyle(.waiting, bold: true))
+    case .ended: return ("■ finished · watching alone", CellStyle(.muted, bold: true))
+    case .idle: return ("watching alone", CellStyle(.muted, bold: true))
+    }
+  }
+
+  /// The episode the player pane is about, or nil when nothing is being watched.
+  private static func episodeShown(_ model: FrontModel) -> String? {
+    if model.showsLocalPlayback, let id = model.player.item {
+      let title = model.player.itemTitle ?? ""
+      guard let code = EpisodeLabel.episodeCode(id) else {
+        return title.isEmpty ? id.rawValue : title
+      }
+      return title.isEmpty ? code : "\(code) · \(title)"
+    }
+    return model.session.map { EpisodeLabel.describe($0.item) }
+  }
+
+  private static func seriesShown(_ model: FrontModel) -> String {
+    if !model.showsLocalPlayback, let session = model.session { return session.series.title }
+    return model.player.seriesTitle ?? "Cowatch"
+  }
+
+  /// The picture and subtitles are shown when the player plays for this person.
+  private static func showsPicture(_ model: FrontModel) -> Bool {
+    model.isJoined || model.showsLocalPlayback
+  }
+
   private static func rateShown(_ model: FrontModel) -> Double {
+    if model.showsLocalPlayback { return model.player.rate > 0 ? model.player.rate : 1 }
     guard let session = model.session else { return 1 }
     if session.intendedRate > 0 { return session.intendedRate }
     return session.timeline.rate > 0 ? session.timeline.rate : 1

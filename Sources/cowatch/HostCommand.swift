@@ -10,7 +10,8 @@ struct HostCommand: AsyncParsableCommand {
     commandName: "host",
     abstract: "Run a relay here and join it; prints the command others use to join.")
 
-  @Option(help: "Address the embedded relay listens on (0.0.0.0: every interface).") var bind = "0.0.0.0"
+  @Option(help: "Address the embedded relay listens on (0.0.0.0: every interface).") var bind =
+    "0.0.0.0"
   @Option(help: "TCP port of the embedded relay.") var port = 7700
   @OptionGroup var options: ParticipantOptions
 
@@ -19,6 +20,8 @@ struct HostCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    // Before the relay makes its logger: with the front, logs must not reach the screen.
+    ParticipantRun.bootstrapLogs(options)
     let server: RelayServer
     do {
       server = try await RelayServer.start(host: bind, port: port)
@@ -52,12 +55,18 @@ enum LocalAddress {
     var cursor: UnsafeMutablePointer<ifaddrs>? = first
     while let entry = cursor {
       defer { cursor = entry.pointee.ifa_next }
-      guard let addr = entry.pointee.ifa_addr, addr.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+      guard let addr = entry.pointee.ifa_addr, addr.pointee.sa_family == sa_family_t(AF_INET) else {
+        continue
+      }
       let flags = Int32(entry.pointee.ifa_flags)
       guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0 else { continue }
       var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-      if getnameinfo(addr, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 {
-        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if getnameinfo(
+        addr, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
+        NI_NUMERICHOST) == 0
+      {
+        return String(
+          decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       }
     }
     return nil

@@ -1,9 +1,20 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Where logs go: stderr for the relay and headless participants, a file while curses
 /// owns the screen.
 enum Logs {
+  private static let bootstrapped = Mutex(false)
+
+  /// True the first time only (the logging system can be bootstrapped once).
+  static func claimBootstrap() -> Bool {
+    bootstrapped.withLock { done in
+      defer { done = true }
+      return !done
+    }
+  }
+
   static func bootstrap(level: Logger.Level, file: String? = nil) {
     if let file, let handle = FileHandle(forWritingAtPath: file) ?? create(file) {
       handle.seekToEndOfFile()
@@ -20,6 +31,30 @@ enum Logs {
         return h
       }
     }
+  }
+
+  /// Where the interactive front logs by default: `$XDG_STATE_HOME/cowatch/cowatch.log`
+  /// (`~/.local/state/cowatch/cowatch.log`), or the temporary directory when that cannot be
+  /// created — never the current directory.
+  static func defaultFrontLogFile() -> String {
+    let env = ProcessInfo.processInfo.environment
+    let state: String? =
+      if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") {
+        xdg
+      } else if let home = env["HOME"], !home.isEmpty {
+        home + "/.local/state"
+      } else {
+        nil
+      }
+    if let state {
+      let dir = state + "/cowatch"
+      if (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true))
+        != nil
+      {
+        return dir + "/cowatch.log"
+      }
+    }
+    return NSTemporaryDirectory() + "cowatch-\(getuid()).log"
   }
 
   private static func create(_ path: String) -> FileHandle? {

@@ -19,7 +19,7 @@ enum MediaSetup {
     }
   }
 
-  static func makePlayer(media: LoadedMedia, options: ParticipantOptions) -> any PlayerDriver {
+  static func makePlayer(media: LoadedMedia, options: ParticipantOptions) -> SimulatedPlayer {
     let latency = options.latencyMs / 1000
     let configuration = SimulatedPlayerConfiguration(
       driftPPM: options.driftPpm,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GroupSessions
 import Logging
 import PlaybackCoordination
@@ -7,31 +8,44 @@ import PlaybackCoordination
 struct ParticipantOptions: ParsableArguments {
   @Option(help: "Your name as others see it.") var name: String
   @Option(help: "Room to enter.") var room = "lobby"
-  @Flag(help: "No curses: actions on stdin, one JSON object per line on stdout.") var headless = false
-  @Option(name: .customLong("sample-ms"), help: "With --headless: print what the player shows every N ms.")
+  @Flag(help: "No curses: actions on stdin, one JSON object per line on stdout.") var headless =
+    false
+  @Option(
+    name: .customLong("sample-ms"), help: "With --headless: print what the player shows every N ms."
+  )
   var sampleMilliseconds = 0
   @Flag(help: "Turn auto-advance on from the start.") var autoadvance = false
   @Option(help: "Simulated player clock drift, parts per million.") var driftPpm = 0.0
   @Option(help: "Simulated player start-up latency, milliseconds.") var latencyMs = 0.0
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
-  @Option(help: "Write logs to this file (the default while the front owns the screen is cowatch.log).")
+  @Option(
+    help:
+      "Write logs to this file (default: stderr with --headless; otherwise $XDG_STATE_HOME/cowatch/cowatch.log, i.e. ~/.local/state/cowatch/cowatch.log)."
+  )
   var logFile: String?
 
   func validate() throws {
     let trimmed = name.trimmingCharacters(in: .whitespaces)
-    guard (1...32).contains(trimmed.count) else { throw ValidationError("--name must be 1–32 characters") }
+    guard (1...32).contains(trimmed.count) else {
+      throw ValidationError("--name must be 1–32 characters")
+    }
     guard sampleMilliseconds >= 0 else { throw ValidationError("--sample-ms must be 0 or more") }
-    guard abs(driftPpm) <= 100_000 else { throw ValidationError("--drift-ppm must be within ±100000") }
-    guard (0...10_000).contains(latencyMs) else { throw ValidationError("--latency-ms must be 0–10000") }
-    guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    guard abs(driftPpm) <= 100_000 else {
+      throw ValidationError("--drift-ppm must be within ±100000")
+    }
+    guard (0...10_000).contains(latencyMs) else {
+      throw ValidationError("--latency-ms must be 0–10000")
+    }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("unknown --log-level \(logLevel)")
+    }
     guard !room.isEmpty, room.count <= 64,
       room.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_.".contains($0) })
     else { throw ValidationError("--room must be 1–64 letters, digits, '-', '_' or '.'") }
   }
 
   var configuration: ParticipantConfiguration {
-    ParticipantConfiguration(name: name.trimmingCharacters(in: .whitespaces), room: room, autoAdvance: autoadvance)
+    ParticipantConfiguration(
+      name: name.trimmingCharacters(in: .whitespaces), room: room, autoAdvance: autoadvance)
   }
 }
-
-import Foundation

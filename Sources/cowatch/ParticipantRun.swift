@@ -5,13 +5,23 @@ import PlaybackCoordination
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
 enum ParticipantRun {
-  static func run(command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil) async {
+  /// Sends logs to stderr (headless) or to a file (the front owns the screen). Once per
+  /// process: `host` calls it before its embedded relay makes its logger.
+  static func bootstrapLogs(_ options: ParticipantOptions) {
+    guard Logs.claimBootstrap() else { return }
     let level = Logger.Level(rawValue: options.logLevel) ?? .notice
     if options.headless {
       Logs.bootstrap(level: level, file: options.logFile)
     } else {
-      Logs.bootstrap(level: level, file: options.logFile ?? "cowatch.log")
+      // curses owns the screen: nothing may go to stderr.
+      Logs.bootstrap(level: level, file: options.logFile ?? Logs.defaultFrontLogFile())
     }
+  }
+
+  static func run(
+    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
+  ) async {
+    bootstrapLogs(options)
     let media = MediaSetup.load(command: command)
     let player = MediaSetup.makePlayer(media: media, options: options)
     let client = ParticipantClient(
@@ -28,7 +38,9 @@ enum ParticipantRun {
         write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
     } else {
-      await FrontRun.run(command: command, client: client, media: media, invite: invite)
+      await FrontRun.run(
+        command: command, client: client, media: media, player: player, room: options.room,
+        invite: invite)
     }
   }
 }

@@ -146,6 +146,25 @@ enum Fixtures {
     return model
   }
 
+  /// alice chose "Only me": her player plays S1E1 for her alone; no session in the room.
+  static func watchingAlone() -> FrontModel {
+    var model = noSession()
+    model.watchingAlone = true
+    model.invite = "cowatch join 10.0.0.7 --name NAME"
+    model.player = PlayerSnapshot(
+      item: "harbour/s1e1", itemTitle: "The Lamp Goes Out", seriesTitle: "Harbour Lights",
+      position: 65, duration: 1500, rate: 1, activity: .playing,
+      subtitle: "MARA: The lamp went out again.", testPattern: pattern(65))
+    return model
+  }
+
+  /// Nothing watched; the host's invite line is shown.
+  static func hostWithInvite() -> FrontModel {
+    var model = noSession()
+    model.invite = "cowatch join 10.0.0.7 --name NAME"
+    return model
+  }
+
   static func invalidated() -> FrontModel {
     var model = noSession()
     model.membership = .invalidated(reason: "bob ended it for everyone")

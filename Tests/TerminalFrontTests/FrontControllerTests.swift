@@ -264,7 +264,7 @@ struct PromptTests {
   func list() {
     var p = Prompt.episodePicker(series: [Fixtures.series, Fixtures.testCard], current: nil)
     #expect(p.options.count == 5)
-    #expect(p.options[4].label == "Test Card Colour bars")
+    #expect(p.options[4].label == "Test Card · Colour bars")
     #expect(p.handle(.up) == .pending)
     #expect(p.selection == 0)
     _ = p.handle(.pageDown)

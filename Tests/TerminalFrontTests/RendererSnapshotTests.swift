@@ -15,7 +15,7 @@ struct ScreenSize: CustomTestStringConvertible, Sendable {
 enum ScreenState: String, CaseIterable, Sendable {
   case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered,
     invalidated
-  case helpShown, fastAndWide
+  case helpShown, fastAndWide, watchingAlone, hostWithInvite
 
   var model: FrontModel {
     switch self {
@@ -30,6 +30,8 @@ enum ScreenState: String, CaseIterable, Sendable {
     case .invalidated: Fixtures.invalidated()
     case .helpShown: Fixtures.helpShown()
     case .fastAndWide: Fixtures.fastAndWide()
+    case .watchingAlone: Fixtures.watchingAlone()
+    case .hostWithInvite: Fixtures.hostWithInvite()
     }
   }
 }
