@@ -182,6 +182,22 @@ public struct CellGrid: Hashable, Sendable {
   }
 
   /// One row as text: each character once (wide ones included), trailing spaces removed.
+  /// Copies `other` into this grid with its top-left corner at (row, col), clipped, so that
+  /// several screens can be shown side by side.
+  public mutating func paste(_ other: CellGrid, row: Int, col: Int) {
+    for r in 0..<other.rows where row + r >= 0 && row + r < rows {
+      for c in 0..<other.cols where col + c >= 0 && col + c < cols {
+        let cell = other[r, c]
+        // A wide character cut by the right edge would leave half a glyph: blank it.
+        if cell.width == 2 && col + c + 1 >= cols {
+          set(Cell(" ", style: cell.style), row: row + r, col: col + c)
+        } else {
+          set(cell, row: row + r, col: col + c)
+        }
+      }
+    }
+  }
+
   public func line(_ row: Int) -> String {
     guard row >= 0, row < rows else { return "" }
     var s = ""

@@ -3,6 +3,7 @@ import DemoScript
 import Foundation
 import Logging
 import Media
+import TerminalFront
 
 /// `cowatch demo [SCRIPT] [--plain] [--speed X]`: runs a demo script against an embedded
 /// relay with scripted participants over real TCP, and checks its `expect` lines.
@@ -49,19 +50,33 @@ struct DemoCommand: AsyncParsableCommand {
     } catch {
       CommandFailure.exit("demo", error.description)
     }
-    if !plain {
-      // The curses view of a demo comes with the terminal front; until then, the transcript.
-      let why =
-        isatty(STDOUT_FILENO) == 0 ? "stdout is not a terminal" : "the curses view is not built yet"
-      Console.error("cowatch demo: \(why); printing the plain transcript")
-    }
     let runner = DemoRunner(script: parsed, catalog: catalog, speed: speed)
+    if !plain {
+      do {
+        let terminal = try TerminalSession(tickMilliseconds: 100)
+        let result = await DemoFront.run(
+          runner: runner, terminal: terminal, catalog: catalog.seriesInfos())
+        Console.line(
+          "Cowatch demo: \(path) at speed \(ScriptTime.seconds(runner.speed))×: \(result.summary)")
+        report(result, script: parsed, path: path, speed: runner.speed)
+      } catch {
+        Console.error(
+          "cowatch demo: \(error.description.replacingOccurrences(of: "--headless", with: "--plain")); printing the plain transcript"
+        )
+      }
+    }
     Console.line("Cowatch demo: \(path) at speed \(ScriptTime.seconds(runner.speed))×")
     let printer = Task {
       for await entry in runner.transcript { Console.line(entry.formatted) }
     }
     let result = await runner.run()
     await printer.value
+    report(result, script: parsed, path: path, speed: runner.speed)
+  }
+
+  /// Exits 0 when every expectation held, otherwise 1 with the failure in one line.
+  func report(_ result: DemoResult, script parsed: DemoScript, path: String, speed: Double) -> Never
+  {
     if let failure = result.failure {
       CommandFailure.exit(
         "demo",
@@ -71,6 +86,7 @@ struct DemoCommand: AsyncParsableCommand {
     if let problem = result.problem {
       CommandFailure.exit("demo", problem)
     }
+    Foundation.exit(0)
   }
 
   /// `path` relative to the current directory when it is below it (for shorter messages).

@@ -129,7 +129,8 @@ struct FrontSession {
   private mutating func refresh() async {
     let snapshot = await client.snapshot()
     if let now = snapshot.groupTime { model.now = now }
-    model.player = Self.picture(of: player.snapshot(at: snapshot.localTime), catalog: media.series)
+    model.player = TerminalFront.PlayerSnapshot(
+      player.snapshot(at: snapshot.localTime), catalog: media.series)
   }
 
   private var wantsFastTicks: Bool {
@@ -138,26 +139,6 @@ struct FrontSession {
     case .playing, .waiting: return true
     default: return false
     }
-  }
-
-  /// The simulated player's snapshot as the front's plain values.
-  static func picture(of s: Media.PlayerSnapshot, catalog: [SeriesInfo])
-    -> TerminalFront.PlayerSnapshot
-  {
-    let activity: TerminalFront.PlayerSnapshot.Activity =
-      switch s.state {
-      case .idle: .idle
-      case .loading, .starting, .seeking: .loading
-      case .paused: .paused
-      case .playing: .playing
-      case .stalled: .stalled
-      case .ended: .ended
-      }
-    let series = s.item.flatMap { id in catalog.first { $0.item(id) != nil } }
-    return TerminalFront.PlayerSnapshot(
-      item: s.item, itemTitle: s.title, seriesTitle: series?.title, position: s.position,
-      duration: s.duration, rate: s.rate, activity: activity, subtitle: s.subtitle,
-      testPattern: s.item == nil ? nil : s.frame)
   }
 
   // MARK: - Client events

@@ -1,0 +1,144 @@
+import GroupSessions
+import Media
+import PlaybackCoordination
+import TerminalFront
+
+/// The demo as the terminal front shows it: each scripted participant's screen, built from
+/// what the runner says they see, either one followed full-size or all side by side.
+/// Pure: it draws into a ``CellGrid`` that the curses layer blits and tests read as text.
+public struct DemoScreen: Sendable {
+  public enum Layout: Sendable, Hashable {
+    /// One participant's screen, full size.
+    case follow
+    /// Every participant's screen, tiled.
+    case sideBySide
+  }
+
+  public let names: [String]
+  public let catalog: [SeriesInfo]
+  public var layout: Layout = .follow
+  /// Index into ``names`` of the participant followed full-size.
+  public var followed = 0
+  /// The runner's progress line ("0:42 · 12/34 expectations").
+  public var status = ""
+  private var models: [String: FrontModel] = [:]
+  private var noticesSeen: [String: Int] = [:]
+  private var chatsSeen: [String: Int] = [:]
+
+  public init(names: [String], catalog: [SeriesInfo]) {
+    self.names = names
+    self.catalog = catalog
+    for name in names {
+      var model = FrontModel(roomName: "demo", catalog: catalog)
+      model.connection = .disconnected(reason: "not arrived yet")
+      models[name] = model
+    }
+  }
+
+  public var followedName: String { names.isEmpty ? "" : names[followed % names.count] }
+
+  public mutating func followNext() { followed = names.isEmpty ? 0 : (followed + 1) % names.count }
+  public mutating func followPrevious() {
+    followed = names.isEmpty ? 0 : (followed + names.count - 1) % names.count
+  }
+
+  /// Takes in what one participant knows and shows now.
+  public mutating func update(_ view: DemoParticipantView) {
+    guard var model = models[view.name] else { return }
+    if let snapshot = view.session {
+      model.localParticipant = snapshot.participant
+      model.group = snapshot.state
+      if let now = snapshot.groupTime { model.now = now }
+      model.connection =
+        switch snapshot.connection {
+        case .connected: .connected
+        case .connecting, .reconnecting: .reconnecting
+        case .disconnected: .disconnected(reason: nil)
+        }
+      model.membership =
+        switch snapshot.phase {
+        case .none: .noSession
+        case .waiting: .waiting
+        case .joined: .joined
+        case .invalidated(let reason): .invalidated(reason: reason.description)
+        }
+      // Notices come from the runner (below), so the change is not posted again; only
+      // "paused by" is taken from it.
+      if let change = snapshot.state.lastChange {
+        model.lastAppliedSequence = change.sequence
+        switch change.kind {
+        case .paused: model.pausedBy = change.originatorName
+        case .played, .waitEnded, .resumedProposing, .replaced, .autoAdvanced, .sessionStarted:
+          model.pausedBy = nil
+        default: break
+        }
+      }
+    }
+    if let player = view.player {
+      model.player = TerminalFront.PlayerSnapshot(player, catalog: catalog)
+    }
+    let seen = noticesSeen[view.name] ?? 0
+    for text in view.notices.dropFirst(seen) { model.post(text) }
+    noticesSeen[view.name] = view.notices.count
+    let chats = chatsSeen[view.name] ?? 0
+    for line in view.chats.dropFirst(chats) { model.post(line, kind: .chat) }
+    chatsSeen[view.name] = view.chats.count
+    model.prompt = view.prompt.map { Self.prompt(kind: $0.kind, text: $0.text, catalog: catalog) }
+    model.pruneNotices()
+    models[view.name] = model
+  }
+
+  /// The screen at `rows` × `cols`: the participants' screens and a status line at the
+  /// bottom saying whom you follow and which keys change it.
+  public func render(rows: Int, cols: Int) -> CellGrid {
+    var grid = CellGrid(rows: rows, cols: cols)
+    guard rows > 2, cols > 10, !names.isEmpty else { return grid }
+    // The status bar takes the last row, where the front's key help would be: the
+    // scripted participants' keys are not the viewer's.
+    let area = rows - 1
+    switch layout {
+    case .follow:
+      if let model = models[followedName] {
+        grid.paste(ScreenRenderer.render(model, rows: rows, cols: cols), row: 0, col: 0)
+      }
+    case .sideBySide:
+      let columns = names.count > 1 && cols >= 80 ? 2 : 1
+      let tileRows = (names.count + columns - 1) / columns
+      let height = area / tileRows
+      let width = cols / columns
+      for (i, name) in names.enumerated() {
+        guard let model = models[name], height >= 3 else { continue }
+        let r = (i / columns) * height
+        let c = (i % columns) * width
+        // One row taller: each tile's key help falls under the next tile (or the status
+        // bar) and is drawn over.
+        let tile = ScreenRenderer.render(
+          model, rows: height + 1, cols: width - (columns > 1 ? 1 : 0))
+        grid.paste(tile, row: r, col: c)
+      }
+    }
+    let who = layout == .follow ? "following \(followedName)" : "everyone side by side"
+    let line =
+      " demo · \(who) · \(status) · Tab next person · v \(layout == .follow ? "side by side" : "follow one") · q quit "
+    let bar = CellStyle(.accent, reverse: true)
+    grid.fill(row: area, col: 0, height: 1, width: cols, style: bar)
+    grid.write(line, row: area, col: 0, style: bar, maxWidth: cols)
+    return grid
+  }
+
+  /// The front's modal for a prompt a scripted participant was shown.
+  static func prompt(kind: String, text: String, catalog: [SeriesInfo]) -> Prompt {
+    if kind == "confirm-switch", let open = text.lastIndex(of: "("),
+      let close = text.lastIndex(of: ")"),
+      open < close
+    {
+      let id = ItemID(String(text[text.index(after: open)..<close]))
+      if let item = catalog.lazy.compactMap({ $0.item(id) }).first {
+        return Prompt.confirmSwitch(to: item)
+      }
+    }
+    return Prompt(
+      kind: .confirmSwitch(item: ItemID("?")), title: "Question", message: text,
+      options: [Prompt.Option("Yes", choice: .yes), Prompt.Option("No", choice: .no)])
+  }
+}

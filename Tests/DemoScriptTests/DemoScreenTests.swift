@@ -1,0 +1,55 @@
+import DemoScript
+import Media
+import Testing
+
+@Suite("the demo's curses view, read from its grid", .serialized)
+struct DemoScreenTests {
+  @Test("following one participant, then everyone side by side, at 120×35 and 80×24")
+  func followAndTile() async throws {
+    let script = try DemoScript.parse(
+      """
+      participant ann
+      participant bob
+      at 0:00 ann start harbour/s1e1
+      at 0:01 bob join
+      at 0:03 bob pause
+      at 0:04 ann next
+      at 0:05 expect ann prompt confirm-switch
+      at 0:09 ann cancel
+      """, fileName: "screen.cowatch", catalog: testCatalog)
+    let runner = DemoRunner(script: script, catalog: testCatalog, speed: 5)
+    let running = Task { await runner.run() }
+    var screen = DemoScreen(names: runner.participantNames, catalog: testCatalog.seriesInfos())
+    var asked = false
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline, !asked {
+      for name in runner.participantNames {
+        if let view = await runner.view(of: name) { screen.update(view) }
+      }
+      asked = await runner.view(of: "ann")?.prompt != nil
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(asked)
+    screen.status = "0:05 · ✓ 1/1"
+    let followed = screen.render(rows: 35, cols: 120).text
+    #expect(followed.contains("ann (you)"))
+    #expect(followed.contains("paused by bob"))
+    #expect(followed.contains("Switch everyone to"), "ann's prompt is shown as the front's modal")
+    #expect(followed.contains("demo · following ann · 0:05 · ✓ 1/1"))
+    #expect(!followed.contains("space play"), "the viewer's keys, not the participants', are shown")
+
+    screen.followNext()
+    let bob = screen.render(rows: 24, cols: 80).text
+    #expect(bob.contains("bob (you)") || bob.contains("b… (you)"))
+    #expect(bob.contains("following bob"))
+    #expect(!bob.contains("Switch everyone to"), "bob was not asked")
+
+    screen.layout = .sideBySide
+    let tiled = screen.render(rows: 35, cols: 120)
+    #expect(tiled.text.contains("everyone side by side"))
+    #expect(
+      tiled.lines.first?.contains("ann") == true && tiled.lines.first?.contains("bob") == true)
+    let result = await running.value
+    #expect(result.succeeded, "\(result.summary)")
+  }
+}
