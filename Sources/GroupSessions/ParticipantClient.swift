@@ -92,6 +92,13 @@ public actor ParticipantClient {
   private var unansweredOrder: [UInt64] = []
   private var waiters: [UInt64: CheckedContinuation<Result<Void, ClientError>, Never>] = [:]
   private var earlyAnswers: [UInt64: Result<Void, ClientError>] = [:]
+  private var messageSubscribers: [UInt64: MessageSubscriber] = [:]
+  private var nextSubscriber: UInt64 = 1
+
+  private struct MessageSubscriber {
+    var kind: String
+    var continuation: AsyncStream<(ParticipantID, String, String)>.Continuation
+  }
   private var nextMessageSeq: UInt64 = 1
   private var unsentMessages: [ClientMessage] = []
   private var nextPingID: UInt64 = 1
@@ -155,6 +162,8 @@ public actor ParticipantClient {
     connection = nil
     if case .joined = phase { setPhase(.invalidated(reason)) }
     player?.perform(.unload, at: clock.localNow())
+    for subscriber in messageSubscribers.values { subscriber.continuation.finish() }
+    messageSubscribers = [:]
     for (_, waiter) in waiters { waiter.resume(returning: .failure(.stopped)) }
     waiters = [:]
     finish(.disconnected)
@@ -243,6 +252,24 @@ public actor ParticipantClient {
       unsentMessages.append(message)
     }
   }
+
+  /// Messenger payloads of one kind from now on, as (sender, sender's name, body); any
+  /// number of subscribers, each for as long as it iterates.
+  public func rawMessages(kind: String) -> AsyncStream<(ParticipantID, String, String)> {
+    let (stream, continuation) = AsyncStream<(ParticipantID, String, String)>.makeStream(
+      bufferingPolicy: .bufferingNewest(1000))
+    guard !stopped else {
+      continuation.finish()
+      return stream
+    }
+    let id = nextSubscriber
+    nextSubscriber += 1
+    messageSubscribers[id] = MessageSubscriber(kind: kind, continuation: continuation)
+    continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+    return stream
+  }
+
+  private func unsubscribe(_ id: UInt64) { messageSubscribers[id] = nil }
 
   /// Where this participant's player is, or else where the group is, by its estimate.
   public func currentPosition() -> Double? {
@@ -380,6 +407,9 @@ public actor ParticipantClient {
       }
     case .message(let from, let name, _, let kind, let body):
       eventSink.yield(.message(from: from, name: name, kind: kind, body: body))
+      for subscriber in messageSubscribers.values where subscriber.kind == kind {
+        subscriber.continuation.yield((from, name, body))
+      }
     case .error(let code, let text, let fatal):
       eventSink.yield(.error(text))
       if fatal, code == .roomFull || code == .unsupportedVersion || code == .invalidHello {

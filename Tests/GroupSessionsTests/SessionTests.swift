@@ -216,3 +216,54 @@ actor MessageLog {
   var entries: [String] = []
   func add(_ entry: String) { entries.append(entry) }
 }
+
+/// A note pinned to a moment, as an app might define one.
+struct Note: GroupMessage, Hashable {
+  static let kind = "note"
+  var text: String
+}
+
+/// A reaction, as an app might define one.
+struct Reaction: GroupMessage, Hashable {
+  static let kind = "reaction"
+  var emoji: String
+  var at: Double
+}
+
+@Suite("Typed messenger on both transports", .serialized)
+struct TypedMessengerTests {
+  @Test(
+    "typed messages reach only subscribers of their type, decoded, in order",
+    arguments: TransportKind.allCases)
+  func typedMessages(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    await eventually("ann sees bob") { await ann.groupState.participants.count == 2 }
+    let reactions = await bob.messages(of: Reaction.self)
+    let chats = await bob.messages(of: Note.self)
+    let received = Task {
+      var got: [ReceivedMessage<Reaction>] = []
+      for await r in reactions {
+        got.append(r)
+        if got.count == 3 { break }
+      }
+      return got
+    }
+    let chatReceived = Task { () -> Note? in
+      for await c in chats { return c.message }
+      return nil
+    }
+    try await ann.send(Reaction(emoji: "👍", at: 1))
+    try await ann.send(Note(text: "hello"))
+    try await ann.send(Reaction(emoji: "😂", at: 2))
+    try await ann.send(Reaction(emoji: "🎬", at: 3))
+    let got = await received.value
+    #expect(got.map(\.message.emoji) == ["👍", "😂", "🎬"])
+    #expect(got.allSatisfy { $0.senderName == "ann" })
+    #expect(await chatReceived.value == Note(text: "hello"))
+    await ann.stop()
+    await bob.stop()
+    await relay.stop()
+  }
+}
