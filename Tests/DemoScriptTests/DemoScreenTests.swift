@@ -15,13 +15,14 @@ struct DemoScreenTests {
       at 0:03 bob pause
       at 0:04 ann next
       at 0:05 expect ann prompt confirm-switch
-      at 0:09 ann cancel
+      at 0:14 expect ann prompt confirm-switch state paused
       """, fileName: "screen.cowatch", catalog: testCatalog)
-    let runner = DemoRunner(script: script, catalog: testCatalog, speed: 5)
+    // Slow enough that the prompt stays up for seconds even on a busy machine.
+    let runner = DemoRunner(script: script, catalog: testCatalog, speed: 2)
     let running = Task { await runner.run() }
     var screen = DemoScreen(names: runner.participantNames, catalog: testCatalog.seriesInfos())
     var asked = false
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < deadline, !asked {
       for name in runner.participantNames {
         if let view = await runner.view(of: name) { screen.update(view) }
