@@ -272,11 +272,15 @@ public actor ParticipantClient {
   private func unsubscribe(_ id: UInt64) { messageSubscribers[id] = nil }
 
   /// Where this participant's player is, or else where the group is, by its estimate.
+  ///
+  /// A player busy loading, seeking or prerolling a scheduled start still shows where it
+  /// was, not where it is going: pausing then must not undo the seek that keeps it busy, so
+  /// the group's position counts instead.
   public func currentPosition() -> Double? {
     let now = clock.localNow()
     if let player, let session = state.session {
       let seen = player.observe(at: now)
-      if seen.item == session.item.id { return seen.position }
+      if seen.item == session.item.id, !seen.isBusy { return seen.position }
     }
     guard let estimate, let session = state.session else { return nil }
     return session.position(at: estimate.groupTime(at: now))

@@ -305,10 +305,12 @@ public struct RelayCore: Sendable {
     case .failure(let rejection):
       return actions + [.send(.rejected(id: commandID, reason: rejection), to: connection)]
     case .success:
-      actions.append(
-        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection))
+      // The step first: when the sender hears "accepted", its replica already shows the
+      // change it asked for.
       actions += broadcastStep(
         in: roomName, before: before, at: now, input: .command(command, from: participant))
+      actions.append(
+        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection))
       return actions
     }
   }

@@ -68,3 +68,29 @@ struct PlayerSyncTests {
     await relay.stop()
   }
 }
+
+@Suite("Pause right after a seek", .serialized)
+struct PauseAfterSeekTests {
+  @Test(
+    "pausing while the player still prerolls a seek pauses at the seek's target, not before it",
+    arguments: TransportKind.allCases)
+  func pauseKeepsTheSeek(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let player = SimulatedPlayer(
+      configuration: SimulatedPlayerConfiguration(
+        loadLatency: 0.05...0.05, playLatency: 0.3...0.3, seekLatency: 0.3...0.3, seed: 9),
+      itemResolver: PlayerSyncTests.resolver)
+    let ann = try await relay.participant("ann", player: player)
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    let clock = MonotonicClock()
+    await eventually("ann plays") { player.observe(at: clock.localNow()).rate > 0 }
+    try await ann.seek(to: 120).get()
+    #expect(player.observe(at: clock.localNow()).position < 100, "the player has not got there yet")
+    try await ann.pause().get()
+    let session = try #require(await ann.groupState.session)
+    #expect(session.status == .paused)
+    #expect(session.timeline.itemTime >= 120 && session.timeline.itemTime < 121)
+    await ann.stop()
+    await relay.stop()
+  }
+}
