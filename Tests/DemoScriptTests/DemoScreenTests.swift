@@ -25,10 +25,18 @@ struct DemoScreenTests {
     let deadline = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < deadline, !asked {
       for name in runner.participantNames {
-        if let view = await runner.view(of: name) { screen.update(view) }
+        guard let view = await runner.view(of: name) else { continue }
+        screen.update(view)
+        // The screen drawn below must be from a view that shows both the pause and the
+        // prompt.
+        if name == "ann", view.prompt != nil,
+          view.session?.state.lastChange.map({ if case .paused = $0.kind { true } else { false } })
+            == true
+        {
+          asked = true
+        }
       }
-      asked = await runner.view(of: "ann")?.prompt != nil
-      try await Task.sleep(for: .milliseconds(50))
+      if !asked { try await Task.sleep(for: .milliseconds(50)) }
     }
     #expect(asked)
     screen.status = "0:05 · ✓ 1/1"
