@@ -137,6 +137,13 @@ public enum ScreenRenderer {
       return
     }
     var entries = helpLineEntries(model)
+    // Space says what it will do now.
+    let moving =
+      model.showsLocalPlayback
+      ? model.player.activity == .playing : (model.session.map { $0.intendedRate > 0 } ?? false)
+    if moving, let i = entries.firstIndex(where: { $0.command == .playPause }) {
+      entries[i].short = "pause"
+    }
     func width(_ list: [KeyBinding]) -> Int {
       list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2
         * (list.count - 1)
