@@ -20,6 +20,8 @@ let package = Package(
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
     // participant-side coordinator. No I/O, no clock reads.
     .target(name: "PlaybackCoordination"),
+    // The words for changes ("bob paused at 12:34"), shared by every edge that shows them.
+    .target(name: "Narration", dependencies: ["PlaybackCoordination"]),
     // Messages exchanged between participants and the relay, and their line codec. Pure.
     .target(name: "WireProtocol", dependencies: ["PlaybackCoordination"]),
     // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
@@ -28,7 +30,7 @@ let package = Package(
     .target(
       name: "GroupSessions",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // SwiftNIO edge: TCP relay server and TCP client transport.
@@ -50,20 +52,20 @@ let package = Package(
     .target(
       name: "TerminalFront",
       dependencies: [
-        "PlaybackCoordination", "Media", "CNcurses",
+        "PlaybackCoordination", "Media", "CNcurses", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .target(
       name: "DemoScript",
       dependencies: [
-        "PlaybackCoordination", "GroupSessions", "Relay", "Media", "TerminalFront",
+        "PlaybackCoordination", "GroupSessions", "Relay", "Media", "TerminalFront", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "cowatch",
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
-        "TerminalFront", "DemoScript",
+        "TerminalFront", "DemoScript", "Narration",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -84,7 +86,7 @@ let package = Package(
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
-    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront"], exclude: ["__Snapshots__"]),
+    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"], exclude: ["__Snapshots__"]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: []),
   ],

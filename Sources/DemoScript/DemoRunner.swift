@@ -4,6 +4,7 @@ import Media
 import PlaybackCoordination
 import Relay
 import Rooms
+import Narration
 
 /// How a run behaves beyond what the script says.
 public struct DemoRunOptions: Sendable {
@@ -322,7 +323,7 @@ public actor DemoRunner {
     switch event {
     case .state(let state, let changes):
       for change in changes {
-        guard let sentence = ChangeNarrator.describe(change, in: state) else { continue }
+        guard let sentence = ChangeNarrator.notice(for: change, in: state) else { continue }
         member.notices.append(sentence)
         if narrated.insert(change.sequence).inserted, !finishing {
           emit(.notice(observer: name), "\(name) sees: \(sentence)")

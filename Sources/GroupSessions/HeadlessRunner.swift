@@ -1,5 +1,6 @@
 import PlaybackCoordination
 import WireProtocol
+import Narration
 
 /// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),
 /// so that any program can drive and measure a participant.
@@ -93,7 +94,7 @@ public struct HeadlessRunner: Sendable {
             ("kind", .string(Self.kindName(change.kind))),
             ("originator", change.originatorName.map { .string($0) } ?? .null),
           ]
-          if let text = ChangeNarrator.describe(change, in: newState) {
+          if let text = ChangeNarrator.notice(for: change, in: newState) {
             fields.append(("text", .string(text)))
           }
           emit(.object(fields))

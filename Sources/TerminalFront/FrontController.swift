@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 
 /// Turns keys into actions, given what the screen shows. Pure: it owns only the front's own
@@ -221,18 +222,5 @@ extension String {
     while let f = s.first, f.isWhitespace { s = s.dropFirst() }
     while let l = s.last, l.isWhitespace { s = s.dropLast() }
     return String(s)
-  }
-}
-
-/// `1.5×`, `1×`, `0.75×`.
-public enum RateFormat {
-  public static func text(_ rate: Double) -> String {
-    let hundredths = Int((rate * 100).rounded())
-    var s = "\(hundredths / 100)"
-    let frac = hundredths % 100
-    if frac != 0 {
-      s += frac % 10 == 0 ? ".\(frac / 10)" : (frac < 10 ? ".0\(frac)" : ".\(frac)")
-    }
-    return s + "×"
   }
 }

@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import Narration
 
 /// Whether this terminal is talking to the relay.
 public enum ConnectionState: Hashable, Sendable {
@@ -199,7 +200,7 @@ public struct FrontModel: Hashable, Sendable {
 
   /// Adds a chat line "name: text".
   public mutating func receiveChat(from name: String, text: String) {
-    post(NoticeFormatter.chat(from: name, text: text), kind: .chat)
+    post(ChangeNarrator.chat(from: name, text: text), kind: .chat)
   }
 
   /// Takes in an applied change: posts its notice (once per sequence number) and keeps
@@ -207,7 +208,7 @@ public struct FrontModel: Hashable, Sendable {
   public mutating func apply(_ event: ChangeEvent) {
     if let last = lastAppliedSequence, event.sequence <= last { return }
     lastAppliedSequence = event.sequence
-    let name = NoticeFormatter.name(of: event, in: group, local: localParticipant)
+    let name = ChangeNarrator.name(of: event, in: group, local: localParticipant)
     switch event.kind {
     case .paused: pausedBy = name
     case .played, .waitEnded, .resumedProposing, .replaced, .autoAdvanced: pausedBy = nil
@@ -217,7 +218,7 @@ public struct FrontModel: Hashable, Sendable {
     case .sessionEnded: sessionStartedBy = nil
     default: break
     }
-    if let text = NoticeFormatter.notice(for: event, in: group, local: localParticipant) {
+    if let text = ChangeNarrator.notice(for: event, in: group, local: localParticipant) {
       notices.insert(Notice(text, at: event.at, kind: .event), at: 0)
       if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
     }

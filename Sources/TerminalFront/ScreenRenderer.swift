@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import Narration
 
 /// Draws a ``FrontModel`` into a ``CellGrid`` of any size. Pure: the same model and size
 /// always give the same grid, which is what the snapshot tests compare.

@@ -3,6 +3,7 @@ import Media
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
+import Narration
 
 /// Wires the terminal front to a participant client: one loop owns the model and the
 /// controller and takes, in order, what the client reports, the keys, the clock ticks and

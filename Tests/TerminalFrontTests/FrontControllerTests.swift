@@ -2,6 +2,7 @@ import PlaybackCoordination
 import Testing
 
 @testable import TerminalFront
+import Narration
 
 @Suite("keys and prompts")
 struct FrontControllerTests {

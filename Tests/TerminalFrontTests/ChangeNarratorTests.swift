@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import Testing
 
@@ -10,7 +11,7 @@ struct NoticeFormatterTests {
   func text(_ kind: ChangeKind, by who: ParticipantID? = Fixtures.bob, name: String? = "bob")
     -> String?
   {
-    NoticeFormatter.notice(
+    ChangeNarrator.notice(
       for: ChangeEvent(
         sequence: 1, at: Fixtures.now, originator: who, originatorName: who == nil ? nil : name,
         kind: kind),
@@ -43,26 +44,32 @@ struct NoticeFormatterTests {
     #expect(
       text(.sessionStarted(item: "harbour/s1e2"))
         == "bob started Harbour Lights — S1E2 · The Lighthouse Keeper")
-    #expect(text(.reachedEnd(item: "harbour/s1e4"), by: nil) == "S1E4 ended")
+    #expect(text(.reachedEnd(item: "harbour/s1e4"), by: nil) == "S1E4 · Low Tide ended")
   }
 
   @Test("joins, leaves, suspensions and waits")
   func membership() {
     #expect(text(.entered, by: Fixtures.carol, name: "carol") == "carol entered the room")
     #expect(text(.joined, by: Fixtures.carol, name: "carol") == "carol joined")
-    #expect(text(.left) == "bob left the session")
+    #expect(text(.left) == "bob left the watch session")
     #expect(text(.exited(.quit)) == "bob left the room")
-    #expect(text(.exited(.timedOut)) == "bob timed out and left")
-    #expect(text(.sessionEnded) == "bob ended the session for everyone")
+    #expect(text(.exited(.timedOut)) == "bob went silent and was removed")
+    #expect(text(.sessionEnded) == "bob ended the watch session for everyone")
     #expect(text(.suspended(.interrupted)) == "bob stepped away (interrupted)")
     #expect(text(.suspended("phone call")) == "bob stepped away (phone call)")
     #expect(text(.resumed(nil)) == "bob is back with the group")
     #expect(
       text(.waitStarted(participant: Fixtures.carol, cause: .stalled), by: nil)
-        == "waiting for carol (stalled)")
+        == "waiting for carol (buffering)")
     #expect(
       text(.waitTimedOut(participant: Fixtures.carol), by: nil)
-        == "stopped waiting for carol — going on without them")
+        == "gave up waiting for carol; going on without them")
+    #expect(text(.suspended(.stallRecovery)) == "bob's player stalled")
+    #expect(text(.resumed(.stallRecovery)) == "bob's player recovered")
+    #expect(
+      text(.waitEnded(at: 75, startsAt: GroupInstant(seconds: 1)), by: nil)
+        == "everyone is ready; playing from 1:15")
+    #expect(text(.resumedProposing(time: 110)) == "bob is back and moved everyone to 1:50")
     #expect(text(.connectionChanged(connected: false)) == "bob lost the connection — reconnecting…")
     #expect(text(.autoAdvanceChanged(true)) == "bob turned auto-advance on")
   }
@@ -81,7 +88,7 @@ struct NoticeFormatterTests {
 
   @Test("chat lines")
   func chat() {
-    #expect(NoticeFormatter.chat(from: "bob", text: "hi 👋") == "bob: hi 👋")
+    #expect(ChangeNarrator.chat(from: "bob", text: "hi 👋") == "bob: hi 👋")
     var model = Fixtures.playing()
     model.receiveChat(from: "bob", text: "hi")
     #expect(model.notices.first == Notice("bob: hi", at: Fixtures.now, kind: .chat))
