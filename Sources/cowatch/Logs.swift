@@ -33,10 +33,12 @@ enum Logs {
     }
   }
 
-  /// Where the interactive front logs by default: `$XDG_STATE_HOME/cowatch/cowatch.log`
-  /// (`~/.local/state/cowatch/cowatch.log`), or the temporary directory when that cannot be
-  /// created — never the current directory.
-  static func defaultFrontLogFile() -> String {
+  /// Where the interactive front logs by default: `$XDG_STATE_HOME/cowatch/cowatch-NAME.log`
+  /// (`~/.local/state/cowatch/…`), or the temporary directory when that cannot be created —
+  /// never the current directory. One file per participant name, so that two fronts on one
+  /// machine do not write over each other.
+  static func defaultFrontLogFile(name: String) -> String {
+    let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
     let env = ProcessInfo.processInfo.environment
     let state: String? =
       if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") {
@@ -51,10 +53,10 @@ enum Logs {
       if (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true))
         != nil
       {
-        return dir + "/cowatch.log"
+        return dir + "/cowatch-\(safe).log"
       }
     }
-    return NSTemporaryDirectory() + "cowatch-\(getuid()).log"
+    return NSTemporaryDirectory() + "cowatch-\(getuid())-\(safe).log"
   }
 
   private static func create(_ path: String) -> FileHandle? {

@@ -20,7 +20,7 @@ struct ParticipantOptions: ParsableArguments {
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
   @Option(
     help:
-      "Write logs to this file (default: stderr with --headless; otherwise $XDG_STATE_HOME/cowatch/cowatch.log, i.e. ~/.local/state/cowatch/cowatch.log)."
+      "Write logs to this file (default: stderr with --headless; otherwise $XDG_STATE_HOME/cowatch/cowatch-NAME.log, i.e. ~/.local/state/cowatch/cowatch-NAME.log)."
   )
   var logFile: String?
 

@@ -14,7 +14,8 @@ enum ParticipantRun {
       Logs.bootstrap(level: level, file: options.logFile)
     } else {
       // curses owns the screen: nothing may go to stderr.
-      Logs.bootstrap(level: level, file: options.logFile ?? Logs.defaultFrontLogFile())
+      Logs.bootstrap(
+        level: level, file: options.logFile ?? Logs.defaultFrontLogFile(name: options.name))
     }
   }
 
