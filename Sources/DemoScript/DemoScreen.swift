@@ -62,17 +62,8 @@ public struct DemoScreen: Sendable {
         case .joined: .joined
         case .invalidated(let reason): .invalidated(reason: reason.description)
         }
-      // Notices come from the runner (below), so the change is not posted again; only
-      // "paused by" is taken from it.
-      if let change = snapshot.state.lastChange {
-        model.lastAppliedSequence = change.sequence
-        switch change.kind {
-        case .paused: model.pausedBy = change.originatorName
-        case .played, .waitEnded, .resumedProposing, .replaced, .autoAdvanced, .sessionStarted:
-          model.pausedBy = nil
-        default: break
-        }
-      }
+      // Notices come from the runner (below), so changes are not posted again here.
+      if let change = snapshot.state.lastChange { model.lastAppliedSequence = change.sequence }
     }
     if let player = view.player {
       model.player = TerminalFront.PlayerSnapshot(player, catalog: catalog)

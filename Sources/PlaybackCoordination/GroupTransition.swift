@@ -29,6 +29,12 @@ struct GroupTransition {
     events.append(event)
     // A report is bookkeeping, not something a person did: "last change by" stays put.
     if kind != .reported { state.lastChange = event }
+    switch kind {
+    case .sessionStarted, .played, .paused, .seeked, .rateChanged, .replaced, .autoAdvanced,
+      .reachedEnd, .resumedProposing, .waitEnded:
+      state.session?.lastPlaybackChange = event
+    default: break
+    }
   }
 
   /// The current session. Only used after a check that there is one.

@@ -24,11 +24,15 @@ public struct WatchSession: Hashable, Sendable, Codable {
   /// Joined participants loading on their own (late joiners, or participants detached when
   /// the item changed): the group does not wait for them; they catch up once ready.
   public var catchingUp: [ParticipantID]
+  /// The last change that moved the timeline (play, pause, seek, rate, switch, a start
+  /// after a wait) with its originator: "⏸ paused by bob" even for someone who joined later.
+  public var lastPlaybackChange: ChangeEvent?
 
   public init(
     id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
     waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false,
-    playbackRate: Double = 1, catchingUp: [ParticipantID] = []
+    playbackRate: Double = 1, catchingUp: [ParticipantID] = [],
+    lastPlaybackChange: ChangeEvent? = nil
   ) {
     self.id = id
     self.series = series
@@ -40,6 +44,7 @@ public struct WatchSession: Hashable, Sendable, Codable {
     self.reachedEnd = reachedEnd
     self.playbackRate = playbackRate
     self.catchingUp = catchingUp
+    self.lastPlaybackChange = lastPlaybackChange
   }
 
   /// The item position at group time `t`, clamped to `0...duration`.

@@ -1,5 +1,5 @@
-import PlaybackCoordination
 import Narration
+import PlaybackCoordination
 
 /// Whether this terminal is talking to the relay.
 public enum ConnectionState: Hashable, Sendable {
@@ -116,6 +116,14 @@ public struct FrontModel: Hashable, Sendable {
   public var showsHelp: Bool
   /// Who last paused the group, for "paused by bob" (kept by ``apply(_:)``).
   public var pausedBy: String?
+
+  /// Who paused the group: from the changes this front saw, or else from the group state
+  /// (for a front that joined after the pause).
+  public var pausedByName: String? {
+    if let pausedBy { return pausedBy }
+    guard let change = session?.lastPlaybackChange, case .paused = change.kind else { return nil }
+    return ChangeNarrator.name(of: change, in: group, local: localParticipant)
+  }
   /// Who started the current session, for "bob started …" (kept by ``apply(_:)``).
   public var sessionStartedBy: String?
   /// The last change turned into a notice, so that the same change is never shown twice.

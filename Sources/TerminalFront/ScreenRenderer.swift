@@ -1,5 +1,5 @@
-import PlaybackCoordination
 import Narration
+import PlaybackCoordination
 
 /// Draws a ``FrontModel`` into a ``CellGrid`` of any size. Pure: the same model and size
 /// always give the same grid, which is what the snapshot tests compare.
@@ -532,7 +532,9 @@ public enum ScreenRenderer {
         CellStyle(.waiting, bold: true)
       )
     case .paused:
-      return ("⏸ paused\(model.pausedBy.map { " by \($0)" } ?? "")", CellStyle(.paused, bold: true))
+      return (
+        "⏸ paused\(model.pausedByName.map { " by \($0)" } ?? "")", CellStyle(.paused, bold: true)
+      )
     case .playing:
       if session.timeline.groupTime > model.now {
         let s = session.timeline.groupTime.seconds(since: model.now)

@@ -15,7 +15,7 @@ import Testing
   }
 
   @Test("the propagation benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil))
-  func propagationSmoke() throws {
+  func propagationSmoke() async throws {
     let process = Process()
     process.executableURL = Self.benchBinary!
     process.arguments = ["propagation", "--smoke"]
@@ -27,7 +27,8 @@ import Testing
     process.standardError = FileHandle.nullDevice
     try process.run()
     let deadline = Date().addingTimeInterval(20)
-    while process.isRunning, Date() < deadline { usleep(50_000) }
+    // Polled with Task.sleep, not usleep: a blocked pool thread would slow every other test.
+    while process.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
     if process.isRunning {
       process.terminate()
       Issue.record("the smoke run took more than 20 s")

@@ -27,12 +27,8 @@ struct DemoScreenTests {
       for name in runner.participantNames {
         guard let view = await runner.view(of: name) else { continue }
         screen.update(view)
-        // The screen drawn below must be from a view that shows both the pause and the
-        // prompt.
-        if name == "ann", view.prompt != nil,
-          view.session?.state.lastChange.map({ if case .paused = $0.kind { true } else { false } })
-            == true
-        {
+        // The screen drawn below must be from a view that shows the pause and the prompt.
+        if name == "ann", view.prompt != nil, view.session?.state.session?.status == .paused {
           asked = true
         }
       }

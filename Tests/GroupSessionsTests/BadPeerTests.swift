@@ -29,8 +29,7 @@ struct BadPeerTests {
     try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
 
     let socket = try #require(RawSocket(port: relay.server!.port))
-    socket.write(bytes)
-    let answer = socket.readAll()
+    let answer = await socket.exchange(bytes)
     let errors = answer.split(separator: "\n").filter { $0.contains("\"type\":\"error\"") }
     #expect(errors.count == 1, "one error line, got: \(answer.prefix(300))")
     #expect(errors.first?.contains("\"code\":\"\(code)\"") == true)

@@ -1,10 +1,14 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A blocking TCP socket for writing raw bytes at the relay (garbage, oversized lines),
-/// as a broken or hostile peer would. Reads time out so a test never hangs.
-final class RawSocket {
+/// as a broken or hostile peer would. Reads time out so a test never hangs. Its blocking
+/// calls run on a thread of their own (``exchange(_:)``): blocking one of the concurrency
+/// pool's few threads would starve the relay under test, which runs on the same pool.
+final class RawSocket: @unchecked Sendable {
   private let fd: Int32
 
   init?(port: Int) {
@@ -28,6 +32,17 @@ final class RawSocket {
   }
 
   deinit { close(fd) }
+
+  /// Writes `text`, then reads until the peer closes or the read times out — off the
+  /// concurrency pool.
+  func exchange(_ text: String) async -> String {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        self.write(text)
+        continuation.resume(returning: self.readAll())
+      }
+    }
+  }
 
   func write(_ text: String) {
     let bytes = Array(text.utf8)
