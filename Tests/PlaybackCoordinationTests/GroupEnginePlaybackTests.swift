@@ -268,6 +268,9 @@ struct GroupEnginePlaybackTests {
     #expect(h.session.status == .paused)
     #expect(h.position(at: 100) == 7.5)
     #expect(h.session.playbackRate == 1)
+    // Who paused stays in the session for anyone who arrives later, through reports.
+    h.ok(.report(roundTrip: 0.01, startupLatency: 0, playerOffset: nil), alice, at: 11)
+    #expect(h.session.lastPlaybackChange == events.first)
   }
 
   @Test("pause outside the item is rejected", arguments: [-0.1, 600.1, .nan, -.infinity])
