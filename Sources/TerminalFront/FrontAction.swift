@@ -16,6 +16,10 @@ public enum FrontAction: Hashable, Sendable {
   case suspend(SuspensionReason)
   /// End all of this participant's suspensions and jump back to where the group is.
   case resume
+  /// End all of this participant's suspensions, moving everyone to this item time.
+  case resumeProposing(Double)
+  /// While stepped away: move only this player (to pick a time to bring everyone to).
+  case seekLocally(to: Double)
   case setAutoAdvance(Bool)
   case chat(String)
   case joinSession

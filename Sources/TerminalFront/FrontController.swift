@@ -47,6 +47,7 @@ public struct FrontController: Hashable, Sendable {
       switch prompt.kind {
       case .sessionOffered(let id): return id != waitingSession
       case .confirmSwitch, .quit: return !model.isJoined
+      case .comeBack: return model.localSuspensions.isEmpty
       default: return false
       }
     }
@@ -116,12 +117,24 @@ public struct FrontController: Hashable, Sendable {
     guard let session = model.session else { return [] }
     switch command {
     case .suspendResume:
-      return model.localSuspensions.isEmpty ? [.suspend(suspensionReason)] : [.resume]
+      if model.localSuspensions.isEmpty { return [.suspend(suspensionReason)] }
+      present(.comeBack(position: model.player.position, groupPosition: model.groupPosition))
+      return [.redraw]
     default:
       break
     }
     if !model.localSuspensions.isEmpty {
-      return [.localNotice("you stepped away — press s to catch up first")]
+      // Stepped away, the player is this person's own: ←/→ ↑/↓ scrub it, to pick a time
+      // to bring everyone to when coming back.
+      let here = model.player.position
+      let end = session.item.duration
+      switch command {
+      case .back10: return [.seekLocally(to: max(0, here - 10))]
+      case .forward10: return [.seekLocally(to: min(end, here + 10))]
+      case .back60: return [.seekLocally(to: max(0, here - 60))]
+      case .forward60: return [.seekLocally(to: min(end, here + 60))]
+      default: return [.localNotice("you stepped away — press s to come back")]
+      }
     }
     let duration = session.item.duration
     func seek(_ delta: Double) -> [FrontAction] {
@@ -185,6 +198,8 @@ public struct FrontController: Hashable, Sendable {
     case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
     case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
     case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+    case (.comeBack, .chosen(.catchUp)): return [.resume]
+    case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
     case (.chat, .submitted(let text)):
       let trimmed = text.trimmingSpaces
       return trimmed.isEmpty ? [.redraw] : [.chat(trimmed)]

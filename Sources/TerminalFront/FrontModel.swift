@@ -194,6 +194,9 @@ public struct FrontModel: Hashable, Sendable {
     return player.position
   }
 
+  /// Where the group is now, by the group clock, if something is being watched.
+  public var groupPosition: Double? { session?.position(at: now) }
+
   public var displayDuration: Double {
     if showsLocalPlayback { return player.duration ?? 0 }
     if let session { return session.item.duration }

@@ -19,6 +19,9 @@ public struct Prompt: Hashable, Sendable {
     case episodePicker
     /// A line of text to say to everyone.
     case chat
+    /// Coming back after stepping away: catch up with the group, or bring everyone to
+    /// `position` (where this player is).
+    case comeBack(position: Double)
   }
 
   /// What an option stands for.
@@ -27,6 +30,7 @@ public struct Prompt: Hashable, Sendable {
     case watchTogether, onlyMe
     case yes, no
     case endForEveryone, leaveOnlyMe
+    case catchUp, bringEveryone
     case cancel
     case item(ItemID)
   }
@@ -236,6 +240,20 @@ extension Prompt {
         o.hotkey = nil
         return o
       }, selection: selected)
+  }
+
+  /// Coming back after stepping away (`end()` or `end(proposingNewTime:)`).
+  public static func comeBack(position: Double, groupPosition: Double?) -> Prompt {
+    let group = groupPosition.map { " (the group is at \(TimeFormat.clock($0)))" } ?? ""
+    return Prompt(
+      kind: .comeBack(position: position), title: "Come back",
+      message:
+        "Catch up with the group\(group), or bring everyone to \(TimeFormat.clock(position)), where you are?",
+      options: [
+        Option("Catch up", choice: .catchUp),
+        Option("Bring everyone here", choice: .bringEveryone),
+        Option("Cancel", hotkey: "x", choice: .cancel),
+      ])
   }
 
   /// The chat line.

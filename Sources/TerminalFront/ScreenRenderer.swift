@@ -145,6 +145,11 @@ public enum ScreenRenderer {
     if moving, let i = entries.firstIndex(where: { $0.command == .playPause }) {
       entries[i].short = "pause"
     }
+    if !model.localSuspensions.isEmpty,
+      let i = entries.firstIndex(where: { $0.command == .suspendResume })
+    {
+      entries[i].short = "come back"
+    }
     func width(_ list: [KeyBinding]) -> Int {
       list.map { CharacterWidth.of($0.keyLabel) + 1 + CharacterWidth.of($0.short) }.reduce(0, +) + 2
         * (list.count - 1)
@@ -511,7 +516,7 @@ public enum ScreenRenderer {
     }
     if let reason = model.localSuspensions.last {
       return (
-        "suspended: \(SuspensionText.describe(reason)) · s to catch up",
+        "suspended: \(SuspensionText.describe(reason)) · s to come back",
         CellStyle(.warning, bold: true)
       )
     }

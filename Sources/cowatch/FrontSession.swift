@@ -1,9 +1,9 @@
 import GroupSessions
 import Media
+import Narration
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
-import Narration
 
 /// Wires the terminal front to a participant client: one loop owns the model and the
 /// controller and takes, in order, what the client reports, the keys, the clock ticks and
@@ -244,6 +244,9 @@ struct FrontSession {
       model.post(text, kind: .error)
     case .start(let item, together: false):
       watchAlone(item)
+    case .seekLocally(let to):
+      // Stepped away: the coordinator has let go of the player; move it for this person.
+      player.perform(.seek(to: to), at: clock.localNow())
     case .chat(let text):
       // The relay does not echo our own messages back.
       model.receiveChat(from: "you", text: text)
@@ -307,6 +310,10 @@ struct FrontSession {
         check(await client.send(.start(series: s, item: item)))
       case .suspend(let reason): check(await client.send(.beginSuspension(reason)))
       case .resume: check(await client.send(.endSuspension(nil, proposing: nil)))
+      case .resumeProposing(let time):
+        check(await client.send(.endSuspension(nil, proposing: time)))
+      case .seekLocally:
+        break
       case .setAutoAdvance(let on): check(await client.send(.setAutoAdvance(on)))
       case .chat(let text): await client.sendMessage(kind: "chat", body: text)
       case .joinSession: check(await client.send(.join))

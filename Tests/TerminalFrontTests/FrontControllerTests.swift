@@ -1,8 +1,8 @@
+import Narration
 import PlaybackCoordination
 import Testing
 
 @testable import TerminalFront
-import Narration
 
 @Suite("keys and prompts")
 struct FrontControllerTests {
@@ -156,12 +156,25 @@ struct FrontControllerTests {
   func suspendAndAutoAdvance() {
     var c = FrontController()
     #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.suspend(.interrupted)])
-    #expect(c.handle(key: .character("s"), model: Fixtures.suspended()) == [.resume])
     #expect(c.handle(key: .character("a"), model: Fixtures.playing()) == [.setAutoAdvance(false)])
+    let away = Fixtures.suspended()
     #expect(
-      c.handle(key: .character(" "), model: Fixtures.suspended()) == [
-        .localNotice("you stepped away — press s to catch up first")
+      c.handle(key: .character(" "), model: away) == [
+        .localNotice("you stepped away — press s to come back")
       ])
+    // Stepped away, the arrows move only this player.
+    let here = away.player.position
+    #expect(c.handle(key: .right, model: away) == [.seekLocally(to: here + 10)])
+    #expect(c.handle(key: .down, model: away) == [.seekLocally(to: max(0, here - 60))])
+    // Coming back asks: catch up, or bring everyone here.
+    #expect(c.handle(key: .character("s"), model: away) == [.redraw])
+    #expect(c.activePrompt?.kind == .comeBack(position: here))
+    #expect(c.handle(key: .character("c"), model: away) == [.resume])
+    #expect(c.handle(key: .character("s"), model: away) == [.redraw])
+    #expect(c.handle(key: .character("b"), model: away) == [.resumeProposing(here)])
+    #expect(c.handle(key: .character("s"), model: away) == [.redraw])
+    #expect(c.handle(key: .escape, model: away) == [.redraw])
+    #expect(c.activePrompt == nil)
   }
 
   @Test("c opens the chat line; enter sends the trimmed text, esc drops it")

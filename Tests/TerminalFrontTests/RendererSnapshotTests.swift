@@ -37,7 +37,7 @@ enum ScreenState: String, CaseIterable, Sendable {
 }
 
 enum PromptCase: String, CaseIterable, Sendable {
-  case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat
+  case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat, comeBack
 
   var model: FrontModel {
     var model = Fixtures.playing()
@@ -58,6 +58,9 @@ enum PromptCase: String, CaseIterable, Sendable {
       model.prompt = picker
     case .chat:
       model.prompt = .chat(draft: "see you at the storm 🌊")
+    case .comeBack:
+      model = Fixtures.suspended()
+      model.prompt = .comeBack(position: 754, groupPosition: 812)
     }
     return model
   }
