@@ -102,7 +102,7 @@ public actor ParticipantClient {
   private var nextMessageSeq: UInt64 = 1
   private var unsentMessages: [ClientMessage] = []
   private var nextPingID: UInt64 = 1
-  private var pingsSent = 0
+  private var syncSchedule: ClockSyncSchedule
 
   // Player bookkeeping.
   private var lastObservation: PlayerObservation?
@@ -122,6 +122,8 @@ public actor ParticipantClient {
     self.clock = clock
     self.logger = logger
     (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+    syncSchedule = ClockSyncSchedule(
+      fastInterval: 0.05, steadyInterval: configuration.pingInterval, samplesForSteady: 8)
   }
 
   // MARK: - Lifecycle
@@ -402,6 +404,7 @@ public actor ParticipantClient {
     case .pong(_, let t0, let t1, let t2):
       let sample = ClockSample(t0: t0, t1: t1, t2: t2, t3: clock.localNow())
       estimator.add(sample)
+      syncSchedule.sampleReceived(at: sample.t3)
       let first = estimate == nil
       estimate = estimator.estimate(at: sample.t3)
       if first, estimate != nil {
@@ -527,17 +530,19 @@ public actor ParticipantClient {
 
   // MARK: - Loops
 
+  /// Clock sync and heartbeat: a quick burst until the estimator has a full window (so the
+  /// estimate is good before the first command), then one ping per ping interval, which is
+  /// also what keeps the relay from taking this participant for gone.
   private func pingLoop() async {
     while !Task.isCancelled && !stopped {
-      if let connection, status == .connected {
+      let now = clock.localNow()
+      if let connection, status == .connected, syncSchedule.poll(at: now) {
         let id = nextPingID
         nextPingID += 1
-        pingsSent += 1
-        try? await connection.send(.ping(id: id, t0: clock.localNow()))
+        try? await connection.send(.ping(id: id, t0: now))
       }
-      // A quick burst first so the estimate is good before the first command.
-      let interval = pingsSent < 8 ? 0.05 : configuration.pingInterval
-      await clock.sleep(seconds: interval)
+      let untilNext = syncSchedule.nextPing.map { $0.seconds(since: clock.localNow()) } ?? 0.05
+      await clock.sleep(seconds: min(max(untilNext, 0.005), syncSchedule.interval))
     }
   }
 
