@@ -18,6 +18,9 @@ public struct ParticipantConfiguration: Sendable {
   public var reconnectInitialDelay: Double
   public var reconnectMaximumDelay: Double
   public var reconnectGiveUpAfter: Double
+  /// Commands asked for while disconnected are sent on reconnection if at most this old,
+  /// seconds; older ones are reported as not sent.
+  public var resendWindow: Double
   public var sync: SyncConfiguration
   /// Start with auto-advance on.
   public var autoAdvance: Bool
@@ -26,7 +29,8 @@ public struct ParticipantConfiguration: Sendable {
     name: String, room: String = "lobby", answerTimeout: Double = 5, pingInterval: Double = 1,
     correctionInterval: Double = 0.05, reportInterval: Double = 2,
     reconnectInitialDelay: Double = 0.1, reconnectMaximumDelay: Double = 3,
-    reconnectGiveUpAfter: Double = 60, sync: SyncConfiguration = .init(), autoAdvance: Bool = false
+    reconnectGiveUpAfter: Double = 60, resendWindow: Double = 10, sync: SyncConfiguration = .init(),
+    autoAdvance: Bool = false
   ) {
     self.name = name
     self.room = room
@@ -37,6 +41,7 @@ public struct ParticipantConfiguration: Sendable {
     self.reconnectInitialDelay = reconnectInitialDelay
     self.reconnectMaximumDelay = reconnectMaximumDelay
     self.reconnectGiveUpAfter = reconnectGiveUpAfter
+    self.resendWindow = resendWindow
     self.sync = sync
     self.autoAdvance = autoAdvance
   }
@@ -89,9 +94,15 @@ public actor ParticipantClient {
 
   private var nextCommandID: UInt64 = 1
   private var unanswered: [UInt64: GroupCommand] = [:]
+  /// When each unanswered command was asked for: a command older than the resend window is
+  /// not replayed after a reconnection (a pause from a minute ago would yank everyone
+  /// back); it is reported as dropped instead.
+  private var askedAt: [UInt64: LocalInstant] = [:]
   private var unansweredOrder: [UInt64] = []
   private var waiters: [UInt64: CheckedContinuation<Result<Void, ClientError>, Never>] = [:]
   private var earlyAnswers: [UInt64: Result<Void, ClientError>] = [:]
+  /// Commands whose caller stopped waiting (timed out); their late answers are not kept.
+  private var abandoned: Set<UInt64> = []
   private var messageSubscribers: [UInt64: MessageSubscriber] = [:]
   private var nextSubscriber: UInt64 = 1
 
@@ -201,6 +212,7 @@ public actor ParticipantClient {
     let id = nextCommandID
     nextCommandID += 1
     unanswered[id] = command
+    askedAt[id] = clock.localNow()
     unansweredOrder.append(id)
     if let connection, status == .connected {
       do { try await connection.send(.command(id: id, command)) } catch {
@@ -346,8 +358,22 @@ public actor ParticipantClient {
     if !welcome.resumed && configuration.autoAdvance {
       Task { await self.send(.setAutoAdvance(true)) }
     }
-    // Resend what the relay has not answered, then queued messages; it drops duplicates.
+    // Resend what the relay has not answered (it drops duplicates) unless it has gone
+    // stale, then queued messages.
     let connection = self.connection
+    let now = clock.localNow()
+    for id in unansweredOrder {
+      guard let command = unanswered[id], let asked = askedAt[id],
+        now.seconds(since: asked) > configuration.resendWindow
+      else { continue }
+      eventSink.yield(
+        .error(
+          "not sent: \(Self.describe(command)) — the connection was down for \(Int(now.seconds(since: asked))) s"
+        ))
+      answer(id, .failure(.timedOut(what: "the command", seconds: now.seconds(since: asked))))
+      unanswered[id] = nil
+      unansweredOrder.removeAll { $0 == id }
+    }
     let pendingCommands = unansweredOrder.compactMap { id in unanswered[id].map { (id, $0) } }
     let pendingMessages = unsentMessages
     unsentMessages = []
@@ -513,19 +539,34 @@ public actor ParticipantClient {
 
   private func answer(_ id: UInt64, _ result: Result<Void, ClientError>) {
     guard unanswered.removeValue(forKey: id) != nil else { return }
+    askedAt[id] = nil
     unansweredOrder.removeAll { $0 == id }
     if let waiter = waiters.removeValue(forKey: id) {
       waiter.resume(returning: result)
-    } else {
+    } else if abandoned.remove(id) == nil {
       earlyAnswers[id] = result
     }
   }
 
   private func expire(_ id: UInt64) {
     guard let waiter = waiters.removeValue(forKey: id) else { return }
+    abandoned.insert(id)
     // Still resent on reconnection: the relay de-duplicates by id.
     waiter.resume(
       returning: .failure(.timedOut(what: "the command", seconds: configuration.answerTimeout)))
+  }
+
+  /// A command in a few words, for messages.
+  static func describe(_ command: GroupCommand) -> String {
+    switch command {
+    case .play: "play"
+    case .pause(_, let at): "pause at \(TimeFormat.clock(at))"
+    case .seek(_, let to): "seek to \(TimeFormat.clock(to))"
+    case .setRate(_, let rate): "speed \(rate)"
+    case .replace(_, let item, _): "switch to \(item)"
+    case .start(_, let item): "start \(item)"
+    default: "\(command)".split(separator: "(").first.map(String.init) ?? "command"
+    }
   }
 
   // MARK: - Loops

@@ -267,3 +267,52 @@ struct TypedMessengerTests {
     await relay.stop()
   }
 }
+
+@Suite("Commands asked for while disconnected", .serialized)
+struct DisconnectedCommandTests {
+  @Test(
+    "a command asked for while the relay is unreachable is sent on reconnection, or reported as not sent once stale"
+  )
+  func resendWindow() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let memory = try #require(relay.memory)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob") { $0.resendWindow = 0.6 }
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    await eventually("bob sees the session") { await bob.groupState.session != nil }
+    try await bob.send(.join).get()
+    let errors = MessageLog()
+    Task {
+      for await event in bob.events { if case .error(let text) = event { await errors.add(text) } }
+    }
+
+    // Fresh: the seek asked for while down goes through once bob is back.
+    await memory.setRefusingConnections(true)
+    await memory.dropAllConnections()
+    await eventually("bob is reconnecting") { await bob.connectionStatus == .reconnecting }
+    let fresh = Task { await bob.seek(to: 30) }
+    try await Task.sleep(nanoseconds: 100_000_000)
+    await memory.setRefusingConnections(false)
+    await eventually("bob's seek applies after the reconnection") {
+      await ann.groupState.session?.timeline.itemTime == 30
+    }
+    _ = await fresh.value
+
+    // Stale: a pause asked for long before the connection came back is not replayed.
+    await memory.setRefusingConnections(true)
+    await memory.dropAllConnections()
+    await eventually("bob is reconnecting again") { await bob.connectionStatus == .reconnecting }
+    let stale = Task { await bob.pause() }
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    await memory.setRefusingConnections(false)
+    await eventually("bob is back") { await bob.connectionStatus == .connected }
+    await eventually("bob is told the pause was not sent") {
+      await errors.entries.contains { $0.hasPrefix("not sent: pause at") }
+    }
+    #expect(await ann.groupState.session?.status == .playing)
+    if case .success = await stale.value { Issue.record("the stale pause must not succeed") }
+    await ann.stop()
+    await bob.stop()
+    await relay.stop()
+  }
+}
