@@ -1,10 +1,10 @@
 import GroupSessions
 import Logging
 import Media
+import Narration
 import PlaybackCoordination
 import Relay
 import Rooms
-import Narration
 
 /// How a run behaves beyond what the script says.
 public struct DemoRunOptions: Sendable {

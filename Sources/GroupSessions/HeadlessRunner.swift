@@ -1,6 +1,6 @@
+import Narration
 import PlaybackCoordination
 import WireProtocol
-import Narration
 
 /// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),
 /// so that any program can drive and measure a participant.

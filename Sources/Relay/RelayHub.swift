@@ -125,7 +125,8 @@ actor RelayHub {
         let buffer = ByteBuffer(bytes: codec.encode(message))
         for id in to { write(buffer, to: id) }
       case .pong(let to, let id, let t0, let t1):
-        write(ByteBuffer(bytes: codec.encodePong(id: id, t0: t0, t1: t1, t2: clock.groupNow())), to: to)
+        write(
+          ByteBuffer(bytes: codec.encodePong(id: id, t0: t0, t1: t1, t2: clock.groupNow())), to: to)
       case .close(let id):
         // Finishing the stream lets the writer flush what is queued, then close.
         outlets.removeValue(forKey: id)?.continuation.finish()

@@ -45,7 +45,8 @@ public final class RelayServer: Sendable {
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: maximumFrame)))
-            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(
+              wrappingChannelSynchronously: channel)
           }
         }
     } catch {
@@ -71,7 +72,8 @@ public final class RelayServer: Sendable {
       }
     }
     logger.info("relay listening on \(host):\(boundPort)")
-    return RelayServer(host: host, port: boundPort, hub: hub, serverChannel: serverChannel, runTask: runTask)
+    return RelayServer(
+      host: host, port: boundPort, hub: hub, serverChannel: serverChannel, runTask: runTask)
   }
 
   /// Stops accepting and closes every connection.

@@ -28,8 +28,10 @@ struct Cowatch: AsyncParsableCommand {
         if !text.isEmpty { Console.line(text) }
         Foundation.exit(0)
       }
-      let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
-      Console.error("cowatch: \(message.replacingOccurrences(of: "Error: ", with: "")) (see cowatch --help)")
+      let message =
+        self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
+      Console.error(
+        "cowatch: \(message.replacingOccurrences(of: "Error: ", with: "")) (see cowatch --help)")
       Foundation.exit(code.rawValue)
     }
   }

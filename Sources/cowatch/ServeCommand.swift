@@ -15,9 +15,15 @@ struct ServeCommand: AsyncParsableCommand {
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
-    guard maxParticipants >= 1 else { throw ValidationError("--max-participants must be at least 1") }
-    guard heartbeatTimeout > 0 else { throw ValidationError("--heartbeat-timeout must be positive") }
-    guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    guard maxParticipants >= 1 else {
+      throw ValidationError("--max-participants must be at least 1")
+    }
+    guard heartbeatTimeout > 0 else {
+      throw ValidationError("--heartbeat-timeout must be positive")
+    }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("unknown --log-level \(logLevel)")
+    }
   }
 
   func run() async throws {

@@ -10,7 +10,9 @@ struct CommandLineTests {
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
 
-    let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "200"])
+    let ann = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "200",
+    ])
     defer { ann.terminate() }
     let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob", "--headless"])
     defer { bob.terminate() }
@@ -21,13 +23,17 @@ struct CommandLineTests {
     await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
     bob.send("join")
     await ann.waitForLine(containing: [#""kind":"joined""#, #""originator":"bob""#])
-    await ann.waitForLine(containing: [#""event":"sample""#, #""item":"harbour/s1e1""#, #""rate":1"#])
+    await ann.waitForLine(containing: [
+      #""event":"sample""#, #""item":"harbour/s1e1""#, #""rate":1"#,
+    ])
 
     ann.send("pause")
     let paused = await bob.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])
     #expect(paused?.contains("ann paused at 0:0") == true)
     bob.send("seek 1:00")
-    await ann.waitForLine(containing: [#""kind":"seeked""#, #""originator":"bob""#, "bob jumped to 1:00"])
+    await ann.waitForLine(containing: [
+      #""kind":"seeked""#, #""originator":"bob""#, "bob jumped to 1:00",
+    ])
     bob.send("teleport now")
     await bob.waitForLine(containing: [#""event":"error""#, "unknown action"])
     bob.send("status")
@@ -51,13 +57,15 @@ struct CommandLineTests {
     #expect(lines.first?.contains("cannot reach the relay at 127.0.0.1:1") == true)
   }
 
-  @Test("bad addresses and flags are one clear line and a non-zero exit", arguments: [
-    (["join", "no such host:77", "--name", "ann", "--headless"], "bad relay address"),
-    (["join", "127.0.0.1:99999", "--name", "ann", "--headless"], "bad relay address"),
-    (["serve", "--frobnicate"], "Unknown option"),
-    (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
-    (["demo", "--speed", "-3"], "speed"),
-  ])
+  @Test(
+    "bad addresses and flags are one clear line and a non-zero exit",
+    arguments: [
+      (["join", "no such host:77", "--name", "ann", "--headless"], "bad relay address"),
+      (["join", "127.0.0.1:99999", "--name", "ann", "--headless"], "bad relay address"),
+      (["serve", "--frobnicate"], "Unknown option"),
+      (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
+      (["demo", "--speed", "-3"], "speed"),
+    ])
   func badInvocations(arguments: [String], message: String) async throws {
     let p = try CowatchProcess(arguments)
     let status = await p.exitStatus()
