@@ -44,9 +44,6 @@ public struct HeadlessRunner: Sendable {
         }
         let output = await performer.perform(action)
         report(output, for: trimmed)
-        if action == .leave || action == .end {
-          // Stay in the room: a person may start or join another session.
-        }
       }
     } catch {
       emit(.object([("event", "error"), ("message", .string("reading input: \(error)"))]))
@@ -77,7 +74,6 @@ public struct HeadlessRunner: Sendable {
 
   private func forwardEvents() async {
     var lastParticipants: [Participant] = []
-    var state = GroupState()
     for await event in client.events {
       switch event {
       case .welcomed(let participant, let resumed):
@@ -87,7 +83,6 @@ public struct HeadlessRunner: Sendable {
             ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
           ]))
       case .state(let newState, let changes):
-        state = newState
         for change in changes where change.kind != .reported {
           var fields: [(String, JSONValue)] = [
             ("event", "change"), ("sequence", .int(Int64(change.sequence))),
@@ -133,7 +128,6 @@ public struct HeadlessRunner: Sendable {
         emit(.object([("event", "error"), ("message", .string(message))]))
       }
     }
-    _ = state
   }
 
   private func sample() async {

@@ -116,8 +116,8 @@ public actor ParticipantClient {
   private var syncSchedule: ClockSyncSchedule
 
   // Player bookkeeping.
-  private var lastObservation: PlayerObservation?
-  private var loadedItem: ItemID?
+  /// The session last reported to, so that joining a new one reports at once.
+  private var reportedSession: UInt64?
   private var readyRequested = false
   private var stalled = false
   private var advanceSentFor: ItemID?
@@ -437,6 +437,7 @@ public actor ParticipantClient {
         // The player waited for a clock: group times mean nothing locally before it.
         let current = state
         drivePlayer { coordinator, now, clock in coordinator.adopt(current, at: now, clock: clock) }
+        reportIfNewSession()
       }
     case .message(let from, let name, _, let kind, let body):
       eventSink.yield(.message(from: from, name: name, kind: kind, body: body))
@@ -491,6 +492,16 @@ public actor ParticipantClient {
     if player == nil, let me, let mine = newState.participant(me), newState.session != nil {
       requestReadyIfNeeded(mine)
     }
+    reportIfNewSession()
+  }
+
+  /// Reports at once on joining a session (once a clock estimate exists).
+  private func reportIfNewSession() {
+    guard estimate != nil, let me, state.participant(me)?.isJoined == true,
+      let session = state.session, session.id != reportedSession
+    else { return }
+    reportedSession = session.id
+    Task { await self.report() }
   }
 
   /// Tells the group this participant is ready, once per time it is shown as not ready.
@@ -587,31 +598,27 @@ public actor ParticipantClient {
     }
   }
 
-  /// Reports link and player figures: at once after joining (so that the first
-  /// coordinated start already allows for this player's start-up latency), then every
-  /// report interval.
+  /// Reports link and player figures every report interval; ``receive(_:events:)`` also
+  /// reports at once after joining a session, so that the first coordinated start already
+  /// allows for this player's start-up latency.
   private func reportLoop() async {
-    var lastReport: LocalInstant?
-    var reportedFor: UInt64?
     while !Task.isCancelled && !stopped {
-      await clock.sleep(seconds: 0.05)
-      guard status == .connected, let estimate, let me, let mine = state.participant(me),
-        mine.isJoined, let session = state.session
-      else { continue }
-      let now = clock.localNow()
-      let due =
-        reportedFor != session.id
-        || lastReport.map { now.seconds(since: $0) >= configuration.reportInterval } ?? true
-      guard due else { continue }
-      lastReport = now
-      reportedFor = session.id
-      let offset = coordinator?.lastGap
-      // Without a player there is nothing to start; with one, its measured start-up
-      // latency (a cautious guess until measured) widens the coordinated-start delay.
-      let latency = player == nil ? 0 : (coordinator?.startupLatency ?? 0.3)
-      _ = await send(
-        .report(roundTrip: estimate.roundTrip, startupLatency: latency, playerOffset: offset))
+      await clock.sleep(seconds: configuration.reportInterval)
+      await report()
     }
+  }
+
+  private func report() async {
+    guard status == .connected, let estimate, let me, state.participant(me)?.isJoined == true,
+      let session = state.session
+    else { return }
+    reportedSession = session.id
+    // Without a player there is nothing to start; with one, its measured start-up latency
+    // (a cautious guess until measured) widens the coordinated-start delay.
+    let latency = player == nil ? 0 : (coordinator?.startupLatency ?? 0.3)
+    _ = await send(
+      .report(
+        roundTrip: estimate.roundTrip, startupLatency: latency, playerOffset: coordinator?.lastGap))
   }
 
   private func playerLoop() async {
@@ -627,7 +634,6 @@ public actor ParticipantClient {
     guard let player, let me else { return }
     let now = clock.localNow()
     let seen = player.observe(at: now)
-    lastObservation = seen
     drivePlayer { coordinator, now, clock in coordinator.correct(seen, at: now, clock: clock) }
     guard let session = state.session, let mine = state.participant(me), mine.isJoined else {
       return
@@ -660,7 +666,6 @@ public actor ParticipantClient {
     let commands = body(&coordinator, now, clock)
     self.coordinator = coordinator
     for command in commands {
-      if case .load(let item, _) = command { loadedItem = item }
       player.perform(command, at: now)
     }
   }

@@ -1,12 +1,9 @@
 /// Why a participant has detached from the group. Open-ended like
 /// `AVCoordinatedPlaybackSuspension.Reason`: the well-known reasons are constants, and any
 /// other string is a custom reason shown to everyone as it is.
-public struct SuspensionReason: Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
-  ExpressibleByStringLiteral
-{
+public struct SuspensionReason: StringIdentifier {
   public var rawValue: String
   public init(_ rawValue: String) { self.rawValue = rawValue }
-  public init(stringLiteral value: String) { self.rawValue = value }
 
   /// Something else took over, e.g. a call came in.
   public static let interrupted = SuspensionReason("interrupted")
@@ -16,14 +13,4 @@ public struct SuspensionReason: Hashable, Comparable, Sendable, Codable, CustomS
   public static let userActionRequired = SuspensionReason("userActionRequired")
   /// The participant is scrubbing and will propose a new time.
   public static let changingTime = SuspensionReason("changingTime")
-
-  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
-  public var description: String { rawValue }
-  public init(from decoder: any Decoder) throws {
-    rawValue = try decoder.singleValueContainer().decode(String.self)
-  }
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.singleValueContainer()
-    try c.encode(rawValue)
-  }
 }
