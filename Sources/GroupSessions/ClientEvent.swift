@@ -40,7 +40,9 @@ public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
 
 /// What a participant client reports, in order.
 public enum ClientEvent: Sendable {
-  case welcomed(participant: ParticipantID, resumed: Bool)
+  /// Entered (or re-entered) the room. `relayEpoch` changes when the relay restarted:
+  /// sequence numbers start again, so whoever tracks them must start over.
+  case welcomed(participant: ParticipantID, resumed: Bool, relayEpoch: String)
   /// A new group state with the changes that led to it (none for a refresh).
   case state(GroupState, events: [ChangeEvent])
   case connection(ConnectionStatus)

@@ -76,7 +76,7 @@ public struct HeadlessRunner: Sendable {
     var lastParticipants: [Participant] = []
     for await event in client.events {
       switch event {
-      case .welcomed(let participant, let resumed):
+      case .welcomed(let participant, let resumed, _):
         emit(
           .object([
             ("event", "welcome"), ("participant", .string(participant.rawValue)),

@@ -255,6 +255,25 @@ public actor ParticipantClient {
     await send(.setRate(item: state.session?.item.id, rate: rate))
   }
 
+  /// Seeks by `delta` seconds from the position this participant last asked for (or, with
+  /// nothing asked, where the group is), so that quick repeated seeks add up.
+  @discardableResult
+  public func seek(by delta: Double) async -> Result<Void, ClientError> {
+    guard let session = state.session else { return .failure(.notInSession) }
+    let from = currentPosition() ?? session.timeline.itemTime
+    return await seek(to: min(max(from + delta, 0), session.item.duration))
+  }
+
+  /// Changes the group's rate by `delta` from the rate this participant last asked for,
+  /// kept within the relay's allowed range, so that quick repeated steps add up.
+  @discardableResult
+  public func changeRate(by delta: Double) async -> Result<Void, ClientError> {
+    guard let session = state.session else { return .failure(.notInSession) }
+    let allowed = replica?.configuration.allowedRates ?? 0.25...2
+    let rate = min(max(session.intendedRate + delta, allowed.lowerBound), allowed.upperBound)
+    return await setRate(rate)
+  }
+
   /// Sends a messenger payload, reliable and ordered per sender (queued while
   /// reconnecting).
   public func sendMessage(kind: String, body: String, to recipients: Recipients = .all) async {
@@ -351,7 +370,10 @@ public actor ParticipantClient {
         participant: welcome.participant, configuration: configuration.sync)
     }
     setStatus(.connected)
-    eventSink.yield(.welcomed(participant: welcome.participant, resumed: welcome.resumed))
+    eventSink.yield(
+      .welcomed(
+        participant: welcome.participant, resumed: welcome.resumed,
+        relayEpoch: welcome.relayEpoch))
     replica = GroupEngine(configuration: welcome.configuration, state: welcome.state)
     resyncing = false
     receive(welcome.state, events: [])

@@ -15,8 +15,12 @@ public struct RelayCore: Sendable {
   private var random: SeededGenerator
   private var lastSweep: GroupInstant?
 
-  public init(configuration: RelayConfiguration = .init(), seed: UInt64) {
+  /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
+  public let epoch: String
+
+  public init(configuration: RelayConfiguration = .init(), seed: UInt64, epoch: String = "") {
     self.configuration = configuration
+    self.epoch = epoch
     self.random = SeededGenerator(seed: seed)
   }
 
@@ -215,7 +219,8 @@ public struct RelayCore: Sendable {
       let welcome = Welcome(
         participant: resume.participant, room: roomName,
         resume: ResumeToken(participant: resume.participant, secret: member.secret),
-        configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true)
+        configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
+        relayEpoch: epoch)
       actions.insert(.send(.welcome(welcome), to: id), at: 0)
       actions += pending.map { .send($0, to: id) }
       actions.append(.log(.info, "\(roomName)/\(resume.participant) resumed on \(id)"))
@@ -246,7 +251,8 @@ public struct RelayCore: Sendable {
       let welcome = Welcome(
         participant: participant, room: roomName,
         resume: ResumeToken(participant: participant, secret: secret),
-        configuration: configuration.engine, state: engine.state, resumed: false)
+        configuration: configuration.engine, state: engine.state, resumed: false,
+        relayEpoch: epoch)
       var actions: [RelayAction] = [
         .send(.welcome(welcome), to: id),
         .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)"),

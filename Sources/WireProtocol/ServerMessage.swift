@@ -34,10 +34,13 @@ public struct Welcome: Hashable, Sendable, Codable {
   public var state: GroupState
   /// True when this connection resumed an existing place in the room.
   public var resumed: Bool
+  /// Chosen at random when the relay process starts: a participant that sees it change
+  /// knows the relay restarted (its sequence numbers start again).
+  public var relayEpoch: String
 
   public init(
     participant: ParticipantID, room: String, resume: ResumeToken,
-    configuration: EngineConfiguration, state: GroupState, resumed: Bool
+    configuration: EngineConfiguration, state: GroupState, resumed: Bool, relayEpoch: String
   ) {
     self.participant = participant
     self.room = room
@@ -45,6 +48,7 @@ public struct Welcome: Hashable, Sendable, Codable {
     self.configuration = configuration
     self.state = state
     self.resumed = resumed
+    self.relayEpoch = relayEpoch
   }
 }
 

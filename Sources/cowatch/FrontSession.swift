@@ -146,7 +146,7 @@ struct FrontSession {
 
   private mutating func receive(_ event: ClientEvent) {
     switch event {
-    case .welcomed(let participant, _):
+    case .welcomed(let participant, _, _):
       model.localParticipant = participant
     case .state(let state, let events):
       model.group = state

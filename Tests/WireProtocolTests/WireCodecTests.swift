@@ -50,7 +50,8 @@ struct WireCodecTests {
       .welcome(
         Welcome(
           participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "x"),
-          configuration: EngineConfiguration(), state: state, resumed: false)),
+          configuration: EngineConfiguration(), state: state, resumed: false,
+          relayEpoch: "e1")),
       .update(state: state, events: [event]),
       .accepted(id: 3, sequence: 4),
       .rejected(id: 4, reason: .staleItem(sent: "a/b", current: "c/d")),
