@@ -26,21 +26,46 @@ let package = Package(
     .target(name: "WireProtocol", dependencies: ["PlaybackCoordination"]),
     // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
     .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol"]),
-    // Participant side: Transport protocol, in-memory transport, session client.
+    // The Transport protocol and the clocks, below both sides of the wire.
+    .target(name: "Transports", dependencies: ["PlaybackCoordination", "WireProtocol"]),
+    // The participant's protocol logic as a state machine (ParticipantCore). Pure.
+    .target(
+      name: "Participation", dependencies: ["PlaybackCoordination", "WireProtocol", "Transports"]),
+    // The relay's one runtime for every transport: runs Rooms, one outlet policy, one tick
+    // loop; and the in-memory relay built on it.
+    .target(
+      name: "RelayRuntime",
+      dependencies: [
+        "PlaybackCoordination", "WireProtocol", "Rooms", "Transports",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "Narration",
+        "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    // SwiftNIO edge: TCP relay server and TCP client transport.
+    // SwiftNIO line framing shared by the TCP server and client.
     .target(
-      name: "Relay",
+      name: "TCPFraming",
+      dependencies: ["WireProtocol", .product(name: "NIOCore", package: "swift-nio")]),
+    // The TCP relay server.
+    .target(
+      name: "TCPRelayServer",
       dependencies: [
-        "WireProtocol", "Rooms", "GroupSessions",
+        "PlaybackCoordination", "Rooms", "RelayRuntime", "TCPFraming", "Transports",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    // The TCP client transport.
+    .target(
+      name: "TCPRelayClient",
+      dependencies: [
+        "WireProtocol", "TCPFraming", "Transports",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // Catalog, subtitles, simulated player.
     .target(
@@ -58,13 +83,15 @@ let package = Package(
     .target(
       name: "DemoScript",
       dependencies: [
-        "PlaybackCoordination", "GroupSessions", "Relay", "Media", "TerminalFront", "Narration",
+        "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media",
+        "TerminalFront", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
+        "TCPRelayClient", "Media",
         "TerminalFront", "DemoScript", "Narration",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -72,16 +99,24 @@ let package = Package(
     .executableTarget(
       name: "cowatch-bench",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
+        "TCPRelayClient", "Media",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
-    .testTarget(name: "RoomsTests", dependencies: ["Rooms", "WireProtocol"]),
+    .testTarget(
+      name: "RoomsTests",
+      dependencies: ["Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports"]),
+    .testTarget(
+      name: "ParticipationTests",
+      dependencies: ["Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime", "Transports"]),
     .testTarget(
       name: "GroupSessionsTests",
-      dependencies: ["GroupSessions", "Relay", "Rooms", "WireProtocol", "Media",
+      dependencies: [
+        "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
+        "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),

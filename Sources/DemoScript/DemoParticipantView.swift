@@ -1,4 +1,6 @@
 import GroupSessions
+import Participation
+import Transports
 import Media
 
 /// Everything a screen needs to follow one scripted participant: what its session client

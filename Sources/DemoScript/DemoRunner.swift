@@ -1,9 +1,12 @@
 import GroupSessions
+import Participation
+import Transports
 import Logging
 import Media
 import Narration
 import PlaybackCoordination
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 
 /// How a run behaves beyond what the script says.

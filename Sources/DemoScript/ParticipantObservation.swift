@@ -1,5 +1,7 @@
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import PlaybackCoordination
 
 /// What one participant shows at an instant, as `expect` lines see it.

@@ -1,4 +1,6 @@
 import GroupSessions
+import Participation
+import Transports
 import PlaybackCoordination
 
 /// A script that cannot run, with the line to fix. Every line is checked before anything

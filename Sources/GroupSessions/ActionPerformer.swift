@@ -1,3 +1,4 @@
+import Participation
 import PlaybackCoordination
 import WireProtocol
 

@@ -1,4 +1,5 @@
 import Foundation
+import Participation
 import PlaybackCoordination
 import WireProtocol
 
@@ -28,7 +29,7 @@ extension ParticipantClient {
     } catch {
       throw .invalid("cannot encode \(Message.kind) message: \(error)")
     }
-    await sendMessage(kind: Message.kind, body: body, to: recipients)
+    sendMessage(kind: Message.kind, body: body, to: recipients)
   }
 
   /// The messages of one type from now on, as they arrive, for as long as the caller

@@ -1,5 +1,7 @@
 import Narration
+import Participation
 import PlaybackCoordination
+import Transports
 import WireProtocol
 
 /// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),

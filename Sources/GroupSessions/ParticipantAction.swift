@@ -1,3 +1,4 @@
+import Participation
 import PlaybackCoordination
 
 /// One thing a participant can do, in the words headless mode and demo scripts share

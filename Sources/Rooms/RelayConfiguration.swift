@@ -20,6 +20,14 @@ public struct RelayConfiguration: Sendable, Hashable {
   public var reconnectGrace: Double
   /// Messenger payloads kept for a member while it is disconnected.
   public var maximumPendingMessages: Int
+  /// How many of a member's latest request ids the relay remembers the answers to, so
+  /// that requests resent after a reconnection apply once. Participants keep fewer than
+  /// this unanswered.
+  public var requestWindow: Int
+  /// Bytes written to a connection and not yet taken by its reader before the relay
+  /// counts it as too slow and closes it (it can resume), so that one stuck reader never
+  /// grows the relay's memory.
+  public var maximumQueuedBytes: Int
   public var engine: EngineConfiguration
 
   public init(
@@ -32,6 +40,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     helloTimeout: Double = 5,
     reconnectGrace: Double = 6,
     maximumPendingMessages: Int = 256,
+    requestWindow: Int = 512,
+    maximumQueuedBytes: Int = 1 << 20,
     engine: EngineConfiguration = .init()
   ) {
     self.maximumFrameBytes = maximumFrameBytes
@@ -43,6 +53,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.helloTimeout = helloTimeout
     self.reconnectGrace = reconnectGrace
     self.maximumPendingMessages = maximumPendingMessages
+    self.requestWindow = requestWindow
+    self.maximumQueuedBytes = maximumQueuedBytes
     self.engine = engine
   }
 }

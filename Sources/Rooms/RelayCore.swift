@@ -39,8 +39,7 @@ public struct RelayCore: Sendable {
     var secret: String
     var connection: ConnectionID?
     var disconnectedAt: GroupInstant?
-    var lastCommandID: UInt64 = 0
-    var lastMessageSeq: UInt64 = 0
+    var requests: RequestWindow
     var pending: [ServerMessage] = []
   }
 
@@ -124,12 +123,20 @@ public struct RelayCore: Sendable {
     case .ping(let pingID, let t0):
       return [.pong(to: id, id: pingID, t0: t0, t1: now)]
     case .command(let commandID, let command):
-      return apply(
-        command, id: commandID, from: member.participant, in: member.room, via: id, at: now)
+      return request(commandID, from: member.participant, in: member.room, via: id) {
+        $0.apply(command, id: commandID, from: member.participant, in: member.room, at: now)
+      }
     case .send(let seq, let to, let kind, let body):
-      return deliver(
-        seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room,
-        via: id)
+      return request(seq, from: member.participant, in: member.room, via: id) {
+        $0.deliver(
+          seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room)
+      }
+    case .expire(let requestID):
+      return request(requestID, from: member.participant, in: member.room, via: id) { _ in
+        let reason = Rejection.invalidValue(
+          "not applied: it waited too long for the connection to come back")
+        return ([], .rejected(id: requestID, reason: reason))
+      }
     case .resync:
       guard let state = rooms[member.room]?.engine.state else { return [] }
       return [.send(.update(state: state, events: []), to: id)]
@@ -245,7 +252,9 @@ public struct RelayCore: Sendable {
     case .success:
       room.engine = engine
       room.engineDeadline = engine.nextDeadline()
-      room.members[participant] = Member(name: name, secret: secret, connection: id)
+      room.members[participant] = Member(
+        name: name, secret: secret, connection: id,
+        requests: RequestWindow(capacity: configuration.requestWindow))
       rooms[roomName] = room
       connections[id]?.member = (roomName, participant)
       let welcome = Welcome(
@@ -280,44 +289,57 @@ public struct RelayCore: Sendable {
     return broadcastStep(in: roomName, before: before, at: now, input: .tick)
   }
 
+  /// Runs one request (a command or a messenger payload) exactly once: a resent id gets
+  /// the answer it got the first time, a new one is applied and its answer remembered.
+  private mutating func request(
+    _ requestID: UInt64, from participant: ParticipantID, in roomName: String,
+    via connection: ConnectionID,
+    _ body: (inout RelayCore) -> (actions: [RelayAction], answer: ServerMessage)
+  ) -> [RelayAction] {
+    guard let member = rooms[roomName]?.members[participant] else { return [] }
+    switch member.requests.lookup(requestID) {
+    case .answered(let answer):
+      return [.send(answer, to: connection)]
+    case .forgotten:
+      let reason = Rejection.invalidValue(
+        "request \(requestID) is older than the last \(member.requests.capacity) and was not applied again")
+      return [.send(.rejected(id: requestID, reason: reason), to: connection)]
+    case .new:
+      let (actions, answer) = body(&self)
+      rooms[roomName]?.members[participant]?.requests.record(requestID, answer)
+      return actions + [.send(answer, to: connection)]
+    }
+  }
+
   private mutating func apply(
     _ command: GroupCommand, id commandID: UInt64, from participant: ParticipantID,
-    in roomName: String, via connection: ConnectionID, at now: GroupInstant
-  ) -> [RelayAction] {
+    in roomName: String, at now: GroupInstant
+  ) -> (actions: [RelayAction], answer: ServerMessage) {
     var actions = catchUp(roomName, at: now)
-    guard var room = rooms[roomName], var member = room.members[participant] else { return actions }
-    // A command resent after a reconnection that already applied: acknowledge again.
-    if commandID <= member.lastCommandID {
-      return actions + [
-        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection)
-      ]
+    guard var room = rooms[roomName] else {
+      return (actions, .rejected(id: commandID, reason: .unknownParticipant(participant)))
     }
     switch command {
     case .enter, .exit, .setConnected:
-      return actions + [
-        .send(
-          .rejected(id: commandID, reason: .invalidValue("only the relay sends that command")),
-          to: connection)
-      ]
+      return (
+        actions,
+        .rejected(id: commandID, reason: .invalidValue("only the relay sends that command"))
+      )
     default: break
     }
-    member.lastCommandID = commandID
-    room.members[participant] = member
     let before = room.engine.state.sequence
     let result = room.engine.apply(command, from: participant, at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
     switch result {
     case .failure(let rejection):
-      return actions + [.send(.rejected(id: commandID, reason: rejection), to: connection)]
+      return (actions, .rejected(id: commandID, reason: rejection))
     case .success:
       // The step first: when the sender hears "accepted", its replica already shows the
       // change it asked for.
       actions += broadcastStep(
         in: roomName, before: before, at: now, input: .command(command, from: participant))
-      actions.append(
-        .send(.accepted(id: commandID, sequence: room.engine.state.sequence), to: connection))
-      return actions
+      return (actions, .accepted(id: commandID, sequence: room.engine.state.sequence))
     }
   }
 
@@ -343,19 +365,15 @@ public struct RelayCore: Sendable {
 
   private mutating func deliver(
     seq: UInt64, to recipients: Recipients, kind: String, body: String,
-    from participant: ParticipantID, in roomName: String, via connection: ConnectionID
-  ) -> [RelayAction] {
-    guard var room = rooms[roomName], var sender = room.members[participant] else { return [] }
-    if seq <= sender.lastMessageSeq { return [] }
+    from participant: ParticipantID, in roomName: String
+  ) -> (actions: [RelayAction], answer: ServerMessage) {
+    guard var room = rooms[roomName], let sender = room.members[participant] else {
+      return ([], .rejected(id: seq, reason: .unknownParticipant(participant)))
+    }
     if body.utf8.count + kind.utf8.count > configuration.maximumMessageBytes {
-      return [
-        .send(
-          .error(
-            code: .messageTooLarge,
-            message:
-              "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit",
-            fatal: false), to: connection)
-      ]
+      let text =
+        "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit"
+      return ([], .rejected(id: seq, reason: .invalidValue(text)))
     }
     let targets: [ParticipantID]
     switch recipients {
@@ -364,18 +382,11 @@ public struct RelayCore: Sendable {
     case .only(let ids):
       let unknown = ids.filter { room.members[$0] == nil }
       guard unknown.isEmpty else {
-        return [
-          .send(
-            .error(
-              code: .unknownRecipient,
-              message: "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))",
-              fatal: false), to: connection)
-        ]
+        let text = "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))"
+        return ([], .rejected(id: seq, reason: .invalidValue(text)))
       }
       targets = Array(Set(ids)).sorted()
     }
-    sender.lastMessageSeq = seq
-    room.members[participant] = sender
     let message = ServerMessage.message(
       from: participant, fromName: sender.name, seq: seq, kind: kind, body: body)
     var live: [ConnectionID] = []
@@ -389,7 +400,8 @@ public struct RelayCore: Sendable {
       }
     }
     rooms[roomName] = room
-    return live.isEmpty ? [] : [.broadcast(message, to: live)]
+    let sequence = room.engine.state.sequence
+    return (live.isEmpty ? [] : [.broadcast(message, to: live)], .accepted(id: seq, sequence: sequence))
   }
 
   // MARK: - Membership housekeeping

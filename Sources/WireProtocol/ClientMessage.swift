@@ -12,14 +12,19 @@ public enum ClientMessage: Hashable, Sendable {
   /// First message on a connection. `resume` (from a previous `welcome`) rebinds the
   /// connection to the same participant after a dropped connection.
   case hello(version: Int, name: String, room: String, resume: ResumeToken?)
-  /// A group command; `id` increases per participant so the relay can drop duplicates
-  /// resent after a reconnection.
+  /// A group command. `id` is a request id: it increases per participant across commands
+  /// and messenger payloads, and the relay answers each with `accepted` or `rejected`
+  /// once, however often it is resent.
   case command(id: UInt64, GroupCommand)
   /// Clock sync and heartbeat: `t0` is the sender's local time.
   case ping(id: UInt64, t0: LocalInstant)
-  /// A messenger payload (chat, reactions, ...); `seq` increases per sender for
-  /// de-duplication after a reconnection.
+  /// A messenger payload (chat, reactions, ...); `seq` is a request id from the same
+  /// counter as commands' ids, answered with `accepted` or `rejected`.
   case send(seq: UInt64, to: Recipients, kind: String, body: String)
+  /// Settles a request sent before a reconnection that has since gone stale: if the relay
+  /// applied `id` it answers as it did then; otherwise it never applies it and answers
+  /// `rejected`. Either way the participant learns the request's fate exactly once.
+  case expire(id: UInt64)
   /// Asks for the whole room state (answered with `update`), after a missed step.
   case resync
   /// Leaving the room on purpose.
@@ -65,6 +70,8 @@ extension ClientMessage: Codable {
         to: try c.decode(Recipients.self, forKey: .to),
         kind: try c.decode(String.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body))
+    case "expire":
+      self = .expire(id: try c.decode(UInt64.self, forKey: .id))
     case "resync":
       self = .resync
     case "bye":
@@ -98,6 +105,9 @@ extension ClientMessage: Codable {
       try c.encode(to, forKey: .to)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
+    case .expire(let id):
+      try c.encode("expire", forKey: .type)
+      try c.encode(id, forKey: .id)
     case .resync:
       try c.encode("resync", forKey: .type)
     case .bye:

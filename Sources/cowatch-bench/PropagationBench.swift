@@ -1,8 +1,11 @@
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import Media
 import PlaybackCoordination
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 
 /// Play, pause and seek from one participant to applied at every other, over TCP on

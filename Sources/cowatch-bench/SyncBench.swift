@@ -1,8 +1,11 @@
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import Media
 import PlaybackCoordination
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 
 /// Pairwise divergence (max − min) of what every simulated player shows at one monotonic

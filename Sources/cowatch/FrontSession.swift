@@ -1,4 +1,6 @@
 import GroupSessions
+import Participation
+import Transports
 import Media
 import Narration
 import PlaybackCoordination

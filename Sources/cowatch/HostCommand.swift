@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import Logging
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 
 struct HostCommand: AsyncParsableCommand {

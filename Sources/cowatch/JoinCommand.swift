@@ -1,7 +1,10 @@
 import ArgumentParser
 import GroupSessions
+import Participation
+import Transports
 import Logging
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 
 struct JoinCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

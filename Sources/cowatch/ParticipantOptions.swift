@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import Logging
 import PlaybackCoordination
 

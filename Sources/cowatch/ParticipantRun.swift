@@ -1,5 +1,7 @@
 import Foundation
 import GroupSessions
+import Participation
+import Transports
 import Logging
 import PlaybackCoordination
 

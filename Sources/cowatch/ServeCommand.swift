@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 
 struct ServeCommand: AsyncParsableCommand {

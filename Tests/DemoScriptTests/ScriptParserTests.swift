@@ -1,5 +1,7 @@
 import DemoScript
 import GroupSessions
+import Participation
+import Transports
 import Media
 import PlaybackCoordination
 import Testing

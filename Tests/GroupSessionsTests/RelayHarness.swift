@@ -1,7 +1,11 @@
 import GroupSessions
+import Participation
+import Transports
 import Logging
 import PlaybackCoordination
-import Relay
+import RelayRuntime
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 import Testing
 import WireProtocol
@@ -28,8 +32,8 @@ final class RelayHarness: Sendable {
     let clock = MonotonicClock(offsetNanoseconds: Self.relayClockOffset)
     switch kind {
     case .inMemory:
-      let relay = InMemoryRelay(configuration: configuration, clock: clock, seed: 42)
-      await relay.start()
+      let relay = InMemoryRelay(configuration: configuration, clock: clock)
+      relay.start()
       memory = relay
       server = nil
     case .tcp:
@@ -71,13 +75,13 @@ final class RelayHarness: Sendable {
   }
 
   func dropAllConnections() async {
-    if let memory { await memory.dropAllConnections() }
-    if let server { await server.dropAllConnections() }
+    if let memory { memory.dropAllConnections() }
+    if let server { server.dropAllConnections() }
   }
 
   func state(ofRoom room: String) async -> GroupState? {
-    if let memory { return await memory.state(ofRoom: room) }
-    return await server!.state(ofRoom: room)
+    if let memory { return memory.state(ofRoom: room) }
+    return server!.state(ofRoom: room)
   }
 
   func stop() async {

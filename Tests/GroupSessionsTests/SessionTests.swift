@@ -1,6 +1,9 @@
 import GroupSessions
+import Participation
+import Transports
 import PlaybackCoordination
-import Relay
+import TCPRelayClient
+import TCPRelayServer
 import Rooms
 import Testing
 import WireProtocol
@@ -288,24 +291,24 @@ struct DisconnectedCommandTests {
     }
 
     // Fresh: the seek asked for while down goes through once bob is back.
-    await memory.setRefusingConnections(true)
-    await memory.dropAllConnections()
+    memory.setRefusingConnections(true)
+    memory.dropAllConnections()
     await eventually("bob is reconnecting") { await bob.connectionStatus == .reconnecting }
     let fresh = Task { await bob.seek(to: 30) }
     try await Task.sleep(nanoseconds: 100_000_000)
-    await memory.setRefusingConnections(false)
+    memory.setRefusingConnections(false)
     await eventually("bob's seek applies after the reconnection") {
       await ann.groupState.session?.timeline.itemTime == 30
     }
     _ = await fresh.value
 
     // Stale: a pause asked for long before the connection came back is not replayed.
-    await memory.setRefusingConnections(true)
-    await memory.dropAllConnections()
+    memory.setRefusingConnections(true)
+    memory.dropAllConnections()
     await eventually("bob is reconnecting again") { await bob.connectionStatus == .reconnecting }
     let stale = Task { await bob.pause() }
     try await Task.sleep(nanoseconds: 1_000_000_000)
-    await memory.setRefusingConnections(false)
+    memory.setRefusingConnections(false)
     await eventually("bob is back") { await bob.connectionStatus == .connected }
     await eventually("bob is told the pause was not sent") {
       await errors.entries.contains { $0.hasPrefix("not sent: pause at") }

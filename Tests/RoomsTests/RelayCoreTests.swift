@@ -72,6 +72,19 @@ struct RelayDriver {
     for m in outbox[ConnectionID(id)] ?? [] { if case .welcome(let w) = m { return w } }
     return nil
   }
+  /// The ids the relay rejected on this connection, with the reasons' text.
+  func rejections(_ id: UInt64) -> [(UInt64, String)] {
+    (outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .rejected(let requestID, let reason) = $0 { (requestID, reason.description) } else { nil }
+    }
+  }
+
+  func accepted(_ id: UInt64) -> [UInt64] {
+    (outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .accepted(let requestID, _) = $0 { requestID } else { nil }
+    }
+  }
+
   func errors(_ id: UInt64) -> [ErrorCode] {
     (outbox[ConnectionID(id)] ?? []).compactMap {
       if case .error(let c, _, _) = $0 { c } else { nil }
@@ -238,7 +251,9 @@ struct RelayCoreTests {
     #expect(r.lastState(1)?.participants.count == 1)
   }
 
-  @Test("messages go to everyone else, or only to the chosen ones; unknown recipients are an error")
+  @Test(
+    "messages go to everyone else, or only to the chosen ones; each is answered; unknown recipients are refused"
+  )
   func messenger() throws {
     var r = RelayDriver()
     r.hello(1, "ann")
@@ -256,7 +271,9 @@ struct RelayCoreTests {
     #expect(bodies(2) == ["psst", "hi"])
     #expect(bodies(3) == ["hi"])
     #expect(bodies(1) == [])
-    #expect(r.errors(1) == [.unknownRecipient])
+    #expect(r.accepted(1).suffix(2) == [1, 2])
+    #expect(r.rejections(1).map(\.0) == [3])
+    #expect(r.rejections(1).first?.1.contains("not in this room: nobody") == true)
   }
 
   @Test("an oversized message is refused and the connection stays open")
@@ -267,7 +284,8 @@ struct RelayCoreTests {
     r.hello(1, "ann")
     r.hello(2, "bob")
     r.send(.send(seq: 1, to: .all, kind: "chat", body: String(repeating: "x", count: 50)), from: 1)
-    #expect(r.errors(1) == [.messageTooLarge])
+    #expect(r.rejections(1).map(\.0) == [1])
+    #expect(r.rejections(1).first?.1.contains("over the 10-byte limit") == true)
     #expect(!r.closed.contains(ConnectionID(1)))
   }
 

@@ -14,8 +14,13 @@ public protocol TransportConnection: Sendable {
   /// What the relay sends, in order; finishes when the connection closes (with the error
   /// if bytes could not be decoded).
   var inbound: AsyncThrowingStream<ServerMessage, any Error> { get }
-  /// Queues a message; throws if the connection is closed.
-  func send(_ message: ClientMessage) async throws(TransportError)
+  /// Queues a message behind those queued before it and returns at once.
+  ///
+  /// Synchronous on purpose: the order of calls is the order on the wire, so a caller
+  /// that assigns ids in order never sees them overtake each other. Throws if the
+  /// connection is closed.
+  func send(_ message: ClientMessage) throws(TransportError)
+  /// Sends what is queued, then closes.
   func close() async
 }
 

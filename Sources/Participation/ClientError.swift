@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import Transports
 import WireProtocol
 
 /// Why a participant could not do what it asked.

@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import Transports
 import WireProtocol
 
 /// Whether a participant is connected to its relay.
@@ -39,7 +40,7 @@ public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What a participant client reports, in order.
-public enum ClientEvent: Sendable {
+public enum ClientEvent: Sendable, Hashable {
   /// Entered (or re-entered) the room. `relayEpoch` changes when the relay restarted:
   /// sequence numbers start again, so whoever tracks them must start over.
   case welcomed(participant: ParticipantID, resumed: Bool, relayEpoch: String)

@@ -9,16 +9,16 @@ public enum InboundFrame: Sendable, Hashable {
 
 /// Splits a TCP byte stream into lines with ``LineFramer``, so that an oversized line
 /// becomes a value the relay can answer with an error instead of a pipeline failure.
-struct LineFrameDecoder: ByteToMessageDecoder {
-  typealias InboundOut = InboundFrame
+public struct LineFrameDecoder: ByteToMessageDecoder {
+  public typealias InboundOut = InboundFrame
   private var framer: LineFramer
   private var failed = false
 
-  init(maximumFrameBytes: Int) {
+  public init(maximumFrameBytes: Int) {
     framer = LineFramer(maximumFrameBytes: maximumFrameBytes)
   }
 
-  mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
+  public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
     -> DecodingState
   {
     if failed {
@@ -37,7 +37,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
     return .needMoreData
   }
 
-  mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
+  public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
     throws -> DecodingState
   {
     _ = try decode(context: context, buffer: &buffer)

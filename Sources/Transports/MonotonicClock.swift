@@ -12,7 +12,7 @@ import PlaybackCoordination
 /// participants' (as separate machines' clocks do) and check the offset estimation
 /// against the known truth. The speed lets `cowatch demo --speed X` run a whole scenario —
 /// relay, players, timeouts and every sleep — X times faster, consistently.
-public struct MonotonicClock: Sendable {
+public struct MonotonicClock: SessionClock {
   public var offsetNanoseconds: Int64
   /// Clock seconds per real second.
   public var speed: Double
@@ -39,12 +39,9 @@ public struct MonotonicClock: Sendable {
     return origin &+ Int64((Double(real &- origin) * speed).rounded()) &+ offsetNanoseconds
   }
 
-  public func groupNow() -> GroupInstant { GroupInstant(nanoseconds: nanoseconds()) }
-  public func localNow() -> LocalInstant { LocalInstant(nanoseconds: nanoseconds()) }
-
-  /// Sleeps for `seconds` of this clock's time.
-  public func sleep(seconds: Double) async {
-    guard seconds > 0 else { return }
-    try? await Task.sleep(nanoseconds: UInt64(seconds / speed * 1e9))
+  public func sleep(untilNanoseconds deadline: Int64) async {
+    let remaining = deadline &- nanoseconds()
+    guard remaining > 0 else { return }
+    try? await Task.sleep(nanoseconds: UInt64(min(Double(remaining) / speed, 1e17)))
   }
 }

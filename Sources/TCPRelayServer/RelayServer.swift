@@ -1,29 +1,30 @@
-import GroupSessions
 import Logging
 import NIOCore
 import NIOPosix
 import PlaybackCoordination
+import RelayRuntime
 import Rooms
-import WireProtocol
+import TCPFraming
+import Transports
 
-/// The TCP relay: accepts participants with SwiftNIO's `NIOAsyncChannel`, feeds
-/// everything they send through one ``RelayCore`` and writes back what it says.
+/// The TCP relay: accepts participants with SwiftNIO and hands every line to one
+/// ``RelayRuntime`` on the connection's event loop. The runtime's tick loop is a child
+/// task of the server's run task, so stopping the server stops it.
 public final class RelayServer: Sendable {
   /// The address actually bound (the port is chosen by the system when 0 was asked).
   public let host: String
   public let port: Int
-  private let hub: RelayHub
-  private let serverChannel: NIOAsyncChannel<NIOAsyncChannel<InboundFrame, ByteBuffer>, Never>
+  public let runtime: RelayRuntime
+  private let serverChannel: any Channel
   private let runTask: Task<Void, Never>
 
   private init(
-    host: String, port: Int, hub: RelayHub,
-    serverChannel: NIOAsyncChannel<NIOAsyncChannel<InboundFrame, ByteBuffer>, Never>,
+    host: String, port: Int, runtime: RelayRuntime, serverChannel: any Channel,
     runTask: Task<Void, Never>
   ) {
     self.host = host
     self.port = port
-    self.hub = hub
+    self.runtime = runtime
     self.serverChannel = serverChannel
     self.runTask = runTask
   }
@@ -32,62 +33,53 @@ public final class RelayServer: Sendable {
   /// address cannot be bound.
   public static func start(
     host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
-    clock: MonotonicClock = .init(), logger: Logger = Logger(label: "cowatch.relay")
+    clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.relay")
   ) async throws(RelayServerError) -> RelayServer {
+    let runtime = RelayRuntime(configuration: configuration, clock: clock, logger: logger)
     let maximumFrame = configuration.maximumFrameBytes
-    let serverChannel: NIOAsyncChannel<NIOAsyncChannel<InboundFrame, ByteBuffer>, Never>
+    let serverChannel: any Channel
     do {
       serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.backlog, value: 1024)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-        .bind(host: host, port: port) { channel in
+        .childChannelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: maximumFrame)))
-            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(
-              wrappingChannelSynchronously: channel)
+            try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(runtime: runtime))
           }
         }
+        .bind(host: host, port: port).get()
     } catch {
       throw .cannotBind(host: host, port: port, reason: "\(error)")
     }
-    let boundPort = serverChannel.channel.localAddress?.port ?? port
-    let hub = RelayHub(
-      core: RelayCore(configuration: configuration, seed: UInt64.random(in: 1...UInt64.max)),
-      clock: clock, logger: logger)
-    await hub.startTicking()
+    let boundPort = serverChannel.localAddress?.port ?? port
     let runTask = Task {
       await withDiscardingTaskGroup { group in
-        do {
-          try await serverChannel.executeThenClose { inbound in
-            for try await child in inbound {
-              group.addTask { await hub.serve(child) }
-            }
-          }
-        } catch {
-          logger.notice("relay stopped accepting: \(error)")
-        }
+        group.addTask { await runtime.run() }
+        try? await serverChannel.closeFuture.get()
         group.cancelAll()
       }
+      runtime.stop()
     }
-    logger.info("relay listening on \(host):\(boundPort)")
+    logger.info("relay listening on \(host):\(boundPort) (epoch \(runtime.epoch))")
     return RelayServer(
-      host: host, port: boundPort, hub: hub, serverChannel: serverChannel, runTask: runTask)
+      host: host, port: boundPort, runtime: runtime, serverChannel: serverChannel,
+      runTask: runTask)
   }
 
-  /// Stops accepting and closes every connection.
+  /// Stops accepting, stops the tick loop and closes every connection.
   public func stop() async {
-    try? await serverChannel.channel.close()
-    await hub.closeAll()
-    runTask.cancel()
+    try? await serverChannel.close()
     await runTask.value
   }
 
   /// Closes every participant connection (they keep their places and reconnect).
-  public func dropAllConnections() async { await hub.closeAll() }
+  public func dropAllConnections() { runtime.dropAllConnections() }
 
-  public func state(ofRoom room: String) async -> GroupState? { await hub.state(ofRoom: room) }
+  public func state(ofRoom room: String) -> GroupState? { runtime.state(ofRoom: room) }
 
   /// Waits until the server is stopped.
   public func wait() async { await runTask.value }

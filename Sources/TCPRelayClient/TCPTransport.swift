@@ -1,6 +1,7 @@
-import GroupSessions
 import NIOCore
 import NIOPosix
+import TCPFraming
+import Transports
 import WireProtocol
 
 /// Connects participants to a relay over TCP: newline-delimited JSON, Nagle off.
@@ -56,23 +57,25 @@ public struct TCPTransport: Transport {
 
   public func connect() async throws(TransportError) -> any TransportConnection {
     let limit = maximumFrameBytes
-    let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
+    let (inbound, sink) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
+    let channel: any Channel
     do {
       channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelOption(.tcpOption(.tcp_nodelay), value: 1)
         .connectTimeout(.milliseconds(Int64(connectTimeout * 1000)))
-        .connect(host: host, port: port) { channel in
+        .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: limit)))
-            return try NIOAsyncChannel<InboundFrame, ByteBuffer>(
-              wrappingChannelSynchronously: channel)
+            try channel.pipeline.syncOperations.addHandler(ClientChannelHandler(sink: sink))
           }
         }
+        .connect(host: host, port: port).get()
     } catch {
+      sink.finish(throwing: error)
       throw .unreachable(endpoint: endpointDescription, reason: Self.simplify("\(error)"))
     }
-    return TCPConnection(channel)
+    return TCPConnection(channel: channel, inbound: inbound)
   }
 
   static func simplify(_ reason: String) -> String {
@@ -87,73 +90,70 @@ public struct TCPTransport: Transport {
   }
 }
 
-/// One TCP connection: a task owns the channel for its lifetime; sends go through an
-/// async stream to it.
+/// One TCP connection. Sends go straight into the channel (NIO runs them on its event
+/// loop in the order they were made); what arrives is decoded on the event loop and
+/// handed over through one stream.
 final class TCPConnection: TransportConnection {
   let inbound: AsyncThrowingStream<ServerMessage, any Error>
-  private let outgoing: AsyncStream<ByteBuffer>.Continuation
-  private let task: Task<Void, Never>
   private let channel: any Channel
+  private let codec = WireCodec()
 
-  init(_ asyncChannel: NIOAsyncChannel<InboundFrame, ByteBuffer>) {
-    let (inbound, inboundSink) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
-    let (outgoingStream, outgoing) = AsyncStream<ByteBuffer>.makeStream()
+  init(channel: any Channel, inbound: AsyncThrowingStream<ServerMessage, any Error>) {
+    self.channel = channel
     self.inbound = inbound
-    self.outgoing = outgoing
-    self.channel = asyncChannel.channel
-    task = Task {
-      let codec = WireCodec()
-      do {
-        try await asyncChannel.executeThenClose { frames, writer in
-          await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-              for await buffer in outgoingStream {
-                do { try await writer.write(buffer) } catch { break }
-              }
-              try? await asyncChannel.channel.close()
-            }
-            do {
-              for try await frame in frames {
-                switch frame {
-                case .line(let bytes):
-                  inboundSink.yield(try codec.decodeServer(bytes))
-                case .tooLarge(let limit):
-                  throw WireError.frameTooLarge(limit: limit)
-                }
-              }
-              inboundSink.finish()
-            } catch {
-              inboundSink.finish(throwing: error)
-            }
-            outgoing.finish()
-            group.cancelAll()
-          }
-        }
-      } catch {
-        inboundSink.finish(throwing: error)
-      }
-    }
   }
 
-  func send(_ message: ClientMessage) async throws(TransportError) {
-    let buffer = ByteBuffer(bytes: WireCodec().encode(message))
-    switch outgoing.yield(buffer) {
-    case .terminated: throw .closed
-    default: break
-    }
+  func send(_ message: ClientMessage) throws(TransportError) {
+    guard channel.isActive else { throw .closed }
+    channel.writeAndFlush(channel.allocator.buffer(bytes: codec.encode(message)), promise: nil)
   }
 
   func close() async {
-    // The writer sends what is queued (a goodbye, say) and then closes the channel
-    // itself; closing it here at once could drop those last lines. A peer that does not
-    // read gets half a second.
-    outgoing.finish()
+    // After what is queued (a goodbye, say) has gone; a peer that does not read gets half
+    // a second.
     let channel = self.channel
-    let deadline = Task {
-      try? await Task.sleep(nanoseconds: 500_000_000)
-      if !Task.isCancelled { try? await channel.close() }
+    channel.writeAndFlush(channel.allocator.buffer(capacity: 0)).whenComplete { _ in
+      channel.close(promise: nil)
     }
-    await task.value
+    let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(500)) {
+      channel.close(promise: nil)
+    }
+    try? await channel.closeFuture.get()
     deadline.cancel()
+  }
+}
+
+/// Decodes the relay's lines on the event loop and yields them; the stream ends when the
+/// connection does (with the error, if a line could not be decoded).
+final class ClientChannelHandler: ChannelInboundHandler {
+  typealias InboundIn = InboundFrame
+  private let sink: AsyncThrowingStream<ServerMessage, any Error>.Continuation
+  private let codec = WireCodec()
+
+  init(sink: AsyncThrowingStream<ServerMessage, any Error>.Continuation) { self.sink = sink }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch unwrapInboundIn(data) {
+    case .line(let bytes):
+      do throws(WireError) {
+        sink.yield(try codec.decodeServer(bytes))
+      } catch {
+        sink.finish(throwing: error)
+        context.close(promise: nil)
+      }
+    case .tooLarge(let limit):
+      sink.finish(throwing: WireError.frameTooLarge(limit: limit))
+      context.close(promise: nil)
+    }
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    sink.finish()
+    context.fireChannelInactive()
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    sink.finish(throwing: error)
+    context.close(promise: nil)
   }
 }

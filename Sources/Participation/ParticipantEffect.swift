@@ -1,0 +1,22 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// What the participant runtime must do after feeding an input to ``ParticipantCore``, in
+/// the order given.
+public enum ParticipantEffect: Sendable {
+  /// Open a new connection to the relay; report ``ParticipantCore/connected(at:)`` or
+  /// ``ParticipantCore/connectFailed(_:at:)``.
+  case connect
+  /// Queue a message on the current connection (in order).
+  case send(ClientMessage)
+  /// Close the current connection (after what is queued).
+  case closeConnection
+  case player(PlayerCommand)
+  case event(ClientEvent)
+  /// The request with this ticket is settled: wake whoever waits for it.
+  case answer(ticket: UInt64, Result<Void, ClientError>)
+  /// The first entry into the room succeeded or failed.
+  case started(Result<Void, ClientError>)
+  /// The participant has stopped: end the event stream, release everything.
+  case finished
+}

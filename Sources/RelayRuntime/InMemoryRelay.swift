@@ -1,0 +1,110 @@
+import Logging
+import PlaybackCoordination
+import Rooms
+import Synchronization
+import Transports
+import WireProtocol
+
+/// A relay in this process, reached through ``InMemoryTransport``: the same
+/// ``RelayRuntime`` as the TCP server, with pipes instead of sockets. Tests run the same
+/// session scenarios on it and on TCP; it can also drop every connection or refuse new
+/// ones to exercise reconnection.
+public final class InMemoryRelay: Sendable {
+  public let runtime: RelayRuntime
+  private let ticker = Mutex<Task<Void, Never>?>(nil)
+  private let refusing = Atomic<Bool>(false)
+
+  public init(
+    configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.relay.memory"), epoch: String? = nil
+  ) {
+    runtime = RelayRuntime(configuration: configuration, clock: clock, logger: logger, epoch: epoch)
+  }
+
+  /// Starts the tick loop that drives timeouts and engine deadlines.
+  public func start() {
+    ticker.withLock { task in
+      guard task == nil else { return }
+      let runtime = self.runtime
+      task = Task { await runtime.run() }
+    }
+  }
+
+  /// Stops the tick loop and closes every connection.
+  public func stop() async {
+    let task = ticker.withLock { task in
+      defer { task = nil }
+      return task
+    }
+    task?.cancel()
+    await task?.value
+    runtime.stop()
+  }
+
+  public var transport: InMemoryTransport { InMemoryTransport(relay: self) }
+
+  /// Closes every connection at once, as a network cut would.
+  public func dropAllConnections() { runtime.dropAllConnections() }
+
+  /// While refusing, new connections fail as an unreachable relay would.
+  public func setRefusingConnections(_ refusing: Bool) {
+    self.refusing.store(refusing, ordering: .relaxed)
+  }
+
+  public func state(ofRoom room: String) -> GroupState? { runtime.state(ofRoom: room) }
+  public var roomNames: [String] { runtime.roomNames }
+
+  fileprivate func open() throws(TransportError) -> InMemoryConnection {
+    let refused = TransportError.unreachable(endpoint: "in-memory relay", reason: "refused")
+    if refusing.load(ordering: .relaxed) { throw refused }
+    let pipe = InMemoryPipe()
+    guard let id = runtime.open(pipe) else { throw refused }
+    return InMemoryConnection(runtime: runtime, id: id, pipe: pipe)
+  }
+}
+
+/// The ``Transport`` of an ``InMemoryRelay``.
+public struct InMemoryTransport: Transport {
+  let relay: InMemoryRelay
+  public var endpointDescription: String { "in-memory relay" }
+
+  public func connect() async throws(TransportError) -> any TransportConnection {
+    try relay.open()
+  }
+}
+
+/// Both directions go through the wire codec, as over TCP: what a test sends in memory
+/// is what a TCP peer would put on the wire.
+final class InMemoryConnection: TransportConnection {
+  let runtime: RelayRuntime
+  let id: ConnectionID
+  let inbound: AsyncThrowingStream<ServerMessage, any Error>
+  private let pipe: InMemoryPipe
+  private let codec = WireCodec()
+  private let open = Atomic<Bool>(true)
+
+  init(runtime: RelayRuntime, id: ConnectionID, pipe: InMemoryPipe) {
+    self.runtime = runtime
+    self.id = id
+    self.pipe = pipe
+    let codec = WireCodec()
+    inbound = AsyncThrowingStream {
+      guard var line = await pipe.next() else { return nil }
+      if line.last == UInt8(ascii: "\n") { line.removeLast() }
+      return try codec.decodeServer(line)
+    }
+  }
+
+  func send(_ message: ClientMessage) throws(TransportError) {
+    guard open.load(ordering: .relaxed), !pipe.isClosed else { throw .closed }
+    var line = codec.encode(message)
+    line.removeLast()
+    runtime.received(line, from: id)
+  }
+
+  func close() async {
+    guard open.exchange(false, ordering: .relaxed) else { return }
+    pipe.close(flush: true)
+    runtime.closed(id)
+  }
+}

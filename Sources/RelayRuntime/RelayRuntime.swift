@@ -1,0 +1,193 @@
+import Logging
+import PlaybackCoordination
+import Rooms
+import Synchronization
+import Transports
+import WireProtocol
+
+/// Runs a ``RelayCore`` for every transport: feeds it what connections send, performs the
+/// actions it returns, and ticks it on time.
+///
+/// Synchronous and lock-protected rather than an actor: a TCP connection's event loop
+/// calls straight in and the answers are written to the other connections before it
+/// returns, with no task or actor hop on the way (the propagation hot path). Writes
+/// happen under the lock, so every connection gets messages in the order the core
+/// decided them.
+public final class RelayRuntime: Sendable {
+  public let configuration: RelayConfiguration
+  /// Names this run of the relay (see ``Welcome/relayEpoch``).
+  public let epoch: String
+  private let clock: any SessionClock
+  private let logger: Logger
+  private let codec = WireCodec()
+  private let state: Mutex<State>
+
+  private struct State {
+    var core: RelayCore
+    var outlets: [ConnectionID: any RelayOutlet] = [:]
+    var nextConnection: UInt64 = 1
+    var stopped = false
+  }
+
+  public init(
+    configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil
+  ) {
+    var random = SystemRandomNumberGenerator()
+    let epoch = epoch ?? String(random.next(), radix: 16)
+    self.configuration = configuration
+    self.epoch = epoch
+    self.clock = clock
+    self.logger = logger
+    state = Mutex(
+      State(core: RelayCore(configuration: configuration, seed: random.next(), epoch: epoch)))
+  }
+
+  // MARK: - Connections
+
+  /// A new connection: returns its id, or nil when the relay has stopped.
+  public func open(_ outlet: any RelayOutlet) -> ConnectionID? {
+    state.withLock { s in
+      guard !s.stopped else { return nil }
+      let id = ConnectionID(s.nextConnection)
+      s.nextConnection += 1
+      s.outlets[id] = outlet
+      perform(s.core.connected(id, at: clock.groupNow()), in: &s)
+      return id
+    }
+  }
+
+  /// One line the connection sent (without its newline).
+  public func received(_ line: [UInt8], from id: ConnectionID) {
+    let decoded: Result<ClientMessage, WireError>
+    do throws(WireError) {
+      decoded = .success(try codec.decodeClient(line))
+    } catch {
+      decoded = .failure(error)
+    }
+    state.withLock { s in
+      let now = clock.groupNow()
+      switch decoded {
+      case .success(let message): perform(s.core.received(message, from: id, at: now), in: &s)
+      case .failure(let error): perform(s.core.receivedInvalid(error, from: id, at: now), in: &s)
+      }
+    }
+  }
+
+  /// A decoded message (in-process callers that skip the codec).
+  public func received(_ message: ClientMessage, from id: ConnectionID) {
+    state.withLock { s in
+      perform(s.core.received(message, from: id, at: clock.groupNow()), in: &s)
+    }
+  }
+
+  /// The connection sent a line longer than the frame limit.
+  public func receivedOversized(from id: ConnectionID, limit: Int) {
+    state.withLock { s in
+      perform(
+        s.core.receivedInvalid(.frameTooLarge(limit: limit), from: id, at: clock.groupNow()),
+        in: &s)
+    }
+  }
+
+  /// The transport closed the connection.
+  public func closed(_ id: ConnectionID) {
+    state.withLock { s in
+      guard s.outlets.removeValue(forKey: id) != nil else { return }
+      perform(s.core.disconnected(id, at: clock.groupNow()), in: &s)
+    }
+  }
+
+  /// Closes every connection at once, as a network cut would: members keep their places
+  /// for the reconnect grace.
+  public func dropAllConnections() {
+    state.withLock { s in
+      let now = clock.groupNow()
+      for (id, outlet) in s.outlets.sorted(by: { $0.key < $1.key }) {
+        s.outlets[id] = nil
+        outlet.close(flush: false)
+        perform(s.core.disconnected(id, at: now), in: &s)
+      }
+    }
+  }
+
+  /// Stops taking connections and closes the open ones.
+  public func stop() {
+    state.withLock { s in
+      s.stopped = true
+      for (_, outlet) in s.outlets { outlet.close(flush: true) }
+      s.outlets = [:]
+    }
+  }
+
+  // MARK: - Time
+
+  /// Runs the time-driven rules due now; returns when they are next due (nanoseconds).
+  @discardableResult
+  public func tick() -> Int64 {
+    state.withLock { s in
+      let now = clock.groupNow()
+      perform(s.core.tick(at: now), in: &s)
+      return s.core.nextDeadline(after: now).nanoseconds
+    }
+  }
+
+  /// Ticks on time until cancelled. Sleeps at most 50 ms, so that a deadline a command
+  /// brought forward is never missed by more than that.
+  public func run() async {
+    while !Task.isCancelled {
+      let deadline = tick()
+      let cap = clock.nanoseconds() &+ 50_000_000
+      await clock.sleep(untilNanoseconds: min(deadline, cap))
+    }
+  }
+
+  // MARK: - Introspection
+
+  public func state(ofRoom room: String) -> GroupState? {
+    state.withLock { $0.core.state(ofRoom: room) }
+  }
+  public var roomNames: [String] { state.withLock { $0.core.roomNames } }
+  public var connectionCount: Int { state.withLock { $0.outlets.count } }
+
+  // MARK: - Effects
+
+  private func perform(_ actions: [RelayAction], in s: inout State) {
+    var pending = actions[...]
+    while let action = pending.popFirst() {
+      switch action {
+      case .send(let message, let to):
+        if let more = write(codec.encode(message), to: to, in: &s) { pending += more }
+      case .broadcast(let message, let to):
+        let line = codec.encode(message)
+        for id in to {
+          if let more = write(line, to: id, in: &s) { pending += more }
+        }
+      case .pong(let to, let id, let t0, let t1):
+        let line = codec.encodePong(id: id, t0: t0, t1: t1, t2: clock.groupNow())
+        if let more = write(line, to: to, in: &s) { pending += more }
+      case .close(let id):
+        s.outlets.removeValue(forKey: id)?.close(flush: true)
+      case .log(let level, let text):
+        switch level {
+        case .debug: logger.debug("\(text)")
+        case .info: logger.info("\(text)")
+        case .notice: logger.notice("\(text)")
+        case .warning: logger.warning("\(text)")
+        }
+      }
+    }
+  }
+
+  /// Writes to one outlet; a reader that lets more than the limit pile up is closed and
+  /// its member disconnected (the actions that follows are returned to perform).
+  private func write(_ line: [UInt8], to id: ConnectionID, in s: inout State) -> [RelayAction]? {
+    guard let outlet = s.outlets[id] else { return nil }
+    let queued = outlet.write(line)
+    guard queued > configuration.maximumQueuedBytes else { return nil }
+    logger.notice("\(id) is not reading (\(queued) bytes queued); closing it")
+    s.outlets[id] = nil
+    outlet.close(flush: false)
+    return s.core.disconnected(id, at: clock.groupNow())
+  }
+}

@@ -1,0 +1,48 @@
+import WireProtocol
+
+/// The answers a relay gave to one member's most recent requests (commands and messenger
+/// payloads share one id space), so that a request resent after a reconnection is
+/// answered again instead of applied twice.
+///
+/// A window of recent ids rather than "the highest id seen": an id the relay has not seen
+/// is applied even when a higher one came first, so nothing that arrives is dropped by
+/// mistake; only ids older than the window are refused, and a client that keeps fewer
+/// than ``capacity`` requests unanswered never sends those.
+struct RequestWindow: Sendable, Hashable {
+  enum Lookup: Hashable {
+    case new
+    /// Seen before: the answer to send again.
+    case answered(ServerMessage)
+    /// Older than the window: whether it was applied is no longer known.
+    case forgotten
+  }
+
+  let capacity: Int
+  private var answers: [UInt64: ServerMessage] = [:]
+  private var order: [UInt64] = []
+  private var head = 0
+  /// Every id at or below this has left the window.
+  private var floor: UInt64 = 0
+
+  init(capacity: Int) { self.capacity = max(1, capacity) }
+
+  func lookup(_ id: UInt64) -> Lookup {
+    if let answer = answers[id] { return .answered(answer) }
+    return id <= floor ? .forgotten : .new
+  }
+
+  mutating func record(_ id: UInt64, _ answer: ServerMessage) {
+    guard answers.updateValue(answer, forKey: id) == nil else { return }
+    order.append(id)
+    if order.count - head > capacity {
+      let evicted = order[head]
+      head += 1
+      answers[evicted] = nil
+      floor = max(floor, evicted)
+      if head > capacity {
+        order.removeFirst(head)
+        head = 0
+      }
+    }
+  }
+}

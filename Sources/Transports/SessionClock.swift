@@ -1,0 +1,24 @@
+import PlaybackCoordination
+
+/// The time source of every runtime (relay and participant), injected so that tests run
+/// on virtual time (``ManualClock``) and the demo runs faster (``MonotonicClock/speed``).
+public protocol SessionClock: Sendable {
+  /// Now, in nanoseconds of this clock.
+  func nanoseconds() -> Int64
+  /// Returns once the clock reads at least `deadline`, or at once when the task is
+  /// cancelled.
+  func sleep(untilNanoseconds deadline: Int64) async
+}
+
+extension SessionClock {
+  public func groupNow() -> GroupInstant { GroupInstant(nanoseconds: nanoseconds()) }
+  public func localNow() -> LocalInstant { LocalInstant(nanoseconds: nanoseconds()) }
+
+  /// Sleeps for `seconds` of this clock's time.
+  public func sleep(seconds: Double) async {
+    guard seconds > 0 else { return }
+    let step = seconds * 1e9
+    let delta = step >= Double(Int64.max) ? Int64.max : Int64(step)
+    await sleep(untilNanoseconds: nanoseconds().addingReportingOverflow(delta).partialValue)
+  }
+}

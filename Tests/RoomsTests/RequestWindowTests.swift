@@ -1,0 +1,75 @@
+import PlaybackCoordination
+import Testing
+import WireProtocol
+
+@testable import Rooms
+
+@Suite("Relay core: each request applies once")
+struct RequestWindowTests {
+  @Test("a later id arriving first does not make an earlier one a duplicate: both apply")
+  func overtakingIDsBothApply() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.send(.command(id: 5, .setAutoAdvance(true)), from: 1)
+    r.send(.command(id: 4, .setAutoAdvance(false)), from: 1)
+    #expect(r.accepted(1) == [5, 4])
+    let ann = try #require(r.welcome(1)).participant
+    #expect(r.core.state(ofRoom: "lobby")?.participant(ann)?.autoAdvance == false)
+  }
+
+  @Test("a resent request gets the answer it got the first time and changes nothing")
+  func resentRequestIsAnsweredAgain() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 1)
+    r.send(.command(id: 2, .join), from: 1)  // no session: rejected
+    r.send(.send(seq: 3, to: .all, kind: "chat", body: "hi"), from: 1)
+    let before = r.core.state(ofRoom: "lobby")
+    r.drop(1)
+    r.connect(3)
+    let resume = r.welcome(1)?.resume
+    r.send(.hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: resume), from: 3)
+    r.outbox[ConnectionID(3)] = []
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 3)
+    r.send(.command(id: 2, .join), from: 3)
+    r.send(.send(seq: 3, to: .all, kind: "chat", body: "hi"), from: 3)
+    #expect(r.accepted(3) == [1, 3])
+    #expect(r.rejections(3).map(\.0) == [2])
+    // Only the disconnection and the return were sequenced since.
+    #expect(r.core.state(ofRoom: "lobby")?.sequence == (before?.sequence ?? 0) + 2)
+    let hi = (r.outbox[ConnectionID(2)] ?? []).filter {
+      if case .message = $0 { true } else { false }
+    }
+    #expect(hi.count == 1)
+  }
+
+  @Test("expire settles a request: the old answer if it applied, a refusal (never applied) if not")
+  func expireSettles() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 1)
+    r.send(.expire(id: 1), from: 1)
+    r.send(.expire(id: 2), from: 1)
+    r.send(.command(id: 2, .setAutoAdvance(false)), from: 1)
+    #expect(r.accepted(1) == [1, 1])
+    #expect(r.rejections(1).map(\.0) == [2, 2])
+    let ann = try #require(r.welcome(1)).participant
+    #expect(r.core.state(ofRoom: "lobby")?.participant(ann)?.autoAdvance == true)
+  }
+
+  @Test("ids older than the window are refused, not applied again")
+  func forgottenIDs() {
+    var c = RelayConfiguration()
+    c.requestWindow = 4
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    for id in 1...10 as ClosedRange<UInt64> {
+      r.send(.command(id: id, .setAutoAdvance(id % 2 == 0)), from: 1)
+    }
+    r.send(.command(id: 2, .setAutoAdvance(false)), from: 1)
+    r.send(.command(id: 9, .setAutoAdvance(false)), from: 1)
+    #expect(r.rejections(1).map(\.0) == [2])
+    #expect(r.accepted(1).suffix(1) == [9])
+  }
+}
