@@ -81,6 +81,14 @@ public actor ParticipantClient {
     await connection?.close()
   }
 
+  /// Cuts the connection as a network failure would: the relay is not told, answers on
+  /// the way are lost, and the participant reconnects and resends by itself (for tests
+  /// and fault drills).
+  public func dropConnection() async {
+    guard let connection else { return }
+    await connection.close()
+  }
+
   // MARK: - Reading
 
   public var participantID: ParticipantID? { core.participant }

@@ -316,7 +316,7 @@ public struct ParticipantCore: Sendable {
     case .changeRate(let delta):
       guard let session else { return fail(.notInSession) }
       let allowed = replica?.configuration.allowedRates ?? 0.25...4
-      let base = requestedRate?.rate ?? session.intendedRate
+      let base = requestedRate?.rate ?? session.playbackRate
       let rate = min(max(base + delta, allowed.lowerBound), allowed.upperBound)
       body = .command(.setRate(item: session.item.id, rate: rate))
     }
@@ -340,7 +340,7 @@ public struct ParticipantCore: Sendable {
   /// from it.
   private mutating func noteRequested(_ request: Request, at now: LocalInstant) {
     guard case .command(let command) = request.body, let session = state.session else { return }
-    let rate = requestedRate?.rate ?? session.intendedRate
+    let rate = requestedRate?.rate ?? session.playbackRate
     let moving = session.status == .playing || session.status == .waiting
     switch command {
     case .seek(let item, let to):
