@@ -12,9 +12,9 @@ struct BadPeerTests {
     ),
     (String(repeating: "x", count: 70_000) + "\n", "frameTooLarge"),
     (String(repeating: "y", count: 70_000), "frameTooLarge"),
-    ("{\"type\":\"command\",\"id\":1,\"command\":{\"join\":{}}}\n", "helloRequired"),
+    ("{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"join\"}}\n", "helloRequired"),
     (
-      "{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"teleport\":{}}}\n",
+      "{\"type\":\"hello\",\"version\":2,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"teleport\"}}\n",
       "malformedFrame"
     ),
   ]
