@@ -10,6 +10,10 @@ struct BadPeerTests {
       "{\"type\":\"hello\",\"version\":99,\"name\":\"x\",\"room\":\"lobby\"}\n",
       "unsupportedVersion"
     ),
+    (
+      "{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n",
+      "unsupportedVersion"
+    ),
     (String(repeating: "x", count: 70_000) + "\n", "frameTooLarge"),
     (String(repeating: "y", count: 70_000), "frameTooLarge"),
     ("{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"join\"}}\n", "helloRequired"),

@@ -127,7 +127,9 @@ struct WireCodecTests {
   @Test("errors read clearly")
   func errorText() {
     #expect(
-      WireError.unsupportedVersion(received: 9, supported: 1).description.contains("version 9"))
+      WireError.unsupportedVersion(received: 1, supported: 2).description
+        == "this relay speaks Cowatch protocol 2 and you sent 1: use the same cowatch version on both ends"
+    )
     #expect(WireError.frameTooLarge(limit: 65536).description.contains("65536"))
   }
 }
