@@ -1,6 +1,6 @@
 /// One applied change to the group state, with who caused it. Fronts turn these into
 /// notices ("bob paused at 12:34").
-public struct ChangeEvent: Hashable, Sendable, Codable {
+public struct ChangeEvent: Hashable, Sendable {
   /// The group state's sequence number after this change.
   public var sequence: UInt64
   public var at: GroupInstant
@@ -23,7 +23,7 @@ public struct ChangeEvent: Hashable, Sendable, Codable {
 }
 
 /// What changed.
-public enum ChangeKind: Hashable, Sendable, Codable {
+public enum ChangeKind: Hashable, Sendable {
   case entered
   case exited(ExitReason)
   case connectionChanged(connected: Bool)

@@ -1,5 +1,5 @@
 /// Policies of the group engine. Every replica of a room must use the same value.
-public struct EngineConfiguration: Hashable, Sendable, Codable {
+public struct EngineConfiguration: Hashable, Sendable {
   /// Suspension reasons that make the group wait for the suspended participant (like
   /// `AVPlaybackCoordinator.suspensionReasonsThatTriggerWaiting`). Loading and stalled
   /// readiness always make the group wait, within their own timeouts.

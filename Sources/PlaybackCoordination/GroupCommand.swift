@@ -3,7 +3,7 @@
 ///
 /// Position commands carry the item the originator saw, so that a command meant for one
 /// episode is rejected as stale once the group has moved on to another.
-public enum GroupCommand: Hashable, Sendable, Codable {
+public enum GroupCommand: Hashable, Sendable {
   /// Arrive in the room (eligible to join the session). Issued by the relay on hello.
   case enter(name: String)
   /// Leave the room. Issued by the relay on quit, disconnect or heartbeat timeout.
@@ -43,7 +43,7 @@ public enum GroupCommand: Hashable, Sendable, Codable {
 }
 
 /// Why a participant left the room.
-public enum ExitReason: String, Hashable, Sendable, Codable {
+public enum ExitReason: String, Hashable, Sendable {
   /// Quit on purpose.
   case quit
   /// Connection closed and not resumed in time.

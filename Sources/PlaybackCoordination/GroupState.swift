@@ -1,6 +1,6 @@
 /// The whole state of one room: who is there, and the watch session if any. This is what
 /// the relay sequences and what every participant (and late joiner) receives.
-public struct GroupState: Hashable, Sendable, Codable {
+public struct GroupState: Hashable, Sendable {
   /// Increases by one with every applied change.
   public var sequence: UInt64
   /// Everyone in the room, in order of arrival.

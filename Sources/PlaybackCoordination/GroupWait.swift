@@ -1,5 +1,5 @@
 /// Why the group holds for a participant.
-public enum WaitCause: Hashable, Sendable, Codable, CustomStringConvertible {
+public enum WaitCause: Hashable, Sendable, CustomStringConvertible {
   case loading
   case stalled
   case suspended(SuspensionReason)
@@ -15,7 +15,7 @@ public enum WaitCause: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// The group is holding for ``participant`` because of ``cause`` since ``since``; at
 /// ``deadline`` it gives up and goes on without them. Every wait has a deadline.
-public struct GroupWait: Hashable, Sendable, Codable {
+public struct GroupWait: Hashable, Sendable {
   public var participant: ParticipantID
   public var cause: WaitCause
   public var since: GroupInstant

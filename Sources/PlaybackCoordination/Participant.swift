@@ -1,5 +1,5 @@
 /// Whether a participant's player can follow the group right now.
-public enum Readiness: String, Hashable, Sendable, Codable {
+public enum Readiness: String, Hashable, Sendable {
   case ready
   /// Loading an item for the first time (first-load timeout applies).
   case loading
@@ -8,7 +8,7 @@ public enum Readiness: String, Hashable, Sendable, Codable {
 }
 
 /// One participant as every replica of the group state sees it.
-public struct Participant: Hashable, Sendable, Codable, Identifiable {
+public struct Participant: Hashable, Sendable, Identifiable {
   public var id: ParticipantID
   public var name: String
   /// Joined the watch session (as opposed to only being in the room, i.e. eligible).

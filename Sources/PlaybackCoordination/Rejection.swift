@@ -1,5 +1,5 @@
 /// Why a command did not apply. The state is unchanged whenever one is returned.
-public enum Rejection: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
   case unknownParticipant(ParticipantID)
   case alreadyInRoom(ParticipantID)
   case notJoined

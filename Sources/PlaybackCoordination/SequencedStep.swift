@@ -1,6 +1,6 @@
 /// One input the relay fed its engine, in order: what every replica replays to reach the
 /// same state, so that the relay can broadcast a few bytes instead of the whole room.
-public struct SequencedStep: Hashable, Sendable, Codable {
+public struct SequencedStep: Hashable, Sendable {
   /// The state's sequence number before and after the step.
   public var before: UInt64
   public var after: UInt64
@@ -17,7 +17,7 @@ public struct SequencedStep: Hashable, Sendable, Codable {
 }
 
 /// What the relay fed its engine.
-public enum StepInput: Hashable, Sendable, Codable {
+public enum StepInput: Hashable, Sendable {
   case command(GroupCommand, from: ParticipantID)
   /// Time-driven rules (a wait timed out, an item ended).
   case tick

@@ -1,6 +1,6 @@
 /// What the engine needs to know about one playable item. The relay never reads media
 /// files: the participant that starts or switches a session sends these facts along.
-public struct ItemInfo: Hashable, Sendable, Codable {
+public struct ItemInfo: Hashable, Sendable {
   public var id: ItemID
   public var title: String
   /// Duration in seconds; positive.
@@ -15,7 +15,7 @@ public struct ItemInfo: Hashable, Sendable, Codable {
 
 /// An ordered list of items watched one after another; the order drives "next" and
 /// auto-advance. A single item (e.g. a test pattern) is a series of one.
-public struct SeriesInfo: Hashable, Sendable, Codable {
+public struct SeriesInfo: Hashable, Sendable {
   public var id: String
   public var title: String
   public var items: [ItemInfo]

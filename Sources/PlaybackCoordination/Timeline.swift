@@ -3,7 +3,7 @@
 ///
 /// A start is scheduled by putting ``groupTime`` slightly in the future; until then the
 /// position holds at ``itemTime`` so that it never runs backwards.
-public struct Timeline: Hashable, Sendable, Codable {
+public struct Timeline: Hashable, Sendable {
   /// Item time P, in seconds.
   public var itemTime: Double
   /// Group time T.

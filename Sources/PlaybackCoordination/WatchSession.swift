@@ -1,6 +1,6 @@
 /// What the room watches now. Every replica holds the same value for the same sequence
 /// number.
-public struct WatchSession: Hashable, Sendable, Codable {
+public struct WatchSession: Hashable, Sendable {
   /// Increases each time a new session starts in the room (not on episode switches).
   public var id: UInt64
   public var series: SeriesInfo
@@ -60,6 +60,6 @@ public struct WatchSession: Hashable, Sendable, Codable {
 }
 
 /// What a person sees the group doing.
-public enum PlaybackStatus: String, Hashable, Sendable, Codable {
+public enum PlaybackStatus: String, Hashable, Sendable {
   case playing, paused, waiting, finished
 }

@@ -1,7 +1,7 @@
 import PlaybackCoordination
 
 /// Who a messenger payload goes to.
-public enum Recipients: Hashable, Sendable, Codable {
+public enum Recipients: Hashable, Sendable {
   case all
   case only([ParticipantID])
 }
@@ -32,7 +32,7 @@ public enum ClientMessage: Hashable, Sendable {
 }
 
 /// Lets a participant resume its place in a room after a dropped connection.
-public struct ResumeToken: Hashable, Sendable, Codable {
+public struct ResumeToken: Hashable, Sendable {
   public var participant: ParticipantID
   public var secret: String
   public init(participant: ParticipantID, secret: String) {

@@ -12,7 +12,8 @@ public enum ServerMessage: Hashable, Sendable {
   /// One input the relay applied to the room's engine, in order; participants replay it on
   /// their replica (``GroupEngine/replay(_:)``) to reach the same state and changes.
   case step(SequencedStep)
-  /// The command `id` was applied (its events arrive in an `update`).
+  /// The command `id` was applied (or was a resend of one already taken); its change, if
+  /// any, reached the room (the sender too) as a `step` sent before this.
   case accepted(id: UInt64, sequence: UInt64)
   /// The command `id` did not apply; nothing changed.
   case rejected(id: UInt64, reason: Rejection)
@@ -26,7 +27,7 @@ public enum ServerMessage: Hashable, Sendable {
 }
 
 /// The relay's answer to a hello.
-public struct Welcome: Hashable, Sendable, Codable {
+public struct Welcome: Hashable, Sendable {
   public var participant: ParticipantID
   public var room: String
   public var resume: ResumeToken
@@ -53,7 +54,7 @@ public struct Welcome: Hashable, Sendable, Codable {
 }
 
 /// Machine-readable error codes; the message says the same for people.
-public enum ErrorCode: String, Hashable, Sendable, Codable {
+public enum ErrorCode: String, Hashable, Sendable {
   case malformedFrame
   case frameTooLarge
   case unsupportedVersion

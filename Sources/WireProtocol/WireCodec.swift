@@ -98,22 +98,50 @@ public struct WireCodec: Sendable {
     }
   }
 
+  /// One line a person can act on, naming the field by its path in the message
+  /// (`command.at`, `welcome.state.participants[0].name`) and saying what was expected in
+  /// JSON terms rather than Swift ones, since the sender may be written in any language.
   static func describe(_ error: DecodingError) -> String {
-    func path(_ codingPath: [any CodingKey]) -> String {
-      let p = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
-        separator: ".")
-      return p.isEmpty ? "top level" : p
-    }
     switch error {
     case .dataCorrupted(let c):
+      // With no path it is the JSON parser's own failure (every message is an object, so
+      // our own checks always have a path); its English is Swift's, not ours.
       return c.codingPath.isEmpty
         ? "not valid JSON" : "\(path(c.codingPath)): \(c.debugDescription)"
     case .keyNotFound(let key, let c):
-      return "missing \"\(key.stringValue)\" at \(path(c.codingPath))"
-    case .typeMismatch(_, let c), .valueNotFound(_, let c):
-      return "wrong type at \(path(c.codingPath))"
+      let field = "missing field \"\(key.stringValue)\""
+      return c.codingPath.isEmpty ? field : "\(field) in \(path(c.codingPath))"
+    case .typeMismatch(let type, let c):
+      return "wrong type for \(path(c.codingPath)): expected \(expected(type))"
+    case .valueNotFound(let type, let c):
+      return "\(path(c.codingPath)) is null: expected \(expected(type))"
     @unknown default:
       return "undecodable"
+    }
+  }
+
+  private static func path(_ codingPath: [any CodingKey]) -> String {
+    var text = ""
+    for key in codingPath {
+      if let index = key.intValue {
+        text += "[\(index)]"
+      } else {
+        text += (text.isEmpty ? "" : ".") + key.stringValue
+      }
+    }
+    return text.isEmpty ? "the message" : text
+  }
+
+  /// What a Swift type is called in JSON.
+  private static func expected(_ type: Any.Type) -> String {
+    switch type {
+    case is String.Type: "a string"
+    case is Bool.Type: "true or false"
+    case is Double.Type, is Float.Type: "a number"
+    case is Int.Type, is Int64.Type, is UInt64.Type, is Int32.Type, is UInt32.Type: "an integer"
+    case is [Any].Type: "an array"
+    case is [String: Any].Type: "an object"
+    default: "\(type)"
     }
   }
 }

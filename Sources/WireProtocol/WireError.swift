@@ -9,7 +9,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case .frameTooLarge(let limit): "frame longer than \(limit) bytes"
     case .malformed(let why): "malformed frame: \(why)"
     case .unsupportedVersion(let received, let supported):
-      "protocol version \(received) is not supported (this relay speaks version \(supported))"
+      // Read by a person whose client will not connect: say what to do, not only what broke.
+      "this relay speaks Cowatch protocol \(supported) and you sent \(received): use the same cowatch version on both ends"
     }
   }
 

@@ -219,10 +219,12 @@ final class LoadHandler: ChannelInboundHandler, @unchecked Sendable {
     }
   }
 
-  /// The relay broadcasts each applied command as a step carrying the command itself.
+  /// The relay broadcasts each applied command as a step carrying the command itself, a
+  /// `{"type":"pause",…}` object (protocol 2). The closing quote keeps `"play"` from
+  /// matching `"played"`.
   private static let markers: [LoadCommand: [UInt8]] = [
-    .pause: Array(#"{"pause":{"#.utf8), .play: Array(#"{"play":{"#.utf8),
-    .seek: Array(#"{"seek":{"#.utf8),
+    .pause: Array(#""type":"pause""#.utf8), .play: Array(#""type":"play""#.utf8),
+    .seek: Array(#""type":"seek""#.utf8),
   ]
 
   private func line(_ bytes: ArraySlice<UInt8>) {

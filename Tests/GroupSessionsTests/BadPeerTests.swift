@@ -12,11 +12,15 @@ struct BadPeerTests {
       "{\"type\":\"hello\",\"version\":99,\"name\":\"x\",\"room\":\"lobby\"}\n",
       "unsupportedVersion"
     ),
+    (
+      "{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n",
+      "unsupportedVersion"
+    ),
     (String(repeating: "x", count: 70_000) + "\n", "frameTooLarge"),
     (String(repeating: "y", count: 70_000), "frameTooLarge"),
-    ("{\"type\":\"command\",\"id\":1,\"command\":{\"join\":{}}}\n", "helloRequired"),
+    ("{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"join\"}}\n", "helloRequired"),
     (
-      "{\"type\":\"hello\",\"version\":1,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"teleport\":{}}}\n",
+      "{\"type\":\"hello\",\"version\":2,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"teleport\"}}\n",
       "malformedFrame"
     ),
   ]

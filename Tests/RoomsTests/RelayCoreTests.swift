@@ -115,6 +115,26 @@ struct RelayCoreTests {
     #expect(r.core.roomNames.isEmpty)
   }
 
+  @Test("a version-1 client's hello, as it sends it, is told what to do")
+  func versionOneHello() throws {
+    var r = RelayDriver()
+    r.connect(1)
+    // The exact bytes a version-1 build sends: the hello's shape did not change in
+    // version 2, so the relay can still read it and answer in words.
+    let line = #"{"name":"ann","room":"lobby","type":"hello","version":1}"#
+    r.send(try WireCodec().decodeClient(Array(line.utf8)), from: 1)
+    let answer = try #require(r.outbox[ConnectionID(1)]?.first)
+    #expect(
+      answer
+        == .error(
+          code: .unsupportedVersion,
+          message:
+            "this relay speaks Cowatch protocol 2 and you sent 1: use the same cowatch version on both ends",
+          fatal: true))
+    #expect(r.closed.contains(ConnectionID(1)))
+    #expect(r.core.roomNames.isEmpty)
+  }
+
   @Test("anything before hello is refused")
   func helloFirst() {
     var r = RelayDriver()

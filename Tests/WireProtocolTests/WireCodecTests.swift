@@ -12,9 +12,9 @@ struct WireCodecTests {
     items: [ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 300)])
 
   static let clientMessages: [ClientMessage] = [
-    .hello(version: 1, name: "bob", room: "lobby", resume: nil),
+    .hello(version: 2, name: "bob", room: "lobby", resume: nil),
     .hello(
-      version: 1, name: "ça va 🎬", room: "movie-night",
+      version: 2, name: "ça va 🎬", room: "movie-night",
       resume: ResumeToken(participant: "p3", secret: "s3cr3t")),
     .command(id: 7, .pause(item: "harbour/s1e1", at: 754.25)),
     .command(id: 8, .start(series: series, item: "harbour/s1e1")),
@@ -70,8 +70,9 @@ struct WireCodecTests {
   static let garbage: [String] = [
     "", "not json", "{", "[]", "42", "null", #"{"type":42}"#, #"{"type":"nope"}"#,
     #"{"type":"hello"}"#, #"{"type":"hello","version":"one","name":"a","room":"b"}"#,
+    #"{"type":"command","id":1,"command":{"type":"teleport"}}"#,
     #"{"type":"command","id":1,"command":{"teleport":{}}}"#,
-    #"{"type":"command","id":-1,"command":{"join":{}}}"#,
+    #"{"type":"command","id":-1,"command":{"type":"join"}}"#,
     #"{"type":"ping","id":1,"t0":"soon"}"#, "\u{0}\u{1}\u{2}", #"{"type":"send","seq":1}"#,
   ]
 
@@ -126,7 +127,9 @@ struct WireCodecTests {
   @Test("errors read clearly")
   func errorText() {
     #expect(
-      WireError.unsupportedVersion(received: 9, supported: 1).description.contains("version 9"))
+      WireError.unsupportedVersion(received: 1, supported: 2).description
+        == "this relay speaks Cowatch protocol 2 and you sent 1: use the same cowatch version on both ends"
+    )
     #expect(WireError.frameTooLarge(limit: 65536).description.contains("65536"))
   }
 }

@@ -1,0 +1,151 @@
+/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// `{"type":"played","at":12.5,"rate":1,"startsAt":3600000000000}`. Optional fields are
+/// omitted when absent. Written by hand so that the format is a decision; see
+/// docs/PROTOCOL.md.
+extension ChangeKind: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
+    case participant, cause, enabled
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "entered":
+      self = .entered
+    case "exited":
+      self = .exited(try c.decode(ExitReason.self, forKey: .reason))
+    case "connectionChanged":
+      self = .connectionChanged(connected: try c.decode(Bool.self, forKey: .connected))
+    case "sessionStarted":
+      self = .sessionStarted(item: try c.decode(ItemID.self, forKey: .item))
+    case "joined":
+      self = .joined
+    case "left":
+      self = .left
+    case "sessionEnded":
+      self = .sessionEnded
+    case "played":
+      self = .played(
+        at: try c.decode(Double.self, forKey: .at),
+        rate: try c.decode(Double.self, forKey: .rate),
+        startsAt: try c.decode(GroupInstant.self, forKey: .startsAt))
+    case "paused":
+      self = .paused(at: try c.decode(Double.self, forKey: .at))
+    case "seeked":
+      self = .seeked(to: try c.decode(Double.self, forKey: .to))
+    case "rateChanged":
+      self = .rateChanged(rate: try c.decode(Double.self, forKey: .rate))
+    case "replaced":
+      self = .replaced(
+        from: try c.decode(ItemID.self, forKey: .from), to: try c.decode(ItemID.self, forKey: .to))
+    case "autoAdvanced":
+      self = .autoAdvanced(
+        from: try c.decode(ItemID.self, forKey: .from), to: try c.decode(ItemID.self, forKey: .to))
+    case "reachedEnd":
+      self = .reachedEnd(item: try c.decode(ItemID.self, forKey: .item))
+    case "suspended":
+      self = .suspended(try c.decode(SuspensionReason.self, forKey: .reason))
+    case "resumed":
+      self = .resumed(try c.decodeIfPresent(SuspensionReason.self, forKey: .reason))
+    case "resumedProposing":
+      self = .resumedProposing(time: try c.decode(Double.self, forKey: .time))
+    case "readinessChanged":
+      self = .readinessChanged(try c.decode(Readiness.self, forKey: .readiness))
+    case "waitStarted":
+      self = .waitStarted(
+        participant: try c.decode(ParticipantID.self, forKey: .participant),
+        cause: try c.decode(WaitCause.self, forKey: .cause))
+    case "waitTimedOut":
+      self = .waitTimedOut(participant: try c.decode(ParticipantID.self, forKey: .participant))
+    case "waitEnded":
+      self = .waitEnded(
+        at: try c.decode(Double.self, forKey: .at),
+        startsAt: try c.decode(GroupInstant.self, forKey: .startsAt))
+    case "autoAdvanceChanged":
+      self = .autoAdvanceChanged(try c.decode(Bool.self, forKey: .enabled))
+    case "reported":
+      self = .reported
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown change type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .entered:
+      try c.encode("entered", forKey: .type)
+    case .exited(let reason):
+      try c.encode("exited", forKey: .type)
+      try c.encode(reason, forKey: .reason)
+    case .connectionChanged(let connected):
+      try c.encode("connectionChanged", forKey: .type)
+      try c.encode(connected, forKey: .connected)
+    case .sessionStarted(let item):
+      try c.encode("sessionStarted", forKey: .type)
+      try c.encode(item, forKey: .item)
+    case .joined:
+      try c.encode("joined", forKey: .type)
+    case .left:
+      try c.encode("left", forKey: .type)
+    case .sessionEnded:
+      try c.encode("sessionEnded", forKey: .type)
+    case .played(let at, let rate, let startsAt):
+      try c.encode("played", forKey: .type)
+      try c.encode(at, forKey: .at)
+      try c.encode(rate, forKey: .rate)
+      try c.encode(startsAt, forKey: .startsAt)
+    case .paused(let at):
+      try c.encode("paused", forKey: .type)
+      try c.encode(at, forKey: .at)
+    case .seeked(let to):
+      try c.encode("seeked", forKey: .type)
+      try c.encode(to, forKey: .to)
+    case .rateChanged(let rate):
+      try c.encode("rateChanged", forKey: .type)
+      try c.encode(rate, forKey: .rate)
+    case .replaced(let from, let to):
+      try c.encode("replaced", forKey: .type)
+      try c.encode(from, forKey: .from)
+      try c.encode(to, forKey: .to)
+    case .autoAdvanced(let from, let to):
+      try c.encode("autoAdvanced", forKey: .type)
+      try c.encode(from, forKey: .from)
+      try c.encode(to, forKey: .to)
+    case .reachedEnd(let item):
+      try c.encode("reachedEnd", forKey: .type)
+      try c.encode(item, forKey: .item)
+    case .suspended(let reason):
+      try c.encode("suspended", forKey: .type)
+      try c.encode(reason, forKey: .reason)
+    case .resumed(let reason):
+      try c.encode("resumed", forKey: .type)
+      try c.encodeIfPresent(reason, forKey: .reason)
+    case .resumedProposing(let time):
+      try c.encode("resumedProposing", forKey: .type)
+      try c.encode(time, forKey: .time)
+    case .readinessChanged(let readiness):
+      try c.encode("readinessChanged", forKey: .type)
+      try c.encode(readiness, forKey: .readiness)
+    case .waitStarted(let participant, let cause):
+      try c.encode("waitStarted", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+      try c.encode(cause, forKey: .cause)
+    case .waitTimedOut(let participant):
+      try c.encode("waitTimedOut", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+    case .waitEnded(let at, let startsAt):
+      try c.encode("waitEnded", forKey: .type)
+      try c.encode(at, forKey: .at)
+      try c.encode(startsAt, forKey: .startsAt)
+    case .autoAdvanceChanged(let enabled):
+      try c.encode("autoAdvanceChanged", forKey: .type)
+      try c.encode(enabled, forKey: .enabled)
+    case .reported:
+      try c.encode("reported", forKey: .type)
+    }
+  }
+}

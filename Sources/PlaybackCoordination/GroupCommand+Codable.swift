@@ -1,0 +1,142 @@
+/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// `{"type":"pause","item":"harbour/s1e1","at":12.5}`. Optional fields are omitted when
+/// absent (and read as absent when null). Written out by hand, not synthesized, so that the
+/// format is a decision that a Swift refactor cannot change by accident; see
+/// docs/PROTOCOL.md.
+extension GroupCommand: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
+    case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "enter":
+      self = .enter(name: try c.decode(String.self, forKey: .name))
+    case "exit":
+      self = .exit(reason: try c.decode(ExitReason.self, forKey: .reason))
+    case "setConnected":
+      self = .setConnected(try c.decode(Bool.self, forKey: .connected))
+    case "start":
+      self = .start(
+        series: try c.decode(SeriesInfo.self, forKey: .series),
+        item: try c.decode(ItemID.self, forKey: .item))
+    case "join":
+      self = .join
+    case "leave":
+      self = .leave
+    case "end":
+      self = .end
+    case "play":
+      self = .play(
+        item: try c.decodeIfPresent(ItemID.self, forKey: .item),
+        rate: try c.decodeIfPresent(Double.self, forKey: .rate))
+    case "pause":
+      self = .pause(
+        item: try c.decodeIfPresent(ItemID.self, forKey: .item),
+        at: try c.decode(Double.self, forKey: .at))
+    case "seek":
+      self = .seek(
+        item: try c.decodeIfPresent(ItemID.self, forKey: .item),
+        to: try c.decode(Double.self, forKey: .to))
+    case "setRate":
+      self = .setRate(
+        item: try c.decodeIfPresent(ItemID.self, forKey: .item),
+        rate: try c.decode(Double.self, forKey: .rate))
+    case "replace":
+      self = .replace(
+        series: try c.decode(SeriesInfo.self, forKey: .series),
+        item: try c.decode(ItemID.self, forKey: .item),
+        confirmed: try c.decode(Bool.self, forKey: .confirmed))
+    case "advance":
+      self = .advance(endedItem: try c.decode(ItemID.self, forKey: .endedItem))
+    case "beginSuspension":
+      self = .beginSuspension(try c.decode(SuspensionReason.self, forKey: .reason))
+    case "endSuspension":
+      self = .endSuspension(
+        try c.decodeIfPresent(SuspensionReason.self, forKey: .reason),
+        proposing: try c.decodeIfPresent(Double.self, forKey: .proposing))
+    case "setReadiness":
+      self = .setReadiness(try c.decode(Readiness.self, forKey: .readiness))
+    case "setAutoAdvance":
+      self = .setAutoAdvance(try c.decode(Bool.self, forKey: .enabled))
+    case "report":
+      self = .report(
+        roundTrip: try c.decode(Double.self, forKey: .roundTrip),
+        startupLatency: try c.decode(Double.self, forKey: .startupLatency),
+        playerOffset: try c.decodeIfPresent(Double.self, forKey: .playerOffset))
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .enter(let name):
+      try c.encode("enter", forKey: .type)
+      try c.encode(name, forKey: .name)
+    case .exit(let reason):
+      try c.encode("exit", forKey: .type)
+      try c.encode(reason, forKey: .reason)
+    case .setConnected(let connected):
+      try c.encode("setConnected", forKey: .type)
+      try c.encode(connected, forKey: .connected)
+    case .start(let series, let item):
+      try c.encode("start", forKey: .type)
+      try c.encode(series, forKey: .series)
+      try c.encode(item, forKey: .item)
+    case .join:
+      try c.encode("join", forKey: .type)
+    case .leave:
+      try c.encode("leave", forKey: .type)
+    case .end:
+      try c.encode("end", forKey: .type)
+    case .play(let item, let rate):
+      try c.encode("play", forKey: .type)
+      try c.encodeIfPresent(item, forKey: .item)
+      try c.encodeIfPresent(rate, forKey: .rate)
+    case .pause(let item, let at):
+      try c.encode("pause", forKey: .type)
+      try c.encodeIfPresent(item, forKey: .item)
+      try c.encode(at, forKey: .at)
+    case .seek(let item, let to):
+      try c.encode("seek", forKey: .type)
+      try c.encodeIfPresent(item, forKey: .item)
+      try c.encode(to, forKey: .to)
+    case .setRate(let item, let rate):
+      try c.encode("setRate", forKey: .type)
+      try c.encodeIfPresent(item, forKey: .item)
+      try c.encode(rate, forKey: .rate)
+    case .replace(let series, let item, let confirmed):
+      try c.encode("replace", forKey: .type)
+      try c.encode(series, forKey: .series)
+      try c.encode(item, forKey: .item)
+      try c.encode(confirmed, forKey: .confirmed)
+    case .advance(let endedItem):
+      try c.encode("advance", forKey: .type)
+      try c.encode(endedItem, forKey: .endedItem)
+    case .beginSuspension(let reason):
+      try c.encode("beginSuspension", forKey: .type)
+      try c.encode(reason, forKey: .reason)
+    case .endSuspension(let reason, let proposing):
+      try c.encode("endSuspension", forKey: .type)
+      try c.encodeIfPresent(reason, forKey: .reason)
+      try c.encodeIfPresent(proposing, forKey: .proposing)
+    case .setReadiness(let readiness):
+      try c.encode("setReadiness", forKey: .type)
+      try c.encode(readiness, forKey: .readiness)
+    case .setAutoAdvance(let enabled):
+      try c.encode("setAutoAdvance", forKey: .type)
+      try c.encode(enabled, forKey: .enabled)
+    case .report(let roundTrip, let startupLatency, let playerOffset):
+      try c.encode("report", forKey: .type)
+      try c.encode(roundTrip, forKey: .roundTrip)
+      try c.encode(startupLatency, forKey: .startupLatency)
+      try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/// Wire format (protocol 2): an object with every stored property by name;
+/// `playerOffset` is omitted until reported.
+///
+/// Written by hand, not synthesized, so that the format is a decision that a Swift
+/// refactor cannot change by accident; see docs/PROTOCOL.md.
+extension Participant: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
+      startupLatency, playerOffset
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    id = try c.decode(ParticipantID.self, forKey: .id)
+    name = try c.decode(String.self, forKey: .name)
+    isJoined = try c.decode(Bool.self, forKey: .isJoined)
+    readiness = try c.decode(Readiness.self, forKey: .readiness)
+    suspensions = try c.decode([SuspensionReason].self, forKey: .suspensions)
+    autoAdvance = try c.decode(Bool.self, forKey: .autoAdvance)
+    isConnected = try c.decode(Bool.self, forKey: .isConnected)
+    roundTrip = try c.decode(Double.self, forKey: .roundTrip)
+    startupLatency = try c.decode(Double.self, forKey: .startupLatency)
+    playerOffset = try c.decodeIfPresent(Double.self, forKey: .playerOffset)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .id)
+    try c.encode(name, forKey: .name)
+    try c.encode(isJoined, forKey: .isJoined)
+    try c.encode(readiness, forKey: .readiness)
+    try c.encode(suspensions, forKey: .suspensions)
+    try c.encode(autoAdvance, forKey: .autoAdvance)
+    try c.encode(isConnected, forKey: .isConnected)
+    try c.encode(roundTrip, forKey: .roundTrip)
+    try c.encode(startupLatency, forKey: .startupLatency)
+    try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
+  }
+}

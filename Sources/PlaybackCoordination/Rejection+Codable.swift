@@ -1,0 +1,109 @@
+/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// `{"type":"rateOutOfRange","rate":9,"allowed":{"min":0.25,"max":4}}`. Written by hand so
+/// that the format is a decision; see docs/PROTOCOL.md.
+extension Rejection: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, participant, reasons, sent, current, item, position, duration, rate, allowed
+    case name, message
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "unknownParticipant":
+      self = .unknownParticipant(try c.decode(ParticipantID.self, forKey: .participant))
+    case "alreadyInRoom":
+      self = .alreadyInRoom(try c.decode(ParticipantID.self, forKey: .participant))
+    case "notJoined":
+      self = .notJoined
+    case "alreadyJoined":
+      self = .alreadyJoined
+    case "noSession":
+      self = .noSession
+    case "suspended":
+      self = .suspended(try c.decode([SuspensionReason].self, forKey: .reasons))
+    case "notSuspended":
+      self = .notSuspended
+    case "staleItem":
+      self = .staleItem(
+        sent: try c.decode(ItemID.self, forKey: .sent),
+        current: try c.decode(ItemID.self, forKey: .current))
+    case "unknownItem":
+      self = .unknownItem(try c.decode(ItemID.self, forKey: .item))
+    case "positionOutOfRange":
+      self = .positionOutOfRange(
+        position: try c.decode(Double.self, forKey: .position),
+        duration: try c.decode(Double.self, forKey: .duration))
+    case "rateOutOfRange":
+      self = .rateOutOfRange(
+        rate: try c.decode(Double.self, forKey: .rate), allowed: try c.decodeRange(forKey: .allowed)
+      )
+    case "needsConfirmation":
+      self = .needsConfirmation(try c.decode(ItemID.self, forKey: .item))
+    case "advanceNotApplicable":
+      self = .advanceNotApplicable(try c.decode(ItemID.self, forKey: .item))
+    case "emptySeries":
+      self = .emptySeries
+    case "invalidName":
+      self = .invalidName(try c.decode(String.self, forKey: .name))
+    case "invalidValue":
+      self = .invalidValue(try c.decode(String.self, forKey: .message))
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown rejection type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .unknownParticipant(let participant):
+      try c.encode("unknownParticipant", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+    case .alreadyInRoom(let participant):
+      try c.encode("alreadyInRoom", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+    case .notJoined:
+      try c.encode("notJoined", forKey: .type)
+    case .alreadyJoined:
+      try c.encode("alreadyJoined", forKey: .type)
+    case .noSession:
+      try c.encode("noSession", forKey: .type)
+    case .suspended(let reasons):
+      try c.encode("suspended", forKey: .type)
+      try c.encode(reasons, forKey: .reasons)
+    case .notSuspended:
+      try c.encode("notSuspended", forKey: .type)
+    case .staleItem(let sent, let current):
+      try c.encode("staleItem", forKey: .type)
+      try c.encode(sent, forKey: .sent)
+      try c.encode(current, forKey: .current)
+    case .unknownItem(let item):
+      try c.encode("unknownItem", forKey: .type)
+      try c.encode(item, forKey: .item)
+    case .positionOutOfRange(let position, let duration):
+      try c.encode("positionOutOfRange", forKey: .type)
+      try c.encode(position, forKey: .position)
+      try c.encode(duration, forKey: .duration)
+    case .rateOutOfRange(let rate, let allowed):
+      try c.encode("rateOutOfRange", forKey: .type)
+      try c.encode(rate, forKey: .rate)
+      try c.encodeRange(allowed, forKey: .allowed)
+    case .needsConfirmation(let item):
+      try c.encode("needsConfirmation", forKey: .type)
+      try c.encode(item, forKey: .item)
+    case .advanceNotApplicable(let item):
+      try c.encode("advanceNotApplicable", forKey: .type)
+      try c.encode(item, forKey: .item)
+    case .emptySeries:
+      try c.encode("emptySeries", forKey: .type)
+    case .invalidName(let name):
+      try c.encode("invalidName", forKey: .type)
+      try c.encode(name, forKey: .name)
+    case .invalidValue(let message):
+      try c.encode("invalidValue", forKey: .type)
+      try c.encode(message, forKey: .message)
+    }
+  }
+}

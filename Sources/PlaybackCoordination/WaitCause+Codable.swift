@@ -1,0 +1,38 @@
+/// Wire format (protocol 2): `{"type":"loading"}`, `{"type":"stalled"}` or
+/// `{"type":"suspended","reason":"interrupted"}`. An object even for the cases without a
+/// payload, so that a reader always finds the cause in `type`. Written by hand so that the
+/// format is a decision; see docs/PROTOCOL.md.
+extension WaitCause: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case type, reason
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let type = try c.decode(String.self, forKey: .type)
+    switch type {
+    case "loading":
+      self = .loading
+    case "stalled":
+      self = .stalled
+    case "suspended":
+      self = .suspended(try c.decode(SuspensionReason.self, forKey: .reason))
+    default:
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown wait cause type \"\(type)\"")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .loading:
+      try c.encode("loading", forKey: .type)
+    case .stalled:
+      try c.encode("stalled", forKey: .type)
+    case .suspended(let reason):
+      try c.encode("suspended", forKey: .type)
+      try c.encode(reason, forKey: .reason)
+    }
+  }
+}

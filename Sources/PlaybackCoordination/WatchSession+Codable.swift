@@ -1,0 +1,41 @@
+/// Wire format (protocol 2): an object with every stored property by name;
+/// `lastPlaybackChange` is omitted when absent. The computed `status` is not sent.
+///
+/// Written by hand, not synthesized, so that the format is a decision that a Swift
+/// refactor cannot change by accident; see docs/PROTOCOL.md.
+extension WatchSession: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case id, series, item, timeline, intendedRate, waits, excused, reachedEnd, playbackRate,
+      catchingUp, lastPlaybackChange
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    id = try c.decode(UInt64.self, forKey: .id)
+    series = try c.decode(SeriesInfo.self, forKey: .series)
+    item = try c.decode(ItemInfo.self, forKey: .item)
+    timeline = try c.decode(Timeline.self, forKey: .timeline)
+    intendedRate = try c.decode(Double.self, forKey: .intendedRate)
+    waits = try c.decode([GroupWait].self, forKey: .waits)
+    excused = try c.decode([ParticipantID].self, forKey: .excused)
+    reachedEnd = try c.decode(Bool.self, forKey: .reachedEnd)
+    playbackRate = try c.decode(Double.self, forKey: .playbackRate)
+    catchingUp = try c.decode([ParticipantID].self, forKey: .catchingUp)
+    lastPlaybackChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastPlaybackChange)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .id)
+    try c.encode(series, forKey: .series)
+    try c.encode(item, forKey: .item)
+    try c.encode(timeline, forKey: .timeline)
+    try c.encode(intendedRate, forKey: .intendedRate)
+    try c.encode(waits, forKey: .waits)
+    try c.encode(excused, forKey: .excused)
+    try c.encode(reachedEnd, forKey: .reachedEnd)
+    try c.encode(playbackRate, forKey: .playbackRate)
+    try c.encode(catchingUp, forKey: .catchingUp)
+    try c.encodeIfPresent(lastPlaybackChange, forKey: .lastPlaybackChange)
+  }
+}

@@ -1,0 +1,31 @@
+import PlaybackCoordination
+
+/// Wire format (protocol 2): an object with every stored property by name, all required.
+/// Written by hand so that the format is a decision; see docs/PROTOCOL.md.
+extension Welcome: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case participant, room, resume, configuration, state, resumed, relayEpoch
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    participant = try c.decode(ParticipantID.self, forKey: .participant)
+    room = try c.decode(String.self, forKey: .room)
+    resume = try c.decode(ResumeToken.self, forKey: .resume)
+    configuration = try c.decode(EngineConfiguration.self, forKey: .configuration)
+    state = try c.decode(GroupState.self, forKey: .state)
+    resumed = try c.decode(Bool.self, forKey: .resumed)
+    relayEpoch = try c.decode(String.self, forKey: .relayEpoch)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(participant, forKey: .participant)
+    try c.encode(room, forKey: .room)
+    try c.encode(resume, forKey: .resume)
+    try c.encode(configuration, forKey: .configuration)
+    try c.encode(state, forKey: .state)
+    try c.encode(resumed, forKey: .resumed)
+    try c.encode(relayEpoch, forKey: .relayEpoch)
+  }
+}

@@ -1,0 +1,255 @@
+import PlaybackCoordination
+
+@testable import WireProtocol
+
+/// At least one pinned JSON form for every case of every enum that crosses the wire, and
+/// for every message. ``WireCaseNames`` checks that no case is missing.
+enum Golden {
+  static let commands: [(GroupCommand, String)] = [
+    (.enter(name: "ann"), #"{"name":"ann","type":"enter"}"#),
+    (.exit(reason: .timedOut), #"{"reason":"timedOut","type":"exit"}"#),
+    (.setConnected(false), #"{"connected":false,"type":"setConnected"}"#),
+    (
+      .start(series: Fixture.series, item: "harbour/s1e1"),
+      #"{"item":"harbour/s1e1","series":\#(Fixture.seriesJSON),"type":"start"}"#
+    ),
+    (.join, #"{"type":"join"}"#),
+    (.leave, #"{"type":"leave"}"#),
+    (.end, #"{"type":"end"}"#),
+    (.play(item: "harbour/s1e1", rate: 1.5), #"{"item":"harbour/s1e1","rate":1.5,"type":"play"}"#),
+    (.play(item: nil, rate: nil), #"{"type":"play"}"#),
+    (.pause(item: "harbour/s1e1", at: 12.5), #"{"at":12.5,"item":"harbour/s1e1","type":"pause"}"#),
+    (.pause(item: nil, at: 3), #"{"at":3,"type":"pause"}"#),
+    (.seek(item: "harbour/s1e1", to: 60), #"{"item":"harbour/s1e1","to":60,"type":"seek"}"#),
+    (
+      .setRate(item: "harbour/s1e1", rate: 1.25),
+      #"{"item":"harbour/s1e1","rate":1.25,"type":"setRate"}"#
+    ),
+    (
+      .replace(series: Fixture.series, item: "harbour/s1e2", confirmed: true),
+      #"{"confirmed":true,"item":"harbour/s1e2","series":\#(Fixture.seriesJSON),"type":"replace"}"#
+    ),
+    (.advance(endedItem: "harbour/s1e1"), #"{"endedItem":"harbour/s1e1","type":"advance"}"#),
+    (.beginSuspension(.interrupted), #"{"reason":"interrupted","type":"beginSuspension"}"#),
+    (.beginSuspension("phone call"), #"{"reason":"phone call","type":"beginSuspension"}"#),
+    (
+      .endSuspension(.interrupted, proposing: 90),
+      #"{"proposing":90,"reason":"interrupted","type":"endSuspension"}"#
+    ),
+    (.endSuspension(nil, proposing: nil), #"{"type":"endSuspension"}"#),
+    (.setReadiness(.ready), #"{"readiness":"ready","type":"setReadiness"}"#),
+    (.setAutoAdvance(true), #"{"enabled":true,"type":"setAutoAdvance"}"#),
+    (
+      .report(roundTrip: 0.25, startupLatency: 0.5, playerOffset: -0.125),
+      #"{"playerOffset":-0.125,"roundTrip":0.25,"startupLatency":0.5,"type":"report"}"#
+    ),
+    (
+      .report(roundTrip: 0.25, startupLatency: 0.5, playerOffset: nil),
+      #"{"roundTrip":0.25,"startupLatency":0.5,"type":"report"}"#
+    ),
+  ]
+
+  static let changeKinds: [(ChangeKind, String)] = [
+    (.entered, #"{"type":"entered"}"#),
+    (.exited(.quit), #"{"reason":"quit","type":"exited"}"#),
+    (.connectionChanged(connected: false), #"{"connected":false,"type":"connectionChanged"}"#),
+    (.sessionStarted(item: "harbour/s1e1"), #"{"item":"harbour/s1e1","type":"sessionStarted"}"#),
+    (.joined, #"{"type":"joined"}"#),
+    (.left, #"{"type":"left"}"#),
+    (.sessionEnded, #"{"type":"sessionEnded"}"#),
+    (
+      .played(at: 12.5, rate: 1, startsAt: GroupInstant(nanoseconds: 3_600_000_000_000)),
+      #"{"at":12.5,"rate":1,"startsAt":3600000000000,"type":"played"}"#
+    ),
+    (.paused(at: 754.25), #"{"at":754.25,"type":"paused"}"#),
+    (.seeked(to: 60), #"{"to":60,"type":"seeked"}"#),
+    (.rateChanged(rate: 1.25), #"{"rate":1.25,"type":"rateChanged"}"#),
+    (
+      .replaced(from: "harbour/s1e1", to: "harbour/s1e2"),
+      #"{"from":"harbour/s1e1","to":"harbour/s1e2","type":"replaced"}"#
+    ),
+    (
+      .autoAdvanced(from: "harbour/s1e1", to: "harbour/s1e2"),
+      #"{"from":"harbour/s1e1","to":"harbour/s1e2","type":"autoAdvanced"}"#
+    ),
+    (.reachedEnd(item: "harbour/s1e2"), #"{"item":"harbour/s1e2","type":"reachedEnd"}"#),
+    (.suspended(.userActionRequired), #"{"reason":"userActionRequired","type":"suspended"}"#),
+    (.resumed(.interrupted), #"{"reason":"interrupted","type":"resumed"}"#),
+    (.resumed(nil), #"{"type":"resumed"}"#),
+    (.resumedProposing(time: 90), #"{"time":90,"type":"resumedProposing"}"#),
+    (.readinessChanged(.loading), #"{"readiness":"loading","type":"readinessChanged"}"#),
+    (
+      .waitStarted(participant: "p2", cause: .suspended(.stallRecovery)),
+      #"{"cause":{"reason":"stallRecovery","type":"suspended"},"participant":"p2","type":"waitStarted"}"#
+    ),
+    (.waitTimedOut(participant: "p2"), #"{"participant":"p2","type":"waitTimedOut"}"#),
+    (
+      .waitEnded(at: 12.5, startsAt: GroupInstant(nanoseconds: 3_600_000_000_000)),
+      #"{"at":12.5,"startsAt":3600000000000,"type":"waitEnded"}"#
+    ),
+    (.autoAdvanceChanged(false), #"{"enabled":false,"type":"autoAdvanceChanged"}"#),
+    (.reported, #"{"type":"reported"}"#),
+  ]
+
+  static let rejections: [(Rejection, String)] = [
+    (.unknownParticipant("p9"), #"{"participant":"p9","type":"unknownParticipant"}"#),
+    (.alreadyInRoom("p1"), #"{"participant":"p1","type":"alreadyInRoom"}"#),
+    (.notJoined, #"{"type":"notJoined"}"#),
+    (.alreadyJoined, #"{"type":"alreadyJoined"}"#),
+    (.noSession, #"{"type":"noSession"}"#),
+    (
+      .suspended([.interrupted, .changingTime]),
+      #"{"reasons":["interrupted","changingTime"],"type":"suspended"}"#
+    ),
+    (.notSuspended, #"{"type":"notSuspended"}"#),
+    (
+      .staleItem(sent: "harbour/s1e1", current: "harbour/s1e2"),
+      #"{"current":"harbour/s1e2","sent":"harbour/s1e1","type":"staleItem"}"#
+    ),
+    (.unknownItem("harbour/s9e9"), #"{"item":"harbour/s9e9","type":"unknownItem"}"#),
+    (
+      .positionOutOfRange(position: 900, duration: 150),
+      #"{"duration":150,"position":900,"type":"positionOutOfRange"}"#
+    ),
+    (
+      .rateOutOfRange(rate: 9, allowed: 0.25...4),
+      #"{"allowed":{"max":4,"min":0.25},"rate":9,"type":"rateOutOfRange"}"#
+    ),
+    (.needsConfirmation("harbour/s1e2"), #"{"item":"harbour/s1e2","type":"needsConfirmation"}"#),
+    (
+      .advanceNotApplicable("harbour/s1e1"),
+      #"{"item":"harbour/s1e1","type":"advanceNotApplicable"}"#
+    ),
+    (.emptySeries, #"{"type":"emptySeries"}"#),
+    (.invalidName(""), #"{"name":"","type":"invalidName"}"#),
+    (
+      .invalidValue("only the relay sends that command"),
+      #"{"message":"only the relay sends that command","type":"invalidValue"}"#
+    ),
+  ]
+
+  static let waitCauses: [(WaitCause, String)] = [
+    (.loading, #"{"type":"loading"}"#),
+    (.stalled, #"{"type":"stalled"}"#),
+    (.suspended(.interrupted), #"{"reason":"interrupted","type":"suspended"}"#),
+  ]
+
+  static let stepInputs: [(StepInput, String)] = [
+    (.command(.join, from: "p3"), #"{"command":{"type":"join"},"from":"p3","type":"command"}"#),
+    (.tick, #"{"type":"tick"}"#),
+  ]
+
+  static let recipients: [(Recipients, String)] = [
+    (.all, #"{"type":"all"}"#),
+    (.only(["p2", "p5"]), #"{"participants":["p2","p5"],"type":"only"}"#),
+  ]
+
+  static let clientMessages: [(ClientMessage, String)] = [
+    (
+      .hello(version: 2, name: "ann", room: "lobby", resume: nil),
+      #"{"name":"ann","room":"lobby","type":"hello","version":2}"#
+    ),
+    (
+      .hello(version: 2, name: "ann", room: "lobby", resume: Fixture.token),
+      #"{"name":"ann","resume":\#(Fixture.tokenJSON),"room":"lobby","type":"hello","version":2}"#
+    ),
+    (
+      .command(id: 1, .pause(item: "harbour/s1e1", at: 754.25)),
+      #"{"command":{"at":754.25,"item":"harbour/s1e1","type":"pause"},"id":1,"type":"command"}"#
+    ),
+    (
+      .ping(id: 7, t0: LocalInstant(nanoseconds: 123_456_789)),
+      #"{"id":7,"t0":123456789,"type":"ping"}"#
+    ),
+    (
+      .send(seq: 3, to: .all, kind: "chat", body: "hello"),
+      #"{"body":"hello","kind":"chat","seq":3,"to":{"type":"all"},"type":"send"}"#
+    ),
+    (
+      .send(seq: 4, to: .only(["p2", "p5"]), kind: "chat", body: "psst"),
+      #"{"body":"psst","kind":"chat","seq":4,"to":{"participants":["p2","p5"],"type":"only"},"type":"send"}"#
+    ),
+    (.resync, #"{"type":"resync"}"#),
+    (.bye, #"{"type":"bye"}"#),
+  ]
+
+  static let serverMessages: [(ServerMessage, String)] = [
+    (.welcome(Fixture.welcome), #"{"type":"welcome","welcome":\#(Fixture.welcomeJSON)}"#),
+    (
+      .update(state: Fixture.emptyState, events: [Fixture.played]),
+      #"{"events":[\#(Fixture.playedJSON)],"state":\#(Fixture.emptyStateJSON),"type":"update"}"#
+    ),
+    (.step(Fixture.pauseStep), #"{"step":\#(Fixture.pauseStepJSON),"type":"step"}"#),
+    (.step(Fixture.tickStep), #"{"step":\#(Fixture.tickStepJSON),"type":"step"}"#),
+    (.accepted(id: 3, sequence: 8), #"{"id":3,"sequence":8,"type":"accepted"}"#),
+    (
+      .rejected(id: 4, reason: .rateOutOfRange(rate: 9, allowed: 0.25...4)),
+      #"{"id":4,"reason":{"allowed":{"max":4,"min":0.25},"rate":9,"type":"rateOutOfRange"},"type":"rejected"}"#
+    ),
+    (
+      .pong(
+        id: 7, t0: LocalInstant(nanoseconds: 123_456_789),
+        t1: GroupInstant(nanoseconds: 3_600_000_123_456),
+        t2: GroupInstant(nanoseconds: 3_600_000_125_000)),
+      #"{"id":7,"t0":123456789,"t1":3600000123456,"t2":3600000125000,"type":"pong"}"#
+    ),
+    (
+      .message(from: "p1", fromName: "ann", seq: 3, kind: "chat", body: "hello"),
+      #"{"body":"hello","from":"p1","fromName":"ann","kind":"chat","seq":3,"type":"message"}"#
+    ),
+    (
+      .error(code: .roomFull, message: "room lobby is full (64 participants)", fatal: true),
+      #"{"code":"roomFull","fatal":true,"message":"room lobby is full (64 participants)","type":"error"}"#
+    ),
+  ]
+
+  static let readiness: [(Readiness, String)] = [
+    (.ready, #""ready""#), (.loading, #""loading""#), (.stalled, #""stalled""#),
+  ]
+
+  static let exitReasons: [(ExitReason, String)] = [
+    (.quit, #""quit""#), (.disconnected, #""disconnected""#), (.timedOut, #""timedOut""#),
+    (.removed, #""removed""#),
+  ]
+
+  static let playbackStatuses: [(PlaybackStatus, String)] = [
+    (.playing, #""playing""#), (.paused, #""paused""#), (.waiting, #""waiting""#),
+    (.finished, #""finished""#),
+  ]
+
+  static let errorCodes: [(ErrorCode, String)] = [
+    (.malformedFrame, #""malformedFrame""#), (.frameTooLarge, #""frameTooLarge""#),
+    (.unsupportedVersion, #""unsupportedVersion""#), (.helloRequired, #""helloRequired""#),
+    (.alreadyGreeted, #""alreadyGreeted""#), (.roomFull, #""roomFull""#),
+    (.invalidHello, #""invalidHello""#), (.rateLimited, #""rateLimited""#),
+    (.messageTooLarge, #""messageTooLarge""#), (.unknownRecipient, #""unknownRecipient""#),
+    (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
+  ]
+
+  /// Every struct that crosses the wire, with every optional field present, as
+  /// (name, value, JSON).
+  static let structs: [(String, any Codable & Sendable, String)] = [
+    ("ItemInfo", Fixture.item1, Fixture.item1JSON),
+    ("SeriesInfo", Fixture.series, Fixture.seriesJSON),
+    ("Timeline", Fixture.timeline, Fixture.timelineJSON),
+    ("GroupWait", Fixture.wait, Fixture.waitJSON),
+    ("Participant", Fixture.ann, Fixture.annJSON),
+    ("ChangeEvent", Fixture.played, Fixture.playedJSON),
+    ("WatchSession", Fixture.session, Fixture.sessionJSON),
+    ("GroupState", Fixture.state, Fixture.stateJSON),
+    ("EngineConfiguration", Fixture.configuration, Fixture.configurationJSON),
+    ("SequencedStep", Fixture.pauseStep, Fixture.pauseStepJSON),
+    ("ResumeToken", Fixture.token, Fixture.tokenJSON),
+    ("Welcome", Fixture.welcome, Fixture.welcomeJSON),
+  ]
+
+  /// Every pinned JSON text above, for checks that apply to all of them.
+  static var allJSON: [String] {
+    commands.map(\.1) + changeKinds.map(\.1) + rejections.map(\.1) + waitCauses.map(\.1)
+      + stepInputs.map(\.1) + recipients.map(\.1) + clientMessages.map(\.1)
+      + serverMessages.map(\.1) + structs.map(\.2) + [
+        Fixture.bobJSON, Fixture.waitStartedJSON, Fixture.emptyStateJSON,
+        Fixture.strictConfigurationJSON, Fixture.tickStepJSON,
+      ]
+  }
+}
