@@ -110,13 +110,14 @@ enum WireCaseNames {
     }
   }
 
-  static let clientMessageCount = 6
+  static let clientMessageCount = 7
   static func of(_ value: ClientMessage) -> String {
     switch value {
     case .hello: "hello"
     case .command: "command"
     case .ping: "ping"
     case .send: "send"
+    case .expire: "expire"
     case .resync: "resync"
     case .bye: "bye"
     }

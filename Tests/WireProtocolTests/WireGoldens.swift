@@ -169,6 +169,7 @@ enum Golden {
       .send(seq: 4, to: .only(["p2", "p5"]), kind: "chat", body: "psst"),
       #"{"body":"psst","kind":"chat","seq":4,"to":{"participants":["p2","p5"],"type":"only"},"type":"send"}"#
     ),
+    (.expire(id: 12), #"{"id":12,"type":"expire"}"#),
     (.resync, #"{"type":"resync"}"#),
     (.bye, #"{"type":"bye"}"#),
   ]
