@@ -55,6 +55,13 @@ let package = Package(
         "PlaybackCoordination", "Media", "CNcurses", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The front's session loop: a pure reducer (keys, client events, ticks → requests,
+    // player commands, draws) and a thin runner that performs its effects.
+    .target(
+      name: "FrontSessions",
+      dependencies: [
+        "GroupSessions", "TerminalFront", "Media", "Narration", "PlaybackCoordination",
+      ]),
     .target(
       name: "DemoScript",
       dependencies: [
@@ -65,7 +72,7 @@ let package = Package(
       name: "cowatch",
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Relay", "Media",
-        "TerminalFront", "DemoScript", "Narration",
+        "TerminalFront", "FrontSessions", "DemoScript", "Narration",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -87,6 +94,11 @@ let package = Package(
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"], exclude: ["__Snapshots__"]),
+    .testTarget(
+      name: "FrontSessionsTests",
+      dependencies: [
+        "FrontSessions", "GroupSessions", "TerminalFront", "Media", "PlaybackCoordination",
+      ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: []),
   ],

@@ -1,4 +1,5 @@
 import Foundation
+import FrontSessions
 import GroupSessions
 import Media
 import TerminalFront
@@ -18,10 +19,8 @@ enum FrontRun {
       await client.stop()
       Foundation.exit(1)
     }
-    var session = FrontSession(
-      client: client, terminal: terminal, media: media, player: player, room: room, invite: invite)
-    await session.run()
-    terminal.stop()
+    let session = FrontSession(roomName: room, catalog: media.series, invite: invite)
+    await FrontRunner(client: client, terminal: terminal, player: player, session: session).run()
     Foundation.exit(0)
   }
 }

@@ -1,0 +1,64 @@
+import FrontSessions
+import GroupSessions
+import Media
+import PlaybackCoordination
+import TerminalFront
+
+/// Drives a ``FrontSession`` as the runner would, without a terminal, a network or a clock:
+/// inputs go in one at a time at ``moment``; the effects come back and the screen can be
+/// read as text.
+struct Driver {
+  var session: FrontSession
+  var moment = Fixtures.moment()
+  /// Every request asked for so far, in order.
+  private(set) var requests: [FrontRequest] = []
+
+  init(invite: String? = nil) {
+    session = FrontSession(roomName: "lobby", catalog: [Fixtures.series], invite: invite)
+  }
+
+  /// ann has entered the room where bob is; nothing is watched yet.
+  static func inLobby() -> Driver {
+    var d = Driver()
+    d.send(.started)
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.state(Fixtures.lobby(), events: [])))
+    d.send(.client(.session(.none)))
+    return d
+  }
+
+  /// ann and bob are watching S1E2 together, at 2:40, and ann's player shows it.
+  static func watching() -> Driver {
+    var d = inLobby()
+    d.moment.player = Fixtures.player()
+    d.send(.client(.state(Fixtures.playing(), events: [])))
+    d.send(.client(.session(.joined(sessionID: 1))))
+    return d
+  }
+
+  @discardableResult
+  mutating func send(_ input: FrontSession.Input) -> [FrontSession.Effect] {
+    let effects = session.handle(input, at: moment)
+    for case .request(let request) in effects { requests.append(request) }
+    return effects
+  }
+
+  /// Presses keys one after the other; returns the effects of all of them.
+  @discardableResult
+  mutating func press(_ keys: Key...) -> [FrontSession.Effect] {
+    keys.flatMap { send(.key($0)) }
+  }
+
+  @discardableResult
+  mutating func type(_ text: String) -> [FrontSession.Effect] {
+    text.flatMap { send(.key(.character($0))) }
+  }
+
+  /// Forgets the requests seen so far.
+  mutating func clearRequests() { requests = [] }
+
+  func screen(rows: Int = 35, cols: Int = 120) -> String {
+    ScreenRenderer.render(session.model, rows: rows, cols: cols).text
+  }
+}

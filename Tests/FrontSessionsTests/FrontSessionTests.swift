@@ -1,0 +1,159 @@
+import FrontSessions
+import GroupSessions
+import Media
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("the front's session loop")
+struct FrontSessionTests {
+  @Test("the first screen is drawn at once, with the host's invite as a notice")
+  func firstScreen() {
+    var d = Driver(invite: "cowatch join 10.0.0.7 --name NAME")
+    #expect(d.send(.started) == [.draw])
+    let screen = d.screen()
+    #expect(screen.contains("Others join with: cowatch join 10.0.0.7 --name NAME"))
+    #expect(screen.contains("Nothing is being watched in room lobby."))
+  }
+
+  @Test("the client's events fill the screen: who is here, the session, its notices")
+  func clientEvents() {
+    var d = Driver.inLobby()
+    #expect(d.screen().contains("People (2)"))
+    #expect(d.screen().contains("● bob"))
+    let started = Fixtures.change(11, .sessionStarted(item: "harbour/s1e2"))
+    var state = Fixtures.playing(sequence: 11)
+    state.participants[0].isJoined = false
+    #expect(d.send(.client(.state(state, events: [started]))) == [.draw])
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    let screen = d.screen()
+    // The notice is under the prompt that offers the session.
+    #expect(screen.contains("│ bob started Harbour Lights —"))
+    #expect(screen.contains("Watch together?"))
+    #expect(screen.contains("bob started watching · j to join"))
+    #expect(d.press(.character("j")).contains(.request(.send(.join))))
+  }
+
+  @Test("every change of an update becomes a notice, not only the last")
+  func everyChange() {
+    var d = Driver.watching()
+    let events = [
+      Fixtures.change(11, .paused(at: 160)), Fixtures.change(12, .seeked(to: 200)),
+    ]
+    d.send(.client(.state(Fixtures.playing(sequence: 12, position: 200, rate: 0), events: events)))
+    let screen = d.screen()
+    #expect(screen.contains("bob paused at 2:40"))
+    #expect(screen.contains("bob jumped to 3:20"))
+  }
+
+  @Test("an input that changes nothing on screen draws nothing")
+  func noNeedlessDraws() {
+    var d = Driver.inLobby()
+    #expect(d.send(.tick) == [])
+    #expect(d.press(.resize) == [.draw])
+  }
+
+  @Test("Ctrl-L repaints the whole terminal")
+  func repaint() {
+    var d = Driver.inLobby()
+    #expect(d.press(.control("l")) == [.repaint, .draw])
+  }
+
+  @Test("the clock ticks four times a second while the group plays, once otherwise")
+  func ticks() {
+    var d = Driver.inLobby()
+    #expect(d.session.tickInterval == 1)
+    d = Driver.watching()
+    #expect(d.session.tickInterval == 0.25)
+  }
+
+  @Test("space while watching requests a pause where the player is")
+  func pause() {
+    var d = Driver.watching()
+    #expect(d.press(.character(" ")).contains(.request(.pause)))
+  }
+
+  @Test("a failed request and a refusal are shown as notices")
+  func failures() {
+    var d = Driver.watching()
+    d.send(.failed("the command got no answer within 5.0 s"))
+    d.send(.client(.rejected(.join, .alreadyJoined)))
+    let screen = d.screen()
+    #expect(screen.contains("the command got no answer within 5.0 s"))
+    #expect(screen.contains("already joined"))
+  }
+
+  @Test("a client that gives up shows why in the header and the state line")
+  func gaveUp() {
+    var d = Driver.watching()
+    d.send(.client(.error("gave up reconnecting to 127.0.0.1:7700")))
+    d.send(.client(.connection(.disconnected)))
+    d.send(.clientEnded)
+    let screen = d.screen()
+    #expect(screen.contains("✕ disconnected: gave up reconnecting to 127.0.0.1:7700"))
+  }
+
+  @Test("quitting only me leaves the session, stops the client, then finishes")
+  func quitOnlyMe() {
+    var d = Driver.watching()
+    d.press(.character("q"))
+    #expect(d.screen().contains("End for everyone"))
+    d.press(.enter)
+    #expect(d.requests == [.leave, .stop])
+    #expect(d.screen().contains("leaving…"))
+    // Keys after the quit do not reach the group.
+    d.press(.character(" "))
+    #expect(d.requests == [.leave, .stop])
+    #expect(d.send(.stopped) == [.finish])
+  }
+
+  @Test("a signal (the keys end) stops the client once")
+  func interrupted() {
+    var d = Driver.watching()
+    d.press(.interrupt)
+    d.send(.keysEnded)
+    #expect(d.requests == [.leave, .stop])
+  }
+
+  @Test("chat is shown at once as 'you' and sent")
+  func chat() {
+    var d = Driver.watching()
+    d.press(.character("c"))
+    d.type("hi bob")
+    d.press(.enter)
+    #expect(d.requests == [.chat("hi bob")])
+    #expect(d.screen().contains("you: hi bob"))
+  }
+
+  @Test("picking an episode with others in the room starts it together, from the catalog")
+  func startTogether() {
+    var d = Driver.inLobby()
+    d.press(.character("e"), .character("1"))
+    #expect(d.screen().contains("Watch Harbour Lights — S1E1 · Arrival together with bob?"))
+    d.press(.character("w"))
+    #expect(d.requests == [.send(.start(series: Fixtures.series, item: "harbour/s1e1"))])
+  }
+
+  @Test("'Only me' plays on the local player alone; the arrows and space drive it")
+  func watchingAlone() {
+    var d = Driver.inLobby()
+    d.press(.character("e"), .character("1"))
+    let effects = d.press(.character("o"))
+    #expect(effects.contains(.player(.load(item: "harbour/s1e1", at: 0))))
+    #expect(
+      effects.contains(.player(.play(itemTime: 0, startAt: Fixtures.local, rate: 1))))
+    d.moment.player = Fixtures.player("harbour/s1e1", at: 65)
+    d.send(.tick)
+    #expect(d.screen().contains("▶ watching alone"))
+    #expect(d.press(.right) == [.player(.seek(to: 75))])
+    #expect(d.press(.character(" ")) == [.player(.pause(at: 65))])
+    #expect(d.press(.character("]")).first == .player(.setRate(1.25)))
+    #expect(d.screen().contains("speed 1.25× (only you)"))
+    #expect(d.requests.isEmpty)
+    // Joining a session hands the player back to the group.
+    d.send(.client(.state(Fixtures.playing(), events: [])))
+    d.send(.client(.session(.joined(sessionID: 1))))
+    #expect(!d.session.model.watchingAlone)
+  }
+}
