@@ -10,8 +10,11 @@ public enum FrontRequest: Hashable, Sendable {
   case play
   /// Pause where this participant's player is (the client snaps the pause to it).
   case pause
-  case seek(to: Double)
-  case setRate(Double)
+  /// Seek by this many seconds from the position this participant last asked for: a
+  /// burst of arrows adds up even before the relay has answered the first.
+  case seek(by: Double)
+  /// Change the speed by this much from the rate last asked for (adds up likewise).
+  case changeRate(by: Double)
   /// Say something to everyone.
   case chat(String)
   /// Leave the watch session; skipped when the relay is not there (on the way out, do not

@@ -105,8 +105,8 @@ public struct FrontRunner: Sendable {
       case .send(let command): check(await client.send(command))
       case .play: check(await client.play())
       case .pause: check(await client.pause())
-      case .seek(let to): check(await client.seek(to: to))
-      case .setRate(let rate): check(await client.setRate(rate))
+      case .seek(let delta): check(await client.seek(by: delta))
+      case .changeRate(let delta): check(await client.changeRate(by: delta))
       case .chat(let text): await client.sendMessage(kind: "chat", body: text)
       case .leave, .endForEveryone:
         // On the way out, do not wait for a relay that is not there.

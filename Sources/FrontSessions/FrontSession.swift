@@ -52,6 +52,9 @@ public struct FrontSession: Sendable {
   private var aloneItem: ItemID?
   /// The speed of the player while watching alone.
   private var localRate: Double = 1
+  /// Where the local player was last told to seek: while it is still seeking it shows
+  /// where it was, so the next arrow counts from here (a burst adds up).
+  private var localSeekTarget: Double?
   /// The reason the client gave up, for the disconnected header.
   private var lastError: String?
   /// The model as last drawn, so that an input that changes nothing draws nothing.
@@ -173,10 +176,6 @@ public struct FrontSession: Sendable {
     -> [Effect]?
   {
     let shown = moment.player
-    let duration = shown.duration ?? 0
-    func seek(_ delta: Double) -> [Effect] {
-      [.player(.seek(to: min(max(0, shown.position + delta), duration)))]
-    }
     switch command {
     case .playPause:
       switch shown.state {
@@ -189,10 +188,10 @@ public struct FrontSession: Sendable {
           .player(.play(itemTime: shown.position, startAt: moment.localTime, rate: localRate))
         ]
       }
-    case .back10: return seek(-controller.seekStep)
-    case .forward10: return seek(controller.seekStep)
-    case .back60: return seek(-controller.bigSeekStep)
-    case .forward60: return seek(controller.bigSeekStep)
+    case .back10: return seekLocally(by: -controller.seekStep, at: moment)
+    case .forward10: return seekLocally(by: controller.seekStep, at: moment)
+    case .back60: return seekLocally(by: -controller.bigSeekStep, at: moment)
+    case .forward60: return seekLocally(by: controller.bigSeekStep, at: moment)
     case .slower, .faster:
       localRate = KeyBinding.rateStep(from: localRate, up: command == .faster)
       model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .error)
@@ -218,10 +217,9 @@ public struct FrontSession: Sendable {
       return []
     case .start(let item, together: false):
       return watchAlone(item, at: moment)
-    case .seekLocally(let to):
-      // Alone, or stepped away (the coordinator has let go of the player): move it for
-      // this person only.
-      return [.player(.seek(to: to))]
+    case .seekLocally(let delta):
+      // Stepped away, the coordinator has let go of the player: move it for this person.
+      return seekLocally(by: delta, at: moment)
     case .chat(let text):
       // The relay does not echo our own messages back.
       model.receiveChat(from: "you", text: text)
@@ -242,8 +240,8 @@ public struct FrontSession: Sendable {
     switch action {
     case .play: return .play
     case .pause: return .pause
-    case .seek(let to): return .seek(to: to)
-    case .setRate(let rate): return .setRate(rate)
+    case .seek(let delta): return .seek(by: delta)
+    case .changeRate(let delta): return .changeRate(by: delta)
     case .switchTo(let item):
       guard let series = series(containing: item) else { return nil }
       // The person already confirmed it in the prompt.
@@ -268,6 +266,17 @@ public struct FrontSession: Sendable {
     if let series = model.catalog.first(where: { $0.item(item) != nil }) { return series }
     model.post("no item \(item) in the catalog", kind: .error)
     return nil
+  }
+
+  /// Moves the local player by `delta` from where it is, or from where it was last sent
+  /// while it is still on its way there.
+  private mutating func seekLocally(by delta: Double, at moment: FrontMoment) -> [Effect] {
+    let shown = moment.player
+    let from = shown.isBusy ? (localSeekTarget ?? shown.position) : shown.position
+    let end = shown.duration ?? model.session?.item.duration ?? 0
+    let target = min(max(0, from + delta), end)
+    localSeekTarget = target
+    return [.player(.seek(to: target))]
   }
 
   /// "Only me": plays the item on this terminal's player without telling the group.

@@ -15,15 +15,18 @@ public struct FrontController: Hashable, Sendable {
   public private(set) var offeredSession: UInt64?
   public var seekStep: Double
   public var bigSeekStep: Double
+  /// How much `[` and `]` change the speed.
+  public var rateStep: Double
   /// The reason `s` suspends with.
   public var suspensionReason: SuspensionReason
 
   public init(
-    seekStep: Double = 10, bigSeekStep: Double = 60,
+    seekStep: Double = 10, bigSeekStep: Double = 60, rateStep: Double = 0.25,
     suspensionReason: SuspensionReason = .interrupted
   ) {
     self.seekStep = seekStep
     self.bigSeekStep = bigSeekStep
+    self.rateStep = rateStep
     self.suspensionReason = suspensionReason
   }
 
@@ -123,40 +126,40 @@ public struct FrontController: Hashable, Sendable {
     default:
       break
     }
+    let step: Double? =
+      switch command {
+      case .back10: -seekStep
+      case .forward10: seekStep
+      case .back60: -bigSeekStep
+      case .forward60: bigSeekStep
+      default: nil
+      }
     if !model.localSuspensions.isEmpty {
       // Stepped away, the player is this person's own: ←/→ ↑/↓ scrub it, to pick a time
       // to bring everyone to when coming back.
-      let here = model.player.position
-      let end = session.item.duration
-      switch command {
-      case .back10: return [.seekLocally(to: max(0, here - 10))]
-      case .forward10: return [.seekLocally(to: min(end, here + 10))]
-      case .back60: return [.seekLocally(to: max(0, here - 60))]
-      case .forward60: return [.seekLocally(to: min(end, here + 60))]
-      default: return [.localNotice("you stepped away — press s to come back")]
-      }
+      if let step { return [.seekLocally(by: step)] }
+      return [.localNotice("you stepped away — press s to come back")]
     }
-    let duration = session.item.duration
-    func seek(_ delta: Double) -> [FrontAction] {
-      [.seek(to: min(max(0, model.displayPosition + delta), duration))]
-    }
+    if let step { return [.seek(by: step)] }
     switch command {
     case .playPause:
       switch session.status {
       case .playing, .waiting: return [.pause(at: model.displayPosition)]
       case .paused, .finished: return [.play]
       }
-    case .back10: return seek(-seekStep)
-    case .forward10: return seek(seekStep)
-    case .back60: return seek(-bigSeekStep)
-    case .forward60: return seek(bigSeekStep)
     case .slower, .faster:
-      let current =
+      // Only a rate already at the end of the range shown is refused here; the client
+      // adds the steps up from the rate it last asked for and keeps them in the range.
+      let shown =
         session.intendedRate > 0
         ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
-      let rate = KeyBinding.rateStep(from: current, up: command == .faster)
-      return rate == current
-        ? [.localNotice("speed is already \(RateFormat.text(rate))")] : [.setRate(rate)]
+      let bound =
+        command == .faster
+        ? KeyBinding.rateSteps[KeyBinding.rateSteps.count - 1] : KeyBinding.rateSteps[0]
+      if abs(shown - bound) < 0.001 {
+        return [.localNotice("speed is already \(RateFormat.text(bound))")]
+      }
+      return [.changeRate(by: command == .faster ? rateStep : -rateStep)]
     case .next:
       guard let next = session.series.item(after: session.item.id) else {
         return [.localNotice("\(EpisodeLabel.code(session.item.id)) is the last episode")]

@@ -12,6 +12,8 @@ struct Driver {
   var moment = Fixtures.moment()
   /// Every request asked for so far, in order.
   private(set) var requests: [FrontRequest] = []
+  /// Every command for the local player so far, in order.
+  private(set) var playerCommands: [PlayerCommand] = []
 
   init(invite: String? = nil) {
     session = FrontSession(roomName: "lobby", catalog: [Fixtures.series], invite: invite)
@@ -40,7 +42,13 @@ struct Driver {
   @discardableResult
   mutating func send(_ input: FrontSession.Input) -> [FrontSession.Effect] {
     let effects = session.handle(input, at: moment)
-    for case .request(let request) in effects { requests.append(request) }
+    for effect in effects {
+      switch effect {
+      case .request(let request): requests.append(request)
+      case .player(let command): playerCommands.append(command)
+      default: break
+      }
+    }
     return effects
   }
 
@@ -55,8 +63,11 @@ struct Driver {
     text.flatMap { send(.key(.character($0))) }
   }
 
-  /// Forgets the requests seen so far.
-  mutating func clearRequests() { requests = [] }
+  /// Forgets the requests and player commands seen so far.
+  mutating func clearRequests() {
+    requests = []
+    playerCommands = []
+  }
 
   func screen(rows: Int = 35, cols: Int = 120) -> String {
     ScreenRenderer.render(session.model, rows: rows, cols: cols).text

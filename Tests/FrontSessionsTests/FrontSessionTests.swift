@@ -157,3 +157,44 @@ struct FrontSessionTests {
     #expect(!d.session.model.watchingAlone)
   }
 }
+
+@Suite("key bursts add up")
+struct KeyBurstTests {
+  @Test("five → from 2:40 are five seeks by 10 s, in order, before any answer")
+  func fiveRights() {
+    var d = Driver.watching()
+    d.clearRequests()
+    for _ in 0..<5 { d.press(.right) }
+    #expect(d.requests == Array(repeating: .seek(by: 10), count: 5))
+  }
+
+  @Test("[ ] ] are speed changes by −¼, +¼, +¼, in order")
+  func rateBurst() {
+    var d = Driver.watching()
+    d.clearRequests()
+    d.press(.character("["), .character("]"), .character("]"))
+    #expect(d.requests == [.changeRate(by: -0.25), .changeRate(by: 0.25), .changeRate(by: 0.25)])
+  }
+
+  @Test("stepped away, arrows pressed while the player is still seeking add up")
+  func steppedAwayBurst() {
+    var d = Driver.watching()
+    var state = Fixtures.playing(sequence: 11)
+    state.participants[0].suspensions = [.interrupted]
+    d.send(
+      .client(
+        .state(state, events: [Fixtures.change(11, by: Fixtures.ann, .suspended(.interrupted))])))
+    d.moment.player = Fixtures.player(at: 160, state: .paused)
+    d.clearRequests()
+    d.press(.right)
+    // The player is busy seeking and still shows 2:40.
+    d.moment.player = Fixtures.player(at: 160, state: .seeking, busy: true)
+    d.press(.right)
+    d.press(.up)
+    // Once there, it counts from where it is.
+    d.moment.player = Fixtures.player(at: 240, state: .paused)
+    d.press(.left)
+    #expect(d.playerCommands == [.seek(to: 170), .seek(to: 180), .seek(to: 240), .seek(to: 230)])
+    #expect(d.requests.isEmpty)
+  }
+}
