@@ -55,6 +55,8 @@ public struct FrontSession: Sendable {
   /// Where the local player was last told to seek: while it is still seeking it shows
   /// where it was, so the next arrow counts from here (a burst adds up).
   private var localSeekTarget: Double?
+  /// The relay's epoch from the last welcome; a different one means it restarted.
+  private var relayEpoch: String?
   /// The reason the client gave up, for the disconnected header.
   private var lastError: String?
   /// The model as last drawn, so that an input that changes nothing draws nothing.
@@ -123,8 +125,11 @@ public struct FrontSession: Sendable {
 
   private mutating func receive(_ event: ClientEvent) {
     switch event {
-    case .welcomed(let participant, _, _):
+    case .welcomed(let participant, _, let epoch):
       model.localParticipant = participant
+      // A new epoch is a new relay process, counting its changes from 1 again.
+      if let relayEpoch, relayEpoch != epoch { model.relayRestarted() }
+      relayEpoch = epoch
     case .state(let state, let events):
       model.group = state
       // Every change of an update, not only the last one.

@@ -198,3 +198,55 @@ struct KeyBurstTests {
     #expect(d.requests.isEmpty)
   }
 }
+
+@Suite("a relay restart")
+struct RelayRestartTests {
+  /// ann watches with bob at sequence 10; bob paused at 11; then the link drops.
+  func afterPause() -> Driver {
+    var d = Driver.watching()
+    d.send(
+      .client(
+        .state(
+          Fixtures.playing(sequence: 11, rate: 0), events: [Fixtures.change(11, .paused(at: 160))]
+        )))
+    d.send(.client(.connection(.reconnecting)))
+    return d
+  }
+
+  @Test("a new relay epoch starts the sequence over: its changes are shown again")
+  func newEpoch() {
+    var d = afterPause()
+    // The relay came back as a new process: a fresh room, counting from 1.
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e2")))
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.state(Fixtures.lobby(sequence: 2), events: [])))
+    d.send(.client(.session(.none)))
+    var screen = d.screen()
+    #expect(screen.contains("the relay restarted"))
+    #expect(screen.contains("● connected"))
+    var state = Fixtures.playing(sequence: 3)
+    state.participants[0].isJoined = false
+    d.send(
+      .client(.state(state, events: [Fixtures.change(3, .sessionStarted(item: "harbour/s1e2"))])))
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    d.press(.character("n"))  // "Not now", to read the notices under the prompt
+    screen = d.screen()
+    #expect(screen.contains("bob started Harbour Lights — S1E2 · The Lighthouse Keeper"))
+    #expect(screen.contains("bob started watching · j to join"))
+  }
+
+  @Test("the same epoch (a resumed connection) keeps the sequence: no change is shown twice")
+  func sameEpoch() {
+    var d = afterPause()
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: true, relayEpoch: "e1")))
+    d.send(.client(.connection(.connected)))
+    d.send(
+      .client(
+        .state(
+          Fixtures.playing(sequence: 11, rate: 0), events: [Fixtures.change(11, .paused(at: 160))]
+        )))
+    let notices = d.session.model.notices.map(\.text)
+    #expect(notices.filter { $0 == "bob paused at 2:40" }.count == 1)
+    #expect(!notices.contains("the relay restarted"))
+  }
+}
