@@ -1,4 +1,3 @@
-import Foundation
 import FrontSessions
 import GroupSessions
 import Media
@@ -6,21 +5,21 @@ import TerminalFront
 
 /// Runs the interactive terminal front for a participant.
 enum FrontRun {
+  /// Returns once the person has quit and the client has stopped; throws a one-line
+  /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: SimulatedPlayer,
     room: String, invite: String?
-  ) async -> Never {
+  ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
       terminal = try TerminalSession()
     } catch {
-      // Already one line that suggests --headless.
-      Console.error(error.description)
       await client.stop()
-      Foundation.exit(1)
+      // Already one line that suggests --headless.
+      throw CommandFailure(line: error.description)
     }
     let session = FrontSession(roomName: room, catalog: media.series, invite: invite)
     await FrontRunner(client: client, terminal: terminal, player: player, session: session).run()
-    Foundation.exit(0)
   }
 }
