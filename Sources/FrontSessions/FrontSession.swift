@@ -64,9 +64,14 @@ public struct FrontSession: Sendable {
   /// Set when an action asks for a redraw even though the model is the same (a resize).
   private var redrawRequested = false
 
-  public init(roomName: String, catalog: [SeriesInfo], invite: String? = nil) {
+  /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
+  /// before ending the room for the others.
+  public init(
+    roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false
+  ) {
     model = FrontModel(roomName: roomName, catalog: catalog)
     model.invite = invite
+    controller.hostsRoom = hostsRoom
   }
 
   /// How often the runner should tick: four times a second while something moves (the

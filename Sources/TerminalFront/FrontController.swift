@@ -19,11 +19,15 @@ public struct FrontController: Hashable, Sendable {
   public var rateStep: Double
   /// The reason `s` suspends with.
   public var suspensionReason: SuspensionReason
+  /// This front's process runs the room's relay (`cowatch host`): quitting ends the room
+  /// for everyone else, so it asks first.
+  public var hostsRoom: Bool
 
   public init(
     seekStep: Double = 10, bigSeekStep: Double = 60, rateStep: Double = 0.25,
-    suspensionReason: SuspensionReason = .interrupted
+    suspensionReason: SuspensionReason = .interrupted, hostsRoom: Bool = false
   ) {
+    self.hostsRoom = hostsRoom
     self.seekStep = seekStep
     self.bigSeekStep = bigSeekStep
     self.rateStep = rateStep
@@ -100,9 +104,14 @@ public struct FrontController: Hashable, Sendable {
       present(.chat())
       return [.redraw]
     case .quit:
+      let inRoom = model.group.participants.filter { $0.id != model.localParticipant }
+      if hostsRoom, !inRoom.isEmpty {
+        present(.leaveHostedRoom(others: inRoom.map(\.name)))
+        return [.redraw]
+      }
       guard model.isJoined else { return [.quit] }
-      let others = model.group.joinedParticipants.filter { $0.id != model.localParticipant }.count
-      present(.quit(others: others))
+      let watching = model.group.joinedParticipants.filter { $0.id != model.localParticipant }
+      present(.quit(others: watching.count))
       return [.redraw]
     case .join:
       if model.membership == .waiting { return [.joinSession] }
@@ -201,6 +210,9 @@ public struct FrontController: Hashable, Sendable {
     case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
     case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
     case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+    // The room ends with the relay: end the session first, so that the others read why.
+    case (.leaveHostedRoom, .chosen(.yes)):
+      return model.isJoined ? [.endForEveryone, .quit] : [.quit]
     case (.comeBack, .chosen(.catchUp)): return [.resume]
     case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
     case (.chat, .submitted(let text)):

@@ -9,7 +9,7 @@ enum FrontRun {
   /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: SimulatedPlayer,
-    room: String, invite: String?
+    room: String, invite: String?, hostsRoom: Bool
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -19,7 +19,8 @@ enum FrontRun {
       // Already one line that suggests --headless.
       throw CommandFailure(line: error.description)
     }
-    let session = FrontSession(roomName: room, catalog: media.series, invite: invite)
+    let session = FrontSession(
+      roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom)
     await FrontRunner(client: client, terminal: terminal, player: player, session: session).run()
   }
 }

@@ -42,7 +42,7 @@ struct HostCommand: AsyncParsableCommand {
     do {
       try await ParticipantRun.run(
         command: "host", transport: TCPTransport(host: local, port: server.port),
-        options: options, invite: invite)
+        options: options, invite: invite, hostsRoom: true)
     } catch {
       await server.stop()
       throw error

@@ -20,9 +20,11 @@ enum ParticipantRun {
   }
 
   /// Runs until the person quits (or, headless, the input ends); the client is stopped
-  /// when it returns. Throws a ``CommandFailure`` when it cannot start.
+  /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
+  /// room's relay runs in this process (`cowatch host`).
   static func run(
-    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
+    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
+    hostsRoom: Bool = false
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     let media = try MediaSetup.load(command: command)
@@ -43,7 +45,7 @@ enum ParticipantRun {
     } else {
       try await FrontRun.run(
         command: command, client: client, media: media, player: player, room: options.room,
-        invite: invite)
+        invite: invite, hostsRoom: hostsRoom)
     }
   }
 }

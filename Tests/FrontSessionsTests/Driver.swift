@@ -15,13 +15,14 @@ struct Driver {
   /// Every command for the local player so far, in order.
   private(set) var playerCommands: [PlayerCommand] = []
 
-  init(invite: String? = nil) {
-    session = FrontSession(roomName: "lobby", catalog: [Fixtures.series], invite: invite)
+  init(invite: String? = nil, hostsRoom: Bool = false) {
+    session = FrontSession(
+      roomName: "lobby", catalog: [Fixtures.series], invite: invite, hostsRoom: hostsRoom)
   }
 
   /// ann has entered the room where bob is; nothing is watched yet.
-  static func inLobby() -> Driver {
-    var d = Driver()
+  static func inLobby(hostsRoom: Bool = false) -> Driver {
+    var d = Driver(hostsRoom: hostsRoom)
     d.send(.started)
     d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
     d.send(.client(.connection(.connected)))
@@ -31,8 +32,8 @@ struct Driver {
   }
 
   /// ann and bob are watching S1E2 together, at 2:40, and ann's player shows it.
-  static func watching() -> Driver {
-    var d = inLobby()
+  static func watching(hostsRoom: Bool = false) -> Driver {
+    var d = inLobby(hostsRoom: hostsRoom)
     d.moment.player = Fixtures.player()
     d.send(.client(.state(Fixtures.playing(), events: [])))
     d.send(.client(.session(.joined(sessionID: 1))))

@@ -250,3 +250,69 @@ struct RelayRestartTests {
     #expect(!notices.contains("the relay restarted"))
   }
 }
+
+@Suite("quitting the host's front")
+struct HostQuitTests {
+  /// ann hosts; bob and carol are in the room, all three watching.
+  func hostWatchingWithTwo() -> Driver {
+    var d = Driver.watching(hostsRoom: true)
+    var state = Fixtures.playing(sequence: 11)
+    state.participants.append(Participant(id: Fixtures.carol, name: "carol", isJoined: true))
+    d.send(.client(.state(state, events: [])))
+    return d
+  }
+
+  @Test("with others in the room, q asks; Enter cancels by default")
+  func asks() {
+    var d = hostWatchingWithTwo()
+    d.clearRequests()
+    d.press(.character("q"))
+    let screen = d.screen()
+    #expect(screen.contains("You host this room: leaving ends it for bob, carol."))
+    #expect(screen.contains("Leave anyway?"))
+    #expect(screen.contains("[ Cancel ]"))
+    #expect(!screen.contains("Only me"))
+    d.press(.enter)
+    #expect(d.requests.isEmpty)
+    #expect(!d.screen().contains("Leave anyway?"))
+  }
+
+  @Test("yes ends the session for the others, stops the client, then finishes")
+  func yes() {
+    var d = hostWatchingWithTwo()
+    d.clearRequests()
+    d.press(.character("q"), .character("y"))
+    #expect(d.requests == [.endForEveryone, .stop])
+    #expect(d.send(.stopped) == [.finish])
+  }
+
+  @Test("not watching, yes only stops the client")
+  func notJoined() {
+    var d = Driver.inLobby(hostsRoom: true)
+    d.press(.character("q"))
+    #expect(d.screen().contains("You host this room: leaving ends it for bob."))
+    d.press(.character("y"))
+    #expect(d.requests == [.stop])
+  }
+
+  @Test("alone in the room, the host quits as anyone would")
+  func alone() {
+    var d = Driver(hostsRoom: true)
+    d.send(.started)
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
+    d.send(
+      .client(
+        .state(
+          GroupState(sequence: 1, participants: [Fixtures.people(joined: false)[0]]), events: [])))
+    d.press(.character("q"))
+    #expect(d.requests == [.stop])
+  }
+
+  @Test("someone who joined, not hosting, is asked end for everyone / only me")
+  func participant() {
+    var d = Driver.watching()
+    d.press(.character("q"))
+    #expect(d.screen().contains("You are watching with 1 other."))
+    #expect(!d.screen().contains("You host this room"))
+  }
+}

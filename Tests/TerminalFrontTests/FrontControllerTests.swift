@@ -155,6 +155,23 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("q"), model: Fixtures.noSession()) == [.quit])
   }
 
+  @Test("hosting, q asks before ending the room for the others; yes ends the session, then quits")
+  func hostQuit() {
+    var c = FrontController(hostsRoom: true)
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .character("q"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .leaveHostedRoom)
+    #expect(
+      c.activePrompt?.message == "You host this room: leaving ends it for bob, carol. Leave anyway?"
+    )
+    #expect(c.activePrompt?.selectedOption?.choice == .cancel)
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(c.handle(key: .character("y"), model: model) == [.endForEveryone, .quit])
+    _ = c.handle(key: .character("q"), model: Fixtures.noSession())
+    #expect(c.handle(key: .character("y"), model: Fixtures.noSession()) == [.quit])
+  }
+
   @Test("s suspends and resumes; a toggles auto-advance")
   func suspendAndAutoAdvance() {
     var c = FrontController()
