@@ -2,8 +2,8 @@ import Narration
 import PlaybackCoordination
 import WireProtocol
 
-/// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),
-/// so that any program can drive and measure a participant.
+/// Headless mode: one action per input line, one JSON object per output line (see the
+/// README), so that any program can drive and measure a participant.
 public struct HeadlessRunner: Sendable {
   public let client: ParticipantClient
   public let catalog: [SeriesInfo]
