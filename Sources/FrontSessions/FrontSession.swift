@@ -115,7 +115,7 @@ public struct FrontSession: Sendable {
     case .failed(let text):
       model.post(text, kind: .error)
     case .stopped:
-      return effects + [.finish]
+      return [.finish]
     }
     controller.prepare(&model)
     if redrawRequested || effects.contains(.repaint) || drawn != model {
