@@ -80,6 +80,13 @@ let package = Package(
         "PlaybackCoordination", "Media", "CNcurses", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The front's session loop: a pure reducer (keys, client events, ticks → requests,
+    // player commands, draws) and a thin runner that performs its effects.
+    .target(
+      name: "FrontSessions",
+      dependencies: [
+        "GroupSessions", "Participation", "Transports", "TerminalFront", "Media", "Narration", "PlaybackCoordination",
+      ]),
     .target(
       name: "DemoScript",
       dependencies: [
@@ -90,9 +97,9 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
-        "TCPRelayClient", "Media",
-        "TerminalFront", "DemoScript", "Narration",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
+        "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
+        "FrontSessions", "DemoScript", "Narration",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -122,6 +129,11 @@ let package = Package(
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"], exclude: ["__Snapshots__"]),
+    .testTarget(
+      name: "FrontSessionsTests",
+      dependencies: [
+        "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media", "PlaybackCoordination",
+      ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: []),
   ],

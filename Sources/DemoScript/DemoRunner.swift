@@ -119,7 +119,9 @@ public actor DemoRunner {
 
   // MARK: - Running
 
-  /// Runs the script to its end or to the first failed expectation. Call once.
+  /// Runs the script to its end or to the first failed expectation. Call once. Cancelling
+  /// the calling task stops the script early ("stopped"), and still stops the
+  /// participants and the relay before returning.
   public func run() async -> DemoResult {
     guard !started else {
       return DemoResult(
@@ -149,6 +151,10 @@ public actor DemoRunner {
     if problem == nil {
       steps: for step in script.steps {
         await sleep(until: step.time)
+        if Task.isCancelled {
+          problem = "stopped"
+          break steps
+        }
         switch step.kind {
         case .arrive(let name):
           if let why = await arrive(name) {
@@ -280,7 +286,7 @@ public actor DemoRunner {
         emit(.passed(line: line), "✓ expect \(expectation.summary)")
         return nil
       }
-      if scriptTime() >= deadline { break }
+      if scriptTime() >= deadline || Task.isCancelled { break }
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     let failure = ExpectationFailure(line: line, expected: expectation.summary, seen: problems)

@@ -4,8 +4,8 @@ import PlaybackCoordination
 import Transports
 import WireProtocol
 
-/// Headless mode: one action per input line, one JSON object per output line (DESIGN §4),
-/// so that any program can drive and measure a participant.
+/// Headless mode: one action per input line, one JSON object per output line (see the
+/// README), so that any program can drive and measure a participant.
 public struct HeadlessRunner: Sendable {
   public let client: ParticipantClient
   public let catalog: [SeriesInfo]
@@ -186,29 +186,11 @@ public struct HeadlessRunner: Sendable {
   static func json(_ p: Participant, in state: GroupState) -> JSONValue {
     .object([
       ("id", .string(p.id.rawValue)), ("name", .string(p.name)), ("joined", .bool(p.isJoined)),
-      ("state", .string(participantState(p, in: state))),
+      ("state", .string(ParticipantStatus.describe(p, in: state))),
       ("suspensions", .array(p.suspensions.map { .string($0.rawValue) })),
       ("autoadvance", .bool(p.autoAdvance)), ("connected", .bool(p.isConnected)),
       ("offset_ms", p.playerOffset.map { .double($0 * 1000) } ?? .null),
     ])
-  }
-
-  /// A participant's state in one word, as fronts show it.
-  public static func participantState(_ p: Participant, in state: GroupState) -> String {
-    if !p.isConnected { return "reconnecting" }
-    if let reason = p.suspensions.first { return "suspended: \(reason)" }
-    if !p.isJoined { return state.session == nil ? "in room" : "not joined" }
-    switch p.readiness {
-    case .loading: return "loading"
-    case .stalled: return "stalled"
-    case .ready: break
-    }
-    switch state.session?.status {
-    case .playing: return "watching"
-    case .waiting: return "waiting"
-    case .finished: return "finished"
-    default: return "paused"
-    }
   }
 
   static func json(_ series: SeriesInfo) -> JSONValue {

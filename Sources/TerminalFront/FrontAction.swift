@@ -7,8 +7,12 @@ public enum FrontAction: Hashable, Sendable {
   case play
   /// Pause the group at the item time this player shows (the pause snaps to it).
   case pause(at: Double)
-  case seek(to: Double)
-  case setRate(Double)
+  /// Seek by this many seconds. Relative, so that a burst of keys adds up: the client
+  /// counts from the position it last asked for, not from what the screen shows (which
+  /// moves only when the relay's answer arrives).
+  case seek(by: Double)
+  /// Change the group's speed by this much, relative for the same reason as ``seek(by:)``.
+  case changeRate(by: Double)
   /// Switch everyone to another item; already confirmed by the person.
   case switchTo(ItemID)
   /// Start a new watch session of an item in the room (`together`), or watch it alone.
@@ -18,8 +22,9 @@ public enum FrontAction: Hashable, Sendable {
   case resume
   /// End all of this participant's suspensions, moving everyone to this item time.
   case resumeProposing(Double)
-  /// While stepped away: move only this player (to pick a time to bring everyone to).
-  case seekLocally(to: Double)
+  /// While stepped away: move only this player by this many seconds (to pick a time to
+  /// bring everyone to).
+  case seekLocally(by: Double)
   case setAutoAdvance(Bool)
   case chat(String)
   case joinSession

@@ -15,15 +15,22 @@ public struct FrontController: Hashable, Sendable {
   public private(set) var offeredSession: UInt64?
   public var seekStep: Double
   public var bigSeekStep: Double
+  /// How much `[` and `]` change the speed.
+  public var rateStep: Double
   /// The reason `s` suspends with.
   public var suspensionReason: SuspensionReason
+  /// This front's process runs the room's relay (`cowatch host`): quitting ends the room
+  /// for everyone else, so it asks first.
+  public var hostsRoom: Bool
 
   public init(
-    seekStep: Double = 10, bigSeekStep: Double = 60,
-    suspensionReason: SuspensionReason = .interrupted
+    seekStep: Double = 10, bigSeekStep: Double = 60, rateStep: Double = 0.25,
+    suspensionReason: SuspensionReason = .interrupted, hostsRoom: Bool = false
   ) {
+    self.hostsRoom = hostsRoom
     self.seekStep = seekStep
     self.bigSeekStep = bigSeekStep
+    self.rateStep = rateStep
     self.suspensionReason = suspensionReason
   }
 
@@ -97,9 +104,14 @@ public struct FrontController: Hashable, Sendable {
       present(.chat())
       return [.redraw]
     case .quit:
+      let inRoom = model.group.participants.filter { $0.id != model.localParticipant }
+      if hostsRoom, !inRoom.isEmpty {
+        present(.leaveHostedRoom(others: inRoom.map(\.name)))
+        return [.redraw]
+      }
       guard model.isJoined else { return [.quit] }
-      let others = model.group.joinedParticipants.filter { $0.id != model.localParticipant }.count
-      present(.quit(others: others))
+      let watching = model.group.joinedParticipants.filter { $0.id != model.localParticipant }
+      present(.quit(others: watching.count))
       return [.redraw]
     case .join:
       if model.membership == .waiting { return [.joinSession] }
@@ -123,40 +135,40 @@ public struct FrontController: Hashable, Sendable {
     default:
       break
     }
+    let step: Double? =
+      switch command {
+      case .back10: -seekStep
+      case .forward10: seekStep
+      case .back60: -bigSeekStep
+      case .forward60: bigSeekStep
+      default: nil
+      }
     if !model.localSuspensions.isEmpty {
       // Stepped away, the player is this person's own: ←/→ ↑/↓ scrub it, to pick a time
       // to bring everyone to when coming back.
-      let here = model.player.position
-      let end = session.item.duration
-      switch command {
-      case .back10: return [.seekLocally(to: max(0, here - 10))]
-      case .forward10: return [.seekLocally(to: min(end, here + 10))]
-      case .back60: return [.seekLocally(to: max(0, here - 60))]
-      case .forward60: return [.seekLocally(to: min(end, here + 60))]
-      default: return [.localNotice("you stepped away — press s to come back")]
-      }
+      if let step { return [.seekLocally(by: step)] }
+      return [.localNotice("you stepped away — press s to come back")]
     }
-    let duration = session.item.duration
-    func seek(_ delta: Double) -> [FrontAction] {
-      [.seek(to: min(max(0, model.displayPosition + delta), duration))]
-    }
+    if let step { return [.seek(by: step)] }
     switch command {
     case .playPause:
       switch session.status {
       case .playing, .waiting: return [.pause(at: model.displayPosition)]
       case .paused, .finished: return [.play]
       }
-    case .back10: return seek(-seekStep)
-    case .forward10: return seek(seekStep)
-    case .back60: return seek(-bigSeekStep)
-    case .forward60: return seek(bigSeekStep)
     case .slower, .faster:
-      let current =
+      // Only a rate already at the end of the range shown is refused here; the client
+      // adds the steps up from the rate it last asked for and keeps them in the range.
+      let shown =
         session.intendedRate > 0
         ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
-      let rate = KeyBinding.rateStep(from: current, up: command == .faster)
-      return rate == current
-        ? [.localNotice("speed is already \(RateFormat.text(rate))")] : [.setRate(rate)]
+      let bound =
+        command == .faster
+        ? KeyBinding.rateSteps[KeyBinding.rateSteps.count - 1] : KeyBinding.rateSteps[0]
+      if abs(shown - bound) < 0.001 {
+        return [.localNotice("speed is already \(RateFormat.text(bound))")]
+      }
+      return [.changeRate(by: command == .faster ? rateStep : -rateStep)]
     case .next:
       guard let next = session.series.item(after: session.item.id) else {
         return [.localNotice("\(EpisodeLabel.code(session.item.id)) is the last episode")]
@@ -198,6 +210,9 @@ public struct FrontController: Hashable, Sendable {
     case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
     case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
     case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+    // The room ends with the relay: end the session first, so that the others read why.
+    case (.leaveHostedRoom, .chosen(.yes)):
+      return model.isJoined ? [.endForEveryone, .quit] : [.quit]
     case (.comeBack, .chosen(.catchUp)): return [.resume]
     case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
     case (.chat, .submitted(let text)):

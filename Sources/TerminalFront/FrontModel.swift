@@ -235,6 +235,16 @@ public struct FrontModel: Hashable, Sendable {
     }
   }
 
+  /// The relay restarted: its sequence numbers start again at 1, so the last one seen
+  /// means nothing any more (kept, it would silence every notice until the new count
+  /// passed it). Who paused and who started went with the old relay's session.
+  public mutating func relayRestarted() {
+    lastAppliedSequence = nil
+    pausedBy = nil
+    sessionStartedBy = nil
+    post("the relay restarted", kind: .error)
+  }
+
   /// How visible a notice is now.
   public func visibility(of notice: Notice) -> NoticeVisibility {
     let lifetime = notice.kind == .chat ? chatLifetime : noticeLifetime

@@ -15,6 +15,9 @@ public struct Prompt: Hashable, Sendable {
     case confirmSwitch(item: ItemID)
     /// End for everyone / Only me / Cancel.
     case quit
+    /// Quitting the front of the process that runs the room's relay, with others in the
+    /// room: Yes / Cancel.
+    case leaveHostedRoom
     /// A list of episodes to pick from.
     case episodePicker
     /// A line of text to say to everyone.
@@ -215,6 +218,17 @@ extension Prompt {
         Option("Only me", choice: .leaveOnlyMe),
         Option("Cancel", choice: .cancel),
       ], selection: 1)
+  }
+
+  /// Quitting `cowatch host` while others are in the room: its relay is this process, so
+  /// leaving ends the room for them — which "Only me" would otherwise do without a word.
+  /// Cancel is selected: Enter must not end the room by accident.
+  public static func leaveHostedRoom(others: [String]) -> Prompt {
+    Prompt(
+      kind: .leaveHostedRoom, title: "Quit",
+      message:
+        "You host this room: leaving ends it for \(others.joined(separator: ", ")). Leave anyway?",
+      options: [Option("Yes", choice: .yes), Option("Cancel", choice: .cancel)], selection: 1)
   }
 
   /// Episodes to pick from; the current one is marked and selected.

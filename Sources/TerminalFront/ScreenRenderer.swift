@@ -463,32 +463,23 @@ public enum ScreenRenderer {
     return (ms > 0 ? "+" : ms < 0 ? "−" : "±") + "\(abs(ms))ms"
   }
 
-  /// A participant's state in words, with a style whose role colours the dot.
+  /// A participant's state in words (``ParticipantStatus``, shared with headless mode),
+  /// with a style whose role colours the dot.
   static func participantState(_ p: Participant, model: FrontModel) -> (
     text: String, style: CellStyle
   ) {
-    if !p.isConnected { return ("reconnecting", CellStyle(.error)) }
-    if !p.isJoined, p.id == model.localParticipant, model.showsLocalPlayback {
-      return ("alone", CellStyle(.muted))
-    }
-    if !p.isJoined {
-      return (model.session == nil ? "in the room" : "not joined", CellStyle(.muted))
-    }
-    if let reason = p.suspensions.last {
-      return ("suspended: \(SuspensionText.describe(reason))", CellStyle(.warning))
-    }
-    switch p.readiness {
-    case .loading: return ("loading", CellStyle(.waiting))
-    case .stalled: return ("stalled", CellStyle(.waiting))
-    case .ready: break
-    }
-    switch model.session?.status {
-    case .playing: return ("watching", CellStyle(.playing))
-    case .paused: return ("paused", CellStyle(.paused))
-    case .waiting: return ("ready", CellStyle(.playing))
-    case .finished: return ("finished", CellStyle(.muted))
-    case nil: return ("in the room", CellStyle(.muted))
-    }
+    let alone = p.id == model.localParticipant && model.showsLocalPlayback
+    let status = ParticipantStatus(p, in: model.group, watchingAlone: alone)
+    let role: ColorRole =
+      switch status {
+      case .reconnecting: .error
+      case .inTheRoom, .notJoined, .watchingAlone, .finished: .muted
+      case .steppedAway: .warning
+      case .loading, .stalled: .waiting
+      case .watching, .ready: .playing
+      case .paused: .paused
+      }
+    return (status.text, CellStyle(role))
   }
 
   // MARK: - State line

@@ -12,7 +12,9 @@ struct Cowatch: AsyncParsableCommand {
   )
 
   /// Like the default entry point, but a usage error is one line on stderr (with a hint
-  /// to `--help`) rather than the full usage text.
+  /// to `--help`) rather than the full usage text. The only place that exits: commands
+  /// return, or throw a ``CommandFailure`` or an `ExitCode`, after stopping what they
+  /// started.
   static func main() async {
     do {
       var command = try parseAsRoot()
@@ -21,6 +23,12 @@ struct Cowatch: AsyncParsableCommand {
       } else {
         try command.run()
       }
+    } catch let failure as CommandFailure {
+      Console.error(failure.description)
+      Foundation.exit(1)
+    } catch let code as ExitCode {
+      // The command has already said why.
+      Foundation.exit(code.rawValue)
     } catch {
       let code = exitCode(for: error)
       if code == .success {

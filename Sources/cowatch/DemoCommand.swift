@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
       catalogPath = try Catalog.defaultCatalogPath()
       catalog = try Catalog.load(from: catalogPath)
     } catch {
-      CommandFailure.exit("demo", error.description)
+      throw CommandFailure("demo", error.description)
     }
     let path =
       script
@@ -48,22 +48,20 @@ struct DemoCommand: AsyncParsableCommand {
     do {
       parsed = try DemoScript.load(from: path, catalog: catalog)
     } catch {
-      CommandFailure.exit("demo", error.description)
+      throw CommandFailure("demo", error.description)
     }
     let runner = DemoRunner(script: parsed, catalog: catalog, speed: speed)
-    if !plain {
-      do {
-        let terminal = try TerminalSession(tickMilliseconds: 100)
+    if !plain, let terminal = Self.terminal() {
+      guard
         let result = await DemoFront.run(
           runner: runner, terminal: terminal, catalog: catalog.seriesInfos())
-        Console.line(
-          "Cowatch demo: \(path) at speed \(ScriptTime.seconds(runner.speed))×: \(result.summary)")
-        report(result, script: parsed, path: path, speed: runner.speed)
-      } catch {
-        Console.error(
-          "cowatch demo: \(error.description.replacingOccurrences(of: "--headless", with: "--plain")); printing the plain transcript"
-        )
+      else {
+        throw CommandFailure("demo", "stopped")
       }
+      Console.line(
+        "Cowatch demo: \(path) at speed \(ScriptTime.seconds(runner.speed))×: \(result.summary)")
+      try report(result, script: parsed)
+      return
     }
     Console.line("Cowatch demo: \(path) at speed \(ScriptTime.seconds(runner.speed))×")
     let printer = Task {
@@ -71,22 +69,33 @@ struct DemoCommand: AsyncParsableCommand {
     }
     let result = await runner.run()
     await printer.value
-    report(result, script: parsed, path: path, speed: runner.speed)
+    try report(result, script: parsed)
   }
 
-  /// Exits 0 when every expectation held, otherwise 1 with the failure in one line.
-  func report(_ result: DemoResult, script parsed: DemoScript, path: String, speed: Double) -> Never
-  {
+  /// The curses view's terminal, or nil (said on stderr) to fall back to the transcript.
+  static func terminal() -> TerminalSession? {
+    do {
+      return try TerminalSession(tickMilliseconds: 100)
+    } catch {
+      Console.error(
+        "cowatch demo: \(error.description.replacingOccurrences(of: "--headless", with: "--plain")); printing the plain transcript"
+      )
+      return nil
+    }
+  }
+
+  /// Returns when every expectation held (exit 0); otherwise throws the failure as one line
+  /// (exit 1).
+  func report(_ result: DemoResult, script parsed: DemoScript) throws(CommandFailure) {
     if let failure = result.failure {
-      CommandFailure.exit(
+      throw CommandFailure(
         "demo",
         "\(parsed.fileName):\(failure.line): expect \(failure.expected) — but \(failure.seen.joined(separator: "; "))"
       )
     }
     if let problem = result.problem {
-      CommandFailure.exit("demo", problem)
+      throw CommandFailure("demo", problem)
     }
-    Foundation.exit(0)
   }
 
   /// `path` relative to the current directory when it is below it (for shorter messages).

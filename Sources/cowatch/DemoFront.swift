@@ -8,8 +8,10 @@ import TerminalFront
 /// refreshed ten times a second, one followed full-size (Tab for the next) or all side by
 /// side (`v`). `q` stops the demo.
 enum DemoFront {
+  /// The demo's result, or nil when the person stopped it before the end (the runner has
+  /// then stopped its participants and relay).
   static func run(runner: DemoRunner, terminal: TerminalSession, catalog: [SeriesInfo]) async
-    -> DemoResult
+    -> DemoResult?
   {
     var screen = DemoScreen(names: runner.participantNames, catalog: catalog)
     let total = runner.script.expectationCount
@@ -75,12 +77,12 @@ enum DemoFront {
     keyTask.cancel()
     terminal.stop()
     if result == nil {
+      // Stopped early: let the runner wind down (participants, then its relay).
       run.cancel()
-      Console.error("cowatch demo: stopped")
-      Foundation.exit(1)
+      await run.value
     }
     transcript.cancel()
-    return result!
+    return result
   }
 }
 

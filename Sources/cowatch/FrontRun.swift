@@ -1,4 +1,4 @@
-import Foundation
+import FrontSessions
 import GroupSessions
 import Participation
 import Transports
@@ -7,23 +7,22 @@ import TerminalFront
 
 /// Runs the interactive terminal front for a participant.
 enum FrontRun {
+  /// Returns once the person has quit and the client has stopped; throws a one-line
+  /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: SimulatedPlayer,
-    room: String, invite: String?
-  ) async -> Never {
+    room: String, invite: String?, hostsRoom: Bool
+  ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
       terminal = try TerminalSession()
     } catch {
-      // Already one line that suggests --headless.
-      Console.error(error.description)
       await client.stop()
-      Foundation.exit(1)
+      // Already one line that suggests --headless.
+      throw CommandFailure(line: error.description)
     }
-    var session = FrontSession(
-      client: client, terminal: terminal, media: media, player: player, room: room, invite: invite)
-    await session.run()
-    terminal.stop()
-    Foundation.exit(0)
+    let session = FrontSession(
+      roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom)
+    await FrontRunner(client: client, terminal: terminal, player: player, session: session).run()
   }
 }

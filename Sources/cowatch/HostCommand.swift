@@ -29,7 +29,7 @@ struct HostCommand: AsyncParsableCommand {
     do {
       server = try await RelayServer.start(host: bind, port: port)
     } catch {
-      CommandFailure.exit("host", error.description)
+      throw CommandFailure("host", error.description)
     }
     let address = bind == "0.0.0.0" ? (LocalAddress.firstNonLoopbackIPv4() ?? "127.0.0.1") : bind
     let portPart = server.port == 7700 ? "\(address)" : "\(address):\(server.port)"
@@ -42,9 +42,15 @@ struct HostCommand: AsyncParsableCommand {
       Console.error("Others join with: \(invite)")
     }
     let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
-    await ParticipantRun.run(
-      command: "host", transport: TCPTransport(host: local, port: server.port), options: options,
-      invite: invite)
+    do {
+      try await ParticipantRun.run(
+        command: "host", transport: TCPTransport(host: local, port: server.port),
+        options: options, invite: invite, hostsRoom: true)
+    } catch {
+      await server.stop()
+      throw error
+    }
+    // The participant has left and its client has stopped: now the relay, cleanly.
     await server.stop()
   }
 }

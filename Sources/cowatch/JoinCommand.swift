@@ -18,8 +18,8 @@ struct JoinCommand: AsyncParsableCommand {
     do {
       transport = try TCPTransport(address: address)
     } catch {
-      CommandFailure.exit("join", error.description)
+      throw CommandFailure("join", error.description)
     }
-    await ParticipantRun.run(command: "join", transport: transport, options: options)
+    try await ParticipantRun.run(command: "join", transport: transport, options: options)
   }
 }

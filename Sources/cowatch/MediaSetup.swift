@@ -13,11 +13,11 @@ struct LoadedMedia: Sendable {
 enum MediaSetup {
   /// Loads the default catalog (or `COWATCH_MEDIA`); a broken catalog is one clear line
   /// naming the file and line, and a non-zero exit.
-  static func load(command: String) -> LoadedMedia {
+  static func load(command: String) throws(CommandFailure) -> LoadedMedia {
     do {
       return LoadedMedia(catalog: try Catalog.loadDefault())
     } catch {
-      CommandFailure.exit(command, error.description)
+      throw CommandFailure(command, error.description)
     }
   }
 

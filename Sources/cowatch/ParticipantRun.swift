@@ -21,11 +21,15 @@ enum ParticipantRun {
     }
   }
 
+  /// Runs until the person quits (or, headless, the input ends); the client is stopped
+  /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
+  /// room's relay runs in this process (`cowatch host`).
   static func run(
-    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil
-  ) async {
+    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
+    hostsRoom: Bool = false
+  ) async throws(CommandFailure) {
     bootstrapLogs(options)
-    let media = MediaSetup.load(command: command)
+    let media = try MediaSetup.load(command: command)
     let player = MediaSetup.makePlayer(media: media, options: options)
     let client = ParticipantClient(
       transport: transport, configuration: options.configuration, player: player,
@@ -33,7 +37,7 @@ enum ParticipantRun {
     do {
       try await client.start()
     } catch {
-      CommandFailure.exit(command, error.description)
+      throw CommandFailure(command, error.description)
     }
     if options.headless {
       let runner = HeadlessRunner(
@@ -41,9 +45,9 @@ enum ParticipantRun {
         write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
     } else {
-      await FrontRun.run(
+      try await FrontRun.run(
         command: command, client: client, media: media, player: player, room: options.room,
-        invite: invite)
+        invite: invite, hostsRoom: hostsRoom)
     }
   }
 }

@@ -37,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     do {
       server = try await RelayServer.start(host: host, port: port, configuration: configuration)
     } catch {
-      CommandFailure.exit("serve", error.description)
+      throw CommandFailure("serve", error.description)
     }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
     await server.wait()

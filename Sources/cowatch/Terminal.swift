@@ -34,16 +34,21 @@ enum Console {
   }
 }
 
-/// A failure the user can act on: printed as one line on stderr, exit status 1.
+/// A failure the user can act on, thrown up to the command's `run()`: `Cowatch.main`
+/// prints it as one line on stderr and exits 1, without a stack trace. Thrown rather than
+/// exiting on the spot, so that whatever the command started (an embedded relay, a
+/// participant client) is stopped on the way out.
 struct CommandFailure: Error, CustomStringConvertible {
+  /// The whole line, e.g. `cowatch join: cannot reach the relay at 127.0.0.1:1`.
   let description: String
-  init(_ description: String) { self.description = description }
-}
 
-extension CommandFailure {
-  /// Prints `cowatch COMMAND: message` and exits non-zero without a stack trace.
-  static func exit(_ command: String, _ message: String) -> Never {
-    Console.error("cowatch \(command): \(message)")
-    Foundation.exit(1)
+  /// `cowatch COMMAND: message`.
+  init(_ command: String, _ message: String) {
+    description = "cowatch \(command): \(message)"
+  }
+
+  /// A line that already says everything (e.g. a terminal error suggesting --headless).
+  init(line: String) {
+    description = line
   }
 }

@@ -190,4 +190,40 @@ struct FrontTmuxTests {
     #expect(bob.contains("⏸ paused by ann"), "bob's screen:\n\(bob)")
     #expect(bob.contains("ann paused at 0:0"), "bob's screen:\n\(bob)")
   }
+
+  @Test(
+    "the host's quit asks before ending the room; yes stops its relay cleanly and exits 0",
+    .enabled(
+      if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
+    .timeLimit(.minutes(1)))
+  func hostLeaves() async throws {
+    let tmux = Tmux()
+    defer { tmux.kill() }
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent(tmux.socket)
+    defer { try? FileManager.default.removeItem(at: state) }
+    let environment = ["TERM": "xterm-256color", "XDG_STATE_HOME": state.path]
+    try tmux.newSession(
+      "ann", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
+      environment: environment,
+      command: [
+        CowatchProcess.executable.path, "host", "--bind", "127.0.0.1", "--port", "0", "--name",
+        "ann",
+      ])
+    try #require(await tmux.waitForScreen("ann", showing: ["cowatch join 127.0.0.1:"]))
+    let invite = tmux.capture("ann")
+    let port = try #require(
+      invite.firstMatch(of: /cowatch join 127\.0\.0\.1:(\d+)/).map { String($0.1) })
+    try tmux.newSession(
+      "bob", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
+      environment: environment,
+      command: [CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "bob"])
+    try #require(await tmux.waitForScreen("ann", showing: ["People (2)"]))
+
+    try tmux.sendKeys("ann", "q")
+    try #require(await tmux.waitForScreen("ann", showing: ["leaving ends it for bob"]))
+    try tmux.sendKeys("ann", "y")
+    // The client, then the embedded relay, stopped; the process ended normally.
+    try #require(await tmux.waitForScreen("ann", showing: ["[exited 0]"]))
+    try #require(await tmux.waitForScreen("bob", showing: ["reconnecting"]))
+  }
 }

@@ -25,41 +25,44 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character(" "), model: Fixtures.waiting()) == [.pause(at: 754)])
   }
 
-  @Test("arrows seek ±10 s and ±60 s, clamped to the item")
+  @Test("arrows seek by ±10 s and ±60 s, relative to wherever the client last asked to be")
   func seeking() {
     var c = FrontController()
     let model = Fixtures.playing()
-    #expect(c.handle(key: .left, model: model) == [.seek(to: 744)])
-    #expect(c.handle(key: .right, model: model) == [.seek(to: 764)])
-    #expect(c.handle(key: .up, model: model) == [.seek(to: 814)])
-    #expect(c.handle(key: .down, model: model) == [.seek(to: 694)])
-    var start = model
-    start.player.position = 4
-    #expect(c.handle(key: .left, model: start) == [.seek(to: 0)])
-    var end = model
-    end.player.position = 2465
-    #expect(c.handle(key: .up, model: end) == [.seek(to: 2470)])
+    #expect(c.handle(key: .left, model: model) == [.seek(by: -10)])
+    #expect(c.handle(key: .right, model: model) == [.seek(by: 10)])
+    #expect(c.handle(key: .up, model: model) == [.seek(by: 60)])
+    #expect(c.handle(key: .down, model: model) == [.seek(by: -60)])
+  }
+
+  @Test("five → in a row are five seeks by 10 s, whatever the screen still shows")
+  func seekBurst() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    let actions = (0..<5).flatMap { _ in c.handle(key: .right, model: model) }
+    #expect(actions == Array(repeating: .seek(by: 10), count: 5))
   }
 
   @Test(
-    "[ and ] step through the rates",
-    arguments: [
-      (1.0, "]", 1.25), (1.0, "[", 0.75), (1.5, "]", 2.0), (0.5, "[", 0.25), (1.1, "]", 1.25),
-      (1.1, "[", 1.0),
-    ])
-  func rates(_ from: Double, _ key: String, _ to: Double) {
+    "[ and ] change the speed by a quarter",
+    arguments: [(1.0, "]", 0.25), (1.0, "[", -0.25), (1.75, "]", 0.25), (0.5, "[", -0.25)])
+  func rates(_ from: Double, _ key: String, _ delta: Double) {
     var c = FrontController()
     var model = Fixtures.playing()
     model.group.session = Fixtures.session(rate: from)
-    #expect(c.handle(key: .character(Character(key)), model: model) == [.setRate(to)])
+    #expect(c.handle(key: .character(Character(key)), model: model) == [.changeRate(by: delta)])
   }
 
-  @Test("at the fastest rate ] only says so")
+  @Test("at the fastest rate ] only says so, and at the slowest [")
   func rateLimit() {
     var c = FrontController()
     var model = Fixtures.playing()
     model.group.session = Fixtures.session(rate: 2)
     #expect(c.handle(key: .character("]"), model: model) == [.localNotice("speed is already 2×")])
+    #expect(c.handle(key: .character("["), model: model) == [.changeRate(by: -0.25)])
+    model.group.session = Fixtures.session(rate: 0.25)
+    #expect(
+      c.handle(key: .character("["), model: model) == [.localNotice("speed is already 0.25×")])
   }
 
   @Test("n asks to confirm the switch to the next episode; yes switches, no does nothing")
@@ -152,6 +155,23 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("q"), model: Fixtures.noSession()) == [.quit])
   }
 
+  @Test("hosting, q asks before ending the room for the others; yes ends the session, then quits")
+  func hostQuit() {
+    var c = FrontController(hostsRoom: true)
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .character("q"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .leaveHostedRoom)
+    #expect(
+      c.activePrompt?.message == "You host this room: leaving ends it for bob, carol. Leave anyway?"
+    )
+    #expect(c.activePrompt?.selectedOption?.choice == .cancel)
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    _ = c.handle(key: .character("q"), model: model)
+    #expect(c.handle(key: .character("y"), model: model) == [.endForEveryone, .quit])
+    _ = c.handle(key: .character("q"), model: Fixtures.noSession())
+    #expect(c.handle(key: .character("y"), model: Fixtures.noSession()) == [.quit])
+  }
+
   @Test("s suspends and resumes; a toggles auto-advance")
   func suspendAndAutoAdvance() {
     var c = FrontController()
@@ -164,8 +184,8 @@ struct FrontControllerTests {
       ])
     // Stepped away, the arrows move only this player.
     let here = away.player.position
-    #expect(c.handle(key: .right, model: away) == [.seekLocally(to: here + 10)])
-    #expect(c.handle(key: .down, model: away) == [.seekLocally(to: max(0, here - 60))])
+    #expect(c.handle(key: .right, model: away) == [.seekLocally(by: 10)])
+    #expect(c.handle(key: .down, model: away) == [.seekLocally(by: -60)])
     // Coming back asks: catch up, or bring everyone here.
     #expect(c.handle(key: .character("s"), model: away) == [.redraw])
     #expect(c.activePrompt?.kind == .comeBack(position: here))

@@ -38,6 +38,7 @@ enum ScreenState: String, CaseIterable, Sendable {
 
 enum PromptCase: String, CaseIterable, Sendable {
   case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat, comeBack
+  case leaveHostedRoom
 
   var model: FrontModel {
     var model = Fixtures.playing()
@@ -52,6 +53,8 @@ enum PromptCase: String, CaseIterable, Sendable {
       model.prompt = .confirmSwitch(to: Fixtures.series.items[2])
     case .quit:
       model.prompt = .quit(others: 2)
+    case .leaveHostedRoom:
+      model.prompt = .leaveHostedRoom(others: ["bob", "carol"])
     case .episodePicker:
       var picker = Prompt.episodePicker(series: [Fixtures.series], current: "harbour/s1e2")
       _ = picker.handle(.down)

@@ -1,0 +1,20 @@
+import Media
+import PlaybackCoordination
+
+/// The clocks and the local player at the instant an input is handled. The runner reads
+/// them before every input; tests make them up. Passing them in keeps the reducer free of
+/// clock reads and of the player object, so every screen it produces is reproducible.
+public struct FrontMoment: Hashable, Sendable {
+  /// The group time by this participant's estimate; nil before the first clock sample.
+  public var groupTime: GroupInstant?
+  /// This machine's monotonic time, the player's clock.
+  public var localTime: LocalInstant
+  /// What the local player shows.
+  public var player: Media.PlayerSnapshot
+
+  public init(groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot) {
+    self.groupTime = groupTime
+    self.localTime = localTime
+    self.player = player
+  }
+}

@@ -1,0 +1,28 @@
+import PlaybackCoordination
+
+/// One call the runner makes on the participant client for the front. Requests are made one
+/// after the other, in the order the reducer asked for them, by one worker: a slow answer
+/// from the relay then never freezes the keys or the screen, and a burst of keys reaches
+/// the relay in the order it was typed.
+public enum FrontRequest: Hashable, Sendable {
+  /// A group command as it is (start, switch, join, suspend, auto-advance…).
+  case send(GroupCommand)
+  case play
+  /// Pause where this participant's player is (the client snaps the pause to it).
+  case pause
+  /// Seek by this many seconds from the position this participant last asked for: a
+  /// burst of arrows adds up even before the relay has answered the first.
+  case seek(by: Double)
+  /// Change the speed by this much from the rate last asked for (adds up likewise).
+  case changeRate(by: Double)
+  /// Say something to everyone.
+  case chat(String)
+  /// Leave the watch session; skipped when the relay is not there (on the way out, do not
+  /// wait for it).
+  case leave
+  /// End the watch session for everyone; skipped like ``leave`` without a relay.
+  case endForEveryone
+  /// Stop the participant client; always the last request. Its end comes back to the
+  /// reducer as ``FrontSession/Input/stopped``.
+  case stop
+}

@@ -1,0 +1,124 @@
+import GroupSessions
+import Participation
+import Transports
+import Media
+import PlaybackCoordination
+import Synchronization
+import TerminalFront
+
+/// Performs what a ``FrontSession`` asks for, and nothing else: it feeds the reducer the
+/// client's events, the keys, the clock ticks and the outcomes of requests, one at a time
+/// with a fresh ``FrontMoment``; makes the client requests in order on one worker; drives
+/// the local player; draws. All decisions live in the reducer.
+public struct FrontRunner: Sendable {
+  public let client: ParticipantClient
+  public let terminal: TerminalSession
+  public let player: SimulatedPlayer
+  private let session: FrontSession
+  /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
+  private let clock = MonotonicClock()
+
+  public init(
+    client: ParticipantClient, terminal: TerminalSession, player: SimulatedPlayer,
+    session: FrontSession
+  ) {
+    self.client = client
+    self.terminal = terminal
+    self.player = player
+    self.session = session
+  }
+
+  /// Runs until the person quits (or the terminal is interrupted) and the client has
+  /// stopped; restores the terminal before returning.
+  public func run() async {
+    var session = self.session
+    let (inputs, input) = AsyncStream<FrontSession.Input>.makeStream(bufferingPolicy: .unbounded)
+    let (requests, requestSink) = AsyncStream<FrontRequest>.makeStream(
+      bufferingPolicy: .unbounded)
+    let client = self.client
+    let keys = terminal.keys
+    let tickMilliseconds = Atomic<Int>(1000)
+    let tasks = [
+      Task {
+        for await event in client.events { input.yield(.client(event)) }
+        input.yield(.clientEnded)
+      },
+      Task {
+        for await key in keys { input.yield(.key(key)) }
+        input.yield(.keysEnded)
+      },
+      Task {
+        while !Task.isCancelled {
+          let milliseconds = tickMilliseconds.load(ordering: .relaxed)
+          try? await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
+          input.yield(.tick)
+        }
+      },
+      Task { await Self.work(requests, client: client, report: input) },
+    ]
+    defer {
+      for task in tasks { task.cancel() }
+      requestSink.finish()
+      terminal.stop()
+    }
+    var effects = session.handle(.started, at: await moment())
+    var iterator = inputs.makeAsyncIterator()
+    while true {
+      tickMilliseconds.store(Int(session.tickInterval * 1000), ordering: .relaxed)
+      for effect in effects {
+        switch effect {
+        case .request(let request): requestSink.yield(request)
+        case .player(let command): player.perform(command, at: clock.localNow())
+        case .draw:
+          let size = terminal.size
+          terminal.show(ScreenRenderer.render(session.model, rows: size.rows, cols: size.cols))
+        case .repaint: terminal.repaint()
+        case .finish: return
+        }
+      }
+      guard let next = await iterator.next() else { return }
+      effects = session.handle(next, at: await moment())
+    }
+  }
+
+  /// The clocks and the player now.
+  private func moment() async -> FrontMoment {
+    let snapshot = await client.snapshot()
+    return FrontMoment(
+      groupTime: snapshot.groupTime, localTime: snapshot.localTime,
+      player: player.snapshot(at: snapshot.localTime))
+  }
+
+  /// The worker: makes the requests one after the other and reports failures.
+  private static func work(
+    _ requests: AsyncStream<FrontRequest>, client: ParticipantClient,
+    report: AsyncStream<FrontSession.Input>.Continuation
+  ) async {
+    func check(_ result: Result<Void, ClientError>) {
+      switch result {
+      case .success: break
+      // Refusals already arrive as `.rejected` client events.
+      case .failure(.rejected): break
+      case .failure(let error): report.yield(.failed(error.description))
+      }
+    }
+    for await request in requests {
+      switch request {
+      case .send(let command): check(await client.send(command))
+      case .play: check(await client.play())
+      case .pause: check(await client.pause())
+      case .seek(let delta): check(await client.seek(by: delta))
+      case .changeRate(let delta): check(await client.changeRate(by: delta))
+      case .chat(let text): await client.sendMessage(kind: "chat", body: text)
+      case .leave, .endForEveryone:
+        // On the way out, do not wait for a relay that is not there.
+        guard await client.connectionStatus == .connected else { continue }
+        check(await client.send(request == .leave ? .leave : .end))
+      case .stop:
+        await client.stop()
+        report.yield(.stopped)
+        return
+      }
+    }
+  }
+}

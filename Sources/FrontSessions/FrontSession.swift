@@ -1,0 +1,305 @@
+import GroupSessions
+import Participation
+import Transports
+import Media
+import Narration
+import PlaybackCoordination
+import TerminalFront
+
+/// The terminal front's session loop as a value: it owns the screen model and the key
+/// controller, takes every input in order — what the client reports, keys, clock ticks,
+/// the outcomes of requests — and says what to do about it: requests for the client (made
+/// in order by one worker), commands for the local player, drawing. It performs nothing
+/// itself, so the whole front can be driven and read as text in tests; ``FrontRunner`` is
+/// the thin part that performs the effects.
+public struct FrontSession: Sendable {
+  /// What the loop reacts to.
+  public enum Input: Sendable {
+    /// The loop begins: the first screen.
+    case started
+    case client(ClientEvent)
+    /// The client's events ended (it stopped or gave up).
+    case clientEnded
+    case key(Key)
+    /// The terminal was restored behind the loop's back (a signal): wind down.
+    case keysEnded
+    /// The clock moved (countdowns, positions, notices fading).
+    case tick
+    /// A request failed for a reason other than a refusal (those come as client events).
+    case failed(String)
+    /// The client has stopped after ``FrontRequest/stop``.
+    case stopped
+  }
+
+  /// What the runner does, in order.
+  public enum Effect: Hashable, Sendable {
+    /// Hand to the worker, which makes the requests one after the other.
+    case request(FrontRequest)
+    /// Drive the local player directly (watching alone, or stepped away from the group).
+    case player(PlayerCommand)
+    /// Render ``FrontSession/model`` and show it.
+    case draw
+    /// Redraw the whole terminal on the next show (Ctrl-L).
+    case repaint
+    /// The loop is over: restore the terminal and return.
+    case finish
+  }
+
+  /// What the screen shows; render it with `ScreenRenderer.render(model, rows:cols:)`.
+  public private(set) var model: FrontModel
+  public private(set) var controller = FrontController()
+  /// A quit is under way; group requests other than the way out are dropped.
+  public private(set) var quitting = false
+  /// The item played for this person only ("Only me"), driven here, not by the group.
+  private var aloneItem: ItemID?
+  /// The speed of the player while watching alone.
+  private var localRate: Double = 1
+  /// Where the local player was last told to seek: while it is still seeking it shows
+  /// where it was, so the next arrow counts from here (a burst adds up).
+  private var localSeekTarget: Double?
+  /// The relay's epoch from the last welcome; a different one means it restarted.
+  private var relayEpoch: String?
+  /// The reason the client gave up, for the disconnected header.
+  private var lastError: String?
+  /// The model as last drawn, so that an input that changes nothing draws nothing.
+  private var drawn: FrontModel?
+  /// Set when an action asks for a redraw even though the model is the same (a resize).
+  private var redrawRequested = false
+
+  /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
+  /// before ending the room for the others.
+  public init(
+    roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false
+  ) {
+    model = FrontModel(roomName: roomName, catalog: catalog)
+    model.invite = invite
+    controller.hostsRoom = hostsRoom
+  }
+
+  /// How often the runner should tick: four times a second while something moves (the
+  /// clock on screen, a countdown), once a second otherwise.
+  public var tickInterval: Double {
+    let moving: Bool
+    if model.showsLocalPlayback {
+      moving = model.player.activity != .paused
+    } else {
+      switch model.session?.status {
+      case .playing, .waiting: moving = true
+      default: moving = false
+      }
+    }
+    return moving ? 0.25 : 1
+  }
+
+  /// Takes one input at `moment` and returns what to do, in order.
+  public mutating func handle(_ input: Input, at moment: FrontMoment) -> [Effect] {
+    if let now = moment.groupTime { model.now = now }
+    model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
+    var effects: [Effect] = []
+    switch input {
+    case .started:
+      if let invite = model.invite { model.post("Others join with: \(invite)") }
+      redrawRequested = true
+    case .client(let event):
+      receive(event)
+    case .clientEnded:
+      if case .disconnected = model.connection {
+      } else {
+        model.connection = .disconnected(reason: lastError)
+      }
+    case .key(let key):
+      if key == .control("l"), controller.activePrompt == nil { effects.append(.repaint) }
+      effects += keyPressed(key, at: moment)
+    case .keysEnded:
+      if !quitting { effects += perform(.quit, at: moment) }
+    case .tick:
+      model.pruneNotices()
+    case .failed(let text):
+      model.post(text, kind: .error)
+    case .stopped:
+      return [.finish]
+    }
+    controller.prepare(&model)
+    if redrawRequested || effects.contains(.repaint) || drawn != model {
+      redrawRequested = false
+      drawn = model
+      effects.append(.draw)
+    }
+    return effects
+  }
+
+  // MARK: - Client events
+
+  private mutating func receive(_ event: ClientEvent) {
+    switch event {
+    case .welcomed(let participant, _, let epoch):
+      model.localParticipant = participant
+      // A new epoch is a new relay process, counting its changes from 1 again.
+      if let relayEpoch, relayEpoch != epoch { model.relayRestarted() }
+      relayEpoch = epoch
+    case .state(let state, let events):
+      model.group = state
+      // Every change of an update, not only the last one.
+      for change in events { model.apply(change) }
+    case .connection(let status):
+      switch status {
+      case .connected: model.connection = .connected
+      case .connecting, .reconnecting: model.connection = .reconnecting
+      case .disconnected: model.connection = .disconnected(reason: lastError)
+      }
+    case .session(let phase):
+      switch phase {
+      case .none: model.membership = .noSession
+      case .waiting: model.membership = .waiting
+      case .joined:
+        model.membership = .joined
+        // The group's player takes over from watching alone.
+        if aloneItem != nil {
+          aloneItem = nil
+          model.watchingAlone = false
+        }
+      case .invalidated(let reason): model.membership = .invalidated(reason: reason.description)
+      }
+    case .message(_, let name, let kind, let body):
+      if kind == "chat" { model.receiveChat(from: name, text: body) }
+    case .rejected(_, let rejection):
+      model.post(rejection.description, kind: .error)
+    case .error(let text):
+      lastError = text
+      model.post(text, kind: .error)
+    }
+  }
+
+  // MARK: - Keys
+
+  private mutating func keyPressed(_ key: Key, at moment: FrontMoment) -> [Effect] {
+    if aloneItem != nil, model.showsLocalPlayback, controller.activePrompt == nil,
+      !controller.showsHelp, let command = KeyBinding.command(for: key),
+      let done = handleAlone(command, at: moment)
+    {
+      return done
+    }
+    return controller.handle(key: key, model: model).flatMap { perform($0, at: moment) }
+  }
+
+  /// Playback keys while watching alone drive the local player; nil leaves the key to the
+  /// controller.
+  private mutating func handleAlone(_ command: FrontCommand, at moment: FrontMoment)
+    -> [Effect]?
+  {
+    let shown = moment.player
+    switch command {
+    case .playPause:
+      switch shown.state {
+      case .playing, .starting, .loading, .seeking, .stalled:
+        return [.player(.pause(at: shown.position))]
+      case .ended:
+        return [.player(.play(itemTime: 0, startAt: moment.localTime, rate: localRate))]
+      case .paused, .idle:
+        return [
+          .player(.play(itemTime: shown.position, startAt: moment.localTime, rate: localRate))
+        ]
+      }
+    case .back10: return seekLocally(by: -controller.seekStep, at: moment)
+    case .forward10: return seekLocally(by: controller.seekStep, at: moment)
+    case .back60: return seekLocally(by: -controller.bigSeekStep, at: moment)
+    case .forward60: return seekLocally(by: controller.bigSeekStep, at: moment)
+    case .slower, .faster:
+      localRate = KeyBinding.rateStep(from: localRate, up: command == .faster)
+      model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .error)
+      return [.player(.setRate(localRate))]
+    case .next, .suspendResume:
+      model.post("you are watching alone — press e to pick another episode", kind: .error)
+      return []
+    default:
+      return nil
+    }
+  }
+
+  // MARK: - Actions
+
+  /// Local effects happen here; everything for the group becomes a request, in order.
+  private mutating func perform(_ action: FrontAction, at moment: FrontMoment) -> [Effect] {
+    switch action {
+    case .redraw:
+      redrawRequested = true
+      return []
+    case .localNotice(let text):
+      model.post(text, kind: .error)
+      return []
+    case .start(let item, together: false):
+      return watchAlone(item, at: moment)
+    case .seekLocally(let delta):
+      // Stepped away, the coordinator has let go of the player: move it for this person.
+      return seekLocally(by: delta, at: moment)
+    case .chat(let text):
+      // The relay does not echo our own messages back.
+      model.receiveChat(from: "you", text: text)
+      return [.request(.chat(text))]
+    case .quit:
+      guard !quitting else { return [] }
+      quitting = true
+      model.post("leaving…")
+      return [.request(.stop)]
+    default:
+      if quitting { return [] }
+      return request(for: action).map { [.request($0)] } ?? []
+    }
+  }
+
+  /// The request for an action that goes to the group, if any.
+  private mutating func request(for action: FrontAction) -> FrontRequest? {
+    switch action {
+    case .play: return .play
+    case .pause: return .pause
+    case .seek(let delta): return .seek(by: delta)
+    case .changeRate(let delta): return .changeRate(by: delta)
+    case .switchTo(let item):
+      guard let series = series(containing: item) else { return nil }
+      // The person already confirmed it in the prompt.
+      return .send(.replace(series: series, item: item, confirmed: true))
+    case .start(let item, _):
+      guard let series = series(containing: item) else { return nil }
+      return .send(.start(series: series, item: item))
+    case .suspend(let reason): return .send(.beginSuspension(reason))
+    case .resume: return .send(.endSuspension(nil, proposing: nil))
+    case .resumeProposing(let time): return .send(.endSuspension(nil, proposing: time))
+    case .setAutoAdvance(let on): return .send(.setAutoAdvance(on))
+    case .joinSession: return .send(.join)
+    case .leave: return .leave
+    case .endForEveryone: return .endForEveryone
+    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice: return nil
+    }
+  }
+
+  /// The series of an item: the session's, else the catalog's; says so when there is none.
+  private mutating func series(containing item: ItemID) -> SeriesInfo? {
+    if let series = model.session?.series, series.item(item) != nil { return series }
+    if let series = model.catalog.first(where: { $0.item(item) != nil }) { return series }
+    model.post("no item \(item) in the catalog", kind: .error)
+    return nil
+  }
+
+  /// Moves the local player by `delta` from where it is, or from where it was last sent
+  /// while it is still on its way there.
+  private mutating func seekLocally(by delta: Double, at moment: FrontMoment) -> [Effect] {
+    let shown = moment.player
+    let from = shown.isBusy ? (localSeekTarget ?? shown.position) : shown.position
+    let end = shown.duration ?? model.session?.item.duration ?? 0
+    let target = min(max(0, from + delta), end)
+    localSeekTarget = target
+    return [.player(.seek(to: target))]
+  }
+
+  /// "Only me": plays the item on this terminal's player without telling the group.
+  private mutating func watchAlone(_ item: ItemID, at moment: FrontMoment) -> [Effect] {
+    localRate = 1
+    aloneItem = item
+    model.watchingAlone = true
+    model.post("watching \(EpisodeLabel.code(item)) alone — the room does not follow")
+    return [
+      .player(.load(item: item, at: 0)),
+      .player(.play(itemTime: 0, startAt: moment.localTime, rate: 1)),
+    ]
+  }
+}

@@ -1,0 +1,320 @@
+import FrontSessions
+import GroupSessions
+import Participation
+import Transports
+import Media
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("the front's session loop")
+struct FrontSessionTests {
+  @Test("the first screen is drawn at once, with the host's invite as a notice")
+  func firstScreen() {
+    var d = Driver(invite: "cowatch join 10.0.0.7 --name NAME")
+    #expect(d.send(.started) == [.draw])
+    let screen = d.screen()
+    #expect(screen.contains("Others join with: cowatch join 10.0.0.7 --name NAME"))
+    #expect(screen.contains("Nothing is being watched in room lobby."))
+  }
+
+  @Test("the client's events fill the screen: who is here, the session, its notices")
+  func clientEvents() {
+    var d = Driver.inLobby()
+    #expect(d.screen().contains("People (2)"))
+    #expect(d.screen().contains("● bob"))
+    let started = Fixtures.change(11, .sessionStarted(item: "harbour/s1e2"))
+    var state = Fixtures.playing(sequence: 11)
+    state.participants[0].isJoined = false
+    #expect(d.send(.client(.state(state, events: [started]))) == [.draw])
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    let screen = d.screen()
+    // The notice is under the prompt that offers the session.
+    #expect(screen.contains("│ bob started Harbour Lights —"))
+    #expect(screen.contains("Watch together?"))
+    #expect(screen.contains("bob started watching · j to join"))
+    #expect(d.press(.character("j")).contains(.request(.send(.join))))
+  }
+
+  @Test("every change of an update becomes a notice, not only the last")
+  func everyChange() {
+    var d = Driver.watching()
+    let events = [
+      Fixtures.change(11, .paused(at: 160)), Fixtures.change(12, .seeked(to: 200)),
+    ]
+    d.send(.client(.state(Fixtures.playing(sequence: 12, position: 200, rate: 0), events: events)))
+    let screen = d.screen()
+    #expect(screen.contains("bob paused at 2:40"))
+    #expect(screen.contains("bob jumped to 3:20"))
+  }
+
+  @Test("an input that changes nothing on screen draws nothing")
+  func noNeedlessDraws() {
+    var d = Driver.inLobby()
+    #expect(d.send(.tick) == [])
+    #expect(d.press(.resize) == [.draw])
+  }
+
+  @Test("Ctrl-L repaints the whole terminal")
+  func repaint() {
+    var d = Driver.inLobby()
+    #expect(d.press(.control("l")) == [.repaint, .draw])
+  }
+
+  @Test("the clock ticks four times a second while the group plays, once otherwise")
+  func ticks() {
+    var d = Driver.inLobby()
+    #expect(d.session.tickInterval == 1)
+    d = Driver.watching()
+    #expect(d.session.tickInterval == 0.25)
+  }
+
+  @Test("space while watching requests a pause where the player is")
+  func pause() {
+    var d = Driver.watching()
+    #expect(d.press(.character(" ")).contains(.request(.pause)))
+  }
+
+  @Test("a failed request and a refusal are shown as notices")
+  func failures() {
+    var d = Driver.watching()
+    d.send(.failed("the command got no answer within 5.0 s"))
+    d.send(.client(.rejected(.join, .alreadyJoined)))
+    let screen = d.screen()
+    #expect(screen.contains("the command got no answer within 5.0 s"))
+    #expect(screen.contains("already joined"))
+  }
+
+  @Test("a client that gives up shows why in the header and the state line")
+  func gaveUp() {
+    var d = Driver.watching()
+    d.send(.client(.error("gave up reconnecting to 127.0.0.1:7700")))
+    d.send(.client(.connection(.disconnected)))
+    d.send(.clientEnded)
+    let screen = d.screen()
+    #expect(screen.contains("✕ disconnected: gave up reconnecting to 127.0.0.1:7700"))
+  }
+
+  @Test("quitting only me leaves the session, stops the client, then finishes")
+  func quitOnlyMe() {
+    var d = Driver.watching()
+    d.press(.character("q"))
+    #expect(d.screen().contains("End for everyone"))
+    d.press(.enter)
+    #expect(d.requests == [.leave, .stop])
+    #expect(d.screen().contains("leaving…"))
+    // Keys after the quit do not reach the group.
+    d.press(.character(" "))
+    #expect(d.requests == [.leave, .stop])
+    #expect(d.send(.stopped) == [.finish])
+  }
+
+  @Test("a signal (the keys end) stops the client once")
+  func interrupted() {
+    var d = Driver.watching()
+    d.press(.interrupt)
+    d.send(.keysEnded)
+    #expect(d.requests == [.leave, .stop])
+  }
+
+  @Test("chat is shown at once as 'you' and sent")
+  func chat() {
+    var d = Driver.watching()
+    d.press(.character("c"))
+    d.type("hi bob")
+    d.press(.enter)
+    #expect(d.requests == [.chat("hi bob")])
+    #expect(d.screen().contains("you: hi bob"))
+  }
+
+  @Test("picking an episode with others in the room starts it together, from the catalog")
+  func startTogether() {
+    var d = Driver.inLobby()
+    d.press(.character("e"), .character("1"))
+    #expect(d.screen().contains("Watch Harbour Lights — S1E1 · Arrival together with bob?"))
+    d.press(.character("w"))
+    #expect(d.requests == [.send(.start(series: Fixtures.series, item: "harbour/s1e1"))])
+  }
+
+  @Test("'Only me' plays on the local player alone; the arrows and space drive it")
+  func watchingAlone() {
+    var d = Driver.inLobby()
+    d.press(.character("e"), .character("1"))
+    let effects = d.press(.character("o"))
+    #expect(effects.contains(.player(.load(item: "harbour/s1e1", at: 0))))
+    #expect(
+      effects.contains(.player(.play(itemTime: 0, startAt: Fixtures.local, rate: 1))))
+    d.moment.player = Fixtures.player("harbour/s1e1", at: 65)
+    d.send(.tick)
+    #expect(d.screen().contains("▶ watching alone"))
+    #expect(d.press(.right) == [.player(.seek(to: 75))])
+    #expect(d.press(.character(" ")) == [.player(.pause(at: 65))])
+    #expect(d.press(.character("]")).first == .player(.setRate(1.25)))
+    #expect(d.screen().contains("speed 1.25× (only you)"))
+    #expect(d.requests.isEmpty)
+    // Joining a session hands the player back to the group.
+    d.send(.client(.state(Fixtures.playing(), events: [])))
+    d.send(.client(.session(.joined(sessionID: 1))))
+    #expect(!d.session.model.watchingAlone)
+  }
+}
+
+@Suite("key bursts add up")
+struct KeyBurstTests {
+  @Test("five → from 2:40 are five seeks by 10 s, in order, before any answer")
+  func fiveRights() {
+    var d = Driver.watching()
+    d.clearRequests()
+    for _ in 0..<5 { d.press(.right) }
+    #expect(d.requests == Array(repeating: .seek(by: 10), count: 5))
+  }
+
+  @Test("[ ] ] are speed changes by −¼, +¼, +¼, in order")
+  func rateBurst() {
+    var d = Driver.watching()
+    d.clearRequests()
+    d.press(.character("["), .character("]"), .character("]"))
+    #expect(d.requests == [.changeRate(by: -0.25), .changeRate(by: 0.25), .changeRate(by: 0.25)])
+  }
+
+  @Test("stepped away, arrows pressed while the player is still seeking add up")
+  func steppedAwayBurst() {
+    var d = Driver.watching()
+    var state = Fixtures.playing(sequence: 11)
+    state.participants[0].suspensions = [.interrupted]
+    d.send(
+      .client(
+        .state(state, events: [Fixtures.change(11, by: Fixtures.ann, .suspended(.interrupted))])))
+    d.moment.player = Fixtures.player(at: 160, state: .paused)
+    d.clearRequests()
+    d.press(.right)
+    // The player is busy seeking and still shows 2:40.
+    d.moment.player = Fixtures.player(at: 160, state: .seeking, busy: true)
+    d.press(.right)
+    d.press(.up)
+    // Once there, it counts from where it is.
+    d.moment.player = Fixtures.player(at: 240, state: .paused)
+    d.press(.left)
+    #expect(d.playerCommands == [.seek(to: 170), .seek(to: 180), .seek(to: 240), .seek(to: 230)])
+    #expect(d.requests.isEmpty)
+  }
+}
+
+@Suite("a relay restart")
+struct RelayRestartTests {
+  /// ann watches with bob at sequence 10; bob paused at 11; then the link drops.
+  func afterPause() -> Driver {
+    var d = Driver.watching()
+    d.send(
+      .client(
+        .state(
+          Fixtures.playing(sequence: 11, rate: 0), events: [Fixtures.change(11, .paused(at: 160))]
+        )))
+    d.send(.client(.connection(.reconnecting)))
+    return d
+  }
+
+  @Test("a new relay epoch starts the sequence over: its changes are shown again")
+  func newEpoch() {
+    var d = afterPause()
+    // The relay came back as a new process: a fresh room, counting from 1.
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e2")))
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.state(Fixtures.lobby(sequence: 2), events: [])))
+    d.send(.client(.session(.none)))
+    var screen = d.screen()
+    #expect(screen.contains("the relay restarted"))
+    #expect(screen.contains("● connected"))
+    var state = Fixtures.playing(sequence: 3)
+    state.participants[0].isJoined = false
+    d.send(
+      .client(.state(state, events: [Fixtures.change(3, .sessionStarted(item: "harbour/s1e2"))])))
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    d.press(.character("n"))  // "Not now", to read the notices under the prompt
+    screen = d.screen()
+    #expect(screen.contains("bob started Harbour Lights — S1E2 · The Lighthouse Keeper"))
+    #expect(screen.contains("bob started watching · j to join"))
+  }
+
+  @Test("the same epoch (a resumed connection) keeps the sequence: no change is shown twice")
+  func sameEpoch() {
+    var d = afterPause()
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: true, relayEpoch: "e1")))
+    d.send(.client(.connection(.connected)))
+    d.send(
+      .client(
+        .state(
+          Fixtures.playing(sequence: 11, rate: 0), events: [Fixtures.change(11, .paused(at: 160))]
+        )))
+    let notices = d.session.model.notices.map(\.text)
+    #expect(notices.filter { $0 == "bob paused at 2:40" }.count == 1)
+    #expect(!notices.contains("the relay restarted"))
+  }
+}
+
+@Suite("quitting the host's front")
+struct HostQuitTests {
+  /// ann hosts; bob and carol are in the room, all three watching.
+  func hostWatchingWithTwo() -> Driver {
+    var d = Driver.watching(hostsRoom: true)
+    var state = Fixtures.playing(sequence: 11)
+    state.participants.append(Participant(id: Fixtures.carol, name: "carol", isJoined: true))
+    d.send(.client(.state(state, events: [])))
+    return d
+  }
+
+  @Test("with others in the room, q asks; Enter cancels by default")
+  func asks() {
+    var d = hostWatchingWithTwo()
+    d.clearRequests()
+    d.press(.character("q"))
+    let screen = d.screen()
+    #expect(screen.contains("You host this room: leaving ends it for bob, carol."))
+    #expect(screen.contains("Leave anyway?"))
+    #expect(screen.contains("[ Cancel ]"))
+    #expect(!screen.contains("Only me"))
+    d.press(.enter)
+    #expect(d.requests.isEmpty)
+    #expect(!d.screen().contains("Leave anyway?"))
+  }
+
+  @Test("yes ends the session for the others, stops the client, then finishes")
+  func yes() {
+    var d = hostWatchingWithTwo()
+    d.clearRequests()
+    d.press(.character("q"), .character("y"))
+    #expect(d.requests == [.endForEveryone, .stop])
+    #expect(d.send(.stopped) == [.finish])
+  }
+
+  @Test("not watching, yes only stops the client")
+  func notJoined() {
+    var d = Driver.inLobby(hostsRoom: true)
+    d.press(.character("q"))
+    #expect(d.screen().contains("You host this room: leaving ends it for bob."))
+    d.press(.character("y"))
+    #expect(d.requests == [.stop])
+  }
+
+  @Test("alone in the room, the host quits as anyone would")
+  func alone() {
+    var d = Driver(hostsRoom: true)
+    d.send(.started)
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
+    d.send(
+      .client(
+        .state(
+          GroupState(sequence: 1, participants: [Fixtures.people(joined: false)[0]]), events: [])))
+    d.press(.character("q"))
+    #expect(d.requests == [.stop])
+  }
+
+  @Test("someone who joined, not hosting, is asked end for everyone / only me")
+  func participant() {
+    var d = Driver.watching()
+    d.press(.character("q"))
+    #expect(d.screen().contains("You are watching with 1 other."))
+    #expect(!d.screen().contains("You host this room"))
+  }
+}

@@ -1,0 +1,53 @@
+import Narration
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("participant states in words")
+struct ParticipantStatusTests {
+  func words(_ model: FrontModel, _ index: Int) -> String {
+    ParticipantStatus.describe(model.group.participants[index], in: model.group)
+  }
+
+  @Test("one word per state, whatever the session does")
+  func states() {
+    #expect(words(Fixtures.playing(), 1) == "watching")
+    #expect(words(Fixtures.pausedByBob(), 1) == "paused")
+    #expect(words(Fixtures.waiting(), 0) == "ready")
+    #expect(words(Fixtures.waiting(), 1) == "loading")
+    #expect(words(Fixtures.waiting(), 2) == "stalled")
+    #expect(words(Fixtures.suspended(), 0) == "stepped away")
+    #expect(words(Fixtures.reconnecting(), 1) == "reconnecting")
+    #expect(words(Fixtures.finished(), 1) == "finished")
+    #expect(words(Fixtures.noSession(), 1) == "in the room")
+    #expect(words(Fixtures.sessionOffered(), 0) == "not joined")
+  }
+
+  @Test("a stall-recovery suspension is a stall; another reason beside it is stepping away")
+  func stallRecovery() {
+    var model = Fixtures.playing()
+    model.group.participants[1].suspensions = [.stallRecovery]
+    #expect(words(model, 1) == "stalled")
+    model.group.participants[1].suspensions = [.interrupted, .stallRecovery]
+    #expect(words(model, 1) == "stepped away")
+  }
+
+  @Test("watching alone counts only for someone not joined")
+  func alone() {
+    let model = Fixtures.watchingAlone()
+    let alice = model.group.participants[0]
+    #expect(ParticipantStatus.describe(alice, in: model.group, watchingAlone: true) == "alone")
+    let joined = Fixtures.playing()
+    #expect(
+      ParticipantStatus.describe(
+        joined.group.participants[0], in: joined.group, watchingAlone: true)
+        == "watching")
+  }
+
+  @Test("the people pane shows the same words")
+  func pane() {
+    let text = ScreenRenderer.render(Fixtures.suspended(), rows: 35, cols: 120).text
+    #expect(text.contains("alice (you) stepped away"))
+  }
+}
