@@ -47,7 +47,9 @@ public struct ActionPerformer: Sendable {
     case .play: return outcome(await client.play())
     case .pause: return outcome(await client.pause())
     case .seek(let t): return outcome(await client.seek(to: t))
+    case .seekBy(let delta): return outcome(await client.seek(by: delta))
     case .rate(let r): return outcome(await client.setRate(r))
+    case .rateBy(let delta): return outcome(await client.changeRate(by: delta))
     case .next:
       guard let session = await client.groupState.session else {
         return .error(ClientError.notInSession.description)

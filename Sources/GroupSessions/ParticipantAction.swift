@@ -9,7 +9,12 @@ public enum ParticipantAction: Hashable, Sendable {
   case play
   case pause
   case seek(Double)
+  /// `seek +10` / `seek -1:00`: from the position this participant last asked for, so
+  /// that quick repeats add up.
+  case seekBy(Double)
   case rate(Double)
+  /// `rate +0.25` / `rate -0.25`: from the rate this participant last asked for.
+  case rateBy(Double)
   /// Ask to switch everyone to the next item (asks for confirmation).
   case next
   /// Ask to switch everyone to another item (asks for confirmation).
@@ -31,7 +36,7 @@ public enum ParticipantAction: Hashable, Sendable {
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME, rate R, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status"
+    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -67,8 +72,23 @@ public enum ParticipantAction: Hashable, Sendable {
     case "join": return try noArgument(.join)
     case "play": return try noArgument(.play)
     case "pause": return try noArgument(.pause)
-    case "seek": return .seek(try time())
+    case "seek":
+      if let sign = rest.first, sign == "+" || sign == "-" {
+        let magnitude = String(rest.dropFirst()).trimmingCharacters(in: " \t")
+        guard let t = TimeFormat.parse(magnitude), t.isFinite else {
+          throw .badArgument(word: word, argument: rest, expected: "a step like +10 or -1:00")
+        }
+        return .seekBy(sign == "+" ? t : -t)
+      }
+      return .seek(try time())
     case "rate":
+      if let sign = rest.first, sign == "+" || sign == "-" {
+        guard let d = Double(String(rest.dropFirst()).trimmingCharacters(in: " \t")), d.isFinite, d > 0
+        else {
+          throw .badArgument(word: word, argument: rest, expected: "a step like +0.25 or -0.25")
+        }
+        return .rateBy(sign == "+" ? d : -d)
+      }
       guard let r = Double(rest), r.isFinite, r > 0 else {
         throw rest.isEmpty
           ? .missingArgument(word: word, expected: "a rate like 1.5")

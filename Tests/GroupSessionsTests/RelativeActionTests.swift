@@ -1,0 +1,47 @@
+import GroupSessions
+import Participation
+import PlaybackCoordination
+import Testing
+
+@Suite("Relative headless actions")
+struct RelativeActionTests {
+  @Test(
+    "seek and rate steps parse with a sign",
+    arguments: [
+      ("seek +10", ParticipantAction.seekBy(10)), ("seek -1:00", .seekBy(-60)),
+      ("seek 1:00", .seek(60)), ("rate +0.25", .rateBy(0.25)), ("rate -0.5", .rateBy(-0.5)),
+      ("rate 1.5", .rate(1.5)),
+    ])
+  func parses(line: String, action: ParticipantAction) throws {
+    #expect(try ParticipantAction.parse(line) == action)
+  }
+
+  @Test("malformed steps are one clear error", arguments: ["seek +", "seek +x", "rate +0", "rate -z"])
+  func malformed(line: String) {
+    #expect(throws: ActionParseError.self) { try ParticipantAction.parse(line) }
+  }
+
+  @Test("five quick 'seek +10' from a pause at 2:40 end at 3:30; three 'rate +0.25' from 1.25× give 2×")
+  func burstsAddUp() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann")
+    var performer = ActionPerformer(client: ann, catalog: [testSeries])
+    for line in ["start harbour/s1e1", "pause", "seek 2:40", "rate 1.25"] {
+      _ = await performer.perform(try ParticipantAction.parse(line))
+    }
+    // Sent without waiting for each answer, as lines piped into headless mode would be.
+    for line in Array(repeating: "seek +10", count: 5) + Array(repeating: "rate +0.25", count: 3) {
+      switch try ParticipantAction.parse(line) {
+      case .seekBy(let d): await ann.submit(.seekBy(d))
+      case .rateBy(let d): await ann.submit(.changeRate(by: d))
+      default: Issue.record("\(line) is not a relative action")
+      }
+    }
+    await eventually("all answered") { await ann.snapshot().unansweredRequests == 0 }
+    let session = try #require(await ann.groupState.session)
+    #expect(session.timeline.itemTime == 210)
+    #expect(session.playbackRate == 2)
+    await ann.stop()
+    await relay.stop()
+  }
+}
