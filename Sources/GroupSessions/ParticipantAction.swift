@@ -83,7 +83,8 @@ public enum ParticipantAction: Hashable, Sendable {
       return .seek(try time())
     case "rate":
       if let sign = rest.first, sign == "+" || sign == "-" {
-        guard let d = Double(String(rest.dropFirst()).trimmingCharacters(in: " \t")), d.isFinite, d > 0
+        guard let d = Double(String(rest.dropFirst()).trimmingCharacters(in: " \t")), d.isFinite,
+          d > 0
         else {
           throw .badArgument(word: word, argument: rest, expected: "a step like +0.25 or -0.25")
         }

@@ -36,6 +36,9 @@ public struct ParticipantCore: Sendable {
   private var reconnectDelay: Double
   private var lastHeard: LocalInstant?
   private var resume: ResumeToken?
+  /// Messenger payloads received as this member, told to the relay on resuming so that it
+  /// resends what a dropped connection lost.
+  private var messagesReceived: UInt64 = 0
   public private(set) var relayEpoch: String?
   public private(set) var participant: ParticipantID?
   public private(set) var state = GroupState()
@@ -177,11 +180,13 @@ public struct ParticipantCore: Sendable {
   public mutating func connected(at now: LocalInstant) -> [ParticipantEffect] {
     guard link == .connecting else { return [.closeConnection] }
     link = .greeting(since: now)
+    var token = resume
+    token?.messagesReceived = messagesReceived
     return [
       .send(
         .hello(
           version: ProtocolVersion.current, name: configuration.name, room: configuration.room,
-          resume: resume))
+          resume: token))
     ]
   }
 
@@ -455,6 +460,7 @@ public struct ParticipantCore: Sendable {
         coordinator.adopt(current, at: now, clock: clock)
       } + reportIfNewSession(at: now)
     case .message(let from, let name, _, let kind, let body):
+      messagesReceived += 1
       return [.event(.message(from: from, name: name, kind: kind, body: body))]
     case .error(let code, let text, let fatal):
       var effects: [ParticipantEffect] = [.event(.error(text))]
@@ -474,6 +480,7 @@ public struct ParticipantCore: Sendable {
     everWelcomed = true
     disconnectedSince = nil
     reconnectDelay = configuration.reconnectInitialDelay
+    if !welcome.resumed { messagesReceived = 0 }
     participant = welcome.participant
     resume = welcome.resume
     relayEpoch = welcome.relayEpoch

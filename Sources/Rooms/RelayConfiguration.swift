@@ -18,8 +18,10 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// A member whose connection closed keeps its place for this long, seconds, so that it
   /// can resume; after it, it is removed and the others are told.
   public var reconnectGrace: Double
-  /// Messenger payloads kept for a member while it is disconnected.
+  /// Messenger payloads kept per member, to resend those a dropped connection lost (or
+  /// that arrived while it was away): at most this many, and this many bytes.
   public var maximumPendingMessages: Int
+  public var maximumPendingMessageBytes: Int
   /// How many of a member's latest request ids the relay remembers the answers to, so
   /// that requests resent after a reconnection apply once. Participants keep fewer than
   /// this unanswered.
@@ -40,6 +42,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     helloTimeout: Double = 5,
     reconnectGrace: Double = 6,
     maximumPendingMessages: Int = 256,
+    maximumPendingMessageBytes: Int = 1 << 20,
     requestWindow: Int = 512,
     maximumQueuedBytes: Int = 1 << 20,
     engine: EngineConfiguration = .init()
@@ -53,6 +56,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.helloTimeout = helloTimeout
     self.reconnectGrace = reconnectGrace
     self.maximumPendingMessages = maximumPendingMessages
+    self.maximumPendingMessageBytes = maximumPendingMessageBytes
     self.requestWindow = requestWindow
     self.maximumQueuedBytes = maximumQueuedBytes
     self.engine = engine

@@ -40,7 +40,7 @@ public struct RelayCore: Sendable {
     var connection: ConnectionID?
     var disconnectedAt: GroupInstant?
     var requests: RequestWindow
-    var pending: [ServerMessage] = []
+    var messages: MessageLog
   }
 
   private struct Room {
@@ -214,8 +214,7 @@ public struct RelayCore: Sendable {
       let wasDisconnected = member.disconnectedAt != nil
       member.connection = id
       member.disconnectedAt = nil
-      let pending = member.pending
-      member.pending = []
+      let (pending, missed) = member.messages.resume(received: resume.messagesReceived)
       room.members[resume.participant] = member
       rooms[roomName] = room
       connections[id]?.member = (roomName, resume.participant)
@@ -229,6 +228,11 @@ public struct RelayCore: Sendable {
         configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
         relayEpoch: epoch)
       actions.insert(.send(.welcome(welcome), to: id), at: 0)
+      if missed > 0 {
+        let text =
+          "\(missed) \(missed == 1 ? "message" : "messages") sent to you while you were away could not be kept"
+        actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
+      }
       actions += pending.map { .send($0, to: id) }
       actions.append(.log(.info, "\(roomName)/\(resume.participant) resumed on \(id)"))
       return actions
@@ -254,7 +258,10 @@ public struct RelayCore: Sendable {
       room.engineDeadline = engine.nextDeadline()
       room.members[participant] = Member(
         name: name, secret: secret, connection: id,
-        requests: RequestWindow(capacity: configuration.requestWindow))
+        requests: RequestWindow(capacity: configuration.requestWindow),
+        messages: MessageLog(
+          maximumCount: configuration.maximumPendingMessages,
+          maximumBytes: configuration.maximumPendingMessageBytes))
       rooms[roomName] = room
       connections[id]?.member = (roomName, participant)
       let welcome = Welcome(
@@ -302,7 +309,8 @@ public struct RelayCore: Sendable {
       return [.send(answer, to: connection)]
     case .forgotten:
       let reason = Rejection.invalidValue(
-        "request \(requestID) is older than the last \(member.requests.capacity) and was not applied again")
+        "request \(requestID) is older than the last \(member.requests.capacity) and was not applied again"
+      )
       return [.send(.rejected(id: requestID, reason: reason), to: connection)]
     case .new:
       let (actions, answer) = body(&self)
@@ -390,18 +398,18 @@ public struct RelayCore: Sendable {
     let message = ServerMessage.message(
       from: participant, fromName: sender.name, seq: seq, kind: kind, body: body)
     var live: [ConnectionID] = []
+    let size = kind.utf8.count + body.utf8.count + sender.name.utf8.count + 64
     for target in targets {
       guard var member = room.members[target] else { continue }
-      if let c = member.connection {
-        live.append(c)
-      } else if member.pending.count < configuration.maximumPendingMessages {
-        member.pending.append(message)
-        room.members[target] = member
-      }
+      if let c = member.connection { live.append(c) }
+      member.messages.append(message, size: size, live: member.connection != nil)
+      room.members[target] = member
     }
     rooms[roomName] = room
     let sequence = room.engine.state.sequence
-    return (live.isEmpty ? [] : [.broadcast(message, to: live)], .accepted(id: seq, sequence: sequence))
+    return (
+      live.isEmpty ? [] : [.broadcast(message, to: live)], .accepted(id: seq, sequence: sequence)
+    )
   }
 
   // MARK: - Membership housekeeping

@@ -37,7 +37,9 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     return .needMoreData
   }
 
-  public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool)
+  public mutating func decodeLast(
+    context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+  )
     throws -> DecodingState
   {
     _ = try decode(context: context, buffer: &buffer)

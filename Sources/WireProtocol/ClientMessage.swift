@@ -35,9 +35,15 @@ public enum ClientMessage: Hashable, Sendable {
 public struct ResumeToken: Hashable, Sendable {
   public var participant: ParticipantID
   public var secret: String
-  public init(participant: ParticipantID, secret: String) {
+  /// Sent back by the participant when it resumes: how many messenger payloads it has
+  /// received as this member. The relay resends the ones after it that it still holds, so
+  /// a payload lost with a dropped connection is not lost for good. The relay leaves it
+  /// out.
+  public var messagesReceived: UInt64?
+  public init(participant: ParticipantID, secret: String, messagesReceived: UInt64? = nil) {
     self.participant = participant
     self.secret = secret
+    self.messagesReceived = messagesReceived
   }
 }
 

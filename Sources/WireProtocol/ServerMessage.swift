@@ -65,6 +65,8 @@ public enum ErrorCode: String, Hashable, Sendable {
   case rateLimited
   case messageTooLarge
   case unknownRecipient
+  /// Not fatal: messenger payloads sent to you while away were more than the relay keeps.
+  case messagesLost
   case heartbeatTimeout
   case serverShuttingDown
 }

@@ -1,8 +1,8 @@
 import GroupSessions
 import Participation
-import Transports
 import PlaybackCoordination
 import Testing
+import Transports
 
 @Suite("Bad peers on the TCP relay", .serialized)
 struct BadPeerTests {

@@ -1,9 +1,9 @@
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import Testing
+import Transports
 
 @Suite("Players follow the group", .serialized)
 struct PlayerSyncTests {

@@ -16,12 +16,14 @@ struct RelativeActionTests {
     #expect(try ParticipantAction.parse(line) == action)
   }
 
-  @Test("malformed steps are one clear error", arguments: ["seek +", "seek +x", "rate +0", "rate -z"])
+  @Test(
+    "malformed steps are one clear error", arguments: ["seek +", "seek +x", "rate +0", "rate -z"])
   func malformed(line: String) {
     #expect(throws: ActionParseError.self) { try ParticipantAction.parse(line) }
   }
 
-  @Test("five quick 'seek +10' from a pause at 2:40 end at 3:30; three 'rate +0.25' from 1.25× give 2×")
+  @Test(
+    "five quick 'seek +10' from a pause at 2:40 end at 3:30; three 'rate +0.25' from 1.25× give 2×")
   func burstsAddUp() async throws {
     let relay = try await RelayHarness(.inMemory)
     let ann = try await relay.participant("ann")

@@ -1,13 +1,13 @@
 import GroupSessions
-import Participation
-import Transports
 import Logging
+import Participation
 import PlaybackCoordination
 import RelayRuntime
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
 import Testing
+import Transports
 import WireProtocol
 
 /// Which transport a session test runs on: the same scenarios run on both, as

@@ -1,11 +1,11 @@
 import GroupSessions
 import Participation
-import Transports
 import PlaybackCoordination
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
 import Testing
+import Transports
 import WireProtocol
 
 @Suite("Sessions on both transports", .serialized)

@@ -75,7 +75,11 @@ struct RelayDriver {
   /// The ids the relay rejected on this connection, with the reasons' text.
   func rejections(_ id: UInt64) -> [(UInt64, String)] {
     (outbox[ConnectionID(id)] ?? []).compactMap {
-      if case .rejected(let requestID, let reason) = $0 { (requestID, reason.description) } else { nil }
+      if case .rejected(let requestID, let reason) = $0 {
+        (requestID, reason.description)
+      } else {
+        nil
+      }
     }
   }
 

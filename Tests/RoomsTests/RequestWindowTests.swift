@@ -29,7 +29,8 @@ struct RequestWindowTests {
     r.drop(1)
     r.connect(3)
     let resume = r.welcome(1)?.resume
-    r.send(.hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: resume), from: 3)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: resume), from: 3)
     r.outbox[ConnectionID(3)] = []
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 3)
     r.send(.command(id: 2, .join), from: 3)

@@ -166,7 +166,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 12
+  static let errorCodeCount = 13
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -179,6 +179,7 @@ enum WireCaseNames {
     case .rateLimited: "rateLimited"
     case .messageTooLarge: "messageTooLarge"
     case .unknownRecipient: "unknownRecipient"
+    case .messagesLost: "messagesLost"
     case .heartbeatTimeout: "heartbeatTimeout"
     case .serverShuttingDown: "serverShuttingDown"
     }

@@ -224,6 +224,7 @@ enum Golden {
     (.alreadyGreeted, #""alreadyGreeted""#), (.roomFull, #""roomFull""#),
     (.invalidHello, #""invalidHello""#), (.rateLimited, #""rateLimited""#),
     (.messageTooLarge, #""messageTooLarge""#), (.unknownRecipient, #""unknownRecipient""#),
+    (.messagesLost, #""messagesLost""#),
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
   ]
 
@@ -240,7 +241,11 @@ enum Golden {
     ("GroupState", Fixture.state, Fixture.stateJSON),
     ("EngineConfiguration", Fixture.configuration, Fixture.configurationJSON),
     ("SequencedStep", Fixture.pauseStep, Fixture.pauseStepJSON),
-    ("ResumeToken", Fixture.token, Fixture.tokenJSON),
+    (
+      "ResumeToken",
+      ResumeToken(participant: "p1", secret: "k2j3", messagesReceived: 12),
+      #"{"messagesReceived":12,"participant":"p1","secret":"k2j3"}"#
+    ),
     ("Welcome", Fixture.welcome, Fixture.welcomeJSON),
   ]
 

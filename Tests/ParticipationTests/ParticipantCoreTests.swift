@@ -1,0 +1,176 @@
+import Participation
+import PlaybackCoordination
+import Testing
+import WireProtocol
+
+let series = SeriesInfo(
+  id: "harbour", title: "Harbour",
+  items: [
+    ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 300),
+    ItemInfo(id: "harbour/s1e2", title: "Fog", duration: 240),
+  ])
+
+extension SimulatedNetwork {
+  /// Everyone enters, the first starts the session and the others join; returns when all
+  /// are joined and ready.
+  func watchTogether(_ names: [String]) -> [Int] {
+    let people = names.map { join($0) }
+    run(for: 1)
+    request(.command(.start(series: series, item: "harbour/s1e1")), from: people[0])
+    run(for: 0.5)
+    for p in people.dropFirst() { request(.command(.join), from: p) }
+    run(for: 1)
+    return people
+  }
+
+  func answers(_ index: Int) -> [UInt64: [Result<Void, ClientError>]] { members[index].answers }
+}
+
+@Suite("ParticipantCore against the relay runtime, on virtual time")
+struct ParticipantCoreTests {
+  @Test("a pause by one of five reaches every replica with its originator and item time")
+  func pauseReachesEveryone() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob", "cat", "dan", "eve"])
+    for p in people { #expect(net.members[p].started.map { (try? $0.get()) != nil } == true) }
+    #expect(net.state(0).session?.status == .playing)
+    let ticket = net.request(.command(.pause(item: "harbour/s1e1", at: 1.5)), from: people[1])
+    net.run(for: 0.2)
+    #expect(net.answers(people[1])[ticket]?.count == 1)
+    let relay = try #require(net.runtime.state(ofRoom: "lobby"))
+    for p in people {
+      #expect(net.state(p) == relay, "every replica holds the relay's state")
+      #expect(net.state(p).session?.timeline.itemTime == 1.5)
+      #expect(net.state(p).lastChange?.originatorName == "bob")
+    }
+  }
+
+  @Test("requests sent while the relay drops everyone are answered exactly once and apply once")
+  func dropsLoseNothing() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    var tickets: [UInt64] = []
+    for i in 0..<30 {
+      tickets.append(
+        net.request(.command(.seek(item: "harbour/s1e1", to: Double(i))), from: people[0]))
+      if i % 10 == 5 {
+        net.run(for: 0.007)  // the requests reached the relay; their answers are on the way
+        net.cut(people[0])
+      }
+    }
+    net.run(for: 5)
+    for ticket in tickets {
+      let answers = net.answers(people[0])[ticket] ?? []
+      #expect(answers.count == 1, "ticket \(ticket) answered \(answers.count) times")
+      #expect((try? answers.first?.get()) != nil)
+    }
+    #expect(net.state(1).session?.timeline.itemTime == 29)
+    let seeks = net.members[people[1]].events.flatMap { event -> [Double] in
+      guard case .state(_, let changes) = event else { return [] }
+      return changes.compactMap { if case .seeked(let to) = $0.kind { to } else { nil } }
+    }
+    // bob stayed connected: he saw every seek once, in order.
+    #expect(seeks == (0..<30).map(Double.init))
+    #expect(net.members[people[0]].core.unansweredRequests == 0)
+  }
+
+  @Test("a request left unsent through a long outage is settled, not applied: the user is told")
+  func staleRequestsExpire() throws {
+    let net = SimulatedNetwork(relay: .init(reconnectGrace: 60))
+    let people = net.watchTogether(["ann", "bob"])
+    net.restartRelayRefusing(for: 15) {
+      net.request(.pause, from: people[1])
+    }
+    net.run(for: 10)
+    #expect(net.state(0).session?.status == .playing, "a pause from 15 s ago is not applied")
+    let errors = net.members[people[1]].events.compactMap { e -> String? in
+      if case .error(let text) = e { text } else { nil }
+    }
+    #expect(errors.contains { $0.hasPrefix("not sent: pause at") }, "\(errors)")
+    #expect(net.members[people[1]].core.unansweredRequests == 0)
+  }
+
+  @Test(
+    "after a relay restart the participants come back as members of the new relay, and know it restarted"
+  )
+  func relayRestart() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    net.restartRelay(epoch: "epoch-2")
+    net.run(for: 5)
+    for p in people {
+      #expect(net.members[p].core.relayEpoch == "epoch-2")
+      #expect(net.members[p].core.status == .connected)
+    }
+    #expect(net.runtime.state(ofRoom: "lobby")?.participants.count == 2)
+    let ticket = net.request(
+      .command(.start(series: series, item: "harbour/s1e2")), from: people[1])
+    net.run(for: 0.5)
+    #expect((try? net.answers(people[1])[ticket]?.first?.get()) != nil)
+    #expect(net.state(0).session?.item.id == "harbour/s1e2")
+  }
+
+  @Test(
+    "random commands from random participants through random drops: every request answered once, every replica equal to the relay",
+    arguments: [1, 2, 3, 4, 5] as [UInt64])
+  func randomRuns(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed)
+    let net = SimulatedNetwork(latency: 0.002 + Double(seed) * 0.003)
+    let people = net.watchTogether(["ann", "bob", "cat"])
+    var tickets: [(Int, UInt64)] = []
+    var sent: [String] = []
+    for n in 0..<200 {
+      let who = people[Int(random.next() % 3)]
+      let request: ParticipantRequest
+      switch random.next() % 8 {
+      case 0: request = .pause
+      case 1: request = .play(rate: nil)
+      case 2: request = .seekBy(Double(random.next() % 40) - 20)
+      case 3: request = .changeRate(by: random.next() % 2 == 0 ? 0.25 : -0.25)
+      case 4: request = .seek(to: Double(random.next() % 290))
+      case 5: request = .command(.setAutoAdvance(random.next() % 2 == 0))
+      case 6:
+        request = .message(kind: "chat", body: "m\(n)", to: .all)
+        sent.append("\(who):m\(n)")
+      default: request = .command(.beginSuspension("custom"))
+      }
+      tickets.append((who, net.request(request, from: who)))
+      switch random.next() % 25 {
+      case 0: net.dropAll()
+      case 1: net.cut(people[Int(random.next() % 3)])
+      default: break
+      }
+      net.run(for: Double(random.next() % 30) / 1000)
+    }
+    net.run(for: 8)
+    for (who, ticket) in tickets {
+      #expect(net.answers(who)[ticket]?.count == 1, "\(who) ticket \(ticket)")
+    }
+    let relay = try #require(net.runtime.state(ofRoom: "lobby"))
+    for p in people {
+      #expect(net.state(p) == relay)
+      #expect(net.members[p].core.unansweredRequests == 0)
+      // Every message from the others arrives exactly once, in the order sent.
+      let received = net.members[p].events.compactMap { e -> String? in
+        guard case .message(let from, _, "chat", let body) = e else { return nil }
+        return "\(people.first { net.members[$0].core.participant == from }!):\(body)"
+      }
+      for sender in people where sender != p {
+        let mine = { (line: String) in line.hasPrefix("\(sender):") }
+        #expect(received.filter(mine) == sent.filter(mine), "\(sender) → \(p)")
+      }
+    }
+  }
+}
+
+extension SimulatedNetwork {
+  /// The relay refuses connections for `seconds` after everyone is cut off; `meanwhile`
+  /// runs right after the cut.
+  func restartRelayRefusing(for seconds: Double, meanwhile: () -> Void) {
+    refusing = true
+    dropAll()
+    meanwhile()
+    run(for: seconds)
+    refusing = false
+  }
+}

@@ -1,0 +1,253 @@
+import Participation
+import PlaybackCoordination
+import RelayRuntime
+import Rooms
+import Synchronization
+import Transports
+import WireProtocol
+
+/// Participants' ``ParticipantCore``s and a real ``RelayRuntime`` joined by a simulated
+/// network on virtual time: one thread, one event queue, a fixed one-way latency. Every
+/// message crosses the wire codec. Deterministic: the same script gives the same run.
+final class SimulatedNetwork {
+  struct Member {
+    var core: ParticipantCore
+    var connection: ConnectionID?
+    /// Counts connections, so that deliveries for a closed one are dropped.
+    var generation = 0
+    var events: [ClientEvent] = []
+    var answers: [UInt64: [Result<Void, ClientError>]] = [:]
+    var started: Result<Void, ClientError>?
+    var finished = false
+  }
+
+  private enum Delivery {
+    case toRelay(ConnectionID, [UInt8])
+    case toMember(Int, generation: Int, [UInt8])
+    case connected(Int, generation: Int)
+    case closedByRelay(Int, generation: Int)
+  }
+
+  /// What the relay writes to one simulated connection.
+  final class Outlet: RelayOutlet {
+    let lines = Mutex<[[UInt8]]>([])
+    let closed = Mutex(false)
+    /// Closed at once: what was written and not yet on the wire is lost, as with a reset.
+    let aborted = Mutex(false)
+    func write(_ line: [UInt8]) -> Int {
+      lines.withLock { $0.append(line) }
+      return 0
+    }
+    func close(flush: Bool) {
+      closed.withLock { $0 = true }
+      if !flush {
+        aborted.withLock { $0 = true }
+        lines.withLock { $0 = [] }
+      }
+    }
+  }
+
+  let clock = ManualClock(nanoseconds: 10_000_000_000_000)
+  /// The participants' clocks run this far behind the relay's.
+  let localOffset: Int64 = 3_600_000_000_000
+  let latency: Double
+  private(set) var runtime: RelayRuntime
+  let relayConfiguration: RelayConfiguration
+  var members: [Member] = []
+  /// While set, new connections are refused, as an unreachable relay's would be.
+  var refusing = false
+  private var queue: [(at: Int64, order: Int, delivery: Delivery)] = []
+  private var order = 0
+  private var outlets: [ConnectionID: (member: Int, generation: Int, outlet: Outlet)] = [:]
+  private let codec = WireCodec()
+
+  init(latency: Double = 0.005, relay configuration: RelayConfiguration = .init()) {
+    self.latency = latency
+    relayConfiguration = configuration
+    runtime = RelayRuntime(configuration: configuration, clock: clock, epoch: "epoch-1")
+  }
+
+  var now: LocalInstant { LocalInstant(nanoseconds: clock.nanoseconds() - localOffset) }
+
+  // MARK: Participants
+
+  @discardableResult
+  func join(_ name: String, configure: (inout ParticipantConfiguration) -> Void = { _ in })
+    -> Int
+  {
+    var configuration = ParticipantConfiguration(name: name)
+    configure(&configuration)
+    members.append(Member(core: ParticipantCore(configuration: configuration, hasPlayer: false)))
+    let index = members.count - 1
+    perform(members[index].core.start(at: now), for: index)
+    return index
+  }
+
+  /// A request with a ticket (the ticket is the returned number).
+  @discardableResult
+  func request(_ request: ParticipantRequest, from index: Int) -> UInt64 {
+    order += 1
+    let ticket = UInt64(order)
+    perform(members[index].core.request(request, ticket: ticket, at: now, seen: nil), for: index)
+    return ticket
+  }
+
+  func stop(_ index: Int) { perform(members[index].core.stop(at: now), for: index) }
+
+  func state(_ index: Int) -> GroupState { members[index].core.state }
+
+  // MARK: Faults
+
+  /// Cuts every connection at the relay, as a network cut would.
+  func dropAll() { runtime.dropAllConnections() }
+
+  /// Cuts one participant's connection, as a reset would: what is on the way to it is
+  /// lost, and the relay sees the connection close.
+  func cut(_ index: Int) {
+    guard let id = members[index].connection else { return }
+    outlets[id] = nil
+    runtime.closed(id)
+    deliver(.closedByRelay(index, generation: members[index].generation))
+  }
+
+  /// The relay process dies and a new one starts at the same address (new epoch, no rooms).
+  func restartRelay(epoch: String) {
+    runtime.stop()
+    runtime = RelayRuntime(configuration: relayConfiguration, clock: clock, epoch: epoch)
+    for (_, entry) in outlets { entry.outlet.close(flush: false) }
+  }
+
+  // MARK: Running
+
+  /// Runs everything due up to `seconds` from now, in time order.
+  func run(for seconds: Double) {
+    let end = clock.nanoseconds() + Int64(seconds * 1e9)
+    while true {
+      collectRelayOutput()
+      var next = queue.map(\.at).min()
+      for member in members {
+        if let d = member.core.nextDeadline {
+          let t = d.nanoseconds + localOffset
+          if next.map({ t < $0 }) ?? true { next = t }
+        }
+      }
+      let relayDue = runtime.tick()
+      if relayDue < (next ?? Int64.max) { next = relayDue }
+      guard let due = next, due <= end else { break }
+      clock.advance(toNanoseconds: max(due, clock.nanoseconds()))
+      step()
+    }
+    clock.advance(toNanoseconds: end)
+    runtime.tick()
+    collectRelayOutput()
+  }
+
+  private func step() {
+    let t = clock.nanoseconds()
+    // Deliveries first, in the order sent.
+    let due = queue.enumerated().filter { $0.element.at <= t }.sorted {
+      ($0.element.at, $0.element.order) < ($1.element.at, $1.element.order)
+    }
+    let dueIndices = Set(due.map(\.offset))
+    queue = queue.enumerated().filter { !dueIndices.contains($0.offset) }.map(\.element)
+    for (_, entry) in due {
+      deliver(entry.delivery)
+      collectRelayOutput()
+    }
+    for index in members.indices {
+      if let d = members[index].core.nextDeadline, d.nanoseconds + localOffset <= t {
+        perform(members[index].core.tick(at: now, seen: nil), for: index)
+      }
+    }
+    runtime.tick()
+  }
+
+  private func deliver(_ delivery: Delivery) {
+    switch delivery {
+    case .toRelay(let id, let line):
+      runtime.received(line, from: id)
+    case .toMember(let index, let generation, var line):
+      guard members[index].generation == generation else { return }
+      if line.last == UInt8(ascii: "\n") { line.removeLast() }
+      let message = try! codec.decodeServer(line)
+      perform(members[index].core.received(message, at: now, seen: nil), for: index)
+    case .connected(let index, let generation):
+      guard members[index].generation == generation else { return }
+      let outlet = Outlet()
+      guard !refusing, let id = runtime.open(outlet) else {
+        perform(
+          members[index].core.connectFailed(
+            .transport(.unreachable(endpoint: "sim", reason: "refused")), at: now), for: index)
+        return
+      }
+      members[index].connection = id
+      outlets[id] = (index, generation, outlet)
+      perform(members[index].core.connected(at: now), for: index)
+    case .closedByRelay(let index, let generation):
+      guard members[index].generation == generation else { return }
+      members[index].generation += 1
+      members[index].connection = nil
+      perform(members[index].core.connectionLost(at: now), for: index)
+    }
+  }
+
+  /// Moves what the relay wrote onto the wire, and notices connections it closed.
+  private func collectRelayOutput() {
+    let arrival = clock.nanoseconds() + Int64(latency * 1e9)
+    for (id, entry) in outlets.sorted(by: { $0.key < $1.key }) {
+      let lines = entry.outlet.lines.withLock { l in
+        defer { l = [] }
+        return l
+      }
+      for line in lines {
+        enqueue(.toMember(entry.member, generation: entry.generation, line), at: arrival)
+      }
+      if entry.outlet.aborted.withLock({ $0 }) {
+        // A reset: the participant loses whatever was still on the way to it.
+        outlets[id] = nil
+        deliver(.closedByRelay(entry.member, generation: entry.generation))
+      } else if entry.outlet.closed.withLock({ $0 }) {
+        outlets[id] = nil
+        enqueue(.closedByRelay(entry.member, generation: entry.generation), at: arrival)
+      }
+    }
+  }
+
+  private func enqueue(_ delivery: Delivery, at t: Int64) {
+    order += 1
+    queue.append((t, order, delivery))
+  }
+
+  private func perform(_ effects: [ParticipantEffect], for index: Int) {
+    let arrival = clock.nanoseconds() + Int64(latency * 1e9)
+    for effect in effects {
+      switch effect {
+      case .connect:
+        members[index].generation += 1
+        enqueue(.connected(index, generation: members[index].generation), at: arrival)
+      case .send(let message):
+        guard let id = members[index].connection else { continue }
+        var line = codec.encode(message)
+        line.removeLast()
+        enqueue(.toRelay(id, line), at: arrival)
+      case .closeConnection:
+        if let id = members[index].connection {
+          members[index].connection = nil
+          members[index].generation += 1
+          outlets[id] = nil
+          runtime.closed(id)
+        }
+      case .player:
+        break
+      case .event(let event):
+        members[index].events.append(event)
+      case .answer(let ticket, let result):
+        members[index].answers[ticket, default: []].append(result)
+      case .started(let result):
+        members[index].started = result
+      case .finished:
+        members[index].finished = true
+      }
+    }
+  }
+}
