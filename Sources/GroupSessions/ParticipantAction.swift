@@ -2,7 +2,7 @@ import Participation
 import PlaybackCoordination
 
 /// One thing a participant can do, in the words headless mode and demo scripts share
-/// (DESIGN §4): `pause`, `seek 12:30`, `switch harbour/s1e3`, ...
+/// (see README, "Headless"): `pause`, `seek 12:30`, `switch harbour/s1e3`, ...
 public enum ParticipantAction: Hashable, Sendable {
   case start(ItemID)
   case join

@@ -7,7 +7,7 @@
 /// reaching their end). Callers should tick at every deadline that has passed before they
 /// apply a later command, so that commands see the group where it really is.
 ///
-/// Rules beyond `DESIGN.md` §2 (documented here because replicas must agree on them):
+/// Rules beyond the playback semantics in README and docs/ARCHITECTURE.md (documented here because replicas must agree on them):
 /// - A rejected command changes nothing, not even the sequence number. An accepted command
 ///   that changes nothing (a readiness or connectivity report repeating the current value, a
 ///   duplicate suspension) returns no events.
