@@ -262,9 +262,13 @@ extension GroupTransition {
   mutating func report(
     _ index: Int, roundTrip: Double, startupLatency: Double, playerOffset: Double?
   ) throws(Rejection) {
-    guard roundTrip.isFinite, roundTrip >= 0, startupLatency.isFinite, startupLatency >= 0,
-      playerOffset?.isFinite ?? true
-    else { throw .invalidValue("reported figures must be finite and not negative") }
+    guard roundTrip.isFinite, (0...60).contains(roundTrip), startupLatency.isFinite,
+      (0...60).contains(startupLatency),
+      playerOffset.map({ $0.isFinite && abs($0) <= 86_400 }) ?? true
+    else {
+      throw .invalidValue(
+        "reported figures: round-trip and start-up latency 0–60 s, player offset within a day")
+    }
     state.participants[index].roundTrip = roundTrip
     state.participants[index].startupLatency = startupLatency
     state.participants[index].playerOffset = playerOffset

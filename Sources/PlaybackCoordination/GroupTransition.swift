@@ -112,13 +112,28 @@ struct GroupTransition {
     }
   }
 
-  /// The item to watch, if the series is usable: not empty, holding the item, every
-  /// duration positive and finite.
+  /// The longest item the engine accepts, seconds (a week). Every time the engine
+  /// computes stays far inside the clock's range this way.
+  static let maximumItemDuration: Double = 7 * 24 * 3600
+  /// The most items a series may list.
+  static let maximumSeriesItems = 1000
+
+  /// The item to watch, if the series is usable: not empty, not too long, holding the
+  /// item, every duration positive, finite and at most ``maximumItemDuration``.
   func validate(_ series: SeriesInfo, item: ItemID) throws(Rejection) -> ItemInfo {
     guard !series.items.isEmpty else { throw .emptySeries }
+    guard series.items.count <= Self.maximumSeriesItems else {
+      throw .invalidValue("a series lists at most \(Self.maximumSeriesItems) items")
+    }
     guard let info = series.item(item) else { throw .unknownItem(item) }
-    for entry in series.items where !(entry.duration.isFinite && entry.duration > 0) {
-      throw .invalidValue("\(entry.id) has no valid duration")
+    for entry in series.items
+    where
+      !(entry.duration.isFinite && entry.duration > 0
+      && entry.duration <= Self.maximumItemDuration)
+    {
+      throw .invalidValue(
+        "\(entry.id) has no valid duration (more than 0 s, at most \(Int(Self.maximumItemDuration)) s)"
+      )
     }
     return info
   }

@@ -40,7 +40,7 @@ public final class RelayRuntime: Sendable {
     self.clock = clock
     self.logger = logger
     state = Mutex(
-      State(core: RelayCore(configuration: configuration, seed: random.next(), epoch: epoch)))
+      State(core: RelayCore(configuration: configuration, epoch: epoch)))
   }
 
   // MARK: - Connections

@@ -12,16 +12,21 @@ public struct RelayCore: Sendable {
 
   private var connections: [ConnectionID: Connection] = [:]
   private var rooms: [String: Room] = [:]
-  private var random: SeededGenerator
+  /// Makes resume secrets. The relay's runtime gives a cryptographically secure one
+  /// (``RelayCore/systemSecret()``); tests may give a predictable one.
+  private let makeSecret: @Sendable () -> String
   private var lastSweep: GroupInstant?
 
   /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
   public let epoch: String
 
-  public init(configuration: RelayConfiguration = .init(), seed: UInt64, epoch: String = "") {
+  public init(
+    configuration: RelayConfiguration = .init(), epoch: String = "",
+    makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret
+  ) {
     self.configuration = configuration
     self.epoch = epoch
-    self.random = SeededGenerator(seed: seed)
+    self.makeSecret = makeSecret
   }
 
   // MARK: - State kept per connection and per room
@@ -205,7 +210,9 @@ public struct RelayCore: Sendable {
     var room = rooms[roomName] ?? Room(engine: GroupEngine(configuration: configuration.engine))
 
     // Resume a place kept after a dropped connection.
-    if let resume, var member = room.members[resume.participant], member.secret == resume.secret {
+    if let resume, var member = room.members[resume.participant],
+      Self.constantTimeEqual(member.secret, resume.secret)
+    {
       var actions: [RelayAction] = []
       if let old = member.connection, old != id {
         connections[old]?.member = nil
@@ -246,7 +253,7 @@ public struct RelayCore: Sendable {
     }
     let participant = ParticipantID("p\(room.nextNumber)")
     room.nextNumber += 1
-    let secret = String(random.next(), radix: 36) + String(random.next(), radix: 36)
+    let secret = makeSecret()
     var engine = room.engine
     let before = engine.state.sequence
     switch engine.apply(.enter(name: name), from: participant, at: now) {
@@ -497,6 +504,30 @@ public struct RelayCore: Sendable {
     let step = SequencedStep(
       before: before, after: room.engine.state.sequence, at: now, input: input)
     return [.broadcast(.step(step), to: targets)]
+  }
+
+  // MARK: - Secrets
+
+  /// 128 bits from the system's cryptographically secure generator (`getrandom` on
+  /// Linux), as 32 hex digits: one member's secret says nothing about another's.
+  public static func systemSecret() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return [generator.next(), generator.next()].map { (word: UInt64) in
+      let hex = String(word, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }.joined()
+  }
+
+  /// Compares without stopping at the first difference, so that the time taken says
+  /// nothing about how much of a guessed secret was right.
+  static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
+    var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
+    for i in 0..<max(x.count, y.count) {
+      difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+    }
+    return difference == 0
   }
 
   // MARK: - Validation

@@ -53,3 +53,34 @@ struct BadPeerTests {
     await relay.stop()
   }
 }
+
+@Suite("Hostile numbers never crash the relay", .serialized)
+struct HostileNumberTests {
+  /// A start with an item lasting 1e10 s, then readiness: before the fix the relay trapped
+  /// converting (duration − position) / rate to nanoseconds, at once or when the first
+  /// load wait timed out, taking every room with it.
+  static let attack = [
+    #"{"type":"hello","version":2,"name":"m","room":"r"}"#,
+    #"{"type":"command","id":1,"command":{"type":"start","series":{"id":"x","title":"x","items":[{"id":"x/1","title":"t","duration":1e10}]},"item":"x/1"}}"#,
+    #"{"type":"command","id":2,"command":{"type":"setReadiness","readiness":"ready"}}"#,
+    #"{"type":"command","id":3,"command":{"type":"report","roundTrip":1e300,"startupLatency":1e300}}"#,
+  ]
+
+  @Test("an item of 1e10 s and absurd reports are refused; the relay and another room keep working")
+  func hugeDuration() async throws {
+    let relay = try await RelayHarness(.tcp)
+    let ann = try await relay.participant("ann")
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+
+    let socket = try #require(RawSocket(port: relay.server!.port))
+    let answer = await socket.exchange(Self.attack.joined(separator: "\n") + "\n")
+    let rejected = answer.split(separator: "\n").filter { $0.contains("\"type\":\"rejected\"") }
+    #expect(rejected.count == 3, "\(answer.prefix(600))")
+    #expect(rejected.first?.contains("no valid duration") == true)
+
+    try await ann.send(.pause(item: "harbour/s1e1", at: 1)).get()
+    #expect(await ann.groupState.session?.status == .paused)
+    await ann.stop()
+    await relay.stop()
+  }
+}

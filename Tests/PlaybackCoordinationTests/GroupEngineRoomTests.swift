@@ -286,3 +286,54 @@ struct GroupEngineRoomTests {
     #expect(h.state.sequence == start + 5)
   }
 }
+
+@Suite("Group engine: hostile numbers")
+struct GroupEngineHostileNumberTests {
+  @Test("instant arithmetic saturates instead of trapping")
+  func saturates() {
+    let t = GroupInstant(nanoseconds: 1_000)
+    #expect(t.advanced(bySeconds: 1e30).nanoseconds == Int64.max)
+    #expect(t.advanced(bySeconds: -1e30).nanoseconds == Int64.min + 1_000)
+    #expect(t.advanced(bySeconds: .infinity).nanoseconds == Int64.max)
+    #expect(t.advanced(bySeconds: .nan) == t)
+    #expect(
+      GroupInstant(nanoseconds: Int64.max - 5).advanced(bySeconds: 1).nanoseconds == Int64.max)
+    #expect(LocalInstant(seconds: 1e20).nanoseconds == Int64.max)
+  }
+
+  @Test(
+    "items too long for the clock are refused, and no deadline of a valid one traps",
+    arguments: [1e10, 604_801, .infinity, -1, 0] as [Double])
+  func longItemsRefused(duration: Double) {
+    var engine = GroupEngine()
+    let now = GroupInstant(seconds: 100)
+    _ = engine.apply(.enter(name: "m"), from: "p1", at: now)
+    let series = SeriesInfo(
+      id: "x", title: "x", items: [ItemInfo(id: "x/1", title: "t", duration: duration)])
+    let result = engine.apply(.start(series: series, item: "x/1"), from: "p1", at: now)
+    guard case .failure(.invalidValue(let text)) = result else {
+      Issue.record("accepted a \(duration) s item: \(result)")
+      return
+    }
+    #expect(text.contains("no valid duration"))
+    _ = engine.nextDeadline()
+  }
+
+  @Test("the longest item plays at the slowest rate to its end without a trap")
+  func longestItemRuns() {
+    var engine = GroupEngine()
+    var now = GroupInstant(seconds: 100)
+    _ = engine.apply(.enter(name: "m"), from: "p1", at: now)
+    let series = SeriesInfo(
+      id: "x", title: "x", items: [ItemInfo(id: "x/1", title: "t", duration: 604_800)])
+    _ = engine.apply(.start(series: series, item: "x/1"), from: "p1", at: now)
+    _ = engine.apply(.setReadiness(.ready), from: "p1", at: now)
+    _ = engine.apply(.setRate(item: "x/1", rate: 0.25), from: "p1", at: now)
+    for _ in 0..<10 {
+      guard let deadline = engine.nextDeadline() else { break }
+      now = deadline
+      _ = engine.tick(at: now)
+    }
+    #expect(engine.state.session != nil)
+  }
+}

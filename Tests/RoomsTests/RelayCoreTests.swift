@@ -14,7 +14,7 @@ struct RelayDriver {
   var replicas: [ConnectionID: GroupEngine] = [:]
 
   init(_ configuration: RelayConfiguration = .init()) {
-    core = RelayCore(configuration: configuration, seed: 7)
+    core = RelayCore(configuration: configuration)
   }
 
   mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {

@@ -74,3 +74,31 @@ struct RequestWindowTests {
     #expect(r.accepted(1).suffix(1) == [9])
   }
 }
+
+@Suite("Relay core: resume secrets")
+struct ResumeSecretTests {
+  @Test("secrets are 128 bits from the system generator, all different")
+  func secretsAreUnguessable() {
+    let secrets = (0..<1000).map { _ in RelayCore.systemSecret() }
+    #expect(Set(secrets).count == 1000)
+    #expect(secrets.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+  }
+
+  @Test("one member's secret does not resume another, and a wrong secret never takes a place")
+  func wrongSecret() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let ann = try #require(r.welcome(1))
+    let bob = try #require(r.welcome(2))
+    r.connect(3)
+    let forged = ResumeToken(participant: ann.participant, secret: bob.resume.secret)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: forged), from: 3)
+    #expect(r.welcome(3)?.participant != ann.participant)
+    #expect(!r.closed.contains(ConnectionID(1)), "ann keeps her connection")
+    #expect(RelayCore.constantTimeEqual("abc", "abc"))
+    #expect(!RelayCore.constantTimeEqual("abc", "abd"))
+    #expect(!RelayCore.constantTimeEqual("abc", "abcd"))
+  }
+}
