@@ -111,11 +111,16 @@ public final class RelayRuntime: Sendable {
     }
   }
 
-  /// Stops taking connections and closes the open ones.
-  public func stop() {
+  /// Stops taking connections, tells every participant why, and closes the connections.
+  public func stop(reason: String = "the relay is shutting down") {
+    let line = codec.encode(ServerMessage.error(code: .serverShuttingDown, message: reason, fatal: true))
     state.withLock { s in
+      guard !s.stopped else { return }
       s.stopped = true
-      for (_, outlet) in s.outlets { outlet.close(flush: true) }
+      for (_, outlet) in s.outlets {
+        _ = outlet.write(line)
+        outlet.close(flush: true)
+      }
       s.outlets = [:]
     }
   }
