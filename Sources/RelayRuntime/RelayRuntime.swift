@@ -83,10 +83,13 @@ public final class RelayRuntime: Sendable {
 
   /// The connection sent a line longer than the frame limit.
   public func receivedOversized(from id: ConnectionID, limit: Int) {
+    receivedInvalid(.frameTooLarge(limit: limit), from: id)
+  }
+
+  /// The connection sent something that could not be framed or decoded.
+  public func receivedInvalid(_ error: WireError, from id: ConnectionID) {
     state.withLock { s in
-      perform(
-        s.core.receivedInvalid(.frameTooLarge(limit: limit), from: id, at: clock.groupNow()),
-        in: &s)
+      perform(s.core.receivedInvalid(error, from: id, at: clock.groupNow()), in: &s)
     }
   }
 

@@ -1,20 +1,41 @@
 import PlaybackCoordination
+import RelayRuntime
+import Synchronization
 import Testing
+import Transports
 import WireProtocol
 
 @testable import Rooms
 
-/// Drives a ``RelayCore`` with explicit times and records what it asks the edge to send.
+/// Drives the relay's one runtime (``RelayRuntime``, the same as TCP and in-memory use)
+/// on a manual clock, with outlets that record what it writes, decoded back from the wire.
 struct RelayDriver {
-  var core: RelayCore
-  var now = GroupInstant(seconds: 100)
+  /// What the relay writes to one connection.
+  final class RecordingOutlet: RelayOutlet {
+    let lines = Mutex<[[UInt8]]>([])
+    let closed = Mutex(false)
+    func write(_ line: [UInt8]) -> Int {
+      lines.withLock { $0.append(line) }
+      return 0
+    }
+    func close(flush: Bool) { closed.withLock { $0 = true } }
+  }
+
+  let clock = ManualClock(nanoseconds: 100_000_000_000)
+  let runtime: RelayRuntime
+  /// The runtime, under the name the tests read the relay's state by.
+  var core: RelayRuntime { runtime }
+  var now: GroupInstant { clock.groupNow() }
   var outbox: [ConnectionID: [ServerMessage]] = [:]
   var closed: Set<ConnectionID> = []
   /// What each connection's participant would hold: welcome, then steps replayed.
   var replicas: [ConnectionID: GroupEngine] = [:]
+  /// The runtime's id and outlet for each connection number the tests use.
+  private var connections: [UInt64: (id: ConnectionID, outlet: RecordingOutlet)] = [:]
+  private let codec = WireCodec()
 
   init(_ configuration: RelayConfiguration = .init()) {
-    core = RelayCore(configuration: configuration)
+    runtime = RelayRuntime(configuration: configuration, clock: clock, epoch: "test")
   }
 
   mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {
@@ -36,32 +57,52 @@ struct RelayDriver {
     }
   }
 
-  mutating func perform(_ actions: [RelayAction]) {
-    for action in actions {
-      switch action {
-      case .send(let m, let to): deliver(m, to: to)
-      case .broadcast(let m, let to): for id in to { deliver(m, to: id) }
-      case .pong(let to, let id, let t0, let t1):
-        outbox[to, default: []].append(.pong(id: id, t0: t0, t1: t1, t2: t1))
-      case .close(let id): closed.insert(id)
-      case .log: break
+  /// Takes what the runtime wrote since the last call, in order.
+  private mutating func collect() {
+    for (number, connection) in connections.sorted(by: { $0.key < $1.key }) {
+      let lines = connection.outlet.lines.withLock { l in
+        defer { l = [] }
+        return l
       }
+      for var line in lines {
+        if line.last == UInt8(ascii: "\n") { line.removeLast() }
+        do throws(WireError) {
+          deliver(try codec.decodeServer(line), to: ConnectionID(number))
+        } catch {
+          Issue.record("the relay wrote an undecodable line: \(error)")
+        }
+      }
+      if connection.outlet.closed.withLock({ $0 }) { closed.insert(ConnectionID(number)) }
     }
   }
 
-  mutating func connect(_ id: UInt64) { perform(core.connected(ConnectionID(id), at: now)) }
-  mutating func send(_ m: ClientMessage, from id: UInt64) {
-    perform(core.received(m, from: ConnectionID(id), at: now))
+  mutating func connect(_ number: UInt64) {
+    let outlet = RecordingOutlet()
+    guard let id = runtime.open(outlet) else { return }
+    connections[number] = (id, outlet)
+    collect()
   }
-  mutating func invalid(_ e: WireError, from id: UInt64) {
-    perform(core.receivedInvalid(e, from: ConnectionID(id), at: now))
+  mutating func send(_ m: ClientMessage, from number: UInt64) {
+    guard let id = connections[number]?.id else { return }
+    runtime.received(m, from: id)
+    collect()
   }
-  mutating func drop(_ id: UInt64) { perform(core.disconnected(ConnectionID(id), at: now)) }
+  mutating func invalid(_ e: WireError, from number: UInt64) {
+    guard let id = connections[number]?.id else { return }
+    runtime.receivedInvalid(e, from: id)
+    collect()
+  }
+  mutating func drop(_ number: UInt64) {
+    guard let id = connections[number]?.id else { return }
+    runtime.closed(id)
+    collect()
+  }
   mutating func advance(_ seconds: Double) {
     let end = now.advanced(bySeconds: seconds)
     while now < end {
-      now = min(end, now.advanced(bySeconds: 0.1))
-      perform(core.tick(at: now))
+      clock.advance(toNanoseconds: min(end, now.advanced(bySeconds: 0.1)).nanoseconds)
+      runtime.tick()
+      collect()
     }
   }
   mutating func hello(_ id: UInt64, _ name: String, room: String = "lobby") {
