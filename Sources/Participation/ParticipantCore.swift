@@ -35,6 +35,9 @@ public struct ParticipantCore: Sendable {
   private var disconnectedSince: LocalInstant?
   private var reconnectDelay: Double
   private var lastHeard: LocalInstant?
+  /// When ``tick(at:seen:)`` last ran: a long gap means this process (or machine) was
+  /// stopped, and the relay's silence meanwhile says nothing about the relay.
+  private var lastTick: LocalInstant?
   private var resume: ResumeToken?
   /// Messenger payloads received as this member, told to the relay on resuming so that it
   /// resends what a dropped connection lost.
@@ -525,6 +528,8 @@ public struct ParticipantCore: Sendable {
     -> [ParticipantEffect]
   {
     var effects: [ParticipantEffect] = []
+    if let lastTick, now.seconds(since: lastTick) > 2, lastHeard != nil { lastHeard = now }
+    lastTick = now
     for index in outbox.indices where outbox[index].ticket != nil {
       guard outbox[index].answerDeadline <= now, let ticket = outbox[index].ticket else {
         continue

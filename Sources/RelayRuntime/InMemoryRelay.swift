@@ -16,7 +16,8 @@ public final class InMemoryRelay: Sendable {
 
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.relay.memory"), epoch: String? = nil
+    logger: Logger = Logger(label: "cowatch.relay.memory") { _ in SwiftLogNoOpLogHandler() },
+    epoch: String? = nil
   ) {
     runtime = RelayRuntime(configuration: configuration, clock: clock, logger: logger, epoch: epoch)
   }

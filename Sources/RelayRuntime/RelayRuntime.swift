@@ -116,7 +116,8 @@ public final class RelayRuntime: Sendable {
 
   /// Stops taking connections, tells every participant why, and closes the connections.
   public func stop(reason: String = "the relay is shutting down") {
-    let line = codec.encode(ServerMessage.error(code: .serverShuttingDown, message: reason, fatal: true))
+    let line = codec.encode(
+      ServerMessage.error(code: .serverShuttingDown, message: reason, fatal: true))
     state.withLock { s in
       guard !s.stopped else { return }
       s.stopped = true

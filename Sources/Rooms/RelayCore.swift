@@ -169,6 +169,16 @@ public struct RelayCore: Sendable {
   /// deadlines (waits, item ends).
   public mutating func tick(at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
+    // Ticks come at least every 0.2 s. A longer gap means the relay itself did not run
+    // (stopped, suspended, starved of CPU): nobody could be heard meanwhile, so that time
+    // does not count as anyone's silence.
+    if let last = lastSweep, now.seconds(since: last) > Self.stallThreshold {
+      let stalled = now.seconds(since: last) - 0.2
+      forgiveSilence(of: stalled)
+      actions.append(
+        .log(
+          .notice, "the relay did not run for \(Int(stalled.rounded())) s; not counted as silence"))
+    }
     if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
@@ -177,6 +187,24 @@ public struct RelayCore: Sendable {
       actions += catchUp(name, at: now)
     }
     return actions
+  }
+
+  /// A gap between ticks longer than this, seconds, is a stall of the relay itself.
+  static let stallThreshold = 1.0
+
+  private mutating func forgiveSilence(of seconds: Double) {
+    for (id, var connection) in connections {
+      connection.lastSeen = connection.lastSeen.advanced(bySeconds: seconds)
+      connection.since = connection.since.advanced(bySeconds: seconds)
+      connections[id] = connection
+    }
+    for (name, var room) in rooms {
+      for (participant, var member) in room.members {
+        member.disconnectedAt = member.disconnectedAt?.advanced(bySeconds: seconds)
+        room.members[participant] = member
+      }
+      rooms[name] = room
+    }
   }
 
   /// The latest time by which ``tick(at:)`` should be called.

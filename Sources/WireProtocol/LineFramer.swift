@@ -2,9 +2,16 @@
 /// limit so that one peer cannot make the other buffer without bound.
 ///
 /// A trailing `\r` is dropped (CRLF is accepted); empty lines are skipped.
+///
+/// Linear in the bytes received: frames are taken by index and the buffer is compacted once
+/// all complete frames are out (not once per frame), and a large buffer's memory is given
+/// back when it empties, so a flood of short lines costs no more than their bytes.
 public struct LineFramer: Sendable {
   public let maximumFrameBytes: Int
   private var buffer: [UInt8] = []
+  /// Where the next frame starts.
+  private var start = 0
+  /// Everything before this was searched for a newline already.
   private var scanned = 0
 
   public init(maximumFrameBytes: Int) {
@@ -19,24 +26,43 @@ public struct LineFramer: Sendable {
   /// frame exceeds the limit (the stream is then unusable).
   public mutating func nextFrame() throws(WireError) -> [UInt8]? {
     while true {
-      guard let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+      guard let newline = buffer[max(scanned, start)...].firstIndex(of: UInt8(ascii: "\n"))
+      else {
         scanned = buffer.count
-        if buffer.count > maximumFrameBytes {
+        if buffer.count - start > maximumFrameBytes {
           throw .frameTooLarge(limit: maximumFrameBytes)
         }
+        compact()
         return nil
       }
       var end = newline
-      if end > 0 && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-      let frame = Array(buffer[0..<end])
-      buffer.removeSubrange(0...newline)
-      scanned = 0
-      if frame.count > maximumFrameBytes { throw .frameTooLarge(limit: maximumFrameBytes) }
+      if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+      let length = end - start
+      let frame = length > maximumFrameBytes ? [] : Array(buffer[start..<end])
+      start = newline + 1
+      scanned = start
+      if length > maximumFrameBytes { throw .frameTooLarge(limit: maximumFrameBytes) }
       if frame.isEmpty { continue }
       return frame
     }
   }
 
+  /// Drops the bytes already framed; frees a large buffer once it is empty.
+  private mutating func compact() {
+    guard start > 0 else { return }
+    if start == buffer.count {
+      if buffer.capacity > 64 * 1024 {
+        buffer = []
+      } else {
+        buffer.removeAll(keepingCapacity: true)
+      }
+    } else {
+      buffer.removeFirst(start)
+    }
+    scanned -= start
+    start = 0
+  }
+
   /// Bytes received but not yet framed.
-  public var pendingByteCount: Int { buffer.count }
+  public var pendingByteCount: Int { buffer.count - start }
 }

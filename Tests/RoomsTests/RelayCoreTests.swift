@@ -97,6 +97,14 @@ struct RelayDriver {
     runtime.closed(id)
     collect()
   }
+  /// The relay process does not run for `seconds` (SIGSTOP, a suspended machine), then
+  /// ticks once.
+  mutating func stall(_ seconds: Double) {
+    clock.advance(bySeconds: seconds)
+    runtime.tick()
+    collect()
+  }
+
   mutating func advance(_ seconds: Double) {
     let end = now.advanced(bySeconds: seconds)
     while now < end {

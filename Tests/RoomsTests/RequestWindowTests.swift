@@ -102,3 +102,21 @@ struct ResumeSecretTests {
     #expect(!RelayCore.constantTimeEqual("abc", "abcd"))
   }
 }
+
+@Suite("Relay core: a relay that did not run")
+struct RelayStallTests {
+  @Test("a relay stopped for 8 s (past the 6 s heartbeat timeout) drops nobody when it runs again")
+  func stallDropsNobody() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.advance(1)
+    r.stall(8)
+    r.advance(1)
+    #expect(r.closed.isEmpty)
+    #expect(r.core.state(ofRoom: "lobby")?.participants.count == 2)
+    // Still measured while it runs: silent members go after the timeout as before.
+    r.advance(7)
+    #expect(r.closed == [ConnectionID(1), ConnectionID(2)])
+  }
+}

@@ -1,0 +1,34 @@
+import Testing
+import WireProtocol
+
+@Suite("Line framer under floods")
+struct LineFramerTests {
+  @Test(
+    "a flood of empty lines and many short frames in one read: every frame, in order, nothing left")
+  func flood() throws {
+    var framer = LineFramer(maximumFrameBytes: 64)
+    var bytes: [UInt8] = Array(repeating: UInt8(ascii: "\n"), count: 200_000)
+    for i in 0..<10_000 { bytes += Array("f\(i)\r\n".utf8) }
+    framer.append(bytes)
+    var frames: [String] = []
+    while let frame = try framer.nextFrame() {
+      frames.append(String(decoding: frame, as: UTF8.self))
+    }
+    #expect(frames == (0..<10_000).map { "f\($0)" })
+    #expect(framer.pendingByteCount == 0)
+  }
+
+  @Test("a frame split across reads is joined; one over the limit is refused even with its newline")
+  func splitAndOversized() throws {
+    var framer = LineFramer(maximumFrameBytes: 8)
+    framer.append(Array("abc".utf8))
+    #expect(try framer.nextFrame() == nil)
+    framer.append(Array("de\nxyz".utf8))
+    #expect(try framer.nextFrame() == Array("abcde".utf8))
+    #expect(try framer.nextFrame() == nil)
+    #expect(framer.pendingByteCount == 3)
+    var strict = LineFramer(maximumFrameBytes: 8)
+    strict.append(Array("123456789\n".utf8))
+    #expect(throws: WireError.self) { try strict.nextFrame() }
+  }
+}
