@@ -227,9 +227,10 @@ public struct RelayCore: Sendable {
         received: version, supported: ProtocolVersion.current)
       return fatal(id, .unsupportedVersion, error.description, at: now)
     }
-    let name = rawName.trimmingSpaces
-    guard Self.isValidName(name) else {
-      return fatal(id, .invalidHello, "a name is 1–32 printable characters", at: now)
+    let name: String
+    switch ParticipantName.validate(rawName) {
+    case .success(let valid): name = valid
+    case .failure(let problem): return fatal(id, .invalidHello, problem.description, at: now)
     }
     guard Self.isValidRoom(roomName) else {
       return fatal(
@@ -273,6 +274,12 @@ public struct RelayCore: Sendable {
       return actions
     }
 
+    let key = ParticipantName.key(name)
+    if let taken = room.members.values.first(where: { ParticipantName.key($0.name) == key }) {
+      return fatal(
+        id, .invalidHello,
+        "the name \"\(taken.name)\" is taken in room \(roomName); choose another", at: now)
+    }
     guard room.members.count < configuration.maximumParticipantsPerRoom else {
       return fatal(
         id, .roomFull,
@@ -560,25 +567,11 @@ public struct RelayCore: Sendable {
 
   // MARK: - Validation
 
-  static func isValidName(_ name: String) -> Bool {
-    (1...32).contains(name.count)
-      && name.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control }
-  }
-
   static func isValidRoom(_ room: String) -> Bool {
     (1...64).contains(room.count)
       && room.unicodeScalars.allSatisfy {
         ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
           || $0 == "-" || $0 == "_" || $0 == "."
       }
-  }
-}
-
-extension String {
-  fileprivate var trimmingSpaces: String {
-    var s = Substring(self)
-    while s.first?.isWhitespace == true { s.removeFirst() }
-    while s.last?.isWhitespace == true { s.removeLast() }
-    return String(s)
   }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Logging
+import Participation
 import PlaybackCoordination
+import Transports
+import WireProtocol
 
 /// Options shared by `join` and `host`.
 struct ParticipantOptions: ParsableArguments {
@@ -27,9 +28,8 @@ struct ParticipantOptions: ParsableArguments {
   var logFile: String?
 
   func validate() throws {
-    let trimmed = name.trimmingCharacters(in: .whitespaces)
-    guard (1...32).contains(trimmed.count) else {
-      throw ValidationError("--name must be 1–32 characters")
+    if case .failure(let problem) = ParticipantName.validate(name) {
+      throw ValidationError("--name: \(problem)")
     }
     guard sampleMilliseconds >= 0 else { throw ValidationError("--sample-ms must be 0 or more") }
     guard abs(driftPpm) <= 100_000 else {

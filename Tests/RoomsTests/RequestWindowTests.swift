@@ -120,3 +120,30 @@ struct RelayStallTests {
     #expect(r.closed == [ConnectionID(1), ConnectionID(2)])
   }
 }
+
+@Suite("Relay core: names in a room")
+struct RoomNameTests {
+  @Test("a name taken after case folding or normalisation is refused; others are unaffected")
+  func takenNames() {
+    var r = RelayDriver()
+    r.hello(1, "Ann")
+    for (i, name) in ["ann", "ＡＮＮ", " ANN "].enumerated() {
+      let c = UInt64(10 + i)
+      r.hello(c, name)
+      #expect(r.welcome(c) == nil)
+      #expect(r.errors(c) == [.invalidHello])
+      #expect(r.closed.contains(ConnectionID(c)))
+    }
+    r.hello(2, "anne")
+    #expect(r.welcome(2) != nil)
+    #expect(r.core.state(ofRoom: "lobby")?.participants.map(\.name) == ["Ann", "anne"])
+  }
+
+  @Test("a bidi override in a name is refused before anyone sees it")
+  func bidi() {
+    var r = RelayDriver()
+    r.hello(1, "\u{202E}nna")
+    #expect(r.errors(1) == [.invalidHello])
+    #expect(r.core.roomNames.isEmpty)
+  }
+}
