@@ -60,6 +60,10 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
     }
   }
 
+  /// Escapes every C0 and C1 control, DEL, the line and paragraph separators and the bidi
+  /// controls as `\uXXXX`: attacker text (names, chat) must not be able to move a reader's
+  /// terminal cursor, reorder what it shows, or split a line for tools that treat U+2028
+  /// as a newline.
   static func writeString(_ s: String, to out: inout String) {
     out += "\""
     for scalar in s.unicodeScalars {
@@ -70,7 +74,7 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
       case "\r": out += "\\r"
       case "\t": out += "\\t"
       default:
-        if scalar.value < 0x20 {
+        if Self.mustEscape(scalar) {
           let hex = String(scalar.value, radix: 16)
           out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         } else {
@@ -79,5 +83,11 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
       }
     }
     out += "\""
+  }
+
+  static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+    let v = scalar.value
+    return v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
+      || scalar.properties.isBidiControl
   }
 }

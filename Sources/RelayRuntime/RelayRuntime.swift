@@ -177,7 +177,8 @@ public final class RelayRuntime: Sendable {
         if let more = write(line, to: to, in: &s) { pending += more }
       case .close(let id):
         s.outlets.removeValue(forKey: id)?.close(flush: true)
-      case .log(let level, let text):
+      case .log(let level, let raw):
+        let text = Self.loggable(raw)
         switch level {
         case .debug: logger.debug("\(text)")
         case .info: logger.info("\(text)")
@@ -186,6 +187,31 @@ public final class RelayRuntime: Sendable {
         }
       }
     }
+  }
+
+  /// Log text may quote what a peer sent (an unknown message type, a malformed field):
+  /// controls, DEL, C1, separators and bidi controls are written as `\u{…}` so that a peer
+  /// cannot forge log lines or drive the terminal of whoever reads the log, and the text
+  /// is cut at 300 characters.
+  public static func loggable(_ text: String) -> String {
+    var out = ""
+    var count = 0
+    for scalar in text.unicodeScalars {
+      count += 1
+      if count > 300 {
+        out += "…"
+        break
+      }
+      let v = scalar.value
+      if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
+        || scalar.properties.isBidiControl
+      {
+        out += "\\u{\(String(v, radix: 16))}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
 
   /// Writes to one outlet; a reader that lets more than the limit pile up is closed and

@@ -47,3 +47,16 @@ struct RelativeActionTests {
     await relay.stop()
   }
 }
+
+@Suite("Safe text in headless output")
+struct HeadlessEscapingTests {
+  @Test("controls, DEL, C1, separators and bidi controls are escaped; ordinary text is kept")
+  func escapes() {
+    let line = JSONValue.object([
+      ("text", .string("a\u{1B}[2Jb\u{7F}c\u{85}d\u{2028}e\u{202E}f ü 雪"))
+    ])
+    .serialized
+    #expect(line == #"{"text":"a\u001b[2Jb\u007fc\u0085d\u2028e\u202ef ü 雪"}"#)
+    #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+  }
+}

@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import RelayRuntime
 import Testing
 import WireProtocol
 
@@ -145,5 +146,17 @@ struct RoomNameTests {
     r.hello(1, "\u{202E}nna")
     #expect(r.errors(1) == [.invalidHello])
     #expect(r.core.roomNames.isEmpty)
+  }
+}
+
+@Suite("Relay log text")
+struct RelayLogTextTests {
+  @Test("a peer cannot forge log lines or drive a terminal through the relay's log")
+  func escaped() {
+    let text = RelayRuntime.loggable("unknown type \"x\n2026 forged line\u{1B}[31m\u{202E}\"")
+    #expect(!text.contains("\n"))
+    #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
+    #expect(text.contains("\\u{a}2026 forged line\\u{1b}[31m\\u{202e}"))
+    #expect(RelayRuntime.loggable(String(repeating: "x", count: 10_000)).count == 301)
   }
 }
