@@ -31,14 +31,19 @@ struct MessageLog: Sendable, Hashable {
     hasher.combine(sent)
   }
 
-  /// Numbers and keeps a payload; `live` when it is written to a connection now.
-  mutating func append(_ message: ServerMessage, size: Int, live: Bool) {
+  /// Numbers and keeps a payload; `live` when it is written to a connection now. Returns
+  /// the payloads dropped to stay within the budget that were never written to the member
+  /// (their senders must hear of it).
+  @discardableResult
+  mutating func append(_ message: ServerMessage, size: Int, live: Bool) -> [ServerMessage] {
     count += 1
     entries.append((count, message, size))
     bytes += size
     if live { sent = count }
+    var dropped: [ServerMessage] = []
     while entries.count - head > maximumCount || (bytes > maximumBytes && entries.count - head > 1)
     {
+      if entries[head].index > sent { dropped.append(entries[head].message) }
       bytes -= entries[head].bytes
       head += 1
     }
@@ -46,6 +51,7 @@ struct MessageLog: Sendable, Hashable {
       entries.removeFirst(head)
       head = 0
     }
+    return dropped
   }
 
   /// What to send a member that resumes having received `received` payloads (nil: an

@@ -30,6 +30,9 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// counts it as too slow and closes it (it can resume), so that one stuck reader never
   /// grows the relay's memory.
   public var maximumQueuedBytes: Int
+  /// At most one `resync` answer (the whole room state) per connection this often,
+  /// seconds; more asks meanwhile are coalesced into one later answer.
+  public var resyncInterval: Double
   public var engine: EngineConfiguration
 
   public init(
@@ -45,6 +48,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     maximumPendingMessageBytes: Int = 1 << 20,
     requestWindow: Int = 512,
     maximumQueuedBytes: Int = 1 << 20,
+    resyncInterval: Double = 1,
     engine: EngineConfiguration = .init()
   ) {
     self.maximumFrameBytes = maximumFrameBytes
@@ -59,6 +63,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.maximumPendingMessageBytes = maximumPendingMessageBytes
     self.requestWindow = requestWindow
     self.maximumQueuedBytes = maximumQueuedBytes
+    self.resyncInterval = resyncInterval
     self.engine = engine
   }
 }

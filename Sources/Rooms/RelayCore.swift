@@ -37,6 +37,10 @@ public struct RelayCore: Sendable {
     var member: (room: String, participant: ParticipantID)?
     var tokens: Double
     var tokensAt: GroupInstant
+    /// When the whole state was last sent in answer to `resync`.
+    var lastResync: GroupInstant?
+    /// A `resync` asked for too soon after the last one: answered once, when allowed.
+    var resyncPending = false
   }
 
   private struct Member {
@@ -143,8 +147,15 @@ public struct RelayCore: Sendable {
         return ([], .rejected(id: requestID, reason: reason))
       }
     case .resync:
-      guard let state = rooms[member.room]?.engine.state else { return [] }
-      return [.send(.update(state: state, events: []), to: id)]
+      // The answer is the whole room state, so it is coalesced: at most one per
+      // `resyncInterval` per connection; asking again meanwhile gets one answer later.
+      if let last = connection.lastResync,
+        now.seconds(since: last) < configuration.resyncInterval
+      {
+        connections[id]?.resyncPending = true
+        return []
+      }
+      return answerResync(id, at: now)
     case .bye:
       return [.close(id)] + remove(connection: id, reason: .quit, at: now)
     }
@@ -183,6 +194,13 @@ public struct RelayCore: Sendable {
       lastSweep = now
       actions += sweepConnections(at: now)
     }
+    for (id, connection) in connections.sorted(by: { $0.key < $1.key })
+    where connection.resyncPending
+      && connection.lastResync.map({ now.seconds(since: $0) >= configuration.resyncInterval })
+        ?? true
+    {
+      actions += answerResync(id, at: now)
+    }
     for name in rooms.keys.sorted() where rooms[name]?.engineDeadline.map({ $0 <= now }) == true {
       actions += catchUp(name, at: now)
     }
@@ -214,6 +232,14 @@ public struct RelayCore: Sendable {
       if let d = room.engineDeadline, d < next { next = d }
     }
     return next
+  }
+
+  private mutating func answerResync(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+    guard let member = connections[id]?.member, let state = rooms[member.room]?.engine.state
+    else { return [] }
+    connections[id]?.lastResync = now
+    connections[id]?.resyncPending = false
+    return [.send(.update(state: state, events: []), to: id)]
   }
 
   // MARK: - Hello
@@ -441,16 +467,28 @@ public struct RelayCore: Sendable {
       from: participant, fromName: sender.name, seq: seq, kind: kind, body: body)
     var live: [ConnectionID] = []
     let size = kind.utf8.count + body.utf8.count + sender.name.utf8.count + 64
+    var notices: [RelayAction] = []
     for target in targets {
       guard var member = room.members[target] else { continue }
       if let c = member.connection { live.append(c) }
-      member.messages.append(message, size: size, live: member.connection != nil)
+      let dropped = member.messages.append(message, size: size, live: member.connection != nil)
       room.members[target] = member
+      // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
+      // (the member hears how many on its return).
+      var bySender: [ParticipantID: Int] = [:]
+      for case .message(let from, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
+      for (from, n) in bySender.sorted(by: { $0.key < $1.key }) {
+        guard let c = room.members[from]?.connection else { continue }
+        let text =
+          "\(n) of your messages to \(member.name) \(n == 1 ? "was" : "were") dropped: \(member.name) is away and more than the relay keeps are waiting"
+        notices.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: c))
+      }
     }
     rooms[roomName] = room
     let sequence = room.engine.state.sequence
     return (
-      live.isEmpty ? [] : [.broadcast(message, to: live)], .accepted(id: seq, sequence: sequence)
+      (live.isEmpty ? [] : [.broadcast(message, to: live)]) + notices,
+      .accepted(id: seq, sequence: sequence)
     )
   }
 

@@ -160,3 +160,67 @@ struct RelayLogTextTests {
     #expect(RelayRuntime.loggable(String(repeating: "x", count: 10_000)).count == 301)
   }
 }
+
+@Suite("Relay core: resync is coalesced")
+struct ResyncTests {
+  @Test("a flood of resyncs gets one whole state now and one more a second later, not one each")
+  func coalesced() {
+    var c = RelayConfiguration()
+    c.messageBurst = 1000
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    func updates() -> Int {
+      (r.outbox[ConnectionID(1)] ?? []).filter { if case .update = $0 { true } else { false } }
+        .count
+    }
+    for _ in 0..<500 { r.send(.resync, from: 1) }
+    #expect(updates() == 1)
+    r.advance(0.5)
+    #expect(updates() == 1)
+    r.advance(0.7)
+    #expect(updates() == 2)
+    r.advance(3)
+    #expect(updates() == 2, "nothing more was asked")
+  }
+}
+
+@Suite("Relay core: messages for someone away")
+struct AwayMessageTests {
+  @Test("past the limit, the sender is told what was dropped and the member how many it missed")
+  func overflowIsReported() throws {
+    var c = RelayConfiguration()
+    c.maximumPendingMessages = 3
+    c.messageBurst = 1000
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let bob = try #require(r.welcome(2))
+    r.drop(2)
+    for i in 1...5 as ClosedRange<UInt64> {
+      r.send(.send(seq: i, to: .all, kind: "chat", body: "m\(i)"), from: 1)
+    }
+    let told = (r.outbox[ConnectionID(1)] ?? []).compactMap { m -> String? in
+      if case .error(.messagesLost, let text, false) = m { text } else { nil }
+    }
+    #expect(told.count == 2)
+    #expect(told.first?.contains("1 of your messages to bob was dropped") == true)
+    r.connect(3)
+    var token = bob.resume
+    token.messagesReceived = 0
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    let back = r.outbox[ConnectionID(3)] ?? []
+    let bodies = back.compactMap { m -> String? in
+      if case .message(_, _, _, _, let body) = m { body } else { nil }
+    }
+    #expect(bodies == ["m3", "m4", "m5"])
+    #expect(
+      back.contains {
+        if case .error(.messagesLost, let t, false) = $0 {
+          t.hasPrefix("2 messages")
+        } else {
+          false
+        }
+      })
+  }
+}
