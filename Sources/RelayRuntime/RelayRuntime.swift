@@ -27,6 +27,9 @@ public final class RelayRuntime: Sendable {
     var outlets: [ConnectionID: any RelayOutlet] = [:]
     var nextConnection: UInt64 = 1
     var stopped = false
+    /// Where each connection comes from, and how many come from each address.
+    var addresses: [ConnectionID: String] = [:]
+    var perAddress: [String: Int] = [:]
   }
 
   public init(
@@ -45,13 +48,32 @@ public final class RelayRuntime: Sendable {
 
   // MARK: - Connections
 
-  /// A new connection: returns its id, or nil when the relay has stopped.
-  public func open(_ outlet: any RelayOutlet) -> ConnectionID? {
+  /// A new connection from `address` (nil: in-process): returns its id, or nil when the
+  /// relay has stopped or holds as many connections as it allows — then the outlet has
+  /// been told why and closed.
+  public func open(_ outlet: any RelayOutlet, address: String? = nil) -> ConnectionID? {
     state.withLock { s in
       guard !s.stopped else { return nil }
+      let full = s.outlets.count >= configuration.maximumConnections
+      let fromAddress = address.map { s.perAddress[$0, default: 0] } ?? 0
+      if full || fromAddress >= configuration.maximumConnectionsPerAddress {
+        let text =
+          full
+          ? "the relay is full (\(configuration.maximumConnections) connections)"
+          : "too many connections from \(address ?? "")"
+        _ = outlet.write(
+          codec.encode(ServerMessage.error(code: .tooManyConnections, message: text, fatal: true)))
+        outlet.close(flush: true)
+        logger.notice("\(Self.loggable(text)); refused a connection")
+        return nil
+      }
       let id = ConnectionID(s.nextConnection)
       s.nextConnection += 1
       s.outlets[id] = outlet
+      if let address {
+        s.addresses[id] = address
+        s.perAddress[address, default: 0] += 1
+      }
       perform(s.core.connected(id, at: clock.groupNow()), in: &s)
       return id
     }
@@ -96,6 +118,7 @@ public final class RelayRuntime: Sendable {
   /// The transport closed the connection.
   public func closed(_ id: ConnectionID) {
     state.withLock { s in
+      Self.forget(id, in: &s)
       guard s.outlets.removeValue(forKey: id) != nil else { return }
       perform(s.core.disconnected(id, at: clock.groupNow()), in: &s)
     }
@@ -108,6 +131,7 @@ public final class RelayRuntime: Sendable {
       let now = clock.groupNow()
       for (id, outlet) in s.outlets.sorted(by: { $0.key < $1.key }) {
         s.outlets[id] = nil
+        Self.forget(id, in: &s)
         outlet.close(flush: false)
         perform(s.core.disconnected(id, at: now), in: &s)
       }
@@ -159,6 +183,13 @@ public final class RelayRuntime: Sendable {
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
 
+  /// Stops counting a connection against its address.
+  private static func forget(_ id: ConnectionID, in s: inout State) {
+    guard let address = s.addresses.removeValue(forKey: id) else { return }
+    let left = (s.perAddress[address] ?? 1) - 1
+    s.perAddress[address] = left > 0 ? left : nil
+  }
+
   // MARK: - Effects
 
   private func perform(_ actions: [RelayAction], in s: inout State) {
@@ -177,6 +208,7 @@ public final class RelayRuntime: Sendable {
         if let more = write(line, to: to, in: &s) { pending += more }
       case .close(let id):
         s.outlets.removeValue(forKey: id)?.close(flush: true)
+        Self.forget(id, in: &s)
       case .log(let level, let raw):
         let text = Self.loggable(raw)
         switch level {
@@ -222,6 +254,7 @@ public final class RelayRuntime: Sendable {
     guard queued > configuration.maximumQueuedBytes else { return nil }
     logger.notice("\(id) is not reading (\(queued) bytes queued); closing it")
     s.outlets[id] = nil
+    Self.forget(id, in: &s)
     outlet.close(flush: false)
     return s.core.disconnected(id, at: clock.groupNow())
   }

@@ -33,6 +33,10 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// At most one `resync` answer (the whole room state) per connection this often,
   /// seconds; more asks meanwhile are coalesced into one later answer.
   public var resyncInterval: Double
+  /// Open connections at most, and from one address at most: one client cannot take
+  /// every socket (or file descriptor) the relay has.
+  public var maximumConnections: Int
+  public var maximumConnectionsPerAddress: Int
   public var engine: EngineConfiguration
 
   public init(
@@ -49,6 +53,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     requestWindow: Int = 512,
     maximumQueuedBytes: Int = 1 << 20,
     resyncInterval: Double = 1,
+    maximumConnections: Int = 20_000,
+    maximumConnectionsPerAddress: Int = 64,
     engine: EngineConfiguration = .init()
   ) {
     self.maximumFrameBytes = maximumFrameBytes
@@ -64,6 +70,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.requestWindow = requestWindow
     self.maximumQueuedBytes = maximumQueuedBytes
     self.resyncInterval = resyncInterval
+    self.maximumConnections = maximumConnections
+    self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
     self.engine = engine
   }
 }

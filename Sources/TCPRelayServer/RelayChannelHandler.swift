@@ -14,11 +14,9 @@ final class RelayChannelHandler: ChannelInboundHandler {
   init(runtime: RelayRuntime) { self.runtime = runtime }
 
   func channelActive(context: ChannelHandlerContext) {
-    if let id = runtime.open(TCPOutlet(channel: context.channel)) {
-      self.id = id
-    } else {
-      context.close(promise: nil)
-    }
+    let address = context.channel.remoteAddress?.ipAddress
+    // A refused connection was told why and is closed by its outlet.
+    id = runtime.open(TCPOutlet(channel: context.channel), address: address)
     context.fireChannelActive()
   }
 

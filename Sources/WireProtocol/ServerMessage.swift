@@ -65,6 +65,9 @@ public enum ErrorCode: String, Hashable, Sendable {
   case rateLimited
   case messageTooLarge
   case unknownRecipient
+  /// Fatal: the relay holds as many connections as it allows (in all, or from your
+  /// address).
+  case tooManyConnections
   /// Not fatal: messenger payloads sent to you while away were more than the relay keeps.
   case messagesLost
   case heartbeatTimeout

@@ -24,7 +24,11 @@ final class ServerProcess: @unchecked Sendable {
     }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
-    p.arguments = ["serve", "--host", host, "--port", "0", "--log-level", "warning"]
+    // Every load client comes from 127.0.0.1: lift the per-address cap for the bench.
+    p.arguments = [
+      "serve", "--host", host, "--port", "0", "--log-level", "warning",
+      "--max-connections", "30000", "--max-connections-per-address", "30000",
+    ]
     let pipe = Pipe()
     p.standardOutput = pipe
     try p.run()

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Logging
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
 
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -12,12 +12,18 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "TCP port to listen on.") var port = 7700
   @Option(help: "Most participants in one room.") var maxParticipants = 64
   @Option(help: "Drop a participant silent for this many seconds.") var heartbeatTimeout = 6.0
+  @Option(help: "Most open connections in all.") var maxConnections = 20_000
+  @Option(help: "Most open connections from one address.") var maxConnectionsPerAddress = 64
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
     guard maxParticipants >= 1 else {
       throw ValidationError("--max-participants must be at least 1")
+    }
+    guard maxConnections >= 1, maxConnectionsPerAddress >= 1 else {
+      throw ValidationError(
+        "--max-connections and --max-connections-per-address must be at least 1")
     }
     guard heartbeatTimeout > 0 else {
       throw ValidationError("--heartbeat-timeout must be positive")
@@ -32,6 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
     var configuration = RelayConfiguration()
     configuration.maximumParticipantsPerRoom = maxParticipants
     configuration.heartbeatTimeout = heartbeatTimeout
+    configuration.maximumConnections = maxConnections
+    configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
     let server: RelayServer
     do {

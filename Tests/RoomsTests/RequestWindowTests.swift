@@ -1,6 +1,7 @@
 import PlaybackCoordination
 import RelayRuntime
 import Testing
+import Transports
 import WireProtocol
 
 @testable import Rooms
@@ -222,5 +223,27 @@ struct AwayMessageTests {
           false
         }
       })
+  }
+}
+
+@Suite("Relay runtime: connection caps")
+struct ConnectionCapTests {
+  @Test("past the per-address cap a connection is refused with a clear error; others still get in")
+  func perAddress() throws {
+    var c = RelayConfiguration()
+    c.maximumConnectionsPerAddress = 2
+    c.maximumConnections = 3
+    let runtime = RelayRuntime(configuration: c, clock: ManualClock(), epoch: "t")
+    let outlets = (0..<5).map { _ in RelayDriver.RecordingOutlet() }
+    let a = runtime.open(outlets[0], address: "192.0.2.1")
+    _ = runtime.open(outlets[1], address: "192.0.2.1")
+    #expect(runtime.open(outlets[2], address: "192.0.2.1") == nil)
+    let refusal = String(decoding: outlets[2].lines.withLock { $0.first ?? [] }, as: UTF8.self)
+    #expect(refusal.contains("tooManyConnections") && refusal.contains("too many connections"))
+    #expect(outlets[2].closed.withLock { $0 })
+    #expect(runtime.open(outlets[3], address: "198.51.100.7") != nil, "another address gets in")
+    #expect(runtime.open(outlets[4], address: "198.51.100.8") == nil, "the relay is full")
+    runtime.closed(try #require(a))
+    #expect(runtime.open(RelayDriver.RecordingOutlet(), address: "192.0.2.1") != nil)
   }
 }

@@ -166,7 +166,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 13
+  static let errorCodeCount = 14
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -180,6 +180,7 @@ enum WireCaseNames {
     case .messageTooLarge: "messageTooLarge"
     case .unknownRecipient: "unknownRecipient"
     case .messagesLost: "messagesLost"
+    case .tooManyConnections: "tooManyConnections"
     case .heartbeatTimeout: "heartbeatTimeout"
     case .serverShuttingDown: "serverShuttingDown"
     }

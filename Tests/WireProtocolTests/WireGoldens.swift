@@ -225,6 +225,7 @@ enum Golden {
     (.invalidHello, #""invalidHello""#), (.rateLimited, #""rateLimited""#),
     (.messageTooLarge, #""messageTooLarge""#), (.unknownRecipient, #""unknownRecipient""#),
     (.messagesLost, #""messagesLost""#),
+    (.tooManyConnections, #""tooManyConnections""#),
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
   ]
 
