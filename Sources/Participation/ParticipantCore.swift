@@ -243,8 +243,8 @@ public struct ParticipantCore: Sendable {
         effects.append(.event(.error(error.description)))
         return effects + shutdown(.removed(error.description))
       }
-      // The relay forgot us (it restarted): enter again as a new participant.
-      if code != .roomFull { resume = nil }
+      // Anything else (a full room or relay, a rate limit) may pass: keep the place and
+      // try again. (A relay that forgot us answers a resume with a new place anyway.)
     }
     link = .connecting
     return effects + scheduleReconnect(at: now)

@@ -108,12 +108,15 @@ public struct RelayCore: Sendable {
     connection.tokensAt = now
     if connection.tokens < 1 {
       connections[id] = connection
-      let text = "more than \(Int(configuration.messagesPerSecond)) messages a second; closing"
+      let text =
+        "more than \(Int(configuration.messagesPerSecond)) messages a second; closing this connection"
+      // Only the connection goes: a member keeps its place (and the answers to its
+      // requests) for the reconnect grace, so what it resends is not applied twice.
       return [
         .log(.notice, "\(id): rate limited"),
         .send(.error(code: .rateLimited, message: text, fatal: true), to: id),
         .close(id),
-      ] + remove(connection: id, reason: .removed, at: now)
+      ] + disconnected(id, at: now)
     }
     connection.tokens -= 1
     connections[id] = connection

@@ -223,16 +223,28 @@ struct RelayCoreTests {
     #expect(r.lastState(1)?.participants.count == 2)
   }
 
-  @Test("a connection over the message rate is told and closed")
-  func rateLimit() {
+  @Test(
+    "a connection over the message rate is told and closed; the member keeps its place and its answers"
+  )
+  func rateLimit() throws {
     var c = RelayConfiguration()
     c.messagesPerSecond = 10
     c.messageBurst = 20
     var r = RelayDriver(c)
     r.hello(1, "ann")
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 1)
     for i in 0..<30 { r.send(.ping(id: UInt64(i), t0: LocalInstant(nanoseconds: 0)), from: 1) }
     #expect(r.errors(1) == [.rateLimited])
     #expect(r.closed.contains(ConnectionID(1)))
+    let ann = try #require(r.welcome(1))
+    #expect(r.core.state(ofRoom: "lobby")?.participant(ann.participant)?.isConnected == false)
+    r.connect(2)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann.resume),
+      from: 2)
+    #expect(r.welcome(2)?.resumed == true)
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
+    #expect(r.accepted(2) == [1], "the resend is answered, not applied again")
   }
 
   @Test("a silent member is dropped after the heartbeat timeout and the others are told")
