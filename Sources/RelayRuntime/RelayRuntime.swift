@@ -81,6 +81,12 @@ public final class RelayRuntime: Sendable {
 
   /// One line the connection sent (without its newline).
   public func received(_ line: [UInt8], from id: ConnectionID) {
+    if line.isEmpty || line == [UInt8(ascii: "\r")] {
+      state.withLock { s in
+        perform(s.core.receivedEmptyLine(from: id, at: clock.groupNow()), in: &s)
+      }
+      return
+    }
     let decoded: Result<ClientMessage, WireError>
     do throws(WireError) {
       decoded = .success(try codec.decodeClient(line))

@@ -96,12 +96,19 @@ public struct RelayCore: Sendable {
     return actions
   }
 
-  public mutating func received(
-    _ message: ClientMessage, from id: ConnectionID, at now: GroupInstant
-  ) -> [RelayAction] {
+  /// An empty line: nothing to do, but it counts against the rate limit like any line, so
+  /// that a flood of them costs its sender, not the relay.
+  public mutating func receivedEmptyLine(from id: ConnectionID, at now: GroupInstant)
+    -> [RelayAction]
+  {
+    guard connections[id] != nil else { return [] }
+    return charge(id, at: now) ?? []
+  }
+
+  /// Takes one token from the connection's bucket (sustained rate plus a burst); the
+  /// actions that close it when it has none left.
+  private mutating func charge(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction]? {
     guard var connection = connections[id] else { return [] }
-    connection.lastSeen = now
-    // Token bucket: sustained rate plus a burst.
     let elapsed = max(0, now.seconds(since: connection.tokensAt))
     connection.tokens = min(
       configuration.messageBurst, connection.tokens + elapsed * configuration.messagesPerSecond)
@@ -120,6 +127,16 @@ public struct RelayCore: Sendable {
     }
     connection.tokens -= 1
     connections[id] = connection
+    return nil
+  }
+
+  public mutating func received(
+    _ message: ClientMessage, from id: ConnectionID, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard connections[id] != nil else { return [] }
+    connections[id]?.lastSeen = now
+    if let closing = charge(id, at: now) { return closing }
+    guard let connection = connections[id] else { return [] }
 
     guard let member = connection.member else {
       if case .hello(let version, let name, let room, let resume) = message {

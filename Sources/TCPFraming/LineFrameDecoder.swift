@@ -14,8 +14,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
   private var framer: LineFramer
   private var failed = false
 
-  public init(maximumFrameBytes: Int) {
-    framer = LineFramer(maximumFrameBytes: maximumFrameBytes)
+  public init(maximumFrameBytes: Int, emitsEmptyLines: Bool = false) {
+    framer = LineFramer(maximumFrameBytes: maximumFrameBytes, emitsEmptyLines: emitsEmptyLines)
   }
 
   public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws

@@ -47,7 +47,8 @@ public final class RelayServer: Sendable {
         .childChannelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: maximumFrame)))
+              ByteToMessageHandler(
+                LineFrameDecoder(maximumFrameBytes: maximumFrame, emitsEmptyLines: true)))
             try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(runtime: runtime))
           }
         }

@@ -14,8 +14,13 @@ public struct LineFramer: Sendable {
   /// Everything before this was searched for a newline already.
   private var scanned = 0
 
-  public init(maximumFrameBytes: Int) {
+  /// Hand out empty lines (as empty frames) instead of skipping them: the relay counts
+  /// them against its rate limit.
+  public let emitsEmptyLines: Bool
+
+  public init(maximumFrameBytes: Int, emitsEmptyLines: Bool = false) {
     self.maximumFrameBytes = maximumFrameBytes
+    self.emitsEmptyLines = emitsEmptyLines
   }
 
   public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
@@ -42,7 +47,7 @@ public struct LineFramer: Sendable {
       start = newline + 1
       scanned = start
       if length > maximumFrameBytes { throw .frameTooLarge(limit: maximumFrameBytes) }
-      if frame.isEmpty { continue }
+      if frame.isEmpty && !emitsEmptyLines { continue }
       return frame
     }
   }

@@ -92,6 +92,12 @@ struct RelayDriver {
     runtime.receivedInvalid(e, from: id)
     collect()
   }
+  /// Raw lines, as a TCP connection would deliver them (empty ones included).
+  mutating func sendLines(_ lines: [[UInt8]], from number: UInt64) {
+    guard let id = connections[number]?.id else { return }
+    for line in lines { runtime.received(line, from: id) }
+    collect()
+  }
   mutating func drop(_ number: UInt64) {
     guard let id = connections[number]?.id else { return }
     runtime.closed(id)

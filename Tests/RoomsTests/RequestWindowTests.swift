@@ -247,3 +247,32 @@ struct ConnectionCapTests {
     #expect(runtime.open(RelayDriver.RecordingOutlet(), address: "192.0.2.1") != nil)
   }
 }
+
+@Suite("Relay: empty-line floods")
+struct EmptyLineFloodTests {
+  @Test("empty lines count against the rate limit: a flood closes its own connection only")
+  func emptyLinesAreCounted() {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.sendLines(Array(repeating: [], count: 100), from: 1)
+    #expect(r.errors(1).isEmpty, "a few are harmless")
+    r.sendLines(Array(repeating: [], count: 10_000), from: 1)
+    #expect(r.errors(1) == [.rateLimited])
+    #expect(r.closed == [ConnectionID(1)])
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
+    #expect(r.accepted(2) == [1], "bob is served as before")
+  }
+
+  @Test("the TCP framer hands empty lines to the relay; clients' framers skip them")
+  func framerModes() throws {
+    var relaySide = LineFramer(maximumFrameBytes: 10, emitsEmptyLines: true)
+    relaySide.append(Array("\n\r\nx\n".utf8))
+    #expect(try relaySide.nextFrame() == [])
+    #expect(try relaySide.nextFrame() == [])
+    #expect(try relaySide.nextFrame() == Array("x".utf8))
+    var clientSide = LineFramer(maximumFrameBytes: 10)
+    clientSide.append(Array("\n\r\nx\n".utf8))
+    #expect(try clientSide.nextFrame() == Array("x".utf8))
+  }
+}
