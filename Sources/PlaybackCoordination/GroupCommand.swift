@@ -43,7 +43,7 @@ public enum GroupCommand: Hashable, Sendable {
 }
 
 /// Why a participant left the room.
-public enum ExitReason: String, Hashable, Sendable {
+public enum ExitReason: String, Hashable, Sendable, CaseIterable {
   /// Quit on purpose.
   case quit
   /// Connection closed and not resumed in time.

@@ -1,5 +1,5 @@
 /// Whether a participant's player can follow the group right now.
-public enum Readiness: String, Hashable, Sendable {
+public enum Readiness: String, Hashable, Sendable, CaseIterable {
   case ready
   /// Loading an item for the first time (first-load timeout applies).
   case loading

@@ -60,6 +60,6 @@ public struct WatchSession: Hashable, Sendable {
 }
 
 /// What a person sees the group doing.
-public enum PlaybackStatus: String, Hashable, Sendable {
+public enum PlaybackStatus: String, Hashable, Sendable, CaseIterable {
   case playing, paused, waiting, finished
 }
