@@ -347,7 +347,7 @@ public actor DemoRunner {
     case .error(let message):
       member.errors.append(message)
       if !finishing { emit(.error(participant: name), "\(name) is told: \(message)") }
-    case .rejected(_, let reason):
+    case .rejected(_, let reason, _):
       // The runner's own actions report their refusals; the client's automatic commands
       // (a second advance request for the same ending, say) are refused by design.
       member.errors.append(reason.description)

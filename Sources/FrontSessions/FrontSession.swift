@@ -162,7 +162,7 @@ public struct FrontSession: Sendable {
       }
     case .message(_, let name, let kind, let body):
       if kind == "chat" { model.receiveChat(from: name, text: body) }
-    case .rejected(_, let rejection):
+    case .rejected(_, let rejection, _):
       model.post(rejection.description, kind: .error)
     case .error(let text):
       lastError = text

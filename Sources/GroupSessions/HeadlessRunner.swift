@@ -124,8 +124,11 @@ public struct HeadlessRunner: Sendable {
             ("event", kind == "chat" ? "chat" : "message"), ("from", .string(name)),
             ("kind", .string(kind)), ("text", .string(body)),
           ]))
-      case .rejected(_, let reason):
-        emit(.object([("event", "error"), ("message", .string(reason.description))]))
+      case .rejected(_, let reason, let awaited):
+        // An action's own refusal is reported once, as its answer (with its "input").
+        if !awaited {
+          emit(.object([("event", "error"), ("message", .string(reason.description))]))
+        }
       case .error(let message):
         emit(.object([("event", "error"), ("message", .string(message))]))
       }

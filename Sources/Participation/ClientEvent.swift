@@ -49,6 +49,8 @@ public enum ClientEvent: Sendable, Hashable {
   case connection(ConnectionStatus)
   case session(SessionPhase)
   case message(from: ParticipantID, name: String, kind: String, body: String)
-  case rejected(GroupCommand, Rejection)
+  /// The relay refused a command. `awaited`: whoever asked is waiting for the answer and
+  /// hears of it there too (headless mode reports it once, with the action that asked).
+  case rejected(GroupCommand, Rejection, awaited: Bool)
   case error(String)
 }

@@ -397,7 +397,7 @@ public struct ParticipantCore: Sendable {
         let text = "not sent: \(Self.describe(request.body)) — the connection was down too long"
         effects.append(.event(.error(text)))
       } else if case .command(let command) = request.body, request.origin != .report {
-        effects.append(.event(.rejected(command, rejection)))
+        effects.append(.event(.rejected(command, rejection, awaited: request.ticket != nil)))
       } else if case .message = request.body {
         effects.append(.event(.error("message not delivered: \(rejection.description)")))
       }

@@ -80,7 +80,7 @@ struct FrontSessionTests {
   func failures() {
     var d = Driver.watching()
     d.send(.failed("the command got no answer within 5.0 s"))
-    d.send(.client(.rejected(.join, .alreadyJoined)))
+    d.send(.client(.rejected(.join, .alreadyJoined, awaited: true)))
     let screen = d.screen()
     #expect(screen.contains("the command got no answer within 5.0 s"))
     #expect(screen.contains("already joined"))

@@ -60,3 +60,33 @@ struct HeadlessEscapingTests {
     #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
   }
 }
+
+actor OutputLines {
+  var lines: [String] = []
+  func add(_ line: String) { lines.append(line) }
+}
+
+@Suite("Headless answers")
+struct HeadlessAnswerTests {
+  @Test("a refused action is reported once, with its input")
+  func refusedOnce() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let client = try await relay.participant("ann")
+    let output = OutputLines()
+    let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
+      Task { await output.add(line) }
+    }
+    let (input, feed) = AsyncStream<String>.makeStream()
+    feed.yield("join")  // no session to join: refused by the relay
+    feed.yield("status")
+    feed.finish()
+    await runner.run(input: input)
+    await eventually("the output settles") {
+      await output.lines.contains { $0.contains("\"event\":\"status\"") }
+    }
+    let errors = await output.lines.filter { $0.contains("\"event\":\"error\"") }
+    #expect(errors.count == 1, "\(errors)")
+    #expect(errors.first?.contains("\"input\":\"join\"") == true)
+    await relay.stop()
+  }
+}
