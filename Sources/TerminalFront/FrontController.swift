@@ -159,9 +159,7 @@ public struct FrontController: Hashable, Sendable {
     case .slower, .faster:
       // Only a rate already at the end of the range shown is refused here; the client
       // adds the steps up from the rate it last asked for and keeps them in the range.
-      let shown =
-        session.intendedRate > 0
-        ? session.intendedRate : (model.player.rate > 0 ? model.player.rate : 1)
+      let shown = session.intendedRate > 0 ? session.intendedRate : session.playbackRate
       let bound =
         command == .faster
         ? KeyBinding.rateSteps[KeyBinding.rateSteps.count - 1] : KeyBinding.rateSteps[0]

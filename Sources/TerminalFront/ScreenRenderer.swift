@@ -578,8 +578,8 @@ public enum ScreenRenderer {
   private static func rateShown(_ model: FrontModel) -> Double {
     if model.showsLocalPlayback { return model.player.rate > 0 ? model.player.rate : 1 }
     guard let session = model.session else { return 1 }
-    if session.intendedRate > 0 { return session.intendedRate }
-    return session.timeline.rate > 0 ? session.timeline.rate : 1
+    // While paused, the speed play will resume at (the group's chosen rate).
+    return session.intendedRate > 0 ? session.intendedRate : session.playbackRate
   }
 
   // MARK: - Notices pane

@@ -51,3 +51,14 @@ struct ParticipantStatusTests {
     #expect(text.contains("alice (you) stepped away"))
   }
 }
+
+@Suite("The speed shown while paused")
+struct PausedRateTests {
+  @Test("paused at 1.5×, the header shows 1.5× (the speed play resumes at), not 1×")
+  func pausedShowsChosenRate() {
+    var model = Fixtures.pausedByBob()
+    model.group.session?.playbackRate = 1.5
+    let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(text.contains("1.5×"))
+  }
+}
