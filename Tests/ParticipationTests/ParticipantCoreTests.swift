@@ -78,7 +78,7 @@ struct ParticipantCoreTests {
   func staleRequestsExpire() throws {
     let net = SimulatedNetwork(relay: .init(reconnectGrace: 60))
     let people = net.watchTogether(["ann", "bob"])
-    net.restartRelayRefusing(for: 15) {
+    net.outage(for: 15) {
       net.request(.pause, from: people[1])
     }
     net.run(for: 10)
@@ -164,9 +164,9 @@ struct ParticipantCoreTests {
 }
 
 extension SimulatedNetwork {
-  /// The relay refuses connections for `seconds` after everyone is cut off; `meanwhile`
+  /// An outage: everyone is cut off and the relay refuses connections for `seconds`; `meanwhile`
   /// runs right after the cut.
-  func restartRelayRefusing(for seconds: Double, meanwhile: () -> Void) {
+  func outage(for seconds: Double, meanwhile: () -> Void) {
     refusing = true
     dropAll()
     meanwhile()
