@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// A JSON value written in a fixed key order, so that headless output is stable and easy
 /// to read (and to diff) line by line.
 public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
@@ -60,10 +62,7 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
     }
   }
 
-  /// Escapes every C0 and C1 control, DEL, the line and paragraph separators and the bidi
-  /// controls as `\uXXXX`: attacker text (names, chat) must not be able to move a reader's
-  /// terminal cursor, reorder what it shows, or split a line for tools that treat U+2028
-  /// as a newline.
+  /// Escapes what ``SafeText`` says must not reach a reader raw as `\uXXXX`.
   static func writeString(_ s: String, to out: inout String) {
     out += "\""
     for scalar in s.unicodeScalars {
@@ -74,7 +73,7 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
       case "\r": out += "\\r"
       case "\t": out += "\\t"
       default:
-        if Self.mustEscape(scalar) {
+        if SafeText.mustEscape(scalar) {
           let hex = String(scalar.value, radix: 16)
           out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         } else {
@@ -85,9 +84,4 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
     out += "\""
   }
 
-  static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
-    let v = scalar.value
-    return v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
-      || scalar.properties.isBidiControl
-  }
 }

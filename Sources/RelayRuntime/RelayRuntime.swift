@@ -81,7 +81,7 @@ public final class RelayRuntime: Sendable {
 
   /// One line the connection sent (without its newline).
   public func received(_ line: [UInt8], from id: ConnectionID) {
-    if line.isEmpty || line == [UInt8(ascii: "\r")] {
+    if line.isEmpty {
       state.withLock { s in
         perform(s.core.receivedEmptyLine(from: id, at: clock.groupNow()), in: &s)
       }
@@ -240,11 +240,8 @@ public final class RelayRuntime: Sendable {
         out += "…"
         break
       }
-      let v = scalar.value
-      if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
-        || scalar.properties.isBidiControl
-      {
-        out += "\\u{\(String(v, radix: 16))}"
+      if SafeText.mustEscape(scalar) {
+        out += "\\u{\(String(scalar.value, radix: 16))}"
       } else {
         out.unicodeScalars.append(scalar)
       }

@@ -7,7 +7,7 @@ import WireProtocol
 /// what was on the way. So the relay keeps the latest ones, and a member that resumes says
 /// how many it received (``ResumeToken/messagesReceived``) and gets the rest again — or, if
 /// they have been dropped to stay within the budget, learns how many it missed.
-struct MessageLog: Sendable, Hashable {
+struct MessageLog: Sendable {
   let maximumCount: Int
   let maximumBytes: Int
   private var entries: [(index: UInt64, message: ServerMessage, bytes: Int)] = []
@@ -21,14 +21,6 @@ struct MessageLog: Sendable, Hashable {
   init(maximumCount: Int, maximumBytes: Int) {
     self.maximumCount = max(1, maximumCount)
     self.maximumBytes = max(1, maximumBytes)
-  }
-
-  static func == (a: Self, b: Self) -> Bool {
-    a.count == b.count && a.sent == b.sent && a.bytes == b.bytes
-  }
-  func hash(into hasher: inout Hasher) {
-    hasher.combine(count)
-    hasher.combine(sent)
   }
 
   /// Numbers and keeps a payload; `live` when it is written to a connection now. Returns

@@ -8,7 +8,7 @@ import WireProtocol
 /// is applied even when a higher one came first, so nothing that arrives is dropped by
 /// mistake; only ids older than the window are refused, and a client that keeps fewer
 /// than ``capacity`` requests unanswered never sends those.
-struct RequestWindow: Sendable, Hashable {
+struct RequestWindow: Sendable {
   enum Lookup: Hashable {
     case new
     /// Seen before: the answer to send again.

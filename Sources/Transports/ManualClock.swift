@@ -21,13 +21,6 @@ public final class ManualClock: SessionClock {
 
   public func nanoseconds() -> Int64 { state.withLock { $0.now } }
 
-  /// How many tasks are asleep on this clock (lets a test wait until everything it
-  /// started is idle).
-  public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
-
-  /// The earliest deadline anyone sleeps until.
-  public var nextDeadline: Int64? { state.withLock { $0.sleepers.map(\.deadline).min() } }
-
   public func sleep(untilNanoseconds deadline: Int64) async {
     let id = state.withLock { s in
       s.nextID += 1

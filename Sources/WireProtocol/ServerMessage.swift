@@ -54,7 +54,7 @@ public struct Welcome: Hashable, Sendable {
 }
 
 /// Machine-readable error codes; the message says the same for people.
-public enum ErrorCode: String, Hashable, Sendable {
+public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   case malformedFrame
   case frameTooLarge
   case unsupportedVersion

@@ -334,6 +334,8 @@ struct GroupEngineHostileNumberTests {
       now = deadline
       _ = engine.tick(at: now)
     }
-    #expect(engine.state.session != nil)
+    // Four weeks of group time later the group stopped at the item's end.
+    #expect(engine.state.session?.timeline.itemTime == 604_800)
+    #expect(now.seconds(since: GroupInstant(seconds: 100)) > 604_800 / 0.25 - 10)
   }
 }
