@@ -8,7 +8,7 @@ struct CowatchBench: AsyncParsableCommand {
     abstract: "Cowatch benchmarks: prints tables and writes docs/BENCHMARKS.md.",
     subcommands: [
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
-      SyncplayCommand.self, RemoteCommand.self,
+      SyncplayCommand.self, RemoteCommand.self, CodecCommand.self,
     ])
 }
 
@@ -110,5 +110,28 @@ struct AllCommand: AsyncParsableCommand {
     try await sc.run()
     let sp = try SyncplayCommand.parse(smoke)
     try await sp.run()
+  }
+}
+
+struct CodecCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "codec",
+    abstract: "CPU cost per message of the wire codec and of a replica's replay (one thread).")
+  @OptionGroup var common: CommonOptions
+  @Option(help: "Batches of 200 calls per operation.") var batches = 200
+
+  func run() async throws {
+    let t = CodecBench.table(CodecBench.run(batches: common.smoke ? 5 : batches))
+    emit("Codec and replay cost", t)
+    Report.write(
+      section: "codec", title: "6. Codec and replay cost per message",
+      body: """
+        One thread, no I/O, warm caches: each operation runs in batches of 200 calls and
+        each batch gives one sample (µs per call). A *step* is what the relay broadcasts for
+        every change and every participant decodes and replays; a *command* is what a
+        participant sends.
+
+        \(t.markdown)
+        """, smoke: common.smoke)
   }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `cowatch-bench propagation --smoke` runs end to end (a relay on 127.0.0.1, three real
-/// participants, two rounds). It uses the debug binary `swift test` builds beside the test
+/// participants, two rounds), and `codec --smoke` prints its costs. It uses the debug binary `swift test` builds beside the test
 /// bundle, and is skipped if that binary is not there; it writes no document.
 @Suite struct BenchSmokeTests {
   static var benchBinary: URL? {
@@ -14,11 +14,16 @@ import Testing
     return nil
   }
 
-  @Test("the propagation benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil))
-  func propagationSmoke() async throws {
+  @Test(
+    "a benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil),
+    arguments: [
+      ("propagation", ["Propagation", "Clock-offset error"]),
+      ("codec", ["Codec and replay cost", "decode step"]),
+    ])
+  func smoke(command: String, headings: [String]) async throws {
     let process = Process()
     process.executableURL = Self.benchBinary!
-    process.arguments = ["propagation", "--smoke"]
+    process.arguments = [command, "--smoke"]
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "COWATCH_BENCH_DOC")
     process.environment = env
@@ -36,7 +41,6 @@ import Testing
     }
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0)
-    #expect(text.contains("Propagation"))
-    #expect(text.contains("Clock-offset error"))
+    for heading in headings { #expect(text.contains(heading)) }
   }
 }

@@ -4,7 +4,7 @@ import PlaybackCoordination
 import Testing
 import Transports
 
-@Suite("Bad peers on the TCP relay", .serialized)
+@Suite("Bad peers on the TCP relay", .serialized, .timeLimit(.minutes(1)))
 struct BadPeerTests {
   static let cases: [(String, String)] = [
     ("this is not json\n", "malformedFrame"),
@@ -54,7 +54,7 @@ struct BadPeerTests {
   }
 }
 
-@Suite("Hostile numbers never crash the relay", .serialized)
+@Suite("Hostile numbers never crash the relay", .serialized, .timeLimit(.minutes(1)))
 struct HostileNumberTests {
   /// A start with an item lasting 1e10 s, then readiness: before the fix the relay trapped
   /// converting (duration − position) / rate to nanoseconds, at once or when the first

@@ -5,7 +5,7 @@ import PlaybackCoordination
 import Testing
 import Transports
 
-@Suite("Players follow the group", .serialized)
+@Suite("Players follow the group", .serialized, .timeLimit(.minutes(1)))
 struct PlayerSyncTests {
   static let resolver: @Sendable (ItemID) -> SimulatedItem? = { id in
     testSeries.item(id).map { SimulatedItem(id: $0.id, title: $0.title, duration: $0.duration) }
@@ -38,32 +38,32 @@ struct PlayerSyncTests {
       await eventually("session seen") { await c.groupState.session != nil }
       try await c.send(.join).get()
     }
-    let clock = MonotonicClock()
+    let clock = relay.clock
     @Sendable func spread() -> Double {
       let now = clock.localNow()
       let positions = players.map { $0.observe(at: now).position }
       return positions.max()! - positions.min()!
     }
-    await eventually("everyone plays", within: 5) {
+    await relay.run(until: "everyone plays", within: 5) {
       players.allSatisfy {
         $0.observe(at: clock.localNow()).rate > 0 && !$0.observe(at: clock.localNow()).isBusy
       }
     }
-    try await Task.sleep(nanoseconds: 700_000_000)
+    await relay.advance(by: 0.7)
     #expect(spread() < 0.03, "players agree while playing")
 
     try await clients[1].send(.seek(item: "harbour/s1e1", to: 100)).get()
-    await eventually("all players are past the seek and playing", within: 5) {
+    await relay.run(until: "all players are past the seek and playing", within: 5) {
       players.allSatisfy {
         let o = $0.observe(at: clock.localNow())
         return o.position >= 100 && o.rate > 0 && !o.isBusy
       }
     }
-    try await Task.sleep(nanoseconds: 500_000_000)
+    await relay.advance(by: 0.5)
     #expect(spread() < 0.03, "players agree after a seek")
 
     _ = await clients[2].pause()
-    await eventually("all players paused at the same frame", within: 5) {
+    await relay.run(until: "all players paused at the same frame", within: 5) {
       players.allSatisfy { $0.observe(at: clock.localNow()).rate == 0 } && spread() < 0.001
     }
     for c in clients { await c.stop() }
@@ -71,7 +71,7 @@ struct PlayerSyncTests {
   }
 }
 
-@Suite("Pause right after a seek", .serialized)
+@Suite("Pause right after a seek", .serialized, .timeLimit(.minutes(1)))
 struct PauseAfterSeekTests {
   @Test(
     "pausing while the player still prerolls a seek pauses at the seek's target, not before it",
@@ -84,8 +84,8 @@ struct PauseAfterSeekTests {
       itemResolver: PlayerSyncTests.resolver)
     let ann = try await relay.participant("ann", player: player)
     try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
-    let clock = MonotonicClock()
-    await eventually("ann plays") { player.observe(at: clock.localNow()).rate > 0 }
+    let clock = relay.clock
+    await relay.run(until: "ann plays", within: 2) { player.observe(at: clock.localNow()).rate > 0 }
     try await ann.seek(to: 120).get()
     #expect(player.observe(at: clock.localNow()).position < 100, "the player has not got there yet")
     try await ann.pause().get()

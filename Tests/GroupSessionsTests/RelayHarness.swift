@@ -18,18 +18,26 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 }
 
 /// A relay of either kind with a clock offset from the participants' (as another
-/// machine's would be), and participants connected to it.
+/// machine's would be), and participants connected to it, all on one virtual clock.
+///
+/// Time stands still unless a test moves it (``advance(by:)``, ``run(until:within:)``):
+/// heartbeats, timeouts, reconnection delays, clock sync and the players all follow the
+/// ``ManualClock``, so what a scenario checks about time is exact and does not depend on
+/// how busy the machine is. Only the bytes travel in real time, and ``eventually(_:within:_:)``
+/// waits (bounded) for them without moving the clock.
 final class RelayHarness: Sendable {
   let kind: TransportKind
   let memory: InMemoryRelay?
   let server: RelayServer?
+  /// The participants' clock; the relay reads it shifted by ``relayClockOffset``.
+  let clock = ManualClock()
   static let relayClockOffset: Int64 = 3_600_000_000_000 + 123_456_789
 
   init(_ kind: TransportKind, configuration: RelayConfiguration = RelayHarness.fastConfiguration)
     async throws
   {
     self.kind = kind
-    let clock = MonotonicClock(offsetNanoseconds: Self.relayClockOffset)
+    let clock = OffsetClock(self.clock, offsetNanoseconds: Self.relayClockOffset)
     switch kind {
     case .inMemory:
       let relay = InMemoryRelay(configuration: configuration, clock: clock)
@@ -69,7 +77,7 @@ final class RelayHarness: Sendable {
     configuration.reconnectInitialDelay = 0.05
     configure(&configuration)
     let client = ParticipantClient(
-      transport: transport, configuration: configuration, player: player)
+      transport: transport, configuration: configuration, player: player, clock: clock)
     try await client.start()
     return client
   }
@@ -88,9 +96,51 @@ final class RelayHarness: Sendable {
     if let memory { await memory.stop() }
     if let server { await server.stop() }
   }
+
+  /// Moves virtual time forward by `seconds`, in steps of `step`, giving the runtimes a
+  /// moment of real time after each step to act on what became due.
+  func advance(by seconds: Double, step: Double = 0.01) async {
+    let end = clock.nanoseconds() + Int64(seconds * 1e9)
+    while clock.nanoseconds() < end {
+      clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(step * 1e9)))
+      await pace()
+    }
+  }
+
+  /// Moves virtual time forward in steps of `step` until `condition` holds; records a
+  /// failure if it does not within `seconds` of virtual time (or 30 s of real time).
+  @discardableResult
+  func run(
+    until what: String, within seconds: Double, step: Double = 0.01,
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () async -> Bool
+  ) async -> Bool {
+    let end = clock.nanoseconds() + Int64(seconds * 1e9)
+    let realEnd = MonotonicClock.monotonicNanoseconds() + 30_000_000_000
+    while true {
+      if await condition() { return true }
+      guard clock.nanoseconds() < end, MonotonicClock.monotonicNanoseconds() < realEnd else {
+        break
+      }
+      clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(step * 1e9)))
+      await pace()
+    }
+    Issue.record(
+      "not within \(seconds) s of virtual time: \(what)", sourceLocation: sourceLocation)
+    return false
+  }
+
+  /// A millisecond of real time after a step: the timers the step woke, and the bytes
+  /// they sent, get to run before the next step (which keeps virtual time from running
+  /// far ahead of a loaded machine; nothing asserted depends on it).
+  private func pace() async {
+    await Task.yield()
+    try? await Task.sleep(nanoseconds: 1_000_000)
+  }
 }
 
-/// Polls `condition` until it holds or `seconds` pass; every wait in the tests is bounded.
+/// Waits, bounded, for what travels in real time (bytes between the participants and the
+/// relay) until `condition` holds. It never moves the virtual clock: a condition that
+/// needs time to pass belongs in ``RelayHarness/run(until:within:step:sourceLocation:_:)``.
 func eventually(
   _ what: String, within seconds: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: @Sendable () async -> Bool
