@@ -1,3 +1,4 @@
+import PlaybackCoordination
 import WireProtocol
 
 /// The answers a relay gave to one member's most recent requests (commands and messenger
@@ -17,8 +18,33 @@ struct RequestWindow: Sendable {
     case forgotten
   }
 
+  /// An answer as remembered: the id is the key, and a whole `ServerMessage` inline
+  /// (its largest case carries a room state) would cost hundreds of bytes per entry, times
+  /// ``capacity``, times every member.
+  enum Answer: Sendable {
+    case accepted(sequence: UInt64)
+    case rejected(Rejection)
+    indirect case other(ServerMessage)
+
+    init(_ message: ServerMessage) {
+      switch message {
+      case .accepted(_, let sequence): self = .accepted(sequence: sequence)
+      case .rejected(_, let reason): self = .rejected(reason)
+      default: self = .other(message)
+      }
+    }
+
+    func message(id: UInt64) -> ServerMessage {
+      switch self {
+      case .accepted(let sequence): .accepted(id: id, sequence: sequence)
+      case .rejected(let reason): .rejected(id: id, reason: reason)
+      case .other(let message): message
+      }
+    }
+  }
+
   let capacity: Int
-  private var answers: [UInt64: ServerMessage] = [:]
+  private var answers: [UInt64: Answer] = [:]
   private var order: [UInt64] = []
   private var head = 0
   /// Every id at or below this has left the window.
@@ -27,12 +53,12 @@ struct RequestWindow: Sendable {
   init(capacity: Int) { self.capacity = max(1, capacity) }
 
   func lookup(_ id: UInt64) -> Lookup {
-    if let answer = answers[id] { return .answered(answer) }
+    if let answer = answers[id] { return .answered(answer.message(id: id)) }
     return id <= floor ? .forgotten : .new
   }
 
   mutating func record(_ id: UInt64, _ answer: ServerMessage) {
-    guard answers.updateValue(answer, forKey: id) == nil else { return }
+    guard answers.updateValue(Answer(answer), forKey: id) == nil else { return }
     order.append(id)
     if order.count - head > capacity {
       let evicted = order[head]

@@ -77,6 +77,30 @@ struct RequestWindowTests {
   }
 }
 
+@Suite("Request window: what it keeps")
+struct RequestWindowStorageTests {
+  @Test("a remembered answer is a few words, not a whole server message")
+  func compactAnswers() {
+    // Every member keeps up to 512 of them: at the size of a `ServerMessage` (whose
+    // largest case holds a room state) a full window would cost far more.
+    #expect(MemoryLayout<RequestWindow.Answer>.size <= 48)
+    #expect(MemoryLayout<RequestWindow.Answer>.size * 4 < MemoryLayout<ServerMessage>.size)
+  }
+
+  @Test("what comes back is the answer given, with its id")
+  func roundTrip() {
+    var window = RequestWindow(capacity: 4)
+    window.record(7, .accepted(id: 7, sequence: 42))
+    window.record(8, .rejected(id: 8, reason: .noSession))
+    window.record(9, .error(code: .rateLimited, message: "slow down", fatal: false))
+    #expect(window.lookup(7) == .answered(.accepted(id: 7, sequence: 42)))
+    #expect(window.lookup(8) == .answered(.rejected(id: 8, reason: .noSession)))
+    #expect(
+      window.lookup(9) == .answered(.error(code: .rateLimited, message: "slow down", fatal: false)))
+    #expect(window.lookup(10) == .new)
+  }
+}
+
 @Suite("Relay core: resume secrets")
 struct ResumeSecretTests {
   @Test("secrets are 128 bits from the system generator, all different")
