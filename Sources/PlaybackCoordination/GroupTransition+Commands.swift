@@ -201,10 +201,12 @@ extension GroupTransition {
 
   mutating func beginSuspension(_ index: Int, _ reason: SuspensionReason) throws(Rejection) {
     _ = try requireJoined(index)
-    guard !reason.rawValue.isEmpty, reason.rawValue.count <= 64 else {
-      throw .invalidValue("a suspension reason has 1 to 64 characters")
-    }
+    try DisplayText.check(
+      reason.rawValue, as: "a suspension reason", maximumBytes: DisplayText.maximumReasonBytes)
     guard !state.participants[index].suspensions.contains(reason) else { return }
+    guard state.participants[index].suspensions.count < DisplayText.maximumSuspensions else {
+      throw .invalidValue("at most \(DisplayText.maximumSuspensions) suspensions at once")
+    }
     state.participants[index].suspensions.append(reason)
     emit(.suspended(reason))
     reconsider(state.participants[index].id)

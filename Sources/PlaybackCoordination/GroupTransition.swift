@@ -119,11 +119,24 @@ struct GroupTransition {
   static let maximumSeriesItems = 1000
 
   /// The item to watch, if the series is usable: not empty, not too long, holding the
-  /// item, every duration positive, finite and at most ``maximumItemDuration``.
+  /// item, every duration positive, finite and at most ``maximumItemDuration``, every id
+  /// and title within ``DisplayText``'s limits.
   func validate(_ series: SeriesInfo, item: ItemID) throws(Rejection) -> ItemInfo {
     guard !series.items.isEmpty else { throw .emptySeries }
     guard series.items.count <= Self.maximumSeriesItems else {
       throw .invalidValue("a series lists at most \(Self.maximumSeriesItems) items")
+    }
+    try DisplayText.check(
+      series.id, as: "a series id", maximumBytes: DisplayText.maximumIdentifierBytes)
+    try DisplayText.check(
+      series.title, as: "a series title", maximumBytes: DisplayText.maximumTitleBytes,
+      allowEmpty: true)
+    for entry in series.items {
+      try DisplayText.check(
+        entry.id.rawValue, as: "an item id", maximumBytes: DisplayText.maximumIdentifierBytes)
+      try DisplayText.check(
+        entry.title, as: "an item title", maximumBytes: DisplayText.maximumTitleBytes,
+        allowEmpty: true)
     }
     guard let info = series.item(item) else { throw .unknownItem(item) }
     for entry in series.items

@@ -30,7 +30,19 @@ public final class RelayRuntime: Sendable {
     /// Where each connection comes from, and how many come from each address.
     var addresses: [ConnectionID: String] = [:]
     var perAddress: [String: Int] = [:]
+    /// Log lines the relay may still write now (see ``logLinesPerSecond``), when that was
+    /// last worked out, and how many it left out meanwhile.
+    var logBudget = RelayRuntime.logBurst
+    var logBudgetAt: Int64?
+    var suppressedLogLines = 0
   }
+
+  /// Log lines per second at most, in bursts of ``logBurst``: peers cause most log lines
+  /// (each bad frame, each refused connection), and a stream of them from many
+  /// connections must not fill the disk or drown the rest. What is left out is counted,
+  /// and the count is logged once writing resumes.
+  public static let logLinesPerSecond = 20.0
+  public static let logBurst = 200.0
 
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
@@ -216,6 +228,7 @@ public final class RelayRuntime: Sendable {
         s.outlets.removeValue(forKey: id)?.close(flush: true)
         Self.forget(id, in: &s)
       case .log(let level, let raw):
+        guard admitLogLine(in: &s) else { continue }
         let text = Self.loggable(raw)
         switch level {
         case .debug: logger.debug("\(text)")
@@ -225,6 +238,27 @@ public final class RelayRuntime: Sendable {
         }
       }
     }
+  }
+
+  /// Whether one more log line may be written now; logs how many were left out before it.
+  private func admitLogLine(in s: inout State) -> Bool {
+    let now = clock.nanoseconds()
+    if let then = s.logBudgetAt {
+      let elapsed = Double(max(0, now &- then)) / 1e9
+      s.logBudget = min(Self.logBurst, s.logBudget + elapsed * Self.logLinesPerSecond)
+    }
+    s.logBudgetAt = now
+    guard s.logBudget >= 1 else {
+      s.suppressedLogLines += 1
+      return false
+    }
+    s.logBudget -= 1
+    if s.suppressedLogLines > 0 {
+      logger.notice(
+        "\(s.suppressedLogLines) log lines left out (more than \(Int(Self.logLinesPerSecond))/s)")
+      s.suppressedLogLines = 0
+    }
+    return true
   }
 
   /// Log text may quote what a peer sent (an unknown message type, a malformed field):

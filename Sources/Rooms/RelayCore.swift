@@ -459,6 +459,9 @@ public struct RelayCore: Sendable {
 
   // MARK: - Messenger
 
+  /// A messenger kind names a message type ("chat", "reaction"), bytes.
+  public static let maximumKindBytes = 64
+
   private mutating func deliver(
     seq: UInt64, to recipients: Recipients, kind: String, body: String,
     from participant: ParticipantID, in roomName: String
@@ -470,6 +473,11 @@ public struct RelayCore: Sendable {
       let text =
         "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit"
       return ([], .rejected(id: seq, reason: .invalidValue(text)))
+    }
+    do throws(Rejection) {
+      try DisplayText.check(kind, as: "a message kind", maximumBytes: Self.maximumKindBytes)
+    } catch {
+      return ([], .rejected(id: seq, reason: error))
     }
     let targets: [ParticipantID]
     switch recipients {

@@ -1,0 +1,59 @@
+import Logging
+import PlaybackCoordination
+import RelayRuntime
+import Synchronization
+import Testing
+import Transports
+import WireProtocol
+
+@testable import Rooms
+
+/// Keeps every line logged through it.
+struct CapturingLogHandler: LogHandler {
+  let store: LogStore
+  var logLevel: Logger.Level = .trace
+  var metadata: Logger.Metadata = [:]
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    store.lines.withLock { $0.append("\(event.message)") }
+  }
+}
+
+final class LogStore: Sendable {
+  let lines = Mutex<[String]>([])
+}
+
+@Suite("The relay's log under a flood")
+struct LogRateTests {
+  @Test(
+    "a thousand bad connections write at most a burst of lines, then one line counting the rest")
+  func floodIsBounded() {
+    let store = LogStore()
+    let clock = ManualClock()
+    let runtime = RelayRuntime(
+      clock: clock, logger: Logger(label: "test") { _ in CapturingLogHandler(store: store) },
+      epoch: "test")
+    func attack(_ count: Int) {
+      for _ in 0..<count {
+        guard let id = runtime.open(RelayDriver.RecordingOutlet()) else { continue }
+        runtime.received(Array("not json\u{1B}[2J".utf8), from: id)
+        runtime.closed(id)
+      }
+    }
+    attack(1000)
+    let during = store.lines.withLock { $0.count }
+    #expect(during <= Int(RelayRuntime.logBurst) + 1)
+    #expect(during >= Int(RelayRuntime.logBurst) / 2, "the first lines are written")
+    // A second later the budget has refilled a little: the next line is preceded by the
+    // count of those left out.
+    clock.advance(bySeconds: 1)
+    attack(1)
+    let lines = store.lines.withLock { $0 }
+    #expect(lines.contains { $0.hasSuffix("log lines left out (more than 20/s)") })
+    #expect(lines.allSatisfy { !$0.contains("\u{1B}") }, "peer text is escaped")
+  }
+}
