@@ -86,7 +86,7 @@ public final class RelayRuntime: Sendable {
         s.addresses[id] = address
         s.perAddress[address, default: 0] += 1
       }
-      perform(s.core.connected(id, at: clock.groupNow()), in: &s)
+      perform(s.core.connected(id, address: address, at: clock.groupNow()), in: &s)
       return id
     }
   }

@@ -37,6 +37,9 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// every socket (or file descriptor) the relay has.
   public var maximumConnections: Int
   public var maximumConnectionsPerAddress: Int
+  /// Rooms one address may have created that still exist (a room outlives its last
+  /// connection by the reconnect grace).
+  public var maximumRoomsPerAddress: Int
   public var engine: EngineConfiguration
 
   public init(
@@ -55,6 +58,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     resyncInterval: Double = 1,
     maximumConnections: Int = 20_000,
     maximumConnectionsPerAddress: Int = 64,
+    maximumRoomsPerAddress: Int = 32,
     engine: EngineConfiguration = .init()
   ) {
     self.maximumFrameBytes = maximumFrameBytes
@@ -72,6 +76,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.resyncInterval = resyncInterval
     self.maximumConnections = maximumConnections
     self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+    self.maximumRoomsPerAddress = maximumRoomsPerAddress
     self.engine = engine
   }
 }

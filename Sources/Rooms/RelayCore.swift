@@ -32,6 +32,8 @@ public struct RelayCore: Sendable {
   // MARK: - State kept per connection and per room
 
   private struct Connection {
+    /// Where it comes from (nil: in-process), for the rooms-per-address limit.
+    var address: String?
     var since: GroupInstant
     var lastSeen: GroupInstant
     var member: (room: String, participant: ParticipantID)?
@@ -57,6 +59,8 @@ public struct RelayCore: Sendable {
     var members: [ParticipantID: Member] = [:]
     var nextNumber: UInt64 = 1
     var engineDeadline: GroupInstant?
+    /// The address whose hello created it, while it counts against that address.
+    var creator: String?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -76,10 +80,24 @@ public struct RelayCore: Sendable {
 
   // MARK: - Events
 
-  public mutating func connected(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+  public mutating func connected(
+    _ id: ConnectionID, address: String? = nil, at now: GroupInstant
+  ) -> [RelayAction] {
     connections[id] = Connection(
-      since: now, lastSeen: now, member: nil, tokens: configuration.messageBurst, tokensAt: now)
+      address: address, since: now, lastSeen: now, member: nil,
+      tokens: configuration.messageBurst, tokensAt: now)
     return []
+  }
+
+  /// Rooms that hellos from each address created and that still exist: a room outlives
+  /// its last connection by the reconnect grace, so without this one address could keep
+  /// thousands alive by connecting, saying hello and leaving.
+  private var roomsCreated: [String: Int] = [:]
+
+  private mutating func dropRoom(_ name: String) {
+    guard let room = rooms.removeValue(forKey: name), let creator = room.creator else { return }
+    let left = (roomsCreated[creator] ?? 1) - 1
+    roomsCreated[creator] = left > 0 ? left : nil
   }
 
   /// Bytes that could not be framed or decoded: answer with one clear error and close.
@@ -282,7 +300,18 @@ public struct RelayCore: Sendable {
       return fatal(
         id, .invalidHello, "a room name is 1–64 letters, digits, '-', '_' or '.'", at: now)
     }
-    var room = rooms[roomName] ?? Room(engine: GroupEngine(configuration: configuration.engine))
+    let address = connections[id]?.address
+    if rooms[roomName] == nil, let address,
+      roomsCreated[address, default: 0] >= configuration.maximumRoomsPerAddress
+    {
+      return fatal(
+        id, .tooManyRooms,
+        "your address has opened \(configuration.maximumRoomsPerAddress) rooms that still exist; join one of them or wait until one empties",
+        at: now)
+    }
+    var room =
+      rooms[roomName]
+      ?? Room(engine: GroupEngine(configuration: configuration.engine), creator: address)
 
     // Resume a place kept after a dropped connection.
     if let resume, var member = room.members[resume.participant],
@@ -339,9 +368,11 @@ public struct RelayCore: Sendable {
     let before = engine.state.sequence
     switch engine.apply(.enter(name: name), from: participant, at: now) {
     case .failure(let rejection):
-      if room.members.isEmpty { rooms[roomName] = nil }
       return fatal(id, .invalidHello, rejection.description, at: now)
     case .success:
+      if rooms[roomName] == nil, let creator = room.creator {
+        roomsCreated[creator, default: 0] += 1
+      }
       room.engine = engine
       room.engineDeadline = engine.nextDeadline()
       room.members[participant] = Member(
@@ -574,7 +605,7 @@ public struct RelayCore: Sendable {
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
     actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
     if rooms[roomName]?.members.isEmpty == true {
-      rooms[roomName] = nil
+      dropRoom(roomName)
       actions.append(.log(.info, "room \(roomName) is empty; dropped"))
     }
     return actions

@@ -68,6 +68,8 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   /// Fatal: the relay holds as many connections as it allows (in all, or from your
   /// address).
   case tooManyConnections
+  /// Fatal: your address has created as many rooms (that still exist) as the relay allows.
+  case tooManyRooms
   /// Not fatal: messenger payloads sent to you while away were more than the relay keeps.
   case messagesLost
   case heartbeatTimeout

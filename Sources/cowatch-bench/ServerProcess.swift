@@ -28,6 +28,7 @@ final class ServerProcess: @unchecked Sendable {
     p.arguments = [
       "serve", "--host", host, "--port", "0", "--log-level", "warning",
       "--max-connections", "30000", "--max-connections-per-address", "30000",
+      "--max-rooms-per-address", "30000",
     ]
     let pipe = Pipe()
     p.standardOutput = pipe

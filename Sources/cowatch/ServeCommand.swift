@@ -14,6 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "Drop a participant silent for this many seconds.") var heartbeatTimeout = 6.0
   @Option(help: "Most open connections in all.") var maxConnections = 20_000
   @Option(help: "Most open connections from one address.") var maxConnectionsPerAddress = 64
+  @Option(help: "Most rooms created from one address that still exist.") var maxRoomsPerAddress = 32
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
 
   func validate() throws {
@@ -21,9 +22,10 @@ struct ServeCommand: AsyncParsableCommand {
     guard maxParticipants >= 1 else {
       throw ValidationError("--max-participants must be at least 1")
     }
-    guard maxConnections >= 1, maxConnectionsPerAddress >= 1 else {
+    guard maxConnections >= 1, maxConnectionsPerAddress >= 1, maxRoomsPerAddress >= 1 else {
       throw ValidationError(
-        "--max-connections and --max-connections-per-address must be at least 1")
+        "--max-connections, --max-connections-per-address and --max-rooms-per-address must be at least 1"
+      )
     }
     guard heartbeatTimeout > 0 else {
       throw ValidationError("--heartbeat-timeout must be positive")
@@ -40,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.heartbeatTimeout = heartbeatTimeout
     configuration.maximumConnections = maxConnections
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
+    configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
     let server: RelayServer
     do {

@@ -76,9 +76,9 @@ struct RelayDriver {
     }
   }
 
-  mutating func connect(_ number: UInt64) {
+  mutating func connect(_ number: UInt64, address: String? = nil) {
     let outlet = RecordingOutlet()
-    guard let id = runtime.open(outlet) else { return }
+    guard let id = runtime.open(outlet, address: address) else { return }
     connections[number] = (id, outlet)
     collect()
   }
@@ -119,8 +119,10 @@ struct RelayDriver {
       collect()
     }
   }
-  mutating func hello(_ id: UInt64, _ name: String, room: String = "lobby") {
-    connect(id)
+  mutating func hello(
+    _ id: UInt64, _ name: String, room: String = "lobby", address: String? = nil
+  ) {
+    connect(id, address: address)
     send(.hello(version: ProtocolVersion.current, name: name, room: room, resume: nil), from: id)
   }
   func welcome(_ id: UInt64) -> Welcome? {

@@ -75,4 +75,33 @@ struct RoomStateBoundTests {
     r.send(.send(seq: 2, to: .all, kind: "chat", body: "hi"), from: 1)
     #expect(r.accepted(1).contains(2))
   }
+
+}
+
+@Suite("Rooms per address")
+struct RoomsPerAddressTests {
+  @Test(
+    "one address opens at most its share of rooms; joining rooms and other addresses are not held back; an emptied room gives its place back"
+  )
+  func roomsPerAddress() {
+    var configuration = RelayConfiguration()
+    configuration.maximumRoomsPerAddress = 3
+    var r = RelayDriver(configuration)
+    for i in 0..<3 { r.hello(UInt64(i + 1), "m\(i)", room: "r\(i)", address: "10.0.0.1") }
+    // Each left at once: the rooms live on for the reconnect grace.
+    for i in 0..<3 { r.drop(UInt64(i + 1)) }
+    r.hello(4, "m3", room: "r3", address: "10.0.0.1")
+    #expect(r.errors(4) == [.tooManyRooms])
+    #expect(r.closed.contains(ConnectionID(4)))
+    #expect(r.core.roomNames == ["r0", "r1", "r2"])
+    // Joining a room that exists is fine, and so is another address opening one.
+    r.hello(5, "guest", room: "r1", address: "10.0.0.1")
+    #expect(r.welcome(5) != nil)
+    r.hello(6, "other", room: "r9", address: "10.0.0.2")
+    #expect(r.welcome(6) != nil)
+    // Past the grace the left rooms are dropped and their places come back.
+    r.advance(configuration.reconnectGrace + 0.5)
+    r.hello(7, "m7", room: "r7", address: "10.0.0.1")
+    #expect(r.welcome(7) != nil, "\(r.errors(7))")
+  }
 }

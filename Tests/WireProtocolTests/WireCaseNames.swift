@@ -166,7 +166,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 14
+  static let errorCodeCount = 15
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -181,6 +181,7 @@ enum WireCaseNames {
     case .unknownRecipient: "unknownRecipient"
     case .messagesLost: "messagesLost"
     case .tooManyConnections: "tooManyConnections"
+    case .tooManyRooms: "tooManyRooms"
     case .heartbeatTimeout: "heartbeatTimeout"
     case .serverShuttingDown: "serverShuttingDown"
     }

@@ -226,6 +226,7 @@ enum Golden {
     (.messageTooLarge, #""messageTooLarge""#), (.unknownRecipient, #""unknownRecipient""#),
     (.messagesLost, #""messagesLost""#),
     (.tooManyConnections, #""tooManyConnections""#),
+    (.tooManyRooms, #""tooManyRooms""#),
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
   ]
 
