@@ -76,7 +76,7 @@ public final class RelayRuntime: Sendable {
         _ = outlet.write(
           codec.encode(ServerMessage.error(code: .tooManyConnections, message: text, fatal: true)))
         outlet.close(flush: true)
-        logger.notice("\(Self.loggable(text)); refused a connection")
+        if admitLogLine(in: &s) { logger.notice("\(Self.loggable(text)); refused a connection") }
         return nil
       }
       let id = ConnectionID(s.nextConnection)
@@ -289,7 +289,9 @@ public final class RelayRuntime: Sendable {
     guard let outlet = s.outlets[id] else { return nil }
     let queued = outlet.write(line)
     guard queued > configuration.maximumQueuedBytes else { return nil }
-    logger.notice("\(id) is not reading (\(queued) bytes queued); closing it")
+    if admitLogLine(in: &s) {
+      logger.notice("\(id) is not reading (\(queued) bytes queued); closing it")
+    }
     s.outlets[id] = nil
     Self.forget(id, in: &s)
     outlet.close(flush: false)

@@ -94,6 +94,16 @@ public struct RelayCore: Sendable {
   /// thousands alive by connecting, saying hello and leaving.
   private var roomsCreated: [String: Int] = [:]
 
+  /// Resumes with a wrong secret, per address, in the current window.
+  private struct WrongResumes {
+    var count: Int
+    var since: GroupInstant
+  }
+  private var wrongResumes: [String: WrongResumes] = [:]
+  /// Wrong resume secrets one address may send per ``wrongResumeWindow`` seconds.
+  public static let maximumWrongResumes = 20
+  public static let wrongResumeWindow = 60.0
+
   private mutating func dropRoom(_ name: String) {
     guard let room = rooms.removeValue(forKey: name), let creator = room.creator else { return }
     let left = (roomsCreated[creator] ?? 1) - 1
@@ -312,6 +322,28 @@ public struct RelayCore: Sendable {
     var room =
       rooms[roomName]
       ?? Room(engine: GroupEngine(configuration: configuration.engine), creator: address)
+
+    // A resume naming a member whose secret it does not know. After a relay restart an
+    // old token can name someone else's new id, so the hello still enters as a new member
+    // (the welcome says `resumed: false`); but each one counts against its address, and
+    // past the limit that address's resumes are refused for a while.
+    if let resume, let member = room.members[resume.participant],
+      !Self.constantTimeEqual(member.secret, resume.secret)
+    {
+      let key = address ?? ""
+      var failures = wrongResumes[key] ?? WrongResumes(count: 0, since: now)
+      if now.seconds(since: failures.since) > Self.wrongResumeWindow {
+        failures = WrongResumes(count: 0, since: now)
+      }
+      failures.count += 1
+      wrongResumes[key] = failures
+      if failures.count > Self.maximumWrongResumes {
+        return fatal(
+          id, .rateLimited,
+          "too many resumes with a wrong secret from your address; wait \(Int(Self.wrongResumeWindow)) s",
+          at: now)
+      }
+    }
 
     // Resume a place kept after a dropped connection.
     if let resume, var member = room.members[resume.participant],
@@ -554,6 +586,11 @@ public struct RelayCore: Sendable {
   // MARK: - Membership housekeeping
 
   private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
+    if !wrongResumes.isEmpty {
+      wrongResumes = wrongResumes.filter {
+        now.seconds(since: $0.value.since) <= Self.wrongResumeWindow
+      }
+    }
     var actions: [RelayAction] = []
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
       if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout

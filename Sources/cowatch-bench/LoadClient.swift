@@ -316,7 +316,10 @@ final class LoadFleet: @unchecked Sendable {
   private var channels: [any Channel] = []
   let group: MultiThreadedEventLoopGroup
 
-  init(proto: LoadProtocol, host: String, port: Int, threads: Int = 2) {
+  let roomPrefix: String
+
+  init(proto: LoadProtocol, host: String, port: Int, threads: Int = 2, roomPrefix: String = "r") {
+    self.roomPrefix = roomPrefix
     self.proto = proto
     self.host = host
     self.port = port
@@ -335,7 +338,7 @@ final class LoadFleet: @unchecked Sendable {
     for r in 0..<roomCount {
       let loop = group.next()
       let size = min(roomSize, participants - r * roomSize)
-      let room = LoadRoom(name: "r\(r)", size: size)
+      let room = LoadRoom(name: "\(roomPrefix)\(r)", size: size)
       rooms.append(room)
       for i in 0..<size {
         let handler = LoadHandler(

@@ -1,12 +1,12 @@
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
+import Transports
 import WireProtocol
 
 /// The series every benchmark room watches.

@@ -1,12 +1,12 @@
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
+import Transports
 
 /// Play, pause and seek from one participant to applied at every other, over TCP on
 /// loopback to an in-process relay whose clock is offset from the participants' (so that

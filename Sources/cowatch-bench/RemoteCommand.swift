@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import TCPRelayClient
 import TCPRelayServer
+import Transports
 
 /// Participants (in this process) against a relay elsewhere, e.g. in another network
 /// namespace behind a delaying proxy (scripts/multihost.sh). Measures propagation, sync

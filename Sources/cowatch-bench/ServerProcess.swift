@@ -16,7 +16,11 @@ final class ServerProcess: @unchecked Sendable {
   var pid: Int32 { process.processIdentifier }
 
   /// `cowatch serve` from beside this executable, on a port the system picks.
-  static func cowatch(host: String = "127.0.0.1") throws -> ServerProcess {
+  /// `defaultLimits` keeps the relay's own limits (for the attacks); otherwise the
+  /// per-address ones are lifted, since every load client comes from 127.0.0.1.
+  static func cowatch(host: String = "127.0.0.1", defaultLimits: Bool = false) throws
+    -> ServerProcess
+  {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("cowatch").path
     guard FileManager.default.isExecutableFile(atPath: exe) else {
@@ -24,14 +28,20 @@ final class ServerProcess: @unchecked Sendable {
     }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
-    // Every load client comes from 127.0.0.1: lift the per-address cap for the bench.
-    p.arguments = [
-      "serve", "--host", host, "--port", "0", "--log-level", "warning",
-      "--max-connections", "30000", "--max-connections-per-address", "30000",
-      "--max-rooms-per-address", "30000",
-    ]
+    p.arguments =
+      ["serve", "--host", host, "--port", "0", "--log-level", defaultLimits ? "notice" : "warning"]
+      + (defaultLimits
+        ? []
+        : [
+          "--max-connections", "30000", "--max-connections-per-address", "30000",
+          "--max-rooms-per-address", "30000",
+        ])
     let pipe = Pipe()
     p.standardOutput = pipe
+    // The relay logs to stderr: into a file, so that its size can be read afterwards.
+    let logPath = NSTemporaryDirectory() + "cowatch-serve-\(UUID().uuidString).log"
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    p.standardError = FileHandle(forWritingAtPath: logPath)
     try p.run()
     // "cowatch relay listening on 127.0.0.1:PORT"
     var text = ""
@@ -49,7 +59,19 @@ final class ServerProcess: @unchecked Sendable {
       p.terminate()
       throw BenchError("cowatch serve did not start: \(text)")
     }
-    return ServerProcess(process: p, port: port, output: pipe)
+    let server = ServerProcess(process: p, port: port, output: pipe)
+    server.logPath = logPath
+    return server
+  }
+
+  /// Where its log goes (`cowatch serve` only).
+  var logPath: String?
+
+  /// Bytes of log written so far.
+  var logBytes: Int {
+    guard let logPath, let attributes = try? FileManager.default.attributesOfItem(atPath: logPath)
+    else { return 0 }
+    return (attributes[.size] as? Int) ?? 0
   }
 
   /// `syncplay-server --port PORT`; waits until it accepts connections.

@@ -1,12 +1,12 @@
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
+import Transports
 
 /// Pairwise divergence (max − min) of what every simulated player shows at one monotonic
 /// instant, with players drifting over ±driftPPM and start-up latencies over 0–latency.

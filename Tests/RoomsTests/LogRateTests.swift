@@ -56,4 +56,19 @@ struct LogRateTests {
     #expect(lines.contains { $0.hasSuffix("log lines left out (more than 20/s)") })
     #expect(lines.allSatisfy { !$0.contains("\u{1B}") }, "peer text is escaped")
   }
+
+  @Test("refused connections count against the same budget")
+  func refusedConnectionsAreBounded() {
+    let store = LogStore()
+    var configuration = RelayConfiguration()
+    configuration.maximumConnectionsPerAddress = 1
+    let runtime = RelayRuntime(
+      configuration: configuration, clock: ManualClock(),
+      logger: Logger(label: "test") { _ in CapturingLogHandler(store: store) }, epoch: "test")
+    _ = runtime.open(RelayDriver.RecordingOutlet(), address: "10.0.0.9")
+    for _ in 0..<5000 {
+      #expect(runtime.open(RelayDriver.RecordingOutlet(), address: "10.0.0.9") == nil)
+    }
+    #expect(store.lines.withLock { $0.count } <= Int(RelayRuntime.logBurst))
+  }
 }

@@ -105,3 +105,42 @@ struct RoomsPerAddressTests {
     #expect(r.welcome(7) != nil, "\(r.errors(7))")
   }
 }
+
+@Suite("Wrong resume secrets")
+struct WrongResumeTests {
+  @Test(
+    "a wrong secret enters as a new member; past 20 a minute from one address, resumes are refused, then allowed again"
+  )
+  func wrongSecretsAreCounted() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann", address: "10.0.0.1")
+    let ann = try #require(r.welcome(1)).participant
+    func guess(_ n: UInt64, _ address: String) {
+      r.connect(n, address: address)
+      r.send(
+        .hello(
+          version: ProtocolVersion.current, name: "m\(n)", room: "lobby",
+          resume: ResumeToken(participant: ann, secret: String(format: "%032x", n))),
+        from: n)
+    }
+    for n in UInt64(2)...21 { guess(n, "10.0.0.66") }
+    #expect(r.welcome(21)?.resumed == false, "a wrong secret is not a resume")
+    #expect(r.welcome(21)?.participant != ann)
+    guess(22, "10.0.0.66")
+    #expect(r.errors(22) == [.rateLimited])
+    #expect(r.closed.contains(ConnectionID(22)))
+    // Another address is not held back, and ann was never displaced.
+    guess(23, "10.0.0.67")
+    #expect(r.welcome(23) != nil)
+    #expect(!r.closed.contains(ConnectionID(1)))
+    // A minute later (ann still here, pinging) the address may try again.
+    for second in 0..<Int(RelayCore.wrongResumeWindow) + 1 {
+      r.advance(1)
+      r.send(.ping(id: UInt64(second), t0: LocalInstant(nanoseconds: 0)), from: 1)
+    }
+    #expect(r.core.state(ofRoom: "lobby")?.participant(ann) != nil)
+    guess(24, "10.0.0.66")
+    #expect(r.errors(24).isEmpty)
+    #expect(r.welcome(24)?.resumed == false)
+  }
+}
