@@ -97,7 +97,8 @@ struct SyncCommand: AsyncParsableCommand {
 
 struct AllCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "all", abstract: "Every benchmark in turn (propagation, sync, scale, syncplay).")
+    commandName: "all",
+    abstract: "Every benchmark in turn (propagation, sync, scale, syncplay, codec, attacks).")
   @OptionGroup var common: CommonOptions
 
   func run() async throws {
@@ -110,6 +111,10 @@ struct AllCommand: AsyncParsableCommand {
     try await sc.run()
     let sp = try SyncplayCommand.parse(smoke)
     try await sp.run()
+    let c = try CodecCommand.parse(smoke)
+    try await c.run()
+    let a = try AttacksCommand.parse(smoke)
+    try await a.run()
   }
 }
 
