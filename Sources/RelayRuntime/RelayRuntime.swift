@@ -32,9 +32,25 @@ public final class RelayRuntime: Sendable {
     var perAddress: [String: Int] = [:]
     /// Log lines the relay may still write now (see ``logLinesPerSecond``), when that was
     /// last worked out, and how many it left out meanwhile.
-    var logBudget = RelayRuntime.logBurst
-    var logBudgetAt: Int64?
+    var logBudget = LogBudget(burst: RelayRuntime.logBurst)
     var suppressedLogLines = 0
+    /// Each connection's own share of the log.
+    var connectionLogBudgets: [ConnectionID: LogBudget] = [:]
+  }
+
+  /// A token bucket of log lines.
+  struct LogBudget {
+    var tokens: Double
+    var at: Int64?
+    init(burst: Double) { tokens = burst }
+
+    mutating func take(at now: Int64, rate: Double, burst: Double) -> Bool {
+      if let at { tokens = min(burst, tokens + Double(max(0, now &- at)) / 1e9 * rate) }
+      at = now
+      guard tokens >= 1 else { return false }
+      tokens -= 1
+      return true
+    }
   }
 
   /// Log lines per second at most, in bursts of ``logBurst``: peers cause most log lines
@@ -43,6 +59,9 @@ public final class RelayRuntime: Sendable {
   /// and the count is logged once writing resumes.
   public static let logLinesPerSecond = 20.0
   public static let logBurst = 200.0
+  /// One connection's share: a line a second, in bursts of ten.
+  public static let connectionLogLinesPerSecond = 1.0
+  public static let connectionLogBurst = 10.0
 
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
@@ -203,6 +222,7 @@ public final class RelayRuntime: Sendable {
 
   /// Stops counting a connection against its address.
   private static func forget(_ id: ConnectionID, in s: inout State) {
+    s.connectionLogBudgets[id] = nil
     guard let address = s.addresses.removeValue(forKey: id) else { return }
     let left = (s.perAddress[address] ?? 1) - 1
     s.perAddress[address] = left > 0 ? left : nil
@@ -227,8 +247,8 @@ public final class RelayRuntime: Sendable {
       case .close(let id):
         s.outlets.removeValue(forKey: id)?.close(flush: true)
         Self.forget(id, in: &s)
-      case .log(let level, let raw):
-        guard admitLogLine(in: &s) else { continue }
+      case .log(let level, let raw, let about):
+        guard admitLogLine(about: about, in: &s) else { continue }
         let text = Self.loggable(raw)
         switch level {
         case .debug: logger.debug("\(text)")
@@ -240,19 +260,25 @@ public final class RelayRuntime: Sendable {
     }
   }
 
-  /// Whether one more log line may be written now; logs how many were left out before it.
-  private func admitLogLine(in s: inout State) -> Bool {
+  /// Whether one more log line (about `connection`, if given) may be written now, within
+  /// that connection's share and the relay's; logs how many were left out before it.
+  private func admitLogLine(about connection: ConnectionID? = nil, in s: inout State) -> Bool {
     let now = clock.nanoseconds()
-    if let then = s.logBudgetAt {
-      let elapsed = Double(max(0, now &- then)) / 1e9
-      s.logBudget = min(Self.logBurst, s.logBudget + elapsed * Self.logLinesPerSecond)
+    if let connection {
+      var own =
+        s.connectionLogBudgets[connection] ?? LogBudget(burst: Self.connectionLogBurst)
+      let admitted = own.take(
+        at: now, rate: Self.connectionLogLinesPerSecond, burst: Self.connectionLogBurst)
+      if s.outlets[connection] != nil { s.connectionLogBudgets[connection] = own }
+      guard admitted else {
+        s.suppressedLogLines += 1
+        return false
+      }
     }
-    s.logBudgetAt = now
-    guard s.logBudget >= 1 else {
+    guard s.logBudget.take(at: now, rate: Self.logLinesPerSecond, burst: Self.logBurst) else {
       s.suppressedLogLines += 1
       return false
     }
-    s.logBudget -= 1
     if s.suppressedLogLines > 0 {
       logger.notice(
         "\(s.suppressedLogLines) log lines left out (more than \(Int(Self.logLinesPerSecond))/s)")

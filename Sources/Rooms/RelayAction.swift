@@ -10,7 +10,9 @@ public enum RelayAction: Sendable, Hashable {
   case pong(to: ConnectionID, id: UInt64, t0: LocalInstant, t1: GroupInstant)
   /// Close the connection after writing what was queued before it.
   case close(ConnectionID)
-  case log(RelayLogLevel, String)
+  /// A line for the relay's log; `about` is the connection whose doing it reports, so
+  /// that the edge can limit each connection's share of the log.
+  case log(RelayLogLevel, String, about: ConnectionID? = nil)
 }
 
 public enum RelayLogLevel: String, Sendable, Hashable {

@@ -116,7 +116,7 @@ public struct RelayCore: Sendable {
   ) -> [RelayAction] {
     guard connections[id] != nil else { return [] }
     var actions: [RelayAction] = [
-      .log(.notice, "\(id): \(error); closing"),
+      .log(.notice, "\(id): \(error); closing", about: id),
       .send(.error(code: error.code, message: error.description, fatal: true), to: id),
       .close(id),
     ]
@@ -148,7 +148,7 @@ public struct RelayCore: Sendable {
       // Only the connection goes: a member keeps its place (and the answers to its
       // requests) for the reconnect grace, so what it resends is not applied twice.
       return [
-        .log(.notice, "\(id): rate limited"),
+        .log(.notice, "\(id): rate limited", about: id),
         .send(.error(code: .rateLimited, message: text, fatal: true), to: id),
         .close(id),
       ] + disconnected(id, at: now)
@@ -377,7 +377,8 @@ public struct RelayCore: Sendable {
         actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
       }
       actions += pending.map { .send($0, to: id) }
-      actions.append(.log(.info, "\(roomName)/\(resume.participant) resumed on \(id)"))
+      actions.append(
+        .log(.info, "\(roomName)/\(resume.participant) resumed on \(id)", about: id))
       return actions
     }
 
@@ -422,7 +423,7 @@ public struct RelayCore: Sendable {
         relayEpoch: epoch)
       var actions: [RelayAction] = [
         .send(.welcome(welcome), to: id),
-        .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)"),
+        .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
       ]
       actions += broadcastStep(
         in: roomName, before: before, at: now,
@@ -652,7 +653,7 @@ public struct RelayCore: Sendable {
     _ id: ConnectionID, _ code: ErrorCode, _ message: String, at now: GroupInstant
   ) -> [RelayAction] {
     var actions: [RelayAction] = [
-      .log(.notice, "\(id): \(message); closing"),
+      .log(.notice, "\(id): \(message); closing", about: id),
       .send(.error(code: code, message: message, fatal: true), to: id),
       .close(id),
     ]

@@ -1,11 +1,11 @@
 import Logging
 import PlaybackCoordination
-import RelayRuntime
 import Synchronization
 import Testing
 import Transports
 import WireProtocol
 
+@testable import RelayRuntime
 @testable import Rooms
 
 /// Keeps every line logged through it.
@@ -70,5 +70,21 @@ struct LogRateTests {
       #expect(runtime.open(RelayDriver.RecordingOutlet(), address: "10.0.0.9") == nil)
     }
     #expect(store.lines.withLock { $0.count } <= Int(RelayRuntime.logBurst))
+  }
+
+  @Test("a log budget gives its burst at once, then its rate, and never more than its burst")
+  func budget() {
+    var b = RelayRuntime.LogBudget(burst: 10)
+    let t0: Int64 = 1_000_000_000
+    func takes(_ tries: Int, at t: Int64) -> Int {
+      var taken = 0
+      for _ in 0..<tries where b.take(at: t, rate: 1, burst: 10) { taken += 1 }
+      return taken
+    }
+    #expect(takes(15, at: t0) == 10)
+    #expect(takes(1, at: t0 + 500_000_000) == 0)
+    #expect(takes(1, at: t0 + 1_000_000_000) == 1)
+    // A long quiet spell refills to the burst, not beyond.
+    #expect(takes(15, at: t0 + 3_600_000_000_000) == 10)
   }
 }
