@@ -248,14 +248,16 @@ public final class RelayRuntime: Sendable {
         s.outlets.removeValue(forKey: id)?.close(flush: true)
         Self.forget(id, in: &s)
       case .log(let level, let raw, let about):
-        guard admitLogLine(about: about, in: &s) else { continue }
-        let text = Self.loggable(raw)
-        switch level {
-        case .debug: logger.debug("\(text)")
-        case .info: logger.info("\(text)")
-        case .notice: logger.notice("\(text)")
-        case .warning: logger.warning("\(text)")
-        }
+        let loggerLevel: Logger.Level =
+          switch level {
+          case .debug: .debug
+          case .info: .info
+          case .notice: .notice
+          case .warning: .warning
+          }
+        // Lines the logger would drop neither cost the budget nor get escaped.
+        guard logger.logLevel <= loggerLevel, admitLogLine(about: about, in: &s) else { continue }
+        logger.log(level: loggerLevel, "\(Self.loggable(raw))")
       }
     }
   }
@@ -281,7 +283,7 @@ public final class RelayRuntime: Sendable {
     }
     if s.suppressedLogLines > 0 {
       logger.notice(
-        "\(s.suppressedLogLines) log lines left out (more than \(Int(Self.logLinesPerSecond))/s)")
+        "\(s.suppressedLogLines) log lines left out (over the log's rate limits)")
       s.suppressedLogLines = 0
     }
     return true

@@ -326,11 +326,11 @@ public struct RelayCore: Sendable {
     // A resume naming a member whose secret it does not know. After a relay restart an
     // old token can name someone else's new id, so the hello still enters as a new member
     // (the welcome says `resumed: false`); but each one counts against its address, and
-    // past the limit that address's resumes are refused for a while.
-    if let resume, let member = room.members[resume.participant],
+    // past the limit that address's resumes are refused for a while. (In-process
+    // connections have no address and are not counted.)
+    if let resume, let key = address, let member = room.members[resume.participant],
       !Self.constantTimeEqual(member.secret, resume.secret)
     {
-      let key = address ?? ""
       var failures = wrongResumes[key] ?? WrongResumes(count: 0, since: now)
       if now.seconds(since: failures.since) > Self.wrongResumeWindow {
         failures = WrongResumes(count: 0, since: now)

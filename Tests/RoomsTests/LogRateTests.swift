@@ -53,7 +53,7 @@ struct LogRateTests {
     clock.advance(bySeconds: 1)
     attack(1)
     let lines = store.lines.withLock { $0 }
-    #expect(lines.contains { $0.hasSuffix("log lines left out (more than 20/s)") })
+    #expect(lines.contains { $0.hasSuffix("log lines left out (over the log's rate limits)") })
     #expect(lines.allSatisfy { !$0.contains("\u{1B}") }, "peer text is escaped")
   }
 
