@@ -26,6 +26,10 @@ enum AttackBench {
   /// What one attack does, given the relay's port and how long to keep at it.
   struct Attack: Sendable {
     var name: String
+    /// Seconds the attack holds the relay stopped at its start: nothing can pass then, so
+    /// the victim is measured from when the relay runs again (what matters is that nobody
+    /// was dropped for the stop).
+    var stopsRelay: Double = 0
     /// `scale` shrinks the biggest crowds for a quick smoke run (1: as measured).
     var run:
       @Sendable (_ port: Int, _ seconds: Double, _ server: ServerProcess, _ scale: Double) async
@@ -128,15 +132,19 @@ enum AttackBench {
       }
       return "\(sent) garbage lines; " + (await fleet.close())
     },
-    Attack(name: "the relay stopped by the OS for 8 s (SIGSTOP, SIGCONT)") {
-      _, seconds, server, _ in
+    Attack(
+      name: "the relay stopped by the OS for 8 s (SIGSTOP, SIGCONT)", stopsRelay: stopSeconds
+    ) { _, seconds, server, _ in
       kill(server.pid, SIGSTOP)
-      await sleepSeconds(8)
+      await sleepSeconds(stopSeconds)
       kill(server.pid, SIGCONT)
-      await sleepSeconds(max(1, seconds - 8))
-      return "stopped 8 s"
+      await sleepSeconds(seconds)
+      return "stopped \(Int(stopSeconds)) s"
     },
   ]
+
+  /// Longer than the relay's heartbeat timeout (6 s).
+  static let stopSeconds = 8.0
 
   static func run(seconds: Double, only: String?, scale: Double = 1) async throws -> [Outcome] {
     var outcomes: [Outcome] = []
@@ -169,10 +177,9 @@ enum AttackBench {
       var rounds = 0
       var missed = 0
       let kinds: [LoadCommand] = [.pause, .seek, .play]
-      // While the OS holds the relay stopped nothing can pass: the victim is measured
-      // from when it runs again (what matters is that nobody was dropped for it).
-      if attack.name.contains("SIGSTOP") { await sleepSeconds(8.5) }
-      while true {
+      if attack.stopsRelay > 0 { await sleepSeconds(attack.stopsRelay + 0.5) }
+      let measured = monoNow()
+      while monoNow() - measured < Int64(seconds * 1e9) {
         let kind = kinds[rounds % 3]
         fleet.issue(kind, room: 0)
         let deadline = monoNow() + 3_000_000_000
@@ -180,9 +187,6 @@ enum AttackBench {
         if room.arrivalCount < 2 { missed += 1 }
         rounds += 1
         await sleepSeconds(0.1)
-        if monoNow() - t0 > Int64((seconds + (attack.name.contains("SIGSTOP") ? 8 : 0)) * 1e9) {
-          break
-        }
       }
       let note = await attackTask.value
       fleet.shared.measuring.withLockedValue { $0 = false }

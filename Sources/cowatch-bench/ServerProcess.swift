@@ -142,5 +142,6 @@ final class ServerProcess: @unchecked Sendable {
       if process.isRunning { kill(pid, SIGKILL) }
     }
     process.waitUntilExit()
+    if let logPath { try? FileManager.default.removeItem(atPath: logPath) }
   }
 }

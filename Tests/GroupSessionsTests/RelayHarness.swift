@@ -101,10 +101,7 @@ final class RelayHarness: Sendable {
   /// moment of real time after each step to act on what became due.
   func advance(by seconds: Double, step: Double = 0.01) async {
     let end = clock.nanoseconds() + Int64(seconds * 1e9)
-    while clock.nanoseconds() < end {
-      clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(step * 1e9)))
-      await pace()
-    }
+    while clock.nanoseconds() < end { await self.step(step, notPast: end) }
   }
 
   /// Moves virtual time forward in steps of `step` until `condition` holds; records a
@@ -121,18 +118,18 @@ final class RelayHarness: Sendable {
       guard clock.nanoseconds() < end, MonotonicClock.monotonicNanoseconds() < realEnd else {
         break
       }
-      clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(step * 1e9)))
-      await pace()
+      await self.step(step, notPast: end)
     }
     Issue.record(
       "not within \(seconds) s of virtual time: \(what)", sourceLocation: sourceLocation)
     return false
   }
 
-  /// A millisecond of real time after a step: the timers the step woke, and the bytes
-  /// they sent, get to run before the next step (which keeps virtual time from running
-  /// far ahead of a loaded machine; nothing asserted depends on it).
-  private func pace() async {
+  /// One step of virtual time, then a millisecond of real time: the timers the step woke,
+  /// and the bytes they sent, get to run before the next step (which keeps virtual time
+  /// from running far ahead of a loaded machine; nothing asserted depends on it).
+  private func step(_ seconds: Double, notPast end: Int64) async {
+    clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(seconds * 1e9)))
     await Task.yield()
     try? await Task.sleep(nanoseconds: 1_000_000)
   }
