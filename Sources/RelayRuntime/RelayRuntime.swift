@@ -17,12 +17,16 @@ public final class RelayRuntime: Sendable {
   public let configuration: RelayConfiguration
   /// Names this run of the relay (see ``Welcome/relayEpoch``).
   public let epoch: String
-  private let clock: any SessionClock
-  private let logger: Logger
+  let clock: any SessionClock
+  let logger: Logger
   private let codec = WireCodec()
-  private let state: Mutex<State>
+  let state: Mutex<State>
+  /// Where rooms are kept across runs (nil: nowhere), and the writer's bookkeeping.
+  public let store: (any RoomStore)?
+  let wallClock: @Sendable () -> Int64
+  let storeWriter = Mutex(StoreWriter())
 
-  private struct State {
+  struct State {
     var core: RelayCore
     var outlets: [ConnectionID: any RelayOutlet] = [:]
     var nextConnection: UInt64 = 1
@@ -63,9 +67,14 @@ public final class RelayRuntime: Sendable {
   public static let connectionLogLinesPerSecond = 1.0
   public static let connectionLogBurst = 10.0
 
+  /// A relay that keeps its rooms in `store` (nil: nowhere) and starts with the rooms
+  /// `restoring` brings back from it (see ``loadRooms(from:retention:now:)``). The wall clock
+  /// is only read to timestamp what is written.
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil
+    logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
+    store: (any RoomStore)? = nil, restoring: [StoredRoom] = [],
+    wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
   ) {
     var random = SystemRandomNumberGenerator()
     let epoch = epoch ?? String(random.next(), radix: 16)
@@ -73,8 +82,15 @@ public final class RelayRuntime: Sendable {
     self.epoch = epoch
     self.clock = clock
     self.logger = logger
+    self.store = store
+    self.wallClock = wallClock
     state = Mutex(
-      State(core: RelayCore(configuration: configuration, epoch: epoch)))
+      State(
+        core: RelayCore(
+          configuration: configuration, epoch: epoch, tracksStoreChanges: store != nil)))
+    if !restoring.isEmpty {
+      state.withLock { s in perform(s.core.restore(restoring, at: clock.groupNow()), in: &s) }
+    }
   }
 
   // MARK: - Connections
@@ -202,13 +218,17 @@ public final class RelayRuntime: Sendable {
     }
   }
 
-  /// Ticks on time until cancelled. Sleeps at most 50 ms, so that a deadline a command
+  /// Ticks on time until cancelled, and with a store, writes what changed (see
+  /// ``runStoreWriter(interval:)``). Sleeps at most 50 ms, so that a deadline a command
   /// brought forward is never missed by more than that.
   public func run() async {
-    while !Task.isCancelled {
-      let deadline = tick()
-      let cap = clock.nanoseconds() &+ 50_000_000
-      await clock.sleep(untilNanoseconds: min(deadline, cap))
+    await withDiscardingTaskGroup { group in
+      if store != nil { group.addTask { await self.runStoreWriter() } }
+      while !Task.isCancelled {
+        let deadline = tick()
+        let cap = clock.nanoseconds() &+ 50_000_000
+        await clock.sleep(untilNanoseconds: min(deadline, cap))
+      }
     }
   }
 
@@ -230,7 +250,7 @@ public final class RelayRuntime: Sendable {
 
   // MARK: - Effects
 
-  private func perform(_ actions: [RelayAction], in s: inout State) {
+  func perform(_ actions: [RelayAction], in s: inout State) {
     var pending = actions[...]
     while let action = pending.popFirst() {
       switch action {

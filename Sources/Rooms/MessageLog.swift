@@ -46,6 +46,30 @@ struct MessageLog: Sendable {
     return dropped
   }
 
+  /// The log as stored: the numbers given and sent, and the payloads kept.
+  var stored: (count: UInt64, sent: UInt64, messages: [StoredMessage]) {
+    (count, sent, entries[head...].map { StoredMessage(index: $0.index, message: $0.message, bytes: $0.bytes) })
+  }
+
+  /// A log brought back from a store, within this log's budget (the oldest go first).
+  mutating func restore(count: UInt64, sent: UInt64, messages: [StoredMessage]) {
+    entries = []
+    head = 0
+    bytes = 0
+    var last: UInt64 = 0
+    for stored in messages where stored.index > last && stored.index <= count {
+      last = stored.index
+      entries.append((stored.index, stored.message, max(0, stored.bytes)))
+      bytes += max(0, stored.bytes)
+    }
+    while entries.count - head > maximumCount || (bytes > maximumBytes && entries.count - head > 1) {
+      bytes -= entries[head].bytes
+      head += 1
+    }
+    self.count = count
+    self.sent = min(sent, count)
+  }
+
   /// What to send a member that resumes having received `received` payloads (nil: an
   /// older client that did not say; then what was never written), and how many are gone.
   mutating func resume(received: UInt64?) -> (resend: [ServerMessage], missed: UInt64) {

@@ -11,7 +11,7 @@ public struct RelayCore: Sendable {
   public let configuration: RelayConfiguration
 
   private var connections: [ConnectionID: Connection] = [:]
-  private var rooms: [String: Room] = [:]
+  var rooms: [String: Room] = [:]
   /// Makes resume secrets. The relay's runtime gives a cryptographically secure one
   /// (``RelayCore/systemSecret()``); tests may give a predictable one.
   private let makeSecret: @Sendable () -> String
@@ -20,12 +20,19 @@ public struct RelayCore: Sendable {
   /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
   public let epoch: String
 
+  /// Whether the core notes what changed for a ``RoomStore`` (see
+  /// ``takeStoreChanges(clock:)``); without a store it keeps no such list.
+  public let tracksStoreChanges: Bool
+  var storeChanges = StoreChanges()
+
   public init(
     configuration: RelayConfiguration = .init(), epoch: String = "",
+    tracksStoreChanges: Bool = false,
     makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret
   ) {
     self.configuration = configuration
     self.epoch = epoch
+    self.tracksStoreChanges = tracksStoreChanges
     self.makeSecret = makeSecret
   }
 
@@ -45,16 +52,17 @@ public struct RelayCore: Sendable {
     var resyncPending = false
   }
 
-  private struct Member {
+  struct Member {
     var name: String
-    var secret: String
+    /// SHA-256 of the resume secret: the secret itself is only ever in the welcome.
+    var secretHash: [UInt8]
     var connection: ConnectionID?
     var disconnectedAt: GroupInstant?
     var requests: RequestWindow
     var messages: MessageLog
   }
 
-  private struct Room {
+  struct Room {
     var engine: GroupEngine
     var members: [ParticipantID: Member] = [:]
     var nextNumber: UInt64 = 1
@@ -105,7 +113,9 @@ public struct RelayCore: Sendable {
   public static let wrongResumeWindow = 60.0
 
   private mutating func dropRoom(_ name: String) {
-    guard let room = rooms.removeValue(forKey: name), let creator = room.creator else { return }
+    guard let room = rooms.removeValue(forKey: name) else { return }
+    markRemoved(name)
+    guard let creator = room.creator else { return }
     let left = (roomsCreated[creator] ?? 1) - 1
     roomsCreated[creator] = left > 0 ? left : nil
   }
@@ -329,7 +339,7 @@ public struct RelayCore: Sendable {
     // past the limit that address's resumes are refused for a while. (In-process
     // connections have no address and are not counted.)
     if let resume, let key = address, let member = room.members[resume.participant],
-      !Self.constantTimeEqual(member.secret, resume.secret)
+      !SecretHash.matches(resume.secret, member.secretHash)
     {
       var failures = wrongResumes[key] ?? WrongResumes(count: 0, since: now)
       if now.seconds(since: failures.since) > Self.wrongResumeWindow {
@@ -347,7 +357,7 @@ public struct RelayCore: Sendable {
 
     // Resume a place kept after a dropped connection.
     if let resume, var member = room.members[resume.participant],
-      Self.constantTimeEqual(member.secret, resume.secret)
+      SecretHash.matches(resume.secret, member.secretHash)
     {
       var actions: [RelayAction] = []
       if let old = member.connection, old != id {
@@ -361,13 +371,14 @@ public struct RelayCore: Sendable {
       room.members[resume.participant] = member
       rooms[roomName] = room
       connections[id]?.member = (roomName, resume.participant)
+      markChanged(roomName, member: resume.participant)
       if wasDisconnected {
         actions += applyInternal(
           .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
       }
       let welcome = Welcome(
         participant: resume.participant, room: roomName,
-        resume: ResumeToken(participant: resume.participant, secret: member.secret),
+        resume: ResumeToken(participant: resume.participant, secret: resume.secret),
         configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
         relayEpoch: epoch)
       actions.insert(.send(.welcome(welcome), to: id), at: 0)
@@ -409,13 +420,14 @@ public struct RelayCore: Sendable {
       room.engine = engine
       room.engineDeadline = engine.nextDeadline()
       room.members[participant] = Member(
-        name: name, secret: secret, connection: id,
+        name: name, secretHash: SecretHash.of(secret), connection: id,
         requests: RequestWindow(capacity: configuration.requestWindow),
         messages: MessageLog(
           maximumCount: configuration.maximumPendingMessages,
           maximumBytes: configuration.maximumPendingMessageBytes))
       rooms[roomName] = room
       connections[id]?.member = (roomName, participant)
+      markChanged(roomName, member: participant)
       let welcome = Welcome(
         participant: participant, room: roomName,
         resume: ResumeToken(participant: participant, secret: secret),
@@ -445,6 +457,7 @@ public struct RelayCore: Sendable {
     _ = room.engine.tick(at: now)
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
+    if room.engine.state.sequence != before { markChanged(roomName) }
     return broadcastStep(in: roomName, before: before, at: now, input: .tick)
   }
 
@@ -467,6 +480,7 @@ public struct RelayCore: Sendable {
     case .new:
       let (actions, answer) = body(&self)
       rooms[roomName]?.members[participant]?.requests.record(requestID, answer)
+      markChanged(roomName, member: participant)
       return actions + [.send(answer, to: connection)]
     }
   }
@@ -495,6 +509,7 @@ public struct RelayCore: Sendable {
     case .failure(let rejection):
       return (actions, .rejected(id: commandID, reason: rejection))
     case .success:
+      if room.engine.state.sequence != before { markChanged(roomName) }
       // The step first: when the sender hears "accepted", its replica already shows the
       // change it asked for.
       actions += broadcastStep(
@@ -504,7 +519,7 @@ public struct RelayCore: Sendable {
   }
 
   /// Commands the relay issues on a participant's behalf (connectivity, exits).
-  private mutating func applyInternal(
+  mutating func applyInternal(
     _ command: GroupCommand, from participant: ParticipantID, in roomName: String,
     at now: GroupInstant, except: ConnectionID? = nil
   ) -> [RelayAction] {
@@ -515,6 +530,7 @@ public struct RelayCore: Sendable {
     room.engineDeadline = room.engine.nextDeadline()
     rooms[roomName] = room
     guard case .success = result else { return actions }
+    if room.engine.state.sequence != before { markChanged(roomName) }
     actions += broadcastStep(
       in: roomName, before: before, at: now, input: .command(command, from: participant),
       except: except)
@@ -565,6 +581,7 @@ public struct RelayCore: Sendable {
       if let c = member.connection { live.append(c) }
       let dropped = member.messages.append(message, size: size, live: member.connection != nil)
       room.members[target] = member
+      markChanged(roomName, member: target)
       // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
       // (the member hears how many on its return).
       var bySender: [ParticipantID: Int] = [:]
@@ -640,6 +657,7 @@ public struct RelayCore: Sendable {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
     room.members[participant] = nil
     rooms[roomName] = room
+    markDeparted(roomName, member: participant)
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
     actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
     if rooms[roomName]?.members.isEmpty == true {
@@ -686,18 +704,6 @@ public struct RelayCore: Sendable {
       let hex = String(word, radix: 16)
       return String(repeating: "0", count: 16 - hex.count) + hex
     }.joined()
-  }
-
-  /// Compares without stopping at the first difference, so that the time taken says
-  /// nothing about how much of a guessed secret was right.
-  static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8)
-    let y = Array(b.utf8)
-    var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
-    for i in 0..<max(x.count, y.count) {
-      difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-    }
-    return difference == 0
   }
 
   // MARK: - Validation

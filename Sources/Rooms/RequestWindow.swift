@@ -57,6 +57,23 @@ struct RequestWindow: Sendable {
     return id <= floor ? .forgotten : .new
   }
 
+  /// The window as stored: answers oldest first, and the floor.
+  var stored: (answers: [StoredAnswer], floor: UInt64) {
+    (order[head...].compactMap { id in answers[id].map { StoredAnswer(id: id, answer: $0.message(id: id)) } }, floor)
+  }
+
+  /// A window brought back from a store.
+  mutating func restore(answers stored: [StoredAnswer], floor: UInt64) {
+    answers = [:]
+    order = []
+    head = 0
+    self.floor = floor
+    for entry in stored.suffix(capacity) where entry.id > floor && answers[entry.id] == nil {
+      answers[entry.id] = Answer(entry.answer)
+      order.append(entry.id)
+    }
+  }
+
   mutating func record(_ id: UInt64, _ answer: ServerMessage) {
     guard answers.updateValue(Answer(answer), forKey: id) == nil else { return }
     order.append(id)

@@ -34,9 +34,12 @@ public final class RelayServer: Sendable {
   public static func start(
     host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
     clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.relay")
+    logger: Logger = Logger(label: "cowatch.relay"), store: (any RoomStore)? = nil,
+    restoring: [StoredRoom] = []
   ) async throws(RelayServerError) -> RelayServer {
-    let runtime = RelayRuntime(configuration: configuration, clock: clock, logger: logger)
+    let runtime = RelayRuntime(
+      configuration: configuration, clock: clock, logger: logger, store: store,
+      restoring: restoring)
     let maximumFrame = configuration.maximumFrameBytes
     let serverChannel: any Channel
     do {

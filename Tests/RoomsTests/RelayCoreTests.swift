@@ -21,7 +21,7 @@ struct RelayDriver {
     func close(flush: Bool) { closed.withLock { $0 = true } }
   }
 
-  let clock = ManualClock(nanoseconds: 100_000_000_000)
+  let clock: ManualClock
   let runtime: RelayRuntime
   /// The runtime, under the name the tests read the relay's state by.
   var core: RelayRuntime { runtime }
@@ -34,8 +34,15 @@ struct RelayDriver {
   private var connections: [UInt64: (id: ConnectionID, outlet: RecordingOutlet)] = [:]
   private let codec = WireCodec()
 
-  init(_ configuration: RelayConfiguration = .init()) {
-    runtime = RelayRuntime(configuration: configuration, clock: clock, epoch: "test")
+  init(
+    _ configuration: RelayConfiguration = .init(), store: (any RoomStore)? = nil,
+    restoring: [StoredRoom] = [], epoch: String = "test", at start: Int64 = 100_000_000_000
+  ) {
+    let clock = ManualClock(nanoseconds: start)
+    self.clock = clock
+    runtime = RelayRuntime(
+      configuration: configuration, clock: clock, epoch: epoch, store: store,
+      restoring: restoring, wallClock: { 1_700_000_000_000_000_000 &+ clock.nanoseconds() })
   }
 
   mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {

@@ -123,9 +123,10 @@ struct ResumeSecretTests {
       .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: forged), from: 3)
     #expect(r.welcome(3)?.participant != ann.participant)
     #expect(!r.closed.contains(ConnectionID(1)), "ann keeps her connection")
-    #expect(RelayCore.constantTimeEqual("abc", "abc"))
-    #expect(!RelayCore.constantTimeEqual("abc", "abd"))
-    #expect(!RelayCore.constantTimeEqual("abc", "abcd"))
+    #expect(SecretHash.matches("abc", SecretHash.of("abc")))
+    #expect(!SecretHash.matches("abd", SecretHash.of("abc")))
+    #expect(!SecretHash.matches("abcd", SecretHash.of("abc")))
+    #expect(!SecretHash.matches("abc", Array(SecretHash.of("abc").prefix(31))))
   }
 }
 

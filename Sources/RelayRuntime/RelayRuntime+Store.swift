@@ -1,0 +1,106 @@
+import Logging
+import PlaybackCoordination
+import Rooms
+import Synchronization
+import Transports
+
+/// Writing rooms to a ``RoomStore``: the core notes which rooms and members changed with
+/// each step; a writer task takes them every few milliseconds, outside the lock that
+/// steps are forwarded under, and writes them as one batch. Forwarding never waits for the
+/// store; a slow store only makes batches larger (at most every room once), never a queue.
+extension RelayRuntime {
+  /// The writer's bookkeeping: one write at a time, and what it has done.
+  struct StoreWriter {
+    var writing = false
+    var batches = 0
+    var rows = 0
+    var failures = 0
+    var failing: String?
+  }
+
+  /// Milliseconds between writes while rooms change: at most this much of the latest
+  /// changes is lost when the relay is killed.
+  public static let storeWriteInterval = 0.005
+  /// The wait before writing again after a failed write.
+  public static let storeRetryInterval = 0.5
+
+  /// Writes what changed until cancelled, then once more.
+  public func runStoreWriter(interval: Double = RelayRuntime.storeWriteInterval) async {
+    while !Task.isCancelled {
+      let wrote = await flushStore()
+      let pause = wrote ? interval : Self.storeRetryInterval
+      try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
+    }
+    _ = await flushStore()
+  }
+
+  /// Takes what changed since the last write and writes it. Returns false when the write
+  /// failed (the changes are kept for the next one) or another write was under way.
+  @discardableResult
+  public func flushStore() async -> Bool {
+    guard let store else { return true }
+    let started = storeWriter.withLock { w in
+      guard !w.writing else { return false }
+      w.writing = true
+      return true
+    }
+    guard started else { return false }
+    defer { storeWriter.withLock { $0.writing = false } }
+    let batch: RoomStoreBatch? = state.withLock { s in
+      guard s.core.hasStoreChanges else { return nil }
+      return s.core.takeStoreChanges(
+        clock: ClockReading(group: clock.groupNow(), wallNanoseconds: wallClock()))
+    }
+    guard let batch else { return true }
+    do throws(RoomStoreError) {
+      try await store.write(batch)
+    } catch {
+      state.withLock { $0.core.requeue(batch) }
+      let first = storeWriter.withLock { w in
+        defer {
+          w.failures += 1
+          w.failing = error.description
+        }
+        return w.failing == nil
+      }
+      if first {
+        logger.warning(
+          "cannot write rooms to the store: \(RelayRuntime.loggable(error.description)); keeping them and retrying"
+        )
+      }
+      return false
+    }
+    let recovered = storeWriter.withLock { w in
+      defer {
+        w.batches += 1
+        w.rows += batch.rowCount
+        w.failing = nil
+      }
+      return w.failing != nil
+    }
+    if recovered { logger.notice("writing rooms to the store again") }
+    return true
+  }
+
+  /// Batches and rows written so far, and failed writes.
+  public var storeWrites: (batches: Int, rows: Int, failures: Int) {
+    storeWriter.withLock { ($0.batches, $0.rows, $0.failures) }
+  }
+
+  /// Every room as the store would hold it now (for tests and status).
+  public func storedRooms() -> [StoredRoom] { state.withLock { $0.core.storedRooms() } }
+
+  /// What a relay about to start takes from `store`: rooms last written more than
+  /// `retention` seconds ago are removed; the rest come back, with the offset to give the
+  /// monotonic clock so that it continues the group clock they were written on (zero on the
+  /// same boot; see ``ClockReading/continuation(of:now:)``).
+  public static func loadRooms(
+    from store: any RoomStore, retention: Double, now: ClockReading
+  ) async throws(RoomStoreError) -> (rooms: [StoredRoom], clockOffset: Int64, expired: Int) {
+    let cutoff = now.wallNanoseconds &- Int64(max(0, min(retention, 1e9)) * 1e9)
+    let expired = try await store.removeRooms(writtenBefore: cutoff)
+    let (rooms, written) = try await store.load()
+    let offset = written.map { ClockReading.continuation(of: $0, now: now) } ?? 0
+    return (rooms, offset, expired)
+  }
+}

@@ -1,0 +1,162 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// What the core exposes to a ``RoomStore``: the rooms and members that changed since the
+/// last write, and rooms brought back from a store. The core never writes: the runtime takes
+/// the changes (``takeStoreChanges(clock:)``) and writes them off the path that forwards
+/// steps.
+extension RelayCore {
+  /// Rooms and members changed since the last ``takeStoreChanges(clock:)``: only kept when
+  /// the core was made with `tracksStoreChanges`.
+  struct StoreChanges: Sendable {
+    var rooms: Set<String> = []
+    var members: [String: Set<ParticipantID>] = [:]
+    var departed: [String: Set<ParticipantID>] = [:]
+    var removed: Set<String> = []
+
+    var isEmpty: Bool { rooms.isEmpty && removed.isEmpty }
+  }
+
+  mutating func markChanged(_ room: String, member: ParticipantID? = nil) {
+    guard tracksStoreChanges else { return }
+    storeChanges.rooms.insert(room)
+    if let member { storeChanges.members[room, default: []].insert(member) }
+  }
+
+  mutating func markDeparted(_ room: String, member: ParticipantID) {
+    guard tracksStoreChanges else { return }
+    storeChanges.rooms.insert(room)
+    storeChanges.members[room]?.remove(member)
+    storeChanges.departed[room, default: []].insert(member)
+  }
+
+  mutating func markRemoved(_ room: String) {
+    guard tracksStoreChanges else { return }
+    storeChanges.rooms.remove(room)
+    storeChanges.members[room] = nil
+    storeChanges.departed[room] = nil
+    storeChanges.removed.insert(room)
+  }
+
+  /// Whether anything changed since the last ``takeStoreChanges(clock:)``.
+  public var hasStoreChanges: Bool { !storeChanges.isEmpty }
+
+  /// What changed since the last call, as one batch to write, and forgets it. Rooms removed
+  /// and then made again come out in both lists: removals are written first.
+  public mutating func takeStoreChanges(clock: ClockReading) -> RoomStoreBatch {
+    let changes = storeChanges
+    storeChanges = StoreChanges()
+    var batch = RoomStoreBatch(removed: changes.removed.sorted(), clock: clock)
+    for name in changes.rooms.sorted() {
+      guard let stored = stored(room: name, members: changes.members[name] ?? []) else {
+        continue
+      }
+      batch.changed.append(
+        RoomStoreBatch.RoomChange(
+          name: name, state: stored.state, nextNumber: stored.nextNumber,
+          members: stored.members, departed: (changes.departed[name] ?? []).sorted()))
+    }
+    return batch
+  }
+
+  /// Puts a batch's rooms back among the changes, when writing it failed: the next batch
+  /// writes them again with what they hold then.
+  public mutating func requeue(_ batch: RoomStoreBatch) {
+    guard tracksStoreChanges else { return }
+    for name in batch.removed where rooms[name] == nil { storeChanges.removed.insert(name) }
+    for change in batch.changed where rooms[change.name] != nil {
+      storeChanges.rooms.insert(change.name)
+      for member in change.members { storeChanges.members[change.name, default: []].insert(member.participant) }
+      for member in change.departed {
+        storeChanges.departed[change.name, default: []].insert(member)
+      }
+    }
+  }
+
+  /// Every room as a store would hold it (for a full write and for tests).
+  public func storedRooms() -> [StoredRoom] {
+    rooms.keys.sorted().compactMap { name in
+      stored(room: name, members: nil)
+    }
+  }
+
+  /// A room with the given members (nil: all of them).
+  private func stored(room name: String, members wanted: Set<ParticipantID>?) -> StoredRoom? {
+    guard let room = rooms[name] else { return nil }
+    let members = room.members.filter { wanted?.contains($0.key) ?? true }
+      .sorted { $0.key < $1.key }
+      .map { id, member in
+        let log = member.messages.stored
+        let window = member.requests.stored
+        return StoredMember(
+          participant: id, name: member.name, secretHash: member.secretHash,
+          messageCount: log.count, messagesSent: log.sent, messages: log.messages,
+          answers: window.answers, answerFloor: window.floor)
+      }
+    return StoredRoom(
+      name: name, state: room.engine.state, nextNumber: room.nextNumber, members: members)
+  }
+
+  /// Brings back rooms a store kept, at group time `now`: every member away, keeping its
+  /// place for the reconnect grace from now, as after a network cut (the engine hears that
+  /// they are disconnected, as it would have). A room that does not hold together (a bad
+  /// name, members the state does not know, a secret hash of the wrong size) is left out,
+  /// with a log line that says why; rooms already here are not replaced.
+  public mutating func restore(_ stored: [StoredRoom], at now: GroupInstant) -> [RelayAction] {
+    var actions: [RelayAction] = []
+    for room in stored.sorted(by: { $0.name < $1.name }) {
+      if let problem = Self.problem(with: room) {
+        actions.append(.log(.warning, "stored room \(room.name) left out: \(problem)"))
+        continue
+      }
+      guard rooms[room.name] == nil else { continue }
+      var restored = Room(
+        engine: GroupEngine(configuration: configuration.engine, state: room.state))
+      restored.nextNumber = room.nextNumber
+      for stored in room.members {
+        var messages = MessageLog(
+          maximumCount: configuration.maximumPendingMessages,
+          maximumBytes: configuration.maximumPendingMessageBytes)
+        messages.restore(
+          count: stored.messageCount, sent: stored.messagesSent, messages: stored.messages)
+        var requests = RequestWindow(capacity: configuration.requestWindow)
+        requests.restore(answers: stored.answers, floor: stored.answerFloor)
+        restored.members[stored.participant] = Member(
+          name: stored.name, secretHash: stored.secretHash, connection: nil,
+          disconnectedAt: now, requests: requests, messages: messages)
+      }
+      rooms[room.name] = restored
+      markChanged(room.name)
+      for participant in room.state.participants where participant.isConnected {
+        actions += applyInternal(.setConnected(false), from: participant.id, in: room.name, at: now)
+      }
+      if var current = rooms[room.name] {
+        current.engineDeadline = current.engine.nextDeadline()
+        rooms[room.name] = current
+      }
+      actions.append(
+        .log(
+          .info,
+          "room \(room.name) restored at sequence \(room.state.sequence) with \(room.members.count) \(room.members.count == 1 ? "member" : "members")"
+        ))
+    }
+    return actions
+  }
+
+  /// Why a stored room cannot be brought back, if it cannot.
+  static func problem(with room: StoredRoom) -> String? {
+    guard isValidRoom(room.name) else { return "not a valid room name" }
+    guard !room.members.isEmpty else { return "no members" }
+    let ids = room.members.map(\.participant)
+    guard Set(ids).count == ids.count else { return "a member appears twice" }
+    guard Set(ids) == Set(room.state.participants.map(\.id)) else {
+      return "its members and its state's participants differ"
+    }
+    guard room.members.allSatisfy({ $0.secretHash.count == 32 }) else {
+      return "a secret hash is not 32 bytes"
+    }
+    let highest = ids.compactMap { UInt64($0.rawValue.dropFirst()) }.max() ?? 0
+    guard room.nextNumber > highest else { return "its next member number is already taken" }
+    return nil
+  }
+}

@@ -1,0 +1,61 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// One member of a stored room: who it is, the hash of its resume secret (never the
+/// secret), the messenger payloads held for it and the answers to its latest requests.
+public struct StoredMember: Sendable, Hashable, Codable {
+  public var participant: ParticipantID
+  public var name: String
+  /// SHA-256 of the resume secret (see ``SecretHash``): a copy of the store does not let
+  /// anyone resume as the member.
+  public var secretHash: [UInt8]
+  /// Payloads numbered by ``MessageLog``: how many were numbered, how many were written to
+  /// a connection, and the ones still kept (oldest first).
+  public var messageCount: UInt64
+  public var messagesSent: UInt64
+  public var messages: [StoredMessage]
+  /// The answers to the member's most recent requests, oldest first, and the id at or below
+  /// which requests have left the window: a request resent after a restart is answered
+  /// again, not applied twice.
+  public var answers: [StoredAnswer]
+  public var answerFloor: UInt64
+
+  public init(
+    participant: ParticipantID, name: String, secretHash: [UInt8], messageCount: UInt64 = 0,
+    messagesSent: UInt64 = 0, messages: [StoredMessage] = [], answers: [StoredAnswer] = [],
+    answerFloor: UInt64 = 0
+  ) {
+    self.participant = participant
+    self.name = name
+    self.secretHash = secretHash
+    self.messageCount = messageCount
+    self.messagesSent = messagesSent
+    self.messages = messages
+    self.answers = answers
+    self.answerFloor = answerFloor
+  }
+}
+
+/// One messenger payload held for a member, with its number and the bytes it counts.
+public struct StoredMessage: Sendable, Hashable, Codable {
+  public var index: UInt64
+  public var message: ServerMessage
+  public var bytes: Int
+
+  public init(index: UInt64, message: ServerMessage, bytes: Int) {
+    self.index = index
+    self.message = message
+    self.bytes = bytes
+  }
+}
+
+/// The answer the relay gave to one request id.
+public struct StoredAnswer: Sendable, Hashable, Codable {
+  public var id: UInt64
+  public var answer: ServerMessage
+
+  public init(id: UInt64, answer: ServerMessage) {
+    self.id = id
+    self.answer = answer
+  }
+}
