@@ -15,6 +15,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
@@ -39,6 +40,10 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "Transports",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The room store in one SQLite file (GRDB over Debian's libsqlite3).
+    .target(
+      name: "SQLiteRoomStore",
+      dependencies: ["PlaybackCoordination", "Rooms", .product(name: "GRDB", package: "GRDB.swift")]),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
@@ -99,7 +104,7 @@ let package = Package(
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
-        "FrontSessions", "DemoScript", "Narration",
+        "FrontSessions", "DemoScript", "Narration", "SQLiteRoomStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -107,7 +112,7 @@ let package = Package(
       name: "cowatch-bench",
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
-        "TCPRelayClient", "Media",
+        "TCPRelayClient", "Media", "SQLiteRoomStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -115,7 +120,9 @@ let package = Package(
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
     .testTarget(
       name: "RoomsTests",
-      dependencies: ["Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports"]),
+      dependencies: [
+        "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports", "SQLiteRoomStore",
+      ]),
     .testTarget(
       name: "ParticipationTests",
       dependencies: ["Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime", "Transports"]),

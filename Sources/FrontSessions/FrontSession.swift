@@ -132,10 +132,10 @@ public struct FrontSession: Sendable {
 
   private mutating func receive(_ event: ClientEvent) {
     switch event {
-    case .welcomed(let participant, _, let epoch):
+    case .welcomed(let participant, let resumed, let epoch):
       model.localParticipant = participant
-      // A new epoch is a new relay process, counting its changes from 1 again.
-      if let relayEpoch, relayEpoch != epoch { model.relayRestarted() }
+      // A new epoch is a new relay process: with the room it kept (resumed), or a new one.
+      if let relayEpoch, relayEpoch != epoch { model.relayRestarted(resumed: resumed) }
       relayEpoch = epoch
     case .state(let state, let events):
       model.group = state

@@ -76,14 +76,21 @@ public struct HeadlessRunner: Sendable {
 
   private func forwardEvents() async {
     var lastParticipants: [Participant] = []
+    var lastEpoch: String?
     for await event in client.events {
       switch event {
-      case .welcomed(let participant, let resumed, _):
-        emit(
-          .object([
-            ("event", "welcome"), ("participant", .string(participant.rawValue)),
-            ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
-          ]))
+      case .welcomed(let participant, let resumed, let epoch):
+        var fields: [(String, JSONValue)] = [
+          ("event", "welcome"), ("participant", .string(participant.rawValue)),
+          ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
+        ]
+        // Another epoch: the relay process restarted; resumed, it kept the room.
+        if let lastEpoch, lastEpoch != epoch {
+          fields.append(("relay_restarted", true))
+          fields.append(("text", .string(ChangeNarrator.relayRestarted(resumed: resumed))))
+        }
+        lastEpoch = epoch
+        emit(.object(fields))
       case .state(let newState, let changes):
         for change in changes where change.kind != .reported {
           var fields: [(String, JSONValue)] = [

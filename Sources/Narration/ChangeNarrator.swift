@@ -5,6 +5,13 @@ import PlaybackCoordination
 /// `text` fields and demo transcripts. Names come from the event (so they survive a
 /// departure) or the group state; the local participant, when given, is "you".
 public enum ChangeNarrator {
+  /// What a participant hears when the relay's process changed under it: `resumed`, the
+  /// relay kept the room and it is back as the same member (nothing was lost); otherwise the
+  /// room started afresh.
+  public static func relayRestarted(resumed: Bool) -> String {
+    resumed ? "the relay restarted; back with the group" : "the relay restarted"
+  }
+
   /// The sentence for a change, or nil for changes nobody needs to read about (reports, a
   /// participant becoming ready).
   public static func notice(

@@ -235,14 +235,19 @@ public struct FrontModel: Hashable, Sendable {
     }
   }
 
-  /// The relay restarted: its sequence numbers start again at 1, so the last one seen
-  /// means nothing any more (kept, it would silence every notice until the new count
-  /// passed it). Who paused and who started went with the old relay's session.
-  public mutating func relayRestarted() {
+  /// The relay restarted. `resumed`: it kept the room (a store brought it back) and this
+  /// participant is the same member in the same session; its sequence goes on, though the
+  /// last steps before the restart may not have been kept, so the last one seen is
+  /// forgotten (kept, it could silence the notices of the steps that replace them).
+  /// Otherwise the room is new, counting from 1, and who paused and who started went with
+  /// the old relay's session.
+  public mutating func relayRestarted(resumed: Bool = false) {
     lastAppliedSequence = nil
-    pausedBy = nil
-    sessionStartedBy = nil
-    post("the relay restarted", kind: .error)
+    if !resumed {
+      pausedBy = nil
+      sessionStartedBy = nil
+    }
+    post(ChangeNarrator.relayRestarted(resumed: resumed), kind: resumed ? .event : .error)
   }
 
   /// How visible a notice is now.

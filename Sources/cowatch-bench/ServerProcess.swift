@@ -18,9 +18,11 @@ final class ServerProcess: @unchecked Sendable {
   /// `cowatch serve` from beside this executable, on a port the system picks.
   /// `defaultLimits` keeps the relay's own limits (for the attacks); otherwise the
   /// per-address ones are lifted, since every load client comes from 127.0.0.1.
-  static func cowatch(host: String = "127.0.0.1", defaultLimits: Bool = false) throws
-    -> ServerProcess
-  {
+  /// `store` is what `--store` gets (`memory`, or an SQLite file's path).
+  static func cowatch(
+    host: String = "127.0.0.1", port: Int = 0, defaultLimits: Bool = false,
+    store: String = "memory"
+  ) throws -> ServerProcess {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("cowatch").path
     guard FileManager.default.isExecutableFile(atPath: exe) else {
@@ -29,7 +31,10 @@ final class ServerProcess: @unchecked Sendable {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
     p.arguments =
-      ["serve", "--host", host, "--port", "0", "--log-level", defaultLimits ? "notice" : "warning"]
+      [
+        "serve", "--host", host, "--port", "\(port)", "--store", store, "--log-level",
+        defaultLimits ? "notice" : "warning",
+      ]
       + (defaultLimits
         ? []
         : [
@@ -52,7 +57,7 @@ final class ServerProcess: @unchecked Sendable {
       text += String(decoding: data, as: UTF8.self)
     }
     guard
-      let port = text.split(separator: ":").last.flatMap({
+      let port = text.split(separator: "\n").first?.split(separator: ":").last.flatMap({
         Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
       })
     else {

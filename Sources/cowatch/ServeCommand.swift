@@ -1,8 +1,12 @@
 import ArgumentParser
+import Foundation
 import Logging
+import RelayRuntime
 import Rooms
+import SQLiteRoomStore
 import TCPRelayClient
 import TCPRelayServer
+import Transports
 
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -16,6 +20,14 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "Most open connections from one address.") var maxConnectionsPerAddress = 64
   @Option(help: "Most rooms created from one address that still exist.") var maxRoomsPerAddress = 32
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
+  @Option(
+    help: ArgumentHelp(
+      "Where rooms are kept across restarts: an SQLite file, or 'memory' to keep nothing.",
+      discussion: "Default: $XDG_STATE_HOME/cowatch/relay.sqlite (~/.local/state/cowatch/…).",
+      valueName: "path|memory"))
+  var store: String?
+  @Option(help: "Forget stored rooms not written for this many seconds when starting.")
+  var storeRetention = 3600.0
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
@@ -30,6 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
     guard heartbeatTimeout > 0 else {
       throw ValidationError("--heartbeat-timeout must be positive")
     }
+    guard storeRetention >= 0, storeRetention.isFinite else {
+      throw ValidationError("--store-retention must be a number of seconds, 0 or more")
+    }
+    if let store, store.isEmpty { throw ValidationError("--store needs a path or 'memory'") }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("unknown --log-level \(logLevel)")
     }
@@ -44,13 +60,47 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
+    var clock = MonotonicClock()
+    var roomStore: (any RoomStore)?
+    var restoring: [StoredRoom] = []
+    var storeNote = "rooms kept in memory only (--store memory)"
+    if let path = storePath {
+      do throws(RoomStoreError) {
+        let opened = try SQLiteRoomStore(path: path)
+        let now = ClockReading(group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
+        let loaded = try await RelayRuntime.loadRooms(
+          from: opened, retention: storeRetention, now: now)
+        clock = MonotonicClock(offsetNanoseconds: loaded.clockOffset)
+        roomStore = opened
+        restoring = loaded.rooms
+        storeNote =
+          "rooms kept in \(path); \(loaded.rooms.count) restored"
+          + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
+      } catch {
+        throw CommandFailure("serve", error.description)
+      }
+    }
     let server: RelayServer
     do {
-      server = try await RelayServer.start(host: host, port: port, configuration: configuration)
+      server = try await RelayServer.start(
+        host: host, port: port, configuration: configuration, clock: clock, store: roomStore,
+        restoring: restoring)
     } catch {
       throw CommandFailure("serve", error.description)
     }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
+    Console.line(storeNote)
     await server.wait()
+  }
+
+  /// The SQLite file rooms are kept in, or nil for `--store memory`.
+  var storePath: String? {
+    if store == "memory" { return nil }
+    if let store { return store }
+    let environment = ProcessInfo.processInfo.environment
+    let state =
+      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+    return state + "/cowatch/relay.sqlite"
   }
 }

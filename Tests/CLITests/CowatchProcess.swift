@@ -107,6 +107,38 @@ final class CowatchProcess: Sendable {
   func terminate() {
     if process.isRunning { process.terminate() }
   }
+
+  /// SIGKILL: the process gets no chance to write or close anything, as in a crash.
+  func killNow() async {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    _ = await exitStatus(within: 5)
+  }
+
+  /// Waits (bounded) for an output line after the first `start` lines containing every
+  /// fragment; returns its index and text.
+  @discardableResult
+  func waitForLine(
+    after start: Int, containing fragments: [String], within seconds: Double = 10,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async -> (index: Int, line: String)? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let lines = output
+      if start < lines.count,
+        let index = lines[start...].firstIndex(where: { line in
+          fragments.allSatisfy { line.contains($0) }
+        })
+      {
+        return (index, lines[index])
+      }
+      try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    Issue.record(
+      "no line with \(fragments) after line \(start) within \(seconds) s; got:\n\(output.suffix(15).joined(separator: "\n"))\nstderr: \(standardError)",
+      sourceLocation: sourceLocation)
+    return nil
+  }
 }
 
 /// A value shared between the reader threads and the test.

@@ -162,7 +162,7 @@ struct FrontTmuxTests {
       if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
     .timeLimit(.minutes(1)))
   func pauseReachesTheOtherFront() async throws {
-    let relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0"])
+    let relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory"])
     defer { relay.terminate() }
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))

@@ -237,6 +237,28 @@ struct RelayRestartTests {
     #expect(screen.contains("bob started watching · j to join"))
   }
 
+  @Test("a relay that restarted with the room kept: back with the group, still paused by bob")
+  func restartedWithStore() {
+    var d = afterPause()
+    // The relay came back as a new process that restored the room from its store: ann
+    // resumes as the same member, the session and the pause as they were.
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: true, relayEpoch: "e2")))
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.state(Fixtures.playing(sequence: 13, rate: 0), events: [])))
+    let screen = d.screen()
+    #expect(screen.contains("the relay restarted; back with the group"))
+    #expect(!screen.contains("session ended"))
+    #expect(screen.contains("● connected"))
+    #expect(screen.contains("paused by bob"))
+    // The changes after the restart are told as usual.
+    d.send(
+      .client(
+        .state(Fixtures.playing(sequence: 14), events: [
+            Fixtures.change(14, .played(at: 160, rate: 1, startsAt: Fixtures.now))
+          ])))
+    #expect(d.session.model.notices.map(\.text).contains { $0.hasPrefix("bob played") })
+  }
+
   @Test("the same epoch (a resumed connection) keeps the sequence: no change is shown twice")
   func sameEpoch() {
     var d = afterPause()

@@ -111,6 +111,43 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "after a restart that kept the room everyone is back as the same member where the group was; a message to someone away arrives once"
+  )
+  func relayRestartKeepingRooms() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    net.request(.command(.pause(item: "harbour/s1e1", at: 42.5)), from: people[0])
+    net.run(for: 0.5)
+    let ids = people.map { net.members[$0].core.participant }
+    let sequence = try #require(net.runtime.state(ofRoom: "lobby")).sequence
+    // bob's connection resets; ann writes to him; the relay dies before he is back.
+    net.cut(people[1])
+    let ticket = net.request(.message(kind: "chat", body: "are you there?", to: .all), from: people[0])
+    net.restartRelay(epoch: "epoch-2", keepingRooms: true)
+    net.run(for: 5)
+    for (p, id) in zip(people, ids) {
+      #expect(net.members[p].core.relayEpoch == "epoch-2")
+      #expect(net.members[p].core.status == .connected)
+      #expect(net.members[p].core.participant == id, "the same member, with the same id")
+      #expect(
+        net.members[p].events.contains(
+          .welcomed(participant: id!, resumed: true, relayEpoch: "epoch-2")))
+      let session = try #require(net.state(p).session)
+      #expect(session.status == .paused && session.timeline.itemTime == 42.5)
+      #expect(session.item.id == "harbour/s1e1")
+    }
+    let relay = try #require(net.runtime.state(ofRoom: "lobby"))
+    #expect(relay.sequence > sequence)
+    #expect(relay.participants.map(\.id) == ids.compactMap { $0 })
+    #expect(relay.participants.allSatisfy { $0.isConnected })
+    let got = net.members[people[1]].events.filter {
+      if case .message(_, _, _, "are you there?") = $0 { true } else { false }
+    }
+    #expect(got.count == 1)
+    #expect(net.answers(people[0])[ticket]?.count == 1)
+  }
+
+  @Test(
     "random commands from random participants through random drops: every request answered once, every replica equal to the relay",
     arguments: [1, 2, 3, 4, 5] as [UInt64])
   func randomRuns(seed: UInt64) throws {

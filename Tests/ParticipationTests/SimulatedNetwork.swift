@@ -110,10 +110,14 @@ final class SimulatedNetwork {
     deliver(.closedByRelay(index, generation: members[index].generation))
   }
 
-  /// The relay process dies and a new one starts at the same address (new epoch, no rooms).
-  func restartRelay(epoch: String) {
+  /// The relay process dies and a new one starts at the same address (new epoch): with no
+  /// rooms, or `keepingRooms`, with the rooms as its store held them.
+  func restartRelay(epoch: String, keepingRooms: Bool = false) {
+    let kept = keepingRooms ? runtime.storedRooms() : []
     runtime.stop()
-    runtime = RelayRuntime(configuration: relayConfiguration, clock: clock, epoch: epoch)
+    runtime = RelayRuntime(
+      configuration: relayConfiguration, clock: clock, epoch: epoch,
+      store: keepingRooms ? InMemoryRoomStore() : nil, restoring: kept)
     for (_, entry) in outlets { entry.outlet.close(flush: false) }
   }
 

@@ -9,7 +9,7 @@ import WireProtocol
 
 /// ann and bob in "lobby" watching S/E1, paused at 12.345 s by ann; bob away with a
 /// message from ann waiting for him; everything written to `store`.
-private func pausedRoom(store: InMemoryRoomStore) async throws -> (
+func pausedRoom(store: any RoomStore) async throws -> (
   RelayDriver, ann: ResumeToken, bob: ResumeToken
 ) {
   var r = RelayDriver(store: store)
@@ -110,49 +110,7 @@ struct RoomStoreTests {
 
   @Test("after a restart a member resumes with its token: same id, same state, messages kept")
   func restartResumes() async throws {
-    let store = InMemoryRoomStore()
-    let (before, ann, bob) = try await pausedRoom(store: store)
-    let stateBefore = try #require(before.core.state(ofRoom: "lobby"))
-    let (rooms, _) = try await store.load()
-
-    // A new relay process, later on the same clock.
-    var r = RelayDriver(
-      store: store, restoring: rooms, epoch: "second", at: before.now.nanoseconds + 2_000_000_000)
-    let restored = try #require(r.core.state(ofRoom: "lobby"))
-    #expect(restored.session?.timeline == stateBefore.session?.timeline)
-    #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
-    #expect(restored.sequence > stateBefore.sequence)
-
-    r.connect(3)
-    r.send(
-      .hello(
-        version: ProtocolVersion.current, name: "bob", room: "lobby",
-        resume: ResumeToken(participant: bob.participant, secret: bob.secret, messagesReceived: 0)),
-      from: 3)
-    let welcome = try #require(r.welcome(3))
-    #expect(welcome.resumed)
-    #expect(welcome.participant == bob.participant)
-    #expect(welcome.relayEpoch == "second")
-    #expect(welcome.resume.secret == bob.secret)
-    let position = try #require(welcome.state.session).timeline.position(at: r.now)
-    #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
-    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
-      if case .message(_, _, _, _, let b) = $0 { b } else { nil }
-    }
-    #expect(got == ["while you were away"])
-
-    // ann's request 4 (the pause) resent: answered again, not applied twice.
-    r.connect(4)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 4)
-    let sequence = try #require(r.lastState(4)).sequence
-    r.send(.command(id: 4, .pause(item: nil, at: 12.345)), from: 4)
-    #expect(r.accepted(4) == [4])
-    #expect(r.lastState(4)?.sequence == sequence)
-
-    // A newcomer does not get a number already given.
-    r.hello(5, "carol")
-    #expect(r.welcome(5)?.participant == ParticipantID("p3"))
+    try await resumeAfterRestart(store: InMemoryRoomStore())
   }
 
   @Test("after a restart a wrong secret does not resume, and a playing group plays on")
@@ -251,3 +209,56 @@ struct RoomStoreTests {
     #expect(gone.rooms.isEmpty && gone.expired == 1)
   }
 }
+
+/// The room of ``pausedRoom(store:)`` written to `store`, a relay restarted from what
+/// `store` loads: bob resumes as himself, paused at 12.345 s to the millisecond, with ann's
+/// message; ann's resent request is answered, not applied again; a newcomer gets a new id.
+/// `reopen` opens the store anew, as the next process would.
+func resumeAfterRestart(
+  store: any RoomStore, reopen: (() throws -> any RoomStore)? = nil
+) async throws {
+    let (before, ann, bob) = try await pausedRoom(store: store)
+    let stateBefore = try #require(before.core.state(ofRoom: "lobby"))
+    let store = try reopen?() ?? store
+    let (rooms, _) = try await store.load()
+    #expect(rooms == before.runtime.storedRooms(), "the store holds what the relay held")
+
+    // A new relay process, later on the same clock.
+    var r = RelayDriver(
+      store: store, restoring: rooms, epoch: "second", at: before.now.nanoseconds + 2_000_000_000)
+    let restored = try #require(r.core.state(ofRoom: "lobby"))
+    #expect(restored.session?.timeline == stateBefore.session?.timeline)
+    #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
+    #expect(restored.sequence > stateBefore.sequence)
+
+    r.connect(3)
+    r.send(
+      .hello(
+        version: ProtocolVersion.current, name: "bob", room: "lobby",
+        resume: ResumeToken(participant: bob.participant, secret: bob.secret, messagesReceived: 0)),
+      from: 3)
+    let welcome = try #require(r.welcome(3))
+    #expect(welcome.resumed)
+    #expect(welcome.participant == bob.participant)
+    #expect(welcome.relayEpoch == "second")
+    #expect(welcome.resume.secret == bob.secret)
+    let position = try #require(welcome.state.session).timeline.position(at: r.now)
+    #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
+    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
+      if case .message(_, _, _, _, let b) = $0 { b } else { nil }
+    }
+    #expect(got == ["while you were away"])
+
+    // ann's request 4 (the pause) resent: answered again, not applied twice.
+    r.connect(4)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 4)
+    let sequence = try #require(r.lastState(4)).sequence
+    r.send(.command(id: 4, .pause(item: nil, at: 12.345)), from: 4)
+    #expect(r.accepted(4) == [4])
+    #expect(r.lastState(4)?.sequence == sequence)
+
+    // A newcomer does not get a number already given.
+    r.hello(5, "carol")
+    #expect(r.welcome(5)?.participant == ParticipantID("p3"))
+  }

@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import PlaybackCoordination
+import Rooms
+
+/// A ``RoomStore`` in one SQLite file, through GRDB: the relay's default, so that rooms
+/// outlive a restart of `cowatch serve` with nothing else to run.
+///
+/// One row per room (its state as JSON, with the sequence inside), one per member (its
+/// name, the SHA-256 of its resume secret, pending messages and recent answers, as JSON),
+/// and the clocks of the last write. Each batch is one transaction. The file is in WAL mode
+/// with `synchronous = NORMAL`: a committed batch survives the relay being killed (the
+/// operating system has it); only a power cut can lose the last ones, which is the price of
+/// not waiting for the disk on every write.
+public final class SQLiteRoomStore: RoomStore {
+  public let path: String
+  private let queue: DatabaseQueue
+
+  /// Opens (or creates, with its directory) the file at `path`.
+  public init(path: String) throws(RoomStoreError) {
+    self.path = path
+    let directory = (path as NSString).deletingLastPathComponent
+    do {
+      if !directory.isEmpty {
+        try FileManager.default.createDirectory(
+          atPath: directory, withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
+      }
+      // It holds pending messages: readable by this user only (SQLite gives its journal
+      // files the same permissions).
+      if !FileManager.default.fileExists(atPath: path) {
+        _ = FileManager.default.createFile(
+          atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+      }
+      var configuration = Configuration()
+      configuration.busyMode = .timeout(5)
+      configuration.prepareDatabase { db in
+        try db.execute(sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+      }
+      queue = try DatabaseQueue(path: path, configuration: configuration)
+      try Self.migrator.migrate(queue)
+    } catch {
+      throw RoomStoreError("cannot open the room store \(path): \(Self.describe(error))")
+    }
+  }
+
+  private static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("rooms-1") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE room (
+            name TEXT PRIMARY KEY NOT NULL,
+            state BLOB NOT NULL,
+            next_number INTEGER NOT NULL,
+            written_wall_ns INTEGER NOT NULL
+          );
+          CREATE TABLE member (
+            room TEXT NOT NULL REFERENCES room(name) ON DELETE CASCADE,
+            participant TEXT NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (room, participant)
+          );
+          CREATE TABLE clock (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            group_ns INTEGER NOT NULL,
+            wall_ns INTEGER NOT NULL
+          );
+          """)
+    }
+    return migrator
+  }
+
+  public func load() async throws(RoomStoreError) -> (rooms: [StoredRoom], clock: ClockReading?) {
+    do {
+      return try await queue.read { db in
+        let decoder = JSONDecoder()
+        var members: [String: [StoredMember]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT room, data FROM member ORDER BY room, participant") {
+          let room: String = row["room"]
+          let data: Data = row["data"]
+          members[room, default: []].append(try decoder.decode(StoredMember.self, from: data))
+        }
+        var rooms: [StoredRoom] = []
+        for row in try Row.fetchAll(db, sql: "SELECT name, state, next_number FROM room ORDER BY name") {
+          let name: String = row["name"]
+          let state: Data = row["state"]
+          let next: Int64 = row["next_number"]
+          rooms.append(
+            StoredRoom(
+              name: name, state: try decoder.decode(GroupState.self, from: state),
+              nextNumber: UInt64(max(0, next)), members: members[name] ?? []))
+        }
+        let clock = try Row.fetchOne(db, sql: "SELECT group_ns, wall_ns FROM clock WHERE id = 1")
+          .map { row in
+            ClockReading(
+              group: GroupInstant(nanoseconds: row["group_ns"]), wallNanoseconds: row["wall_ns"])
+          }
+        return (rooms, clock)
+      }
+    } catch {
+      throw RoomStoreError("cannot read the room store \(path): \(Self.describe(error))")
+    }
+  }
+
+  public func write(_ batch: RoomStoreBatch) async throws(RoomStoreError) {
+    do {
+      // Encoded before the transaction: the database is held only for the writes.
+      let encoder = JSONEncoder()
+      let rooms = try batch.changed.map { change in
+        (
+          change,
+          try encoder.encode(change.state),
+          try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
+        )
+      }
+      try await queue.write { db in
+        for name in batch.removed {
+          try db.execute(sql: "DELETE FROM member WHERE room = ?", arguments: [name])
+          try db.execute(sql: "DELETE FROM room WHERE name = ?", arguments: [name])
+        }
+        for (change, state, members) in rooms {
+          try db.execute(
+            sql: """
+              INSERT INTO room (name, state, next_number, written_wall_ns) VALUES (?, ?, ?, ?)
+              ON CONFLICT(name) DO UPDATE SET state = excluded.state,
+                next_number = excluded.next_number, written_wall_ns = excluded.written_wall_ns
+              """,
+            arguments: [
+              change.name, state, Int64(clamping: change.nextNumber), batch.clock.wallNanoseconds,
+            ])
+          for (participant, data) in members {
+            try db.execute(
+              sql: """
+                INSERT INTO member (room, participant, data) VALUES (?, ?, ?)
+                ON CONFLICT(room, participant) DO UPDATE SET data = excluded.data
+                """,
+              arguments: [change.name, participant, data])
+          }
+          for gone in change.departed {
+            try db.execute(
+              sql: "DELETE FROM member WHERE room = ? AND participant = ?",
+              arguments: [change.name, gone.rawValue])
+          }
+        }
+        try db.execute(
+          sql: """
+            INSERT INTO clock (id, group_ns, wall_ns) VALUES (1, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET group_ns = excluded.group_ns, wall_ns = excluded.wall_ns
+            """,
+          arguments: [batch.clock.group.nanoseconds, batch.clock.wallNanoseconds])
+      }
+    } catch {
+      throw RoomStoreError("cannot write to the room store \(path): \(Self.describe(error))")
+    }
+  }
+
+  public func removeRooms(writtenBefore wallNanoseconds: Int64) async throws(RoomStoreError)
+    -> Int
+  {
+    do {
+      return try await queue.write { db in
+        try db.execute(
+          sql:
+            "DELETE FROM member WHERE room IN (SELECT name FROM room WHERE written_wall_ns < ?)",
+          arguments: [wallNanoseconds])
+        try db.execute(
+          sql: "DELETE FROM room WHERE written_wall_ns < ?", arguments: [wallNanoseconds])
+        return db.changesCount
+      }
+    } catch {
+      throw RoomStoreError("cannot clean the room store \(path): \(Self.describe(error))")
+    }
+  }
+
+  /// GRDB's errors say which statement failed; the message alone is what a person needs.
+  private static func describe(_ error: any Error) -> String {
+    if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+    return "\(error)"
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// A headless line as JSON.
+private func fields(_ line: String) -> [String: Any] {
+  (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+}
+
+@Suite("A relay killed and restarted with its room store", .serialized, .timeLimit(.minutes(2)))
+struct RelayRestartProcessTests {
+  @Test(
+    "SIGKILL and a restart on the same port: the same members, paused to the millisecond, playing on where the timeline says, every message once"
+  )
+  func killAndRestart() async throws {
+    let folder = NSTemporaryDirectory() + "cowatch-restart-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let file = folder + "/relay.sqlite"
+    var relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--store", file])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+
+    let ann = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "100",
+    ])
+    defer { ann.terminate() }
+    let bob = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "bob", "--headless", "--sample-ms", "100",
+    ])
+    defer { bob.terminate() }
+    let annWelcome = try #require(await ann.waitForLine(containing: [#""event":"welcome""#]))
+    let annID = try #require(fields(annWelcome)["participant"] as? String)
+    let bobWelcome = try #require(await bob.waitForLine(containing: [#""event":"welcome""#]))
+    let bobID = try #require(fields(bobWelcome)["participant"] as? String)
+    ann.send("start harbour/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await ann.waitForLine(containing: [#""kind":"joined""#, #""originator":"bob""#])
+    await bob.waitForLine(containing: [#""event":"sample""#, #""rate":1"#])
+    ann.send("pause")
+    let paused = try #require(
+      await bob.waitForLine(after: 0, containing: [#""event":"state""#, #""state":"paused""#]))
+    let pausedAt = try #require(fields(paused.line)["position"] as? Double)
+    ann.send("say before the crash")
+    await bob.waitForLine(containing: [#""event":"chat""#, "before the crash"])
+
+    // 1. Paused, and a message written while the relay is down.
+    await relay.killNow()
+    ann.send("say while the relay was down")
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    let (annMark, bobMark) = (ann.output.count, bob.output.count)
+    relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", port, "--store", file])
+    await relay.waitForLine(containing: ["listening on 127.0.0.1:\(port)"])
+    await relay.waitForLine(containing: ["1 restored"])
+    for (who, id, mark) in [(ann, annID, annMark), (bob, bobID, bobMark)] {
+      let welcome = try #require(
+        await who.waitForLine(
+          after: mark, containing: [#""event":"welcome""#, #""relay_restarted":true"#]))
+      #expect(fields(welcome.line)["participant"] as? String == id, "the same member")
+      #expect(fields(welcome.line)["resumed"] as? Bool == true)
+      #expect(welcome.line.contains("the relay restarted; back with the group"))
+      let state = try #require(
+        await who.waitForLine(after: welcome.index, containing: [#""event":"state""#]))
+      #expect(fields(state.line)["state"] as? String == "paused")
+      let position = try #require(fields(state.line)["position"] as? Double)
+      #expect(abs(position - pausedAt) < 0.001, "paused at the same item time to the millisecond")
+    }
+    await bob.waitForLine(after: bobMark, containing: [#""event":"chat""#, "while the relay was down"])
+
+    // 2. Playing: after the restart the group plays on where the timeline says it is now.
+    ann.send("play")
+    let playing = try #require(
+      await bob.waitForLine(
+        after: bobMark, containing: [#""event":"sample""#, #""rate":1"#, "group_position"]))
+    let sample = fields(playing.line)
+    let mono0 = try #require(sample["mono_ns"] as? Int)
+    let group0 = try #require(sample["group_position"] as? Double)
+    await relay.killNow()
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    let (annMark2, bobMark2) = (ann.output.count, bob.output.count)
+    relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", port, "--store", file])
+    await relay.waitForLine(containing: ["listening on 127.0.0.1:\(port)"])
+    for (who, id, mark) in [(ann, annID, annMark2), (bob, bobID, bobMark2)] {
+      let welcome = try #require(
+        await who.waitForLine(
+          after: mark, containing: [#""event":"welcome""#, #""relay_restarted":true"#]))
+      #expect(fields(welcome.line)["participant"] as? String == id)
+      // The player follows the timeline: within 0.1 s of where it says, soon after.
+      var inSync: Double?
+      let deadline = Date().addingTimeInterval(10)
+      var index = welcome.index
+      while inSync == nil, Date() < deadline {
+        guard
+          let next = await who.waitForLine(
+            after: index + 1, containing: [#""event":"sample""#, #""rate":1"#])
+        else { break }
+        index = next.index
+        let s = fields(next.line)
+        guard let mono = s["mono_ns"] as? Int, let position = s["position"] as? Double else {
+          continue
+        }
+        let expected = group0 + Double(mono - mono0) / 1e9
+        if abs(position - expected) < 0.1 { inSync = position - expected }
+      }
+      #expect(inSync != nil, "\(id) plays on where the timeline says")
+    }
+    #expect(bob.output.filter { $0.contains("before the crash") }.count == 1)
+    #expect(bob.output.filter { $0.contains("while the relay was down") }.count == 1)
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+}

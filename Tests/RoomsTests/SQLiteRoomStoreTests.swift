@@ -1,0 +1,92 @@
+import Foundation
+import PlaybackCoordination
+import RelayRuntime
+import SQLiteRoomStore
+import Testing
+import Transports
+import WireProtocol
+
+@testable import Rooms
+
+/// A folder of its own under the system's temporary directory, removed afterwards: tests
+/// never write into the user's state directory.
+final class TemporaryFolder: Sendable {
+  let path: String
+  init() throws {
+    path = NSTemporaryDirectory() + "cowatch-store-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+@Suite("Room store in SQLite")
+struct SQLiteRoomStoreTests {
+  @Test("rooms written to the file come back from it when opened again, and members resume")
+  func restartFromFile() async throws {
+    let folder = try TemporaryFolder()
+    let file = folder.path + "/state/relay.sqlite"
+    try await resumeAfterRestart(store: try SQLiteRoomStore(path: file)) {
+      try SQLiteRoomStore(path: file)
+    }
+  }
+
+  @Test("members who leave and rooms that empty are deleted from the file")
+  func departuresDeleted() async throws {
+    let folder = try TemporaryFolder()
+    let file = folder.path + "/relay.sqlite"
+    let store = try SQLiteRoomStore(path: file)
+    var r = RelayDriver(store: store)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    r.hello(3, "carol", room: "other")
+    #expect(await r.runtime.flushStore())
+    r.send(.bye, from: 2)
+    r.send(.bye, from: 3)
+    #expect(await r.runtime.flushStore())
+    let (rooms, clock) = try await SQLiteRoomStore(path: file).load()
+    #expect(rooms.map(\.name) == ["lobby"])
+    #expect(rooms.first?.members.map(\.name) == ["ann"])
+    #expect(rooms == r.runtime.storedRooms())
+    #expect(clock?.group == r.now)
+  }
+
+  @Test("rooms written before the retention are removed; others stay")
+  func retention() async throws {
+    let folder = try TemporaryFolder()
+    let store = try SQLiteRoomStore(path: folder.path + "/relay.sqlite")
+    var r = RelayDriver(store: store)
+    r.hello(1, "ann")
+    #expect(await r.runtime.flushStore())
+    let written = r.clock.nanoseconds() + 1_700_000_000_000_000_000
+    #expect(try await store.removeRooms(writtenBefore: written) == 0)
+    #expect(try await store.load().rooms.count == 1)
+    #expect(try await store.removeRooms(writtenBefore: written + 1) == 1)
+    #expect(try await store.load().rooms.isEmpty)
+  }
+
+  @Test("a file that is not a room store is refused with a clear error")
+  func notAStore() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.path + "/relay.sqlite"
+    try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: file))
+    #expect {
+      _ = try SQLiteRoomStore(path: file)
+    } throws: { error in
+      "\(error)".contains("cannot open the room store \(file)")
+    }
+  }
+}
+
+@Suite("Room store file permissions")
+struct SQLiteRoomStorePermissionTests {
+  @Test("the file is created readable by its user only")
+  func ownerOnly() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.path + "/new/relay.sqlite"
+    _ = try SQLiteRoomStore(path: file)
+    let attributes = try FileManager.default.attributesOfItem(atPath: file)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let directory = try FileManager.default.attributesOfItem(atPath: folder.path + "/new")
+    #expect((directory[.posixPermissions] as? Int) == 0o700)
+  }
+}
