@@ -55,6 +55,8 @@ struct SimulatedPlayback: Sendable {
   /// The length of the next stall when one was injected (instead of a drawn length).
   private var injectedStallLength: Double?
   private var events: [PlayerEvent] = []
+  /// When the latest play or seek is (or will be) prepared: its seek and preroll done.
+  private(set) var preparedAt: LocalInstant?
 
   init(configuration: SimulatedPlayerConfiguration) {
     self.configuration = configuration
@@ -272,6 +274,20 @@ struct SimulatedPlayback: Sendable {
     if case .stalled = phase, let time { events.append(.stallEnded(at: time, position: position)) }
   }
 
+  /// A play target this close to where the player would be anyway needs no seek, seconds.
+  static let seamlessGap = 0.05
+
+  /// Where the advancing player would be at `t` if nothing changed.
+  private func projectedPosition(at t: LocalInstant, from now: LocalInstant) -> Double {
+    position + rate * clockFactor * t.seconds(since: now)
+  }
+
+  /// Whether a retargeting player already prepares a switch to `itemTime` at `startAt`.
+  private func isPending(itemTime: Double, startAt: LocalInstant) -> Bool {
+    guard case .play(let pending, let pendingStart, _) = intent else { return false }
+    return abs(pendingStart.seconds(since: startAt)) < 1e-3 && abs(pending - itemTime) < 1e-3
+  }
+
   // MARK: - Commands
 
   mutating func perform(
@@ -292,6 +308,7 @@ struct SimulatedPlayback: Sendable {
       }
       item = resolved
       problem = nil
+      preparedAt = nil
       position = min(max(0, at), resolved.duration)
       intent = .pause(at: at)
       setPhase(
@@ -318,8 +335,19 @@ struct SimulatedPlayback: Sendable {
         ready = now.advanced(bySeconds: latency)
         setPhase(.starting(until: ready))
       case .playing, .retargeting:
-        ready = now.advanced(bySeconds: latency)
+        if phase == .playing,
+          abs(projectedPosition(at: startAt, from: now) - itemTime) < Self.seamlessGap
+        {
+          // Already on the new line (a rate change): no seek, it only switches at startAt.
+          ready = now
+        } else if phase != .playing, isPending(itemTime: itemTime, startAt: startAt) {
+          // The same switch asked again (say with another rate): its preparation goes on.
+          ready = max(now, preparedAt ?? now)
+        } else {
+          ready = now.advanced(bySeconds: latency)
+        }
       }
+      preparedAt = ready
       // Late (start instant already past, or too close to make): start where the group was
       // when the command arrived, once ready — late by the latency, as a real player is.
       let target = itemTime + r * max(0, now.seconds(since: startAt))
@@ -361,6 +389,7 @@ struct SimulatedPlayback: Sendable {
         until = ready
         setPhase(.seeking(until: until))
       }
+      preparedAt = until
       switch intent {
       case .pause: intent = .pause(at: target)
       case .play(_, let startAt, let r):
@@ -390,6 +419,7 @@ struct SimulatedPlayback: Sendable {
       setPhase(.idle)
       position = 0
       intent = .pause(at: 0)
+      preparedAt = nil
     }
   }
 }

@@ -141,12 +141,18 @@ public struct ParticipantCore: Sendable {
   ///
   /// A player busy loading, seeking or prerolling a scheduled start still shows where it
   /// was, not where it is going: pausing then must not undo the seek that keeps it busy, so
-  /// the group's position counts instead.
+  /// the group's position counts instead — and while the group still plays the old spot
+  /// up to a seek's switch instant, the seek's target.
   public func currentPosition(at now: LocalInstant, seen: PlayerObservation?) -> Double? {
     guard let session = state.session else { return nil }
     if let seen, seen.item == session.item.id, !seen.isBusy { return seen.position }
     guard let estimate else { return nil }
-    return session.position(at: estimate.groupTime(at: now))
+    let groupNow = estimate.groupTime(at: now)
+    let timeline = session.timeline
+    if groupNow < timeline.groupTime, abs(timeline.priorItemTime - timeline.itemTime) > 1e-6 {
+      return min(max(timeline.itemTime, 0), session.item.duration)
+    }
+    return session.position(at: groupNow)
   }
 
   /// When ``tick(at:seen:)`` is next due.
@@ -615,7 +621,7 @@ public struct ParticipantCore: Sendable {
     reportedSession = session.id
     // Without a player there is nothing to start; with one, its measured start-up latency
     // (a cautious guess until measured) widens the coordinated-start delay.
-    let latency = hasPlayer ? (coordinator?.startupLatency ?? 0.3) : 0
+    let latency = hasPlayer ? (coordinator?.leadLatency ?? 0.3) : 0
     // One report in flight at a time: a newer one says all an older one would.
     guard !outbox.contains(where: { $0.origin == .report }) else { return [] }
     return enqueue(

@@ -104,12 +104,7 @@ extension GroupTransition {
     session.intendedRate = newRate
     let timeline = current.timeline
     if timeline.rate > 0 {
-      if timeline.groupTime > now {
-        session.timeline.rate = newRate
-      } else if timeline.rate != newRate {
-        session.timeline = Timeline(
-          itemTime: current.position(at: now), groupTime: now, rate: newRate)
-      }
+      changeRate(to: newRate)
       let anchor = session.timeline
       emit(.played(at: anchor.itemTime, rate: newRate, startsAt: anchor.groupTime))
       return
@@ -161,15 +156,7 @@ extension GroupTransition {
     session.playbackRate = rate
     if current.intendedRate > 0 {
       session.intendedRate = rate
-      let timeline = current.timeline
-      if timeline.rate > 0 {
-        if timeline.groupTime > now {
-          session.timeline.rate = rate
-        } else {
-          session.timeline = Timeline(
-            itemTime: current.position(at: now), groupTime: now, rate: rate)
-        }
-      }
+      if current.timeline.rate > 0 { changeRate(to: rate) }
     }
     emit(.rateChanged(rate: rate))
   }

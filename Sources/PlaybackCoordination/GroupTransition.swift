@@ -170,13 +170,45 @@ struct GroupTransition {
     return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
   }
 
+  /// How far ahead a change that needs no seek (a rate change while playing) is scheduled
+  /// so that everyone makes it at one instant: `roundTripFactor × highest round-trip`,
+  /// clamped to the configured bounds.
+  func changeDelay() -> Double {
+    let counted = state.participants.filter { $0.isJoined && $0.isConnected }
+    let roundTrip = counted.map(\.roundTrip).max() ?? 0
+    let raw = configuration.roundTripFactor * roundTrip
+    return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
+  }
+
   /// Schedules playback from `position` at the group's playback rate, a start delay ahead.
-  /// The position holds until then, so it never jumps.
+  /// From a stop the position holds until then, so it never jumps; while playing (a seek)
+  /// the group plays on where it is until then, so that every player switches to the new
+  /// spot at the same instant instead of each when its own seek is done.
   mutating func startTogether(at position: Double) -> GroupInstant {
     let startsAt = now.advanced(bySeconds: startDelay())
-    session.timeline = Timeline(
-      itemTime: position, groupTime: startsAt, rate: session.playbackRate)
+    let current = session.timeline
+    if current.rate(at: now) == 0 {
+      session.timeline = Timeline(
+        itemTime: position, groupTime: startsAt, rate: session.playbackRate)
+    } else {
+      session.timeline = current.changing(
+        at: startsAt, to: position, rate: session.playbackRate, now: now)
+    }
     return startsAt
+  }
+
+  /// Changes the rate of a moving timeline a change delay ahead, continuing the current line
+  /// until then; a change still pending only takes the new rate.
+  mutating func changeRate(to rate: Double) {
+    let timeline = session.timeline
+    if timeline.groupTime > now {
+      session.timeline.rate = rate
+      return
+    }
+    guard timeline.rate != rate else { return }
+    let at = now.advanced(bySeconds: changeDelay())
+    let itemTime = min(max(timeline.position(at: at), 0), session.item.duration)
+    session.timeline = timeline.changing(at: at, to: itemTime, rate: rate, now: now)
   }
 
   /// Starts the group if it means to play, is stopped and nobody is waited for.

@@ -1,15 +1,40 @@
-/// Thresholds of the participant-side coordinator's drift correction.
+/// How the participant-side coordinator keeps its player on the group timeline.
+///
+/// Small gaps are closed by a proportional controller on the player's rate, on top of a
+/// learned compensation of the player's own rate error (its clock runs a few hundred ppm
+/// fast or slow); large gaps by a restart scheduled far enough ahead for the player to
+/// seek and preroll. Limits (the defaults): a gap under ``largeGap`` (20 ms) moves the rate
+/// by `proportionalGain × gap` (1 %/s: a 1 ms gap closes with a time constant of 1 s) but
+/// never more than ``smallGapNudge`` (0.5 %), too little to hear with pitch correction off;
+/// larger gaps by up to ``maximumNudge`` (5 %); a gap of ``seekThreshold`` (100 ms) or more
+/// is a restart. The controller is stable for correction intervals well under
+/// `1 / proportionalGain` (it runs every 50 ms).
 public struct SyncConfiguration: Hashable, Sendable, Codable {
-  /// Gaps smaller than this are left alone, seconds.
+  /// A paused player this close to the pause point is left alone, seconds.
   public var tolerance: Double
-  /// Gaps at or above this are fixed with a seek; between `tolerance` and this the
-  /// player's rate is nudged, seconds. 100 ms: past lip-sync level, a restart scheduled by
-  /// the player's known latency is cheaper than a second or more of nudging.
+  /// A playing player this close to the timeline is not nudged (its rate error is still
+  /// compensated), seconds: fewer commands for a player whose position reads are noisy.
+  public var deadband: Double
+  /// Gaps at or above this are fixed with a restart (seek), seconds. 100 ms: past
+  /// lip-sync level, a restart scheduled by the player's known latency is cheaper than a
+  /// second or more of nudging.
   public var seekThreshold: Double
-  /// The most the rate is nudged, as a fraction (0.1 = ±10 %).
+  /// Rate nudge per second of gap (1: a 2 ms gap plays 0.2 % faster or slower).
+  public var proportionalGain: Double
+  /// The most a gap under ``largeGap`` moves the rate, as a fraction.
+  public var smallGapNudge: Double
+  /// Gaps above this get ``largeGapGain`` more per second beyond it, seconds.
+  public var largeGap: Double
+  /// Extra nudge per second of gap beyond ``largeGap``.
+  public var largeGapGain: Double
+  /// The most the rate is nudged, as a fraction (0.05 = ±5 %).
   public var maximumNudge: Double
-  /// Aim to close a nudged gap over this many seconds.
-  public var nudgeHorizon: Double
+  /// How fast the player's rate error is learned: each interval between observations
+  /// weighs `interval / rateLearningTime` (at most 1), seconds.
+  public var rateLearningTime: Double
+  /// Largest rate error believed of a player, as a fraction (a larger apparent error is a
+  /// jump, not drift).
+  public var maximumRateError: Double
   /// After a load, play, pause or seek, observations are ignored until the player reports
   /// it is no longer busy and then this many more seconds have passed, so that start-up
   /// and seek latency is never mistaken for drift, seconds.
@@ -20,19 +45,45 @@ public struct SyncConfiguration: Hashable, Sendable, Codable {
   public var restartLead: Double
   /// Upper bound on the lead of a corrective restart, seconds.
   public var maximumRestartLead: Double
+  /// How many recent start-up latencies are kept; the slowest of them counts.
+  public var latencyWindow: Int
+  /// Margin on the slowest known latency when it sizes a lead (0.25: 25 % more), since the
+  /// next seek may well be a little slower than any seen.
+  public var latencyMargin: Double
 
   public init(
-    tolerance: Double = 0.004, seekThreshold: Double = 0.1, maximumNudge: Double = 0.1,
-    nudgeHorizon: Double = 1, settleTime: Double = 0.05, restartLead: Double = 0.25,
-    maximumRestartLead: Double = 2
+    tolerance: Double = 0.0005, deadband: Double = 0.0001, seekThreshold: Double = 0.1,
+    proportionalGain: Double = 1,
+    smallGapNudge: Double = 0.005, largeGap: Double = 0.02, largeGapGain: Double = 1,
+    maximumNudge: Double = 0.05,
+    rateLearningTime: Double = 2, maximumRateError: Double = 0.005, settleTime: Double = 0.05,
+    restartLead: Double = 0.25, maximumRestartLead: Double = 2, latencyWindow: Int = 8,
+    latencyMargin: Double = 0.25
   ) {
     self.tolerance = tolerance
+    self.deadband = deadband
     self.seekThreshold = seekThreshold
+    self.proportionalGain = proportionalGain
+    self.smallGapNudge = smallGapNudge
+    self.largeGap = largeGap
+    self.largeGapGain = largeGapGain
     self.maximumNudge = maximumNudge
-    self.nudgeHorizon = nudgeHorizon
+    self.rateLearningTime = rateLearningTime
+    self.maximumRateError = maximumRateError
     self.settleTime = settleTime
     self.restartLead = restartLead
     self.maximumRestartLead = maximumRestartLead
+    self.latencyWindow = latencyWindow
+    self.latencyMargin = latencyMargin
+  }
+
+  /// The rate nudge, as a fraction, for a gap (positive = ahead: slower).
+  public func nudge(forGap gap: Double) -> Double {
+    let size = abs(gap)
+    let raw =
+      min(proportionalGain * size, smallGapNudge) + largeGapGain * max(0, size - largeGap)
+    let bounded = min(raw, abs(maximumNudge))
+    return gap < 0 ? -bounded : bounded
   }
 }
 
@@ -43,10 +94,12 @@ public struct SyncConfiguration: Hashable, Sendable, Codable {
 /// Two inputs drive it. ``adopt(_:at:clock:)`` reacts to changes of the group state: it
 /// loads, unloads, plays or pauses, and only when the part of the state that matters to
 /// the player (joined, item, timeline, suspension) actually changed. ``correct(_:at:clock:)``
-/// is called periodically with what the player shows: small gaps are closed by nudging the
-/// rate, large ones by restarting at a near-future instant. After any command that moves
-/// the player, observations are ignored until it has settled, so its latency is not taken
-/// for drift (Jellyfin's complaint #11302).
+/// is called periodically with what the player shows. It learns the player's own rate
+/// error from successive observations and pre-compensates it in every rate it commands,
+/// closes small gaps with a proportional nudge (see ``SyncConfiguration``), and large ones
+/// by restarting at a near-future instant. After any command that moves the player,
+/// observations are ignored until it has settled, so its latency is not taken for drift
+/// (Jellyfin's complaint #11302).
 public struct PlaybackCoordinator: Sendable {
   public let participant: ParticipantID
   public let configuration: SyncConfiguration
@@ -73,6 +126,16 @@ public struct PlaybackCoordinator: Sendable {
     case settling(until: LocalInstant)
   }
 
+  /// An observation of the advancing player and the rate it was commanded from then on:
+  /// the start of the next interval over which its rate error is measured.
+  private struct RateBaseline: Sendable {
+    var position: Double
+    /// Local, so that a new clock estimate between two observations (a different offset)
+    /// is not taken for the player's rate error: both ends are converted with the same one.
+    var at: LocalInstant
+    var commandedRate: Double
+  }
+
   private var link: Link = .unknown
   /// The session as last adopted, while joined.
   private var session: WatchSession?
@@ -80,7 +143,7 @@ public struct PlaybackCoordinator: Sendable {
   private var loadedItem: ItemID?
   /// The timeline the player was last told to follow (nil: tell it again).
   private var followedTimeline: Timeline?
-  /// The rate the player was last set to while playing (nominal or nudged).
+  /// The rate the player was last set to while playing (compensated, nudged or not).
   private var commandedRate: Double?
   private var settle: Settle = .settled
   /// The last observation and when it was made, for the position to pause at on suspension.
@@ -96,16 +159,32 @@ public struct PlaybackCoordinator: Sendable {
   /// latency is that lead plus how late it was (a prerolled player reports busy until its
   /// start, so the busy time of a scheduled start says nothing about its latency).
   private var scheduledLead: Double?
+  /// A play or seek whose preparation time is still to be learned (from the player's
+  /// `preparedAt`), issued at this instant.
+  private var preparing: LocalInstant?
+  /// Recent start-up latencies, newest last.
+  private var latencies: [Double] = []
+  private var rateBaseline: RateBaseline?
 
   /// The player's last measured gap to the group (positive = ahead), seconds.
   public private(set) var lastGap: Double?
-  /// The player's start-up latency for a play or seek, as last measured (smoothed), seconds.
-  /// Worth reporting to the group, which schedules coordinated starts with it.
-  public private(set) var startupLatency: Double?
+  /// The player's own rate error as learned (0.0002 = it plays 200 ppm fast): every rate
+  /// commanded is divided by `1 + rateError`.
+  public private(set) var rateError: Double = 0
 
   public init(participant: ParticipantID, configuration: SyncConfiguration = .init()) {
     self.participant = participant
     self.configuration = configuration
+  }
+
+  /// The slowest recent start-up latency of the player for a play or seek, seconds; nil
+  /// until one was measured.
+  public var startupLatency: Double? { latencies.max() }
+
+  /// How long to allow this player to prepare a start: the slowest recent latency with a
+  /// margin. Worth reporting to the group, which schedules coordinated starts with it.
+  public var leadLatency: Double? {
+    startupLatency.map { $0 * (1 + max(0, configuration.latencyMargin)) }
   }
 
   /// True while the player follows the group timeline (joined, not suspended).
@@ -114,11 +193,15 @@ public struct PlaybackCoordinator: Sendable {
   /// True while this participant is suspended and its player detached from the group.
   public var isDetached: Bool { link == .detached }
 
-  /// True when the player's rate is currently nudged away from the group's.
+  /// True when the player's rate is currently nudged to close a gap (beyond the
+  /// compensation of its own rate error).
   public var isNudged: Bool {
     guard let commandedRate, let session, session.timeline.rate > 0 else { return false }
-    return commandedRate != session.timeline.rate
+    return abs(commandedRate - compensated(session.timeline.rate)) > 1e-9
   }
+
+  /// The rate to command for the player to advance at `rate` in group time.
+  private func compensated(_ rate: Double) -> Double { rate / (1 + rateError) }
 
   // MARK: - Group state
 
@@ -138,6 +221,8 @@ public struct PlaybackCoordinator: Sendable {
       settle = .settled
       lastObservation = nil
       lastGap = nil
+      rateBaseline = nil
+      preparing = nil
       return [.unload]
     }
     self.session = session
@@ -175,6 +260,7 @@ public struct PlaybackCoordinator: Sendable {
       return commands
     }
 
+    let wasFollowing = link == .following && !loaded
     link = .following
     pauseAfterStall = false
     if let followed = followedTimeline,
@@ -182,8 +268,13 @@ public struct PlaybackCoordinator: Sendable {
     {
       followedTimeline = session.timeline
     } else {
+      let seamless =
+        wasFollowing
+        && followedTimeline.map {
+          Self.continues($0, into: session.timeline)
+        } == true
       followedTimeline = session.timeline
-      commands.append(follow(session, at: now, clock: clock))
+      commands.append(follow(session, at: now, clock: clock, seamless: seamless, loaded: loaded))
       return commands
     }
     if !commands.isEmpty { awaitReady(issuedAt: now, notBefore: now, measure: false) }
@@ -193,39 +284,46 @@ public struct PlaybackCoordinator: Sendable {
   /// The command that makes the player follow the session's timeline from wherever it is.
   ///
   /// A start whose anchor is already past — or too close for this player's known start-up
-  /// latency — is moved later along the same timeline line, so the player starts in step
-  /// instead of late by its latency (a late joiner, a slow player, a short start delay).
+  /// latency and the clock's uncertainty — is moved later along the same timeline line, so
+  /// the player starts in step instead of late by its latency (a late joiner, a slow
+  /// player, a short start delay). A `seamless` change (the new line continues the one the
+  /// player plays: a rate change) needs no preparation and keeps its instant.
   private mutating func follow(
-    _ session: WatchSession, at now: LocalInstant, clock: ClockOffsetEstimate
+    _ session: WatchSession, at now: LocalInstant, clock: ClockOffsetEstimate, seamless: Bool,
+    loaded: Bool
   ) -> PlayerCommand {
     let timeline = session.timeline
+    rateBaseline = nil
     guard timeline.rate > 0 else {
       commandedRate = nil
       repauses = 0
+      preparing = nil
       awaitReady(issuedAt: now, notBefore: now, measure: false)
       return .pause(at: timeline.itemTime)
     }
-    commandedRate = timeline.rate
+    let rate = compensated(timeline.rate)
+    commandedRate = rate
     var startAt = clock.localTime(at: timeline.groupTime)
     var itemTime = timeline.itemTime
     // How long this player needs: as measured, or — for a start already past, which it
     // would otherwise join late — the default restart lead until measured.
     let needed =
-      startupLatency.map { $0 + configuration.settleTime }
-      ?? (startAt < now ? configuration.restartLead : 0)
-    if needed > 0 {
-      let earliest = now.advanced(bySeconds: needed)
-      if startAt < earliest {
-        startAt = earliest
-        itemTime = min(timeline.position(at: clock.groupTime(at: earliest)), session.item.duration)
-      }
+      seamless
+      ? 0
+      : (leadLatency.map { $0 + configuration.settleTime + clock.uncertainty }
+        ?? (startAt < now ? configuration.restartLead : 0))
+    let earliest = now.advanced(bySeconds: needed)
+    if startAt < earliest {
+      startAt = earliest
+      itemTime = min(timeline.position(at: clock.groupTime(at: earliest)), session.item.duration)
     }
     // Starting at once, the busy time is the start-up latency; a scheduled start is checked
-    // for lateness once it has happened.
+    // for lateness once it has happened, and its preparation timed by the player.
     let immediate = startAt <= now
-    scheduledLead = immediate ? nil : startAt.seconds(since: now)
-    awaitReady(issuedAt: now, notBefore: max(now, startAt), measure: immediate)
-    return .play(itemTime: itemTime, startAt: startAt, rate: timeline.rate)
+    scheduledLead = immediate || seamless ? nil : startAt.seconds(since: now)
+    preparing = seamless || loaded ? nil : now
+    awaitReady(issuedAt: now, notBefore: max(now, startAt), measure: immediate && !seamless)
+    return .play(itemTime: itemTime, startAt: startAt, rate: rate)
   }
 
   /// Whether following `b` instead of `a` would change nothing for the player from group
@@ -239,6 +337,13 @@ public struct PlaybackCoordinator: Sendable {
     return abs(a.position(at: now) - b.position(at: now)) < 1e-6
   }
 
+  /// Whether `next` only bends the moving line the player follows (`followed`) at its
+  /// anchor, without a jump: a rate change.
+  private static func continues(_ followed: Timeline, into next: Timeline) -> Bool {
+    guard followed.rate > 0, next.rate > 0 else { return false }
+    return abs(followed.position(at: next.groupTime) - next.itemTime) < 1e-6
+  }
+
   /// Where the player is now, extrapolated from the last observation of the loaded item.
   private func playerPosition(at now: LocalInstant) -> Double? {
     guard let last = lastObservation, last.observation.item == loadedItem,
@@ -249,25 +354,36 @@ public struct PlaybackCoordinator: Sendable {
 
   private mutating func awaitReady(issuedAt: LocalInstant, notBefore: LocalInstant, measure: Bool) {
     settle = .awaitingReady(issuedAt: issuedAt, notBefore: notBefore, measure: measure)
+    rateBaseline = nil
   }
 
   // MARK: - Drift correction
 
-  /// Called periodically (e.g. every 100 ms) with what the player shows: nudges or seeks
-  /// the player back to the group timeline.
+  /// Called periodically (e.g. every 50 ms) with what the player shows: learns its rate
+  /// error, nudges or restarts it back onto the group timeline.
   public mutating func correct(
     _ observation: PlayerObservation, at now: LocalInstant, clock: ClockOffsetEstimate
   ) -> [PlayerCommand] {
     lastObservation = (observation, now)
+    if let issued = preparing, let prepared = observation.preparedAt, prepared >= issued {
+      preparing = nil
+      recordStartupLatency(prepared.seconds(since: issued))
+    }
     if link == .detached, pauseAfterStall, !observation.isStalled {
       pauseAfterStall = false
       return [.pause(at: observation.position)]
     }
     guard link == .following, let session, loadedItem == session.item.id,
       observation.item == session.item.id
-    else { return [] }
+    else {
+      rateBaseline = nil
+      return []
+    }
     // A stalled player is recovering; its gap is fixed once it plays again.
-    guard !observation.isStalled else { return [] }
+    guard !observation.isStalled else {
+      rateBaseline = nil
+      return []
+    }
 
     switch settle {
     case .awaitingReady(let issuedAt, let notBefore, let measure):
@@ -281,7 +397,10 @@ public struct PlaybackCoordinator: Sendable {
     case .settled:
       break
     }
-    guard !observation.isBusy else { return [] }
+    guard !observation.isBusy else {
+      rateBaseline = nil
+      return []
+    }
 
     let timeline = session.timeline
     let groupNow = clock.groupTime(at: now)
@@ -290,6 +409,7 @@ public struct PlaybackCoordinator: Sendable {
 
     guard timeline.rate > 0 else {
       lastGap = gap
+      rateBaseline = nil
       // Paused: the player must stand exactly where the group paused. A player that cannot
       // (e.g. one that only stops on frame boundaries) is asked a few times, not forever.
       guard abs(gap) > configuration.tolerance || observation.rate != 0,
@@ -300,41 +420,61 @@ public struct PlaybackCoordinator: Sendable {
       awaitReady(issuedAt: now, notBefore: now, measure: false)
       return [.pause(at: groupPosition)]
     }
-    // A coordinated start is still ahead: the player is prerolled, nothing to measure.
-    guard groupNow >= timeline.groupTime else { return [] }
+    // A coordinated change is still ahead: the player prerolls or plays the lead-in.
+    guard groupNow >= timeline.groupTime else {
+      rateBaseline = nil
+      return []
+    }
     lastGap = gap
     if let lead = scheduledLead {
       scheduledLead = nil
-      if gap < -configuration.tolerance { recordStartupLatency(lead - gap) }
+      // Late by more than the clock could explain: the player was slower than the lead.
+      if gap < -(2 * configuration.tolerance + clock.uncertainty) {
+        recordStartupLatency(lead - gap)
+      }
     }
     let duration = session.item.duration
     // At the end of the item, whoever is there first waits for the group to move on.
     if groupPosition >= duration || (observation.position >= duration && gap >= 0) {
+      rateBaseline = nil
       return []
     }
     if abs(gap) >= configuration.seekThreshold || observation.rate <= 0 {
       return [restart(session, at: now, clock: clock)]
     }
-    return nudge(gap: gap, groupRate: timeline.rate)
+    learnRateError(from: observation.position, at: now, clock: clock)
+    let commands = nudge(gap: gap, groupRate: timeline.rate)
+    if let commandedRate {
+      rateBaseline = RateBaseline(
+        position: observation.position, at: now, commandedRate: commandedRate)
+    }
+    return commands
   }
 
-  /// Closes a small gap by playing a little slower (ahead) or faster (behind), or restores
-  /// the group's rate once the gap is within tolerance.
+  /// Measures the player's rate error over the interval since the last baseline, during
+  /// which it was commanded one rate, and folds it into ``rateError``.
+  private mutating func learnRateError(
+    from position: Double, at now: LocalInstant, clock: ClockOffsetEstimate
+  ) {
+    guard let baseline = rateBaseline, baseline.commandedRate > 0 else { return }
+    let elapsed = clock.groupTime(at: now).seconds(since: clock.groupTime(at: baseline.at))
+    guard elapsed > 0.01 else { return }
+    let sample = (position - baseline.position) / (elapsed * baseline.commandedRate) - 1
+    let c = configuration
+    // A larger apparent error is a jump (a seek nobody asked for, a frozen picture).
+    guard sample.isFinite, abs(sample) <= 4 * c.maximumRateError else { return }
+    let weight = min(1, elapsed / max(c.rateLearningTime, 0.001))
+    let learned = rateError + weight * (sample - rateError)
+    rateError = min(max(learned, -c.maximumRateError), c.maximumRateError)
+  }
+
+  /// Closes a gap by playing a little slower (ahead) or faster (behind), in proportion to
+  /// the gap, on top of the compensation of the player's own rate error.
   private mutating func nudge(gap: Double, groupRate: Double) -> [PlayerCommand] {
-    let configuration = configuration
-    if abs(gap) < configuration.tolerance {
-      guard commandedRate != groupRate else { return [] }
-      commandedRate = groupRate
-      return [.setRate(groupRate)]
-    }
-    let limit = abs(configuration.maximumNudge)
-    let horizon = configuration.nudgeHorizon > 0 ? configuration.nudgeHorizon : 1
-    let fraction = min(max(gap / horizon, -limit), limit)
-    let rate = groupRate * (1 - fraction)
-    // Changes too small to matter are not worth a command.
-    if let current = commandedRate, current != groupRate, abs(current - rate) <= groupRate * 1e-4 {
-      return []
-    }
+    let fraction = abs(gap) < configuration.deadband ? 0 : configuration.nudge(forGap: gap)
+    let rate = compensated(groupRate) * (1 - fraction)
+    // Changes too small to matter (a few ppm) are not worth a command.
+    if let current = commandedRate, abs(current - rate) <= groupRate * 2e-6 { return [] }
     commandedRate = rate
     return [.setRate(rate)]
   }
@@ -344,29 +484,29 @@ public struct PlaybackCoordinator: Sendable {
   private mutating func restart(
     _ session: WatchSession, at now: LocalInstant, clock: ClockOffsetEstimate
   ) -> PlayerCommand {
-    let lead = restartLead
+    let lead = restartLead(clock: clock)
     let startAt = now.advanced(bySeconds: lead)
     let itemTime = session.position(at: clock.groupTime(at: startAt))
-    commandedRate = session.timeline.rate
+    let rate = compensated(session.timeline.rate)
+    commandedRate = rate
     scheduledLead = lead
+    preparing = now
     awaitReady(issuedAt: now, notBefore: startAt, measure: false)
-    return .play(itemTime: itemTime, startAt: startAt, rate: session.timeline.rate)
+    return .play(itemTime: itemTime, startAt: startAt, rate: rate)
   }
 
   /// How far ahead a corrective restart is scheduled, seconds.
-  private var restartLead: Double {
+  private func restartLead(clock: ClockOffsetEstimate) -> Double {
     let c = configuration
-    guard let latency = startupLatency else { return c.restartLead }
-    return min(max(c.restartLead, latency + c.settleTime), max(c.restartLead, c.maximumRestartLead))
+    guard let latency = leadLatency else { return c.restartLead }
+    let wanted = latency + c.settleTime + clock.uncertainty
+    return min(max(c.restartLead, wanted), max(c.restartLead, c.maximumRestartLead))
   }
 
   private mutating func recordStartupLatency(_ measured: Double) {
-    let measured = max(0, measured)
-    if let current = startupLatency {
-      // Rise at once (a late start costs a gap), fall slowly.
-      startupLatency = max(measured, 0.75 * current + 0.25 * measured)
-    } else {
-      startupLatency = measured
-    }
+    guard measured.isFinite else { return }
+    latencies.append(max(0, measured))
+    let window = max(1, configuration.latencyWindow)
+    if latencies.count > window { latencies.removeFirst(latencies.count - window) }
   }
 }

@@ -5,7 +5,10 @@ public enum PlayerCommand: Hashable, Sendable {
   case load(item: ItemID, at: Double)
   /// Be playing, showing `itemTime` at local time `startAt`, at `rate`. A player prerolls
   /// so that it starts on time when `startAt` is far enough ahead; if `startAt` is already
-  /// past it starts at once at `itemTime + rate × (now − startAt)`.
+  /// past it starts at once at `itemTime + rate × (now − startAt)`. A playing player keeps
+  /// showing what it plays until `startAt` and switches then (a seek while playing
+  /// happens at one instant for everyone); one already on the new line (a rate change)
+  /// needs no seek and only changes its rate at `startAt`.
   case play(itemTime: Double, startAt: LocalInstant, rate: Double)
   /// Stop at exactly `at`.
   case pause(at: Double)
@@ -26,15 +29,22 @@ public struct PlayerObservation: Hashable, Sendable {
   /// Loading, seeking or prerolling: the position is not yet meaningful for drift.
   public var isBusy: Bool
   public var isStalled: Bool
+  /// When the player was done preparing (seeking, prerolling) for its latest `play` or
+  /// `seek`, once it is; nil while it still prepares or if it cannot tell. The
+  /// coordinator learns the player's seek latency from it even when the start it
+  /// prepared for was far enough ahead to hide that latency.
+  public var preparedAt: LocalInstant?
 
   public init(
-    item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false
+    item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false,
+    preparedAt: LocalInstant? = nil
   ) {
     self.item = item
     self.position = position
     self.rate = rate
     self.isBusy = isBusy
     self.isStalled = isStalled
+    self.preparedAt = preparedAt
   }
 }
 

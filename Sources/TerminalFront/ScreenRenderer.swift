@@ -532,7 +532,9 @@ public enum ScreenRenderer {
         "⏸ paused\(model.pausedByName.map { " by \($0)" } ?? "")", CellStyle(.paused, bold: true)
       )
     case .playing:
-      if session.timeline.groupTime > model.now {
+      // A start from a stop counts down; a seek or rate change while playing goes on
+      // playing until its switch instant.
+      if session.timeline.groupTime > model.now, session.timeline.priorRate == 0 {
         let s = session.timeline.groupTime.seconds(since: model.now)
         let tenths = Int((s * 10).rounded(.up))
         return ("▶ starting in \(tenths / 10).\(tenths % 10)s", CellStyle(.playing, bold: true))

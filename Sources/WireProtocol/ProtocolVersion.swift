@@ -3,9 +3,11 @@
 ///
 /// - 1: nested values in Swift's synthesized `Codable` shapes (`{"pause":{…}}`, `_0`).
 /// - 2: every nested union is `{"type":…, named fields}`; see docs/PROTOCOL.md.
+/// - 3: timelines may carry a lead-in (`priorItemTime`, `priorRate`): seeks and rate
+///   changes while playing happen at one scheduled instant, and replicas must agree.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 2
+  public static let current = 3
 }

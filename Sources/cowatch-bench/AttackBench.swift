@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import WireProtocol
 
 /// Each attack the hardening work answered, replayed against a real `cowatch serve` (with
 /// its default limits) while a victim room of three keeps pausing, seeking and playing:
@@ -39,7 +40,7 @@ enum AttackBench {
   static let attacks: [Attack] = [
     Attack(name: "time bomb: an item of 1e10 s, then ready (×20)") { port, seconds, _, _ in
       let lines = [
-        #"{"type":"hello","version":2,"name":"m","room":"bomb"}"#,
+        #"{"type":"hello","version":\#(ProtocolVersion.current),"name":"m","room":"bomb"}"#,
         #"{"type":"command","id":1,"command":{"type":"start","series":{"id":"x","title":"x","items":[{"id":"x/1","title":"t","duration":1e10}]},"item":"x/1"}}"#,
         #"{"type":"command","id":2,"command":{"type":"setReadiness","readiness":"ready"}}"#,
       ]
@@ -60,7 +61,7 @@ enum AttackBench {
       while monoNow() < end {
         for p in 1...3 {
           let hello =
-            #"{"type":"hello","version":2,"name":"v\#(p)","room":"victim0","resume":{"participant":"p\#(p)","secret":"\#(String(format: "%032x", tries))","messagesReceived":0}}"#
+            #"{"type":"hello","version":\#(ProtocolVersion.current),"name":"v\#(p)","room":"victim0","resume":{"participant":"p\#(p)","secret":"\#(String(format: "%032x", tries))","messagesReceived":0}}"#
           await fleet.open(sending: hello + "\n", from: 2 + tries % 16, keep: false)
           tries += 1
         }
@@ -72,7 +73,9 @@ enum AttackBench {
       let fleet = AttackerFleet(port: port)
       for i in 0..<20 {
         await fleet.open(
-          sending: #"{"type":"hello","version":2,"name":"r\#(i)","room":"victim0"}"# + "\n",
+          sending:
+            #"{"type":"hello","version":\#(ProtocolVersion.current),"name":"r\#(i)","room":"victim0"}"#
+            + "\n",
           from: 2 + i % 4, reads: false)
       }
       let resync = String(repeating: #"{"type":"resync"}"# + "\n", count: 50)
@@ -87,7 +90,9 @@ enum AttackBench {
       let fleet = AttackerFleet(port: port)
       for i in 0..<4 {
         await fleet.open(
-          sending: #"{"type":"hello","version":2,"name":"e\#(i)","room":"noise"}"# + "\n",
+          sending:
+            #"{"type":"hello","version":\#(ProtocolVersion.current),"name":"e\#(i)","room":"noise"}"#
+            + "\n",
           from: 2 + i)
       }
       let blank = String(repeating: "\n", count: 65536)

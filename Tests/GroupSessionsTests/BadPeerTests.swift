@@ -3,6 +3,7 @@ import Participation
 import PlaybackCoordination
 import Testing
 import Transports
+import WireProtocol
 
 @Suite("Bad peers on the TCP relay", .serialized, .timeLimit(.minutes(1)))
 struct BadPeerTests {
@@ -20,7 +21,7 @@ struct BadPeerTests {
     (String(repeating: "y", count: 70_000), "frameTooLarge"),
     ("{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"join\"}}\n", "helloRequired"),
     (
-      "{\"type\":\"hello\",\"version\":2,\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"teleport\"}}\n",
+      "{\"type\":\"hello\",\"version\":\(ProtocolVersion.current),\"name\":\"x\",\"room\":\"lobby\"}\n{\"type\":\"command\",\"id\":1,\"command\":{\"type\":\"teleport\"}}\n",
       "malformedFrame"
     ),
   ]
@@ -60,7 +61,7 @@ struct HostileNumberTests {
   /// converting (duration − position) / rate to nanoseconds, at once or when the first
   /// load wait timed out, taking every room with it.
   static let attack = [
-    #"{"type":"hello","version":2,"name":"m","room":"r"}"#,
+    #"{"type":"hello","version":\#(ProtocolVersion.current),"name":"m","room":"r"}"#,
     #"{"type":"command","id":1,"command":{"type":"start","series":{"id":"x","title":"x","items":[{"id":"x/1","title":"t","duration":1e10}]},"item":"x/1"}}"#,
     #"{"type":"command","id":2,"command":{"type":"setReadiness","readiness":"ready"}}"#,
     #"{"type":"command","id":3,"command":{"type":"report","roundTrip":1e300,"startupLatency":1e300}}"#,

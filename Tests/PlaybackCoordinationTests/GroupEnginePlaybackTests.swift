@@ -203,19 +203,21 @@ struct GroupEnginePlaybackTests {
     #expect(allowed == 0.25...4)
   }
 
-  @Test("play while playing at another rate changes the rate where the group is")
+  @Test("play while playing at another rate bends the line a change delay ahead")
   func playWhilePlaying() {
     var h = Harness.playing()
     #expect(
       h.ok(.play(item: nil, rate: 2), bob, at: 10).kinds == [
-        .played(at: 7.9, rate: 2, startsAt: g(10))
+        .played(at: 8, rate: 2, startsAt: g(10.1))
       ])
-    #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(10), rate: 2))
+    #expect(
+      h.session.timeline
+        == Timeline(itemTime: 8, groupTime: g(10.1), rate: 2, priorItemTime: 8, priorRate: 1))
     // Same rate again: nothing moves; the event repeats the current anchor.
     let timeline = h.session.timeline
     #expect(
       h.ok(.play(item: nil, rate: nil), alice, at: 11).kinds == [
-        .played(at: 7.9, rate: 2, startsAt: g(10))
+        .played(at: 8, rate: 2, startsAt: g(10.1))
       ])
     #expect(h.session.timeline == timeline)
   }
@@ -296,12 +298,17 @@ struct GroupEnginePlaybackTests {
     #expect(h.engine.nextDeadline() == nil)
   }
 
-  @Test("seek while playing starts together at the new position")
+  @Test("seek while playing: the old spot plays on until everyone switches at one instant")
   func seekWhilePlaying() {
     var h = Harness.playing()
     #expect(h.ok(.seek(item: nil, to: 300), bob, at: 10).kinds == [.seeked(to: 300)])
-    #expect(h.session.timeline == Timeline(itemTime: 300, groupTime: g(10.1), rate: 1))
-    #expect(h.position(at: 10.05) == 300)
+    #expect(
+      h.session.timeline
+        == Timeline(itemTime: 300, groupTime: g(10.1), rate: 1, priorItemTime: 8, priorRate: 1))
+    // Nobody is expected at the new spot before the switch, nor at the old one after it.
+    #expect(isClose(h.position(at: 10), 7.9))
+    #expect(isClose(h.position(at: 10.05), 7.95))
+    #expect(h.position(at: 10.1) == 300)
     #expect(isClose(h.position(at: 11.1), 301))
   }
 
@@ -351,13 +358,30 @@ struct GroupEnginePlaybackTests {
     #expect(isClose(h.position(at: 621.1), 510))
   }
 
-  @Test("a rate change while playing re-anchors where the group is, without a delay")
+  @Test("a rate change while playing bends the line at one instant a change delay ahead")
   func rateWhilePlaying() {
     var h = Harness.playing()
     #expect(h.ok(.setRate(item: nil, rate: 2), bob, at: 10).kinds == [.rateChanged(rate: 2)])
-    #expect(h.session.timeline == Timeline(itemTime: 7.9, groupTime: g(10), rate: 2))
+    // The delay allows for the round-trips only (a rate change needs no seek): the
+    // configured minimum here.
+    #expect(
+      h.session.timeline
+        == Timeline(itemTime: 8, groupTime: g(10.1), rate: 2, priorItemTime: 8, priorRate: 1))
     #expect(h.session.intendedRate == 2 && h.session.playbackRate == 2)
-    #expect(isClose(h.position(at: 11), 9.9))
+    // Continuous: the old rate until the instant, the new one after.
+    #expect(isClose(h.position(at: 10.05), 7.95))
+    #expect(isClose(h.position(at: 11.1), 10))
+  }
+
+  @Test("the change delay of a rate change grows with the highest round-trip")
+  func rateChangeDelayFollowsRoundTrip() {
+    var h = Harness.playing()
+    h.ok(.report(roundTrip: 0.2, startupLatency: 1.5, playerOffset: nil), bob, at: 9)
+    h.ok(.setRate(item: nil, rate: 1.5), alice, at: 10)
+    // roundTripFactor 2 × 0.2 s; the start-up latency does not count (no seek).
+    #expect(h.session.timeline.groupTime == g(10.4))
+    #expect(isClose(h.position(at: 10.4), 8.3))
+    #expect(isClose(h.position(at: 11.4), 9.8))
   }
 
   @Test("a rate change before a scheduled start keeps the start")
@@ -365,7 +389,9 @@ struct GroupEnginePlaybackTests {
     var h = Harness.playing()
     h.ok(.seek(item: nil, to: 100), alice, at: 10)
     h.ok(.setRate(item: nil, rate: 0.5), bob, at: 10.05)
-    #expect(h.session.timeline == Timeline(itemTime: 100, groupTime: g(10.1), rate: 0.5))
+    #expect(
+      h.session.timeline
+        == Timeline(itemTime: 100, groupTime: g(10.1), rate: 0.5, priorItemTime: 8, priorRate: 1))
   }
 
   @Test("a rate change while paused is remembered for the next play")
@@ -401,7 +427,7 @@ struct GroupEnginePlaybackTests {
     h = Harness.playing()
     #expect(h.engine.nextDeadline() == g(602.1))
     h.ok(.setRate(item: nil, rate: 2), alice, at: 10)
-    #expect(h.engine.nextDeadline() == g(306.05))
+    #expect(h.engine.nextDeadline() == g(306.1))
     h.ok(.setReadiness(.stalled), bob, at: 11)
     #expect(h.engine.nextDeadline() == g(21))
     h.ok(.pause(item: nil, at: 5), alice, at: 12)

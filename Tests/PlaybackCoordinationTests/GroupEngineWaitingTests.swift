@@ -122,7 +122,9 @@ struct GroupEngineSuspensionTests {
     let events = h.ok(.endSuspension(.changingTime, proposing: 120), bob, at: 15)
     #expect(events.kinds == [.resumedProposing(time: 120)])
     #expect(events.first?.originatorName == "bob")
-    #expect(h.session.timeline == Timeline(itemTime: 120, groupTime: g(15.1), rate: 1))
+    #expect(
+      h.session.timeline
+        == Timeline(itemTime: 120, groupTime: g(15.1), rate: 1, priorItemTime: 13, priorRate: 1))
 
     h.ok(.pause(item: nil, at: 125), alice, at: 20)
     h.ok(.beginSuspension(.changingTime), bob, at: 21)

@@ -414,38 +414,83 @@ struct PlaybackCoordinatorAdoptTests {
 
 @Suite("PlaybackCoordinator corrects drift")
 struct PlaybackCoordinatorCorrectTests {
-  @Test("small gaps nudge the rate proportionally, bounded by maximumNudge")
+  @Test("small gaps nudge the rate in proportion: at most 0.5 % under 20 ms, 5 % in all")
   func playbackCoordinatorNudges() throws {
     var (coordinator, _) = syncSettledCoordinator()
-    // At local 10 s the group shows 109.
-    let ahead = coordinator.correct(syncSeen(109.05), at: syncLocal(10), clock: syncClock)
-    #expect(ahead.count == 1)
-    #expect(abs(try #require(ahead.first.flatMap(syncRate)) - 0.95) < 1e-6)
-    #expect(abs(try #require(coordinator.lastGap) - 0.05) < 1e-6)
+    // At local 10 s the group shows 109: 2 ms ahead plays 1 %/s × 2 ms = 0.2 % slower.
+    let ahead = coordinator.correct(syncSeen(109.002), at: syncLocal(10), clock: syncClock)
+    #expect(abs(try #require(ahead.first.flatMap(syncRate)) - 0.998) < 1e-9)
+    #expect(abs(try #require(coordinator.lastGap) - 0.002) < 1e-9)
     #expect(coordinator.isNudged)
-    // Beyond a 10 % nudge over the horizon but below the seek threshold: capped at the
-    // maximum nudge (here 2 %, as the seek threshold is 100 ms).
-    var loose = SyncConfiguration()
-    loose.maximumNudge = 0.02
-    var (limited, _) = syncSettledCoordinator(configuration: loose)
-    let capped = limited.correct(syncSeen(109.05), at: syncLocal(10), clock: syncClock)
-    #expect(abs(try #require(capped.first.flatMap(syncRate)) - 0.98) < 1e-6)
-    // Behind: faster.
-    let behind = coordinator.correct(syncSeen(110.18), at: syncLocal(11.2), clock: syncClock)
-    #expect(abs(try #require(behind.first.flatMap(syncRate)) - 1.02) < 1e-6)
-    // Within tolerance: back to the group's rate, once.
-    let close = coordinator.correct(syncSeen(110.302), at: syncLocal(11.3), clock: syncClock)
-    #expect(close == [.setRate(1)])
+    // 100 ms later it advanced exactly as commanded: no rate error is learned, and the
+    // nudge follows the slightly smaller gap.
+    let closer = coordinator.correct(
+      syncSeen(109.002 + 0.1 * 0.998), at: syncLocal(10.1), clock: syncClock)
+    #expect(abs(coordinator.rateError) < 1e-9)
+    #expect(abs(try #require(closer.first.flatMap(syncRate)) - 0.9982) < 1e-9)
+    // Under 20 ms the nudge never exceeds 0.5 %.
+    let c = SyncConfiguration()
+    for gap in stride(from: -0.0199, through: 0.0199, by: 0.0007) {
+      #expect(abs(c.nudge(forGap: gap)) <= 0.005 + 1e-12)
+    }
+    // Beyond 20 ms it grows faster: 50 ms behind → 0.5 % + 3 %.
+    var (behind, _) = syncSettledCoordinator()
+    let faster = behind.correct(syncSeen(108.95), at: syncLocal(10), clock: syncClock)
+    #expect(abs(try #require(faster.first.flatMap(syncRate)) - 1.035) < 1e-9)
+    // Capped at the maximum nudge.
+    var (far, _) = syncSettledCoordinator()
+    let capped = far.correct(syncSeen(109.09), at: syncLocal(10), clock: syncClock)
+    #expect(abs(try #require(capped.first.flatMap(syncRate)) - 0.95) < 1e-9)
+    // Within the deadband: back to the group's rate, once.
+    let close = coordinator.correct(
+      syncSeen(109.102 + 0.00005), at: syncLocal(10.102), clock: syncClock)
+    #expect(close.count == 1)
+    #expect(abs((close.first.flatMap(syncRate) ?? 0) - 1) < 1e-9)
     #expect(!coordinator.isNudged)
-    #expect(coordinator.correct(syncSeen(110.399), at: syncLocal(11.4), clock: syncClock) == [])
+    #expect(
+      coordinator.correct(syncSeen(109.202 + 0.00005), at: syncLocal(10.202), clock: syncClock)
+        == [])
   }
 
   @Test("the nudge scales with the group's rate")
   func playbackCoordinatorNudgeScalesWithRate() throws {
     var (coordinator, _) = syncSettledCoordinator(rate: 2)
     // At local 10 s the group shows 100 + 2 × 9 = 118.
-    let ahead = coordinator.correct(syncSeen(118.05, rate: 2), at: syncLocal(10), clock: syncClock)
-    #expect(abs(try #require(ahead.first.flatMap(syncRate)) - 1.9) < 1e-6)
+    let ahead = coordinator.correct(syncSeen(118.002, rate: 2), at: syncLocal(10), clock: syncClock)
+    #expect(abs(try #require(ahead.first.flatMap(syncRate)) - 2 * 0.998) < 1e-9)
+  }
+
+  @Test("a player's own rate error is learned and compensated in every rate it is given")
+  func playbackCoordinatorLearnsRateError() throws {
+    var (coordinator, _) = syncSettledCoordinator()
+    // A player 300 ppm fast, exactly on the timeline at first.
+    var commanded = 1.0
+    var position = 109.0
+    var rates: [Double] = []
+    for step in 0..<300 {
+      let t = 10 + Double(step) * 0.05
+      if step > 0 { position += 0.05 * commanded * (1 + 300e-6) }
+      for command in coordinator.correct(syncSeen(position), at: syncLocal(t), clock: syncClock) {
+        if let r = syncRate(command) {
+          commanded = r
+          rates.append(r)
+        }
+      }
+    }
+    #expect(abs(coordinator.rateError - 300e-6) < 5e-6)
+    // Compensated: it now advances at the group's rate, and the gap never grew past 0.1 ms.
+    #expect(abs(commanded * (1 + 300e-6) - 1) < 5e-6)
+    #expect(abs(try #require(coordinator.lastGap)) < 1e-4, "\(coordinator.lastGap ?? 0)")
+    #expect(rates.allSatisfy { abs($0 - 1) < 0.005 })
+  }
+
+  @Test("a jump is not taken for a rate error")
+  func playbackCoordinatorIgnoresJumpsForRateError() {
+    var (coordinator, _) = syncSettledCoordinator()
+    _ = coordinator.correct(syncSeen(109), at: syncLocal(10), clock: syncClock)
+    // 30 ms of decoder skip within 50 ms: a gap to close, not a 60 % rate error.
+    _ = coordinator.correct(syncSeen(109.08), at: syncLocal(10.05), clock: syncClock)
+    #expect(coordinator.rateError == 0)
   }
 
   @Test("a large gap restarts the player at a near-future instant on the timeline")
@@ -538,17 +583,19 @@ struct PlaybackCoordinatorSimulationTests {
   static let start = syncState(timeline: syncTimeline(0, startsAt: 1))
 
   @Test(
-    "±500 ppm players stay within 20 ms for ten minutes without a seek", arguments: [500.0, -500.0])
+    "±500 ppm players stay within 1 ms for ten minutes without a seek", arguments: [500.0, -500.0])
   func playbackCoordinatorHoldsDriftingPlayer(ppm: Double) {
     var sim = SyncSimulation(player: SyncSimPlayer(ppm: ppm), state: Self.start)
     sim.run(until: 600)
     #expect(sim.restarts() == 0)
     #expect(sim.largestGap(from: 3) <= 0.02)
-    // It is in fact held at about the tolerance.
-    #expect(sim.largestGap(from: 3) <= SyncConfiguration().tolerance + 0.001)
-    #expect(sim.largestNudge() <= SyncConfiguration().maximumNudge + 1e-12)
+    // Its rate error learned, it is in fact held within a millisecond, with nudges
+    // (compensation included) inaudibly small.
+    #expect(sim.largestGap(from: 10) <= 0.001)
+    #expect(abs(sim.coordinator.rateError - ppm * 1e-6) < 10e-6)
+    #expect(sim.largestNudge() <= 0.005)
     #expect(sim.gaps.count > 5900)
-    #expect(abs(sim.coordinator.lastGap ?? 1) < 0.005)
+    #expect(abs(sim.coordinator.lastGap ?? 1) < 0.0005)
   }
 
   @Test("an undisturbed exact player gets no commands at all")

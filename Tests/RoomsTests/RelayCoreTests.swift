@@ -197,7 +197,7 @@ struct RelayCoreTests {
         == .error(
           code: .unsupportedVersion,
           message:
-            "this relay speaks Cowatch protocol 2 and you sent 1: use the same cowatch version on both ends",
+            "this relay speaks Cowatch protocol \(ProtocolVersion.current) and you sent 1: use the same cowatch version on both ends",
           fatal: true))
     #expect(r.closed.contains(ConnectionID(1)))
     #expect(r.core.roomNames.isEmpty)

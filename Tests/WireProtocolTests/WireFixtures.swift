@@ -21,6 +21,12 @@ enum Fixture {
   static let timeline = Timeline(
     itemTime: 12.5, groupTime: GroupInstant(nanoseconds: 3_600_000_000_000), rate: 0)
   static let timelineJSON = #"{"groupTime":3600000000000,"itemTime":12.5,"rate":0}"#
+  /// A seek while playing: the old spot plays on until the switch.
+  static let ledInTimeline = Timeline(
+    itemTime: 300, groupTime: GroupInstant(nanoseconds: 3_600_200_000_000), rate: 1,
+    priorItemTime: 12.7, priorRate: 1)
+  static let ledInTimelineJSON =
+    #"{"groupTime":3600200000000,"itemTime":300,"priorItemTime":12.7,"priorRate":1,"rate":1}"#
 
   static let wait = GroupWait(
     participant: "p2", cause: .stalled, since: GroupInstant(nanoseconds: 3_590_000_000_000),

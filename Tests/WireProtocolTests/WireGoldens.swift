@@ -235,7 +235,7 @@ enum Golden {
   static let structs: [(String, any Codable & Sendable, String)] = [
     ("ItemInfo", Fixture.item1, Fixture.item1JSON),
     ("SeriesInfo", Fixture.series, Fixture.seriesJSON),
-    ("Timeline", Fixture.timeline, Fixture.timelineJSON),
+    ("Timeline", Fixture.ledInTimeline, Fixture.ledInTimelineJSON),
     ("GroupWait", Fixture.wait, Fixture.waitJSON),
     ("Participant", Fixture.ann, Fixture.annJSON),
     ("ChangeEvent", Fixture.played, Fixture.playedJSON),
