@@ -8,6 +8,12 @@ public struct ParticipantConfiguration: Sendable, Hashable {
   public var answerTimeout: Double
   /// Ping (clock sync and heartbeat) interval once synchronised, seconds.
   public var pingInterval: Double
+  /// Ping interval on a jittery link (round-trips spread by more than ``jitterThreshold``),
+  /// seconds: the clock filter needs more samples there for the same precision.
+  public var jitteryPingInterval: Double
+  /// A link whose typical round-trip exceeds its quickest by more than this is jittery,
+  /// seconds.
+  public var jitterThreshold: Double
   /// Player correction interval, seconds.
   public var correctionInterval: Double
   /// Link/player report interval, seconds.
@@ -32,6 +38,7 @@ public struct ParticipantConfiguration: Sendable, Hashable {
 
   public init(
     name: String, room: String = "lobby", answerTimeout: Double = 5, pingInterval: Double = 1,
+    jitteryPingInterval: Double = 0.25, jitterThreshold: Double = 0.002,
     correctionInterval: Double = 0.05, reportInterval: Double = 2,
     reconnectInitialDelay: Double = 0.1, reconnectMaximumDelay: Double = 3,
     reconnectGiveUpAfter: Double = 60, resendWindow: Double = 10,
@@ -42,6 +49,8 @@ public struct ParticipantConfiguration: Sendable, Hashable {
     self.room = room
     self.answerTimeout = answerTimeout
     self.pingInterval = pingInterval
+    self.jitteryPingInterval = jitteryPingInterval
+    self.jitterThreshold = jitterThreshold
     self.correctionInterval = correctionInterval
     self.reportInterval = reportInterval
     self.reconnectInitialDelay = reconnectInitialDelay

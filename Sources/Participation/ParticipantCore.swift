@@ -458,8 +458,17 @@ public struct ParticipantCore: Sendable {
       return settle(id, .failure(reason))
     case .pong(_, let t0, let t1, let t2):
       let sample = ClockSample(t0: t0, t1: t1, t2: t2, t3: now)
+      let steps = estimator.steps
       estimator.add(sample)
+      // A clock stepped (the relay restarted, this machine slept): ping fast again so that
+      // the fresh window fills at once.
+      if estimator.steps != steps { syncSchedule.restart() }
       syncSchedule.sampleReceived(at: now)
+      let jittery = (estimator.roundTripSpread ?? 0) > configuration.jitterThreshold
+      syncSchedule.steadyInterval =
+        jittery
+        ? min(configuration.jitteryPingInterval, configuration.pingInterval)
+        : configuration.pingInterval
       let first = estimate == nil
       estimate = estimator.estimate(at: now)
       guard first, estimate != nil else { return [] }

@@ -86,7 +86,8 @@ struct SyncCommand: AsyncParsableCommand {
         evenly over ±\(Int(r.drift)) ppm and whose play/seek start-up latency is drawn from
         0–\(Int(r.latency * 1000)) ms at every command; loopback TCP, in-process relay. Every 10 ms all
         players are observed at the same monotonic instant and the spread (max − min) of their
-        positions recorded. A random participant sends pause, play, seek, seek in turn every
+        positions recorded. A random participant sends pause, play, seek, rate change, seek,
+        rate change in turn every
         \(fmt(interval, 1)) s for \(Int(r.seconds)) s (after a warm-up); samples in the second after a
         command are counted apart from the steady state.
 

@@ -82,7 +82,9 @@ enum PropagationBench {
         }
         for c in room.clients {
           if let e = await c.clockEstimate {
-            result.clockErrors.append(abs(e.offset - Double(relayOffsetNanoseconds) / 1e9) * 1000)
+            result.clockErrors.append(
+              abs(e.offset(at: MonotonicClock().localNow()) - Double(relayOffsetNanoseconds) / 1e9)
+                * 1000)
           }
         }
       }

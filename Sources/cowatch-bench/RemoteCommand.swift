@@ -66,7 +66,8 @@ struct RemoteCommand: AsyncParsableCommand {
       }
       for c in room.clients {
         if let e = await c.clockEstimate {
-          clockErrors.append(abs(e.offset - Double(truthOffsetNs) / 1e9) * 1000)
+          clockErrors.append(
+            abs(e.offset(at: MonotonicClock().localNow()) - Double(truthOffsetNs) / 1e9) * 1000)
         }
       }
     }

@@ -60,7 +60,7 @@ enum SyncBench {
   }
 
   /// Samples every player every 10 ms for `seconds` while a random participant sends pause,
-  /// play, seek, seek in turn every `interval` seconds.
+  /// play, seek, rate change, seek, rate change in turn every `interval` seconds.
   static func sample(room: Room, seconds: Double, interval: Double) async -> Sampled {
     var result = Sampled()
     let n = room.clients.count
@@ -72,7 +72,9 @@ enum SyncBench {
       ("pause", { _ = await $0.pause() }),
       ("play", { _ = await $0.play() }),
       ("seek", { c in _ = await c.seek(to: Double.random(in: 60...3000)) }),
+      ("rate", { c in _ = await c.setRate([0.75, 1.25, 1.5].randomElement()!) }),
       ("seek", { c in _ = await c.seek(to: Double.random(in: 60...3000)) }),
+      ("rate", { c in _ = await c.setRate(1) }),
     ]
     var step = 0
     let clock = MonotonicClock()
