@@ -284,7 +284,7 @@ public struct PlaybackCoordinator: Sendable {
   /// The command that makes the player follow the session's timeline from wherever it is.
   ///
   /// A start whose anchor is already past — or too close for this player's known start-up
-  /// latency and the clock's uncertainty — is moved later along the same timeline line, so
+  /// latency — is moved later along the same timeline line, so
   /// the player starts in step instead of late by its latency (a late joiner, a slow
   /// player, a short start delay). A `seamless` change (the new line continues the one the
   /// player plays: a rate change) needs no preparation and keeps its instant.
@@ -305,13 +305,13 @@ public struct PlaybackCoordinator: Sendable {
     commandedRate = rate
     var startAt = clock.localTime(at: timeline.groupTime)
     var itemTime = timeline.itemTime
-    // How long this player needs: as measured, or — for a start already past, which it
-    // would otherwise join late — the default restart lead until measured.
+    // How long this player needs: the slowest it was lately (the group's lead already
+    // allows a margin on that, so only a start it surely cannot make moves), or — for a
+    // start already past, which it would otherwise join late — the default restart lead
+    // until measured.
     let needed =
       seamless
-      ? 0
-      : (leadLatency.map { $0 + configuration.settleTime + clock.uncertainty }
-        ?? (startAt < now ? configuration.restartLead : 0))
+      ? 0 : (startupLatency ?? (startAt < now ? configuration.restartLead : 0))
     let earliest = now.advanced(bySeconds: needed)
     if startAt < earliest {
       startAt = earliest

@@ -211,3 +211,31 @@ extension SimulatedNetwork {
     refusing = false
   }
 }
+
+@Suite("ParticipantCore's clock sync adapts to the link")
+struct ClockSyncAdaptationTests {
+  /// Pings sent by `member` over the next `seconds`.
+  static func pings(_ net: SimulatedNetwork, _ member: Int, over seconds: Double) -> Int {
+    let before = net.members[member].pings
+    net.run(for: seconds)
+    return net.members[member].pings - before
+  }
+
+  @Test("a quiet link is pinged once a second; a jittery one four times, and its clock is right")
+  func jitteryLinkPingsFaster() throws {
+    let quiet = SimulatedNetwork(latency: 0.005)
+    let q = quiet.join("ann")
+    quiet.run(for: 5)
+    #expect((9...11).contains(Self.pings(quiet, q, over: 10)))
+
+    let jittery = SimulatedNetwork(latency: 0.03, jitter: 0.02)
+    let j = jittery.join("ann")
+    jittery.run(for: 5)
+    #expect((36...44).contains(Self.pings(jittery, j, over: 10)))
+    jittery.run(for: 60)
+    // The relay's clock is the network's clock; the participant's is `localOffset` behind.
+    let estimate = try #require(jittery.members[j].core.estimate)
+    let error = abs(estimate.offset(at: jittery.now) - Double(jittery.localOffset) / 1e9)
+    #expect(error < 0.002, "clock error \(error * 1000) ms")
+  }
+}

@@ -19,6 +19,8 @@ final class SimulatedNetwork {
     var answers: [UInt64: [Result<Void, ClientError>]] = [:]
     var started: Result<Void, ClientError>?
     var finished = false
+    /// Pings this member sent.
+    var pings = 0
   }
 
   private enum Delivery {
@@ -51,6 +53,11 @@ final class SimulatedNetwork {
   /// The participants' clocks run this far behind the relay's.
   let localOffset: Int64 = 3_600_000_000_000
   let latency: Double
+  /// Each message is delayed by `latency` plus up to this much more (seeded), keeping each
+  /// direction of each connection in order, as TCP through a jittery path does.
+  let jitter: Double
+  private var random = SeededGenerator(seed: 17)
+  private var lastArrival: [Int: (toRelay: Int64, toMember: Int64)] = [:]
   private(set) var runtime: RelayRuntime
   let relayConfiguration: RelayConfiguration
   var members: [Member] = []
@@ -61,8 +68,11 @@ final class SimulatedNetwork {
   private var outlets: [ConnectionID: (member: Int, generation: Int, outlet: Outlet)] = [:]
   private let codec = WireCodec()
 
-  init(latency: Double = 0.005, relay configuration: RelayConfiguration = .init()) {
+  init(
+    latency: Double = 0.005, jitter: Double = 0, relay configuration: RelayConfiguration = .init()
+  ) {
     self.latency = latency
+    self.jitter = jitter
     relayConfiguration = configuration
     runtime = RelayRuntime(configuration: configuration, clock: clock, epoch: "epoch-1")
   }
@@ -197,12 +207,14 @@ final class SimulatedNetwork {
 
   /// Moves what the relay wrote onto the wire, and notices connections it closed.
   private func collectRelayOutput() {
-    let arrival = clock.nanoseconds() + Int64(latency * 1e9)
     for (id, entry) in outlets.sorted(by: { $0.key < $1.key }) {
       let lines = entry.outlet.lines.withLock { l in
         defer { l = [] }
         return l
       }
+      let closing = entry.outlet.closed.withLock { $0 } || entry.outlet.aborted.withLock { $0 }
+      guard !lines.isEmpty || closing else { continue }
+      let arrival = arrivalTime(for: entry.member, toRelay: false)
       for line in lines {
         enqueue(.toMember(entry.member, generation: entry.generation, line), at: arrival)
       }
@@ -222,8 +234,25 @@ final class SimulatedNetwork {
     queue.append((t, order, delivery))
   }
 
+  /// When a message sent now arrives: after the latency and a draw of jitter, never before
+  /// the one sent before it in the same direction.
+  private func arrivalTime(for member: Int, toRelay: Bool) -> Int64 {
+    let delay = latency + (jitter > 0 ? random.value(in: 0...jitter) : 0)
+    var at = clock.nanoseconds() + Int64(delay * 1e9)
+    var last = lastArrival[member] ?? (0, 0)
+    if toRelay {
+      at = max(at, last.toRelay)
+      last.toRelay = at
+    } else {
+      at = max(at, last.toMember)
+      last.toMember = at
+    }
+    lastArrival[member] = last
+    return at
+  }
+
   private func perform(_ effects: [ParticipantEffect], for index: Int) {
-    let arrival = clock.nanoseconds() + Int64(latency * 1e9)
+    let arrival = arrivalTime(for: index, toRelay: true)
     for effect in effects {
       switch effect {
       case .connect:
@@ -231,6 +260,7 @@ final class SimulatedNetwork {
         enqueue(.connected(index, generation: members[index].generation), at: arrival)
       case .send(let message):
         guard let id = members[index].connection else { continue }
+        if case .ping = message { members[index].pings += 1 }
         var line = codec.encode(message)
         line.removeLast()
         enqueue(.toRelay(id, line), at: arrival)

@@ -67,6 +67,9 @@ struct SyncSimPlayer {
     case idle, paused, playing
     /// Prerolled at `itemTime`, waiting for `startAt` (and for the player to be ready).
     case starting(itemTime: Double, startAt: LocalInstant)
+    /// Playing on (the old line, at `oldRate`) while it prepares a switch to `itemTime` at
+    /// `startAt`, as `PlayerCommand.play` documents; ready to switch at `ready`.
+    case switching(itemTime: Double, startAt: LocalInstant, oldRate: Double, ready: LocalInstant)
   }
 
   var ppm: Double
@@ -89,6 +92,19 @@ struct SyncSimPlayer {
   private var speed: Double { rate * (1 + ppm * 1e-6) }
 
   private mutating func advance(to now: LocalInstant) {
+    if case .switching(let itemTime, let startAt, let oldRate, let ready) = mode {
+      let begin = max(startAt, ready)
+      let oldSpeed = oldRate * (1 + ppm * 1e-6)
+      let until = min(now, begin)
+      if until > updatedAt { position += oldSpeed * until.seconds(since: updatedAt) }
+      updatedAt = max(updatedAt, until)
+      if now >= begin {
+        let late = computesLateStart ? rate * begin.seconds(since: startAt) : 0
+        position = itemTime + late
+        mode = .playing
+        updatedAt = begin
+      }
+    }
     if case .starting(let itemTime, let startAt) = mode {
       let begin = max(startAt, readyAt)
       if now >= begin {
@@ -114,10 +130,20 @@ struct SyncSimPlayer {
       mode = .paused
       readyAt = now.advanced(bySeconds: loadLatency)
     case .play(let itemTime, let startAt, let rate):
+      let oldRate = self.rate
       self.rate = rate
-      position = itemTime
-      readyAt = max(readyAt, now).advanced(bySeconds: startupLatency)
-      mode = .starting(itemTime: itemTime, startAt: startAt)
+      switch mode {
+      case .playing where now >= readyAt, .switching:
+        // Already on the new line (a rate change): no seek needed.
+        let onLine =
+          abs(position + oldRate * (1 + ppm * 1e-6) * startAt.seconds(since: now) - itemTime) < 0.05
+        let ready = onLine ? now : now.advanced(bySeconds: startupLatency)
+        mode = .switching(itemTime: itemTime, startAt: startAt, oldRate: oldRate, ready: ready)
+      default:
+        position = itemTime
+        readyAt = max(readyAt, now).advanced(bySeconds: startupLatency)
+        mode = .starting(itemTime: itemTime, startAt: startAt)
+      }
     case .pause(let at):
       position = at
       mode = .paused
@@ -134,9 +160,13 @@ struct SyncSimPlayer {
 
   mutating func observe(at now: LocalInstant) -> PlayerObservation {
     advance(to: now)
-    let busy = now < readyAt
+    var busy = now < readyAt
     var moving = false
     if case .playing = mode, !busy { moving = true }
+    if case .switching = mode {
+      busy = true
+      moving = true
+    }
     return PlayerObservation(
       item: item, position: position, rate: moving ? speed : 0, isBusy: busy)
   }
