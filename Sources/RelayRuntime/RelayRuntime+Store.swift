@@ -16,6 +16,9 @@ extension RelayRuntime {
     var rows = 0
     var failures = 0
     var failing: String?
+    /// Time spent in successful writes, in all and the longest (nanoseconds).
+    var writeNanoseconds: Int64 = 0
+    var longestWrite: Int64 = 0
   }
 
   /// Milliseconds between writes while rooms change: at most this much of the latest
@@ -24,27 +27,37 @@ extension RelayRuntime {
   /// The wait before writing again after a failed write.
   public static let storeRetryInterval = 0.5
 
-  /// Writes what changed until cancelled, then once more.
+  /// Writes what changed until cancelled, then once more. Each write runs in a task of its
+  /// own, which the writer's cancellation does not reach: a store may give up work in a
+  /// cancelled task, and a write begun, or the last one, must happen.
   public func runStoreWriter(interval: Double = RelayRuntime.storeWriteInterval) async {
     while !Task.isCancelled {
-      let wrote = await flushStore()
+      let wrote = await Task { await self.flushStore() }.value
       let pause = wrote ? interval : Self.storeRetryInterval
       try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
     }
-    _ = await flushStore()
+    _ = await Task { await self.flushStore(retryingBusy: true) }.value
   }
 
   /// Takes what changed since the last write and writes it. Returns false when the write
   /// failed (the changes are kept for the next one) or another write was under way.
   @discardableResult
-  public func flushStore() async -> Bool {
+  public func flushStore() async -> Bool { await flushStore(retryingBusy: false) }
+
+  /// `retryingBusy`: when another write is under way, wait for it (bounded) and write after.
+  func flushStore(retryingBusy: Bool) async -> Bool {
     guard let store else { return true }
-    let started = storeWriter.withLock { w in
-      guard !w.writing else { return false }
-      w.writing = true
-      return true
+    var free = false
+    for _ in 0..<(retryingBusy ? 1000 : 1) {
+      free = storeWriter.withLock { w in
+        guard !w.writing else { return false }
+        w.writing = true
+        return true
+      }
+      if free || !retryingBusy { break }
+      try? await Task.sleep(nanoseconds: 5_000_000)
     }
-    guard started else { return false }
+    guard free else { return false }
     defer { storeWriter.withLock { $0.writing = false } }
     let batch: RoomStoreBatch? = state.withLock { s in
       guard s.core.hasStoreChanges else { return nil }
@@ -52,6 +65,7 @@ extension RelayRuntime {
         clock: ClockReading(group: clock.groupNow(), wallNanoseconds: wallClock()))
     }
     guard let batch else { return true }
+    let started = MonotonicClock.monotonicNanoseconds()
     do throws(RoomStoreError) {
       try await store.write(batch)
     } catch {
@@ -70,11 +84,14 @@ extension RelayRuntime {
       }
       return false
     }
+    let took = MonotonicClock.monotonicNanoseconds() - started
     let recovered = storeWriter.withLock { w in
       defer {
         w.batches += 1
         w.rows += batch.rowCount
         w.failing = nil
+        w.writeNanoseconds += took
+        w.longestWrite = max(w.longestWrite, took)
       }
       return w.failing != nil
     }
@@ -85,6 +102,11 @@ extension RelayRuntime {
   /// Batches and rows written so far, and failed writes.
   public var storeWrites: (batches: Int, rows: Int, failures: Int) {
     storeWriter.withLock { ($0.batches, $0.rows, $0.failures) }
+  }
+
+  /// Seconds spent writing batches, in all and the longest one.
+  public var storeWriteTime: (total: Double, longest: Double) {
+    storeWriter.withLock { (Double($0.writeNanoseconds) / 1e9, Double($0.longestWrite) / 1e9) }
   }
 
   /// Every room as the store would hold it now (for tests and status).

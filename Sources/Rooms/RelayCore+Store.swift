@@ -38,6 +38,10 @@ extension RelayCore {
     storeChanges.removed.insert(room)
   }
 
+  /// Answers kept in a stored member (of the ``RelayConfiguration/requestWindow`` kept in
+  /// memory): each of a member's requests rewrites its row, so the row stays small.
+  public static let storedAnswers = 32
+
   /// Whether anything changed since the last ``takeStoreChanges(clock:)``.
   public var hasStoreChanges: Bool { !storeChanges.isEmpty }
 
@@ -87,7 +91,7 @@ extension RelayCore {
       .sorted { $0.key < $1.key }
       .map { id, member in
         let log = member.messages.stored
-        let window = member.requests.stored
+        let window = member.requests.stored(limit: Self.storedAnswers)
         return StoredMember(
           participant: id, name: member.name, secretHash: member.secretHash,
           messageCount: log.count, messagesSent: log.sent, messages: log.messages,

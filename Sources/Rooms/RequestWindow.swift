@@ -57,9 +57,19 @@ struct RequestWindow: Sendable {
     return id <= floor ? .forgotten : .new
   }
 
-  /// The window as stored: answers oldest first, and the floor.
-  var stored: (answers: [StoredAnswer], floor: UInt64) {
-    (order[head...].compactMap { id in answers[id].map { StoredAnswer(id: id, answer: $0.message(id: id)) } }, floor)
+  /// The window as stored: the latest `limit` answers, oldest first, and the floor below
+  /// which ids count as forgotten (raised past the answers left out). Requests resent after
+  /// a restart are the few the participant had not heard answered, its latest; an older one
+  /// is refused as forgotten, never applied twice.
+  func stored(limit: Int) -> (answers: [StoredAnswer], floor: UInt64) {
+    let ids = order[head...]
+    let kept = ids.suffix(max(0, limit))
+    var floor = self.floor
+    for id in ids.dropLast(kept.count) { floor = max(floor, id) }
+    return (
+      kept.compactMap { id in answers[id].map { StoredAnswer(id: id, answer: $0.message(id: id)) } },
+      floor
+    )
   }
 
   /// A window brought back from a store.

@@ -49,7 +49,9 @@ public struct StoredMessage: Sendable, Hashable, Codable {
   }
 }
 
-/// The answer the relay gave to one request id.
+/// The answer the relay gave to one request id. Encoded compactly (`{"i":7,"s":120}` for
+/// the usual "accepted at sequence 120"): a member's row holds dozens and is rewritten with
+/// each of its requests.
 public struct StoredAnswer: Sendable, Hashable, Codable {
   public var id: UInt64
   public var answer: ServerMessage
@@ -57,5 +59,27 @@ public struct StoredAnswer: Sendable, Hashable, Codable {
   public init(id: UInt64, answer: ServerMessage) {
     self.id = id
     self.answer = answer
+  }
+
+  private enum CodingKeys: String, CodingKey { case i, s, m }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    id = try c.decode(UInt64.self, forKey: .i)
+    if let sequence = try c.decodeIfPresent(UInt64.self, forKey: .s) {
+      answer = .accepted(id: id, sequence: sequence)
+    } else {
+      answer = try c.decode(ServerMessage.self, forKey: .m)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .i)
+    if case .accepted(let answered, let sequence) = answer, answered == id {
+      try c.encode(sequence, forKey: .s)
+    } else {
+      try c.encode(answer, forKey: .m)
+    }
   }
 }

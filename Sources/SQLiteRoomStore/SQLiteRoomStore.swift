@@ -8,7 +8,8 @@ import Rooms
 ///
 /// One row per room (its state as JSON, with the sequence inside), one per member (its
 /// name, the SHA-256 of its resume secret, pending messages and recent answers, as JSON),
-/// and the clocks of the last write. Each batch is one transaction. The file is in WAL mode
+/// and the clocks of the last write. Each batch is one transaction. One relay at a time
+/// uses a file: it holds an exclusive lock from its first write until it ends. The file is in WAL mode
 /// with `synchronous = NORMAL`: a committed batch survives the relay being killed (the
 /// operating system has it); only a power cut can lose the last ones, which is the price of
 /// not waiting for the disk on every write.
@@ -33,8 +34,12 @@ public final class SQLiteRoomStore: RoomStore {
           atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
       }
       var configuration = Configuration()
-      configuration.busyMode = .timeout(5)
+      configuration.busyMode = .timeout(1)
       configuration.prepareDatabase { db in
+        // One relay per file: the first write takes a lock it keeps until its process ends
+        // (the system releases it even after SIGKILL), so a second relay on the same file
+        // cannot open it, and two relays never own the same rooms.
+        try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
         try db.execute(sql: "PRAGMA journal_mode = WAL")
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
       }
@@ -176,7 +181,12 @@ public final class SQLiteRoomStore: RoomStore {
 
   /// GRDB's errors say which statement failed; the message alone is what a person needs.
   private static func describe(_ error: any Error) -> String {
-    if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+    if let error = error as? DatabaseError {
+      if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        return "another relay is using it (one relay per store file)"
+      }
+      return error.message ?? "\(error.resultCode)"
+    }
     return "\(error)"
   }
 }

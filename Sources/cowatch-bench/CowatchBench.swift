@@ -9,6 +9,7 @@ struct CowatchBench: AsyncParsableCommand {
     subcommands: [
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
       SyncplayCommand.self, RemoteCommand.self, CodecCommand.self, AttacksCommand.self,
+      StoreCommand.self,
     ])
 }
 
@@ -99,7 +100,8 @@ struct SyncCommand: AsyncParsableCommand {
 struct AllCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "all",
-    abstract: "Every benchmark in turn (propagation, sync, scale, syncplay, codec, attacks).")
+    abstract:
+      "Every benchmark in turn (propagation, sync, scale, syncplay, codec, attacks, store).")
   @OptionGroup var common: CommonOptions
 
   func run() async throws {
@@ -116,6 +118,8 @@ struct AllCommand: AsyncParsableCommand {
     try await c.run()
     let a = try AttacksCommand.parse(smoke)
     try await a.run()
+    let st = try StoreCommand.parse(smoke)
+    try await st.run()
   }
 }
 

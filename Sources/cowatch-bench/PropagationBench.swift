@@ -25,7 +25,9 @@ enum PropagationBench {
   /// The relay's clock runs 1 h 0.123456789 s ahead of the participants'.
   static let relayOffsetNanoseconds: Int64 = 3_600_123_456_789
 
-  static func run(sizes: [Int], rounds: Int) async throws -> [SizeResult] {
+  static func run(sizes: [Int], rounds: Int, store: (any RoomStore)? = nil) async throws
+    -> [SizeResult]
+  {
     var configuration = RelayConfiguration()
     configuration.maximumParticipantsPerRoom = max(64, (sizes.max() ?? 0) + 1)
     // Every participant may send a burst of commands in a short run; keep limits out of the way.
@@ -33,7 +35,7 @@ enum PropagationBench {
     configuration.messageBurst = 1000
     let server = try await RelayServer.start(
       host: "127.0.0.1", port: 0, configuration: configuration,
-      clock: MonotonicClock(offsetNanoseconds: relayOffsetNanoseconds))
+      clock: MonotonicClock(offsetNanoseconds: relayOffsetNanoseconds), store: store)
     defer { Task { await server.stop() } }
     let transport = TCPTransport(host: "127.0.0.1", port: server.port)
     var results: [SizeResult] = []

@@ -139,6 +139,13 @@ final class ServerProcess: @unchecked Sendable {
     return line.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? .nan
   }
 
+  /// SIGKILL, as a crash: nothing is flushed or closed by the relay itself.
+  func killNow() {
+    guard process.isRunning else { return }
+    kill(pid, SIGKILL)
+    process.waitUntilExit()
+  }
+
   func stop() {
     if process.isRunning {
       process.terminate()

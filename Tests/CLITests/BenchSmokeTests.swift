@@ -22,6 +22,8 @@ import Testing
       // Every known attack against a real `cowatch serve`; exits non-zero unless the
       // victim room kept working through each.
       ("attacks", ["Attacks against cowatch serve", "SIGSTOP"]),
+      // Propagation per store, steps while writing, and a real relay killed and restarted.
+      ("store", ["Propagation with each store", "Steps sustained while writing", "kill -9 → playing within"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()

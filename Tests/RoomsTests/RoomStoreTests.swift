@@ -110,7 +110,8 @@ struct RoomStoreTests {
 
   @Test("after a restart a member resumes with its token: same id, same state, messages kept")
   func restartResumes() async throws {
-    try await resumeAfterRestart(store: InMemoryRoomStore())
+    let store = InMemoryRoomStore()
+    try await resumeAfterRestart { store }
   }
 
   @Test("after a restart a wrong secret does not resume, and a playing group plays on")
@@ -213,19 +214,21 @@ struct RoomStoreTests {
 /// The room of ``pausedRoom(store:)`` written to `store`, a relay restarted from what
 /// `store` loads: bob resumes as himself, paused at 12.345 s to the millisecond, with ann's
 /// message; ann's resent request is answered, not applied again; a newcomer gets a new id.
-/// `reopen` opens the store anew, as the next process would.
-func resumeAfterRestart(
-  store: any RoomStore, reopen: (() throws -> any RoomStore)? = nil
-) async throws {
-    let (before, ann, bob) = try await pausedRoom(store: store)
-    let stateBefore = try #require(before.core.state(ofRoom: "lobby"))
-    let store = try reopen?() ?? store
+/// `open` gives the store, each time as a new process would open it.
+func resumeAfterRestart(open: () throws -> any RoomStore) async throws {
+    // The first relay, and its store, are gone at the end of this scope, as with a process.
+    let (held, stateBefore, ann, bob, then) = try await {
+      let (before, ann, bob) = try await pausedRoom(store: try open())
+      let state = try #require(before.core.state(ofRoom: "lobby"))
+      return (before.runtime.storedRooms(), state, ann, bob, before.now)
+    }()
+    let store = try open()
     let (rooms, _) = try await store.load()
-    #expect(rooms == before.runtime.storedRooms(), "the store holds what the relay held")
+    #expect(rooms == held, "the store holds what the relay held")
 
     // A new relay process, later on the same clock.
     var r = RelayDriver(
-      store: store, restoring: rooms, epoch: "second", at: before.now.nanoseconds + 2_000_000_000)
+      store: store, restoring: rooms, epoch: "second", at: then.nanoseconds + 2_000_000_000)
     let restored = try #require(r.core.state(ofRoom: "lobby"))
     #expect(restored.session?.timeline == stateBefore.session?.timeline)
     #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
@@ -262,3 +265,36 @@ func resumeAfterRestart(
     r.hello(5, "carol")
     #expect(r.welcome(5)?.participant == ParticipantID("p3"))
   }
+
+@Suite("Room store: a member's stored answers")
+struct StoredAnswerTests {
+  @Test("only the latest answers are stored; older ids are refused as forgotten, never applied again")
+  func latestAnswersOnly() async throws {
+    let store = InMemoryRoomStore()
+    var first = RelayDriver(store: store)
+    first.hello(1, "ann")
+    let ann = try #require(first.welcome(1)).resume
+    let count = UInt64(RelayCore.storedAnswers) + 8
+    for id in 1...count {
+      first.send(.command(id: id, .setAutoAdvance(id % 2 == 0)), from: 1)
+    }
+    #expect(await first.runtime.flushStore())
+    let member = try #require(store.rooms.first?.members.first)
+    #expect(member.answers.count == RelayCore.storedAnswers)
+    #expect(member.answerFloor == count - UInt64(RelayCore.storedAnswers))
+    // Compact: an accepted answer is its id and sequence.
+    let json = String(decoding: try JSONEncoder().encode(member.answers[0]), as: UTF8.self)
+    #expect(json.contains(#""i":"#) && json.contains(#""s":"#) && json.count < 32, "\(json)")
+    #expect(try JSONDecoder().decode(StoredAnswer.self, from: Data(json.utf8)) == member.answers[0])
+
+    var r = RelayDriver(store: store, restoring: store.rooms, epoch: "second")
+    r.connect(2)
+    r.send(.hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 2)
+    let sequence = try #require(r.lastState(2)).sequence
+    r.send(.command(id: count, .setAutoAdvance(false)), from: 2)
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
+    #expect(r.accepted(2) == [count], "the latest is answered again")
+    #expect(r.rejections(2).map(\.0) == [1], "an old one is refused as forgotten")
+    #expect(r.lastState(2)?.sequence == sequence, "neither applied again")
+  }
+}

@@ -25,29 +25,29 @@ struct SQLiteRoomStoreTests {
   func restartFromFile() async throws {
     let folder = try TemporaryFolder()
     let file = folder.path + "/state/relay.sqlite"
-    try await resumeAfterRestart(store: try SQLiteRoomStore(path: file)) {
-      try SQLiteRoomStore(path: file)
-    }
+    try await resumeAfterRestart { try SQLiteRoomStore(path: file) }
   }
 
   @Test("members who leave and rooms that empty are deleted from the file")
   func departuresDeleted() async throws {
     let folder = try TemporaryFolder()
     let file = folder.path + "/relay.sqlite"
-    let store = try SQLiteRoomStore(path: file)
-    var r = RelayDriver(store: store)
-    r.hello(1, "ann")
-    r.hello(2, "bob")
-    r.hello(3, "carol", room: "other")
-    #expect(await r.runtime.flushStore())
-    r.send(.bye, from: 2)
-    r.send(.bye, from: 3)
-    #expect(await r.runtime.flushStore())
+    let (held, now) = try await {
+      var r = RelayDriver(store: try SQLiteRoomStore(path: file))
+      r.hello(1, "ann")
+      r.hello(2, "bob")
+      r.hello(3, "carol", room: "other")
+      #expect(await r.runtime.flushStore())
+      r.send(.bye, from: 2)
+      r.send(.bye, from: 3)
+      #expect(await r.runtime.flushStore())
+      return (r.runtime.storedRooms(), r.now)
+    }()
     let (rooms, clock) = try await SQLiteRoomStore(path: file).load()
     #expect(rooms.map(\.name) == ["lobby"])
     #expect(rooms.first?.members.map(\.name) == ["ann"])
-    #expect(rooms == r.runtime.storedRooms())
-    #expect(clock?.group == r.now)
+    #expect(rooms == held)
+    #expect(clock?.group == now)
   }
 
   @Test("rooms written before the retention are removed; others stay")
@@ -88,5 +88,29 @@ struct SQLiteRoomStorePermissionTests {
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let directory = try FileManager.default.attributesOfItem(atPath: folder.path + "/new")
     #expect((directory[.posixPermissions] as? Int) == 0o700)
+  }
+}
+
+@Suite("Room store file: one relay at a time")
+struct SQLiteRoomStoreLockTests {
+  @Test("a second relay on the same file is refused with a clear error while the first has it")
+  func secondRelayRefused() async throws {
+    let folder = try TemporaryFolder()
+    let file = folder.path + "/relay.sqlite"
+    var first: SQLiteRoomStore? = try SQLiteRoomStore(path: file)
+    var r = RelayDriver(store: first)
+    r.hello(1, "ann")
+    #expect(await r.runtime.flushStore())
+    #expect {
+      _ = try SQLiteRoomStore(path: file)
+    } throws: { error in
+      "\(error)".contains("another relay is using it")
+    }
+    // Once the first is gone (its process ended), the file opens, with the room.
+    r = RelayDriver()
+    first = nil
+    #expect(first == nil)
+    let (rooms, _) = try await SQLiteRoomStore(path: file).load()
+    #expect(rooms.map(\.name) == ["lobby"])
   }
 }

@@ -1,0 +1,255 @@
+import Foundation
+import GroupSessions
+import Media
+import PlaybackCoordination
+import RelayRuntime
+import Rooms
+import SQLiteRoomStore
+import Synchronization
+import TCPRelayClient
+import Transports
+import WireProtocol
+
+/// The room store's cost and what it buys: propagation with and without it, the steps a
+/// relay sustains while writing them, and the time from `kill -9` to everyone back in sync.
+enum StoreBench {
+  /// A temporary SQLite file, removed with its folder.
+  struct TemporaryFile {
+    let folder: String
+    var path: String { folder + "/relay.sqlite" }
+    init() throws {
+      folder = NSTemporaryDirectory() + "cowatch-bench-store-\(UUID().uuidString)"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+  }
+
+  // MARK: Propagation
+
+  static func propagation(size: Int, rounds: Int) async throws -> Table {
+    var t = Table(
+      "store", "samples", "applied at player p50 / p99 / max (ms)",
+      "update received p50 / p99 / max (ms)")
+    for kind in ["memory", "sqlite"] {
+      let file = try TemporaryFile()
+      defer { file.remove() }
+      let store: (any RoomStore)? = kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
+      progress("store: propagation at \(size) participants with --store \(kind)")
+      let result = try await PropagationBench.run(sizes: [size], rounds: rounds, store: store)[0]
+      let player = Summary(result.allPlayer)
+      t.add(kind, "\(player.count)", player.text(3), Summary(result.allUpdate).text(3))
+    }
+    return t
+  }
+
+  // MARK: Throughput
+
+  /// Writes nothing: the relay's own cost is what is measured.
+  final class NullOutlet: RelayOutlet {
+    func write(_ line: [UInt8]) -> Int { 0 }
+    func close(flush: Bool) {}
+  }
+
+  struct Throughput {
+    var store: String
+    var steps: Int
+    var seconds: Double
+    var rows: Int
+    var batches: Int
+    var writeSeconds: Double
+    var longestWrite: Double
+    var fileBytes: Int
+    /// A room's state and one member's row, as stored (JSON bytes), at the end.
+    var stateBytes = 0
+    var memberBytes = 0
+  }
+
+  /// `participants` in rooms of `roomSize` on one in-process runtime; for `seconds`, reports
+  /// (each one a sequenced step, as every participant sends every few seconds) from each
+  /// participant in turn, as fast as one thread can apply them, while the store's writer runs.
+  static func throughput(
+    participants: Int, roomSize: Int, seconds: Double, store kind: String
+  ) async throws -> Throughput {
+    let file = try TemporaryFile()
+    defer { file.remove() }
+    let store: (any RoomStore)? = kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
+    var configuration = RelayConfiguration()
+    configuration.maximumConnections = participants + 10
+    configuration.maximumConnectionsPerAddress = participants + 10
+    configuration.maximumRoomsPerAddress = participants
+    configuration.messagesPerSecond = 1e6
+    configuration.messageBurst = 1e6
+    configuration.heartbeatTimeout = 3600
+    configuration.reconnectGrace = 3600
+    let runtime = RelayRuntime(configuration: configuration, store: store)
+    let ticker = Task { await runtime.run() }
+    progress("store: \(participants) participants with --store \(kind)")
+    var ids: [ConnectionID] = []
+    for i in 0..<participants {
+      guard let id = runtime.open(NullOutlet()) else { throw BenchError("connection refused") }
+      runtime.received(
+        .hello(
+          version: ProtocolVersion.current, name: "p\(i % roomSize)", room: "r\(i / roomSize)",
+          resume: nil), from: id)
+      ids.append(id)
+    }
+    // Everything so far written before the measured run.
+    while runtime.storedRooms().count > 0, store != nil {
+      let before = runtime.storeWrites.batches
+      await sleepSeconds(0.05)
+      if runtime.storeWrites.batches == before { break }
+    }
+    let rowsBefore = runtime.storeWrites.rows
+    let batchesBefore = runtime.storeWrites.batches
+    let timeBefore = runtime.storeWriteTime.total
+    let start = monoNow()
+    let end = start + Int64(seconds * 1e9)
+    var steps = 0
+    var request: UInt64 = 1
+    while monoNow() < end {
+      for id in ids {
+        runtime.received(
+          .command(
+            id: request,
+            .report(roundTrip: 0.001 * Double(request % 7 + 1), startupLatency: 0, playerOffset: nil)),
+          from: id)
+        steps += 1
+      }
+      request += 1
+      await Task.yield()
+    }
+    let elapsed = Double(monoNow() - start) / 1e9
+    // What was taken by the writer by now is written; the rest comes with the final flush.
+    await runtime.flushStore()
+    ticker.cancel()
+    await ticker.value
+    let writes = runtime.storeWrites
+    let times = runtime.storeWriteTime
+    let size =
+      (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+    var result = Throughput(
+      store: kind, steps: steps, seconds: elapsed, rows: writes.rows - rowsBefore,
+      batches: writes.batches - batchesBefore, writeSeconds: times.total - timeBefore,
+      longestWrite: times.longest, fileBytes: size)
+    if let room = runtime.storedRooms().first, let member = room.members.first {
+      let encoder = JSONEncoder()
+      result.stateBytes = (try? encoder.encode(room.state).count) ?? 0
+      result.memberBytes = (try? encoder.encode(member).count) ?? 0
+    }
+    return result
+  }
+
+  static func throughputTable(_ results: [Throughput], participants: Int, roomSize: Int) -> Table
+  {
+    var t = Table(
+      "store", "steps/s applied", "rows written/s", "batches/s", "rows per batch",
+      "writer busy", "longest write (ms)", "file (MiB)", "room row / member row (bytes)")
+    for r in results {
+      let busy = r.seconds > 0 ? r.writeSeconds / r.seconds : 0
+      t.add(
+        r.store, String(format: "%.0f", Double(r.steps) / r.seconds),
+        r.store == "memory" ? "—" : String(format: "%.0f", Double(r.rows) / r.seconds),
+        r.store == "memory" ? "—" : String(format: "%.0f", Double(r.batches) / r.seconds),
+        r.store == "memory" || r.batches == 0 ? "—" : String(format: "%.0f", Double(r.rows) / Double(r.batches)),
+        r.store == "memory" ? "—" : String(format: "%.0f %%", busy * 100),
+        r.store == "memory" ? "—" : String(format: "%.1f", r.longestWrite * 1000),
+        r.store == "memory" ? "—" : String(format: "%.1f", Double(r.fileBytes) / 1_048_576),
+        r.store == "memory" ? "—" : "\(r.stateBytes) / \(r.memberBytes)")
+    }
+    return t
+  }
+
+  // MARK: Restart
+
+  struct Restart {
+    var resumed: [Double] = []
+    var inSync: [Double] = []
+    var spreadAfter: [Double] = []
+    var failures = 0
+  }
+
+  /// `size` participants playing together through a `cowatch serve` process with an SQLite
+  /// store; the relay is killed with SIGKILL and started again on the same port
+  /// `restartAfter` seconds later. Per participant: the time from the kill to its welcome
+  /// from the new relay as the same member, and to its player being within `tolerance` of
+  /// the group's timeline; then the spread of all players' positions one second later.
+  static func restart(size: Int, runs: Int, restartAfter: Double, tolerance: Double)
+    async throws -> Restart
+  {
+    var result = Restart()
+    for run in 0..<runs {
+      progress("store: restart run \(run + 1) of \(runs), \(size) participants")
+      let file = try TemporaryFile()
+      defer { file.remove() }
+      var server = try ServerProcess.cowatch(store: file.path)
+      let port = server.port
+      let transport = TCPTransport(host: "127.0.0.1", port: port)
+      let room = try await Room.make(
+        count: size, transport: transport, room: "restart", recorder: nil,
+        player: { i in
+          var c = SimulatedPlayerConfiguration.ideal
+          c.seed = UInt64(i + 1)
+          return c
+        })
+      try await room.startPlaying()
+      await sleepSeconds(2)
+      var before: [ParticipantID?] = []
+      var epochs: [String?] = []
+      for c in room.clients {
+        before.append(await c.participantID)
+        epochs.append(await c.relayEpoch)
+      }
+      let killed = monoNow()
+      server.killNow()
+      await sleepSeconds(restartAfter)
+      server = try ServerProcess.cowatch(port: port, store: file.path)
+      var resumedAt: [Int64?] = Array(repeating: nil, count: size)
+      var syncedAt: [Int64?] = Array(repeating: nil, count: size)
+      let deadline = monoNow() + 20_000_000_000
+      while monoNow() < deadline, syncedAt.contains(where: { $0 == nil }) {
+        for (i, c) in room.clients.enumerated() where syncedAt[i] == nil {
+          let epoch = await c.relayEpoch
+          let status = await c.connectionStatus
+          guard epoch != epochs[i], status == .connected else { continue }
+          if resumedAt[i] == nil {
+            resumedAt[i] = monoNow()
+            if await c.participantID != before[i] { result.failures += 1 }
+          }
+          let s = await c.snapshot()
+          if let player = s.player, let group = s.groupPosition, player.rate == 1,
+            s.state.session?.status == .playing, abs(player.position - group) <= tolerance
+          {
+            syncedAt[i] = monoNow()
+          }
+        }
+        await sleepSeconds(0.002)
+      }
+      result.failures += syncedAt.filter { $0 == nil }.count
+      result.resumed += resumedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
+      result.inSync += syncedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
+      await sleepSeconds(1)
+      var positions: [Double] = []
+      for c in room.clients { if let p = await c.snapshot().player?.position { positions.append(p) } }
+      if let low = positions.min(), let high = positions.max() {
+        result.spreadAfter.append((high - low) * 1000)
+      }
+      await room.stop()
+      server.stop()
+    }
+    return result
+  }
+
+  static func restartTable(_ r: Restart, restartAfter: Double, tolerance: Double) -> Table {
+    var t = Table("measure", "samples", "p50 / p99 / max")
+    let resumed = Summary(r.resumed)
+    t.add("kill -9 → welcomed back as the same member (s)", "\(resumed.count)", resumed.text(2))
+    let synced = Summary(r.inSync)
+    t.add(
+      "kill -9 → playing within \(Int(tolerance * 1000)) ms of the timeline (s)",
+      "\(synced.count)", synced.text(2))
+    let spread = Summary(r.spreadAfter)
+    t.add("spread of all players 1 s after (ms)", "\(spread.count)", spread.text(1))
+    if r.failures > 0 { t.add("failures (not back, or another id)", "\(r.failures)", "") }
+    return t
+  }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+
+struct StoreCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "store",
+    abstract:
+      "The room store: propagation with and without it, steps sustained while writing, kill -9 to back in sync.")
+  @OptionGroup var common: CommonOptions
+  @Option(help: "Participants in the propagation run.") var size = 10
+  @Option(help: "Rounds of pause, seek and play.") var rounds = 30
+  @Option(help: "Participants in the throughput run.") var participants = 10_000
+  @Option(help: "Participants per room in the throughput run.") var roomSize = 10
+  @Option(help: "Seconds of the throughput run per store.") var seconds = 10.0
+  @Option(help: "Participants in the restart run.") var restartSize = 10
+  @Option(help: "Restart runs.") var runs = 5
+  @Option(help: "Seconds between the kill and the restart.") var restartAfter = 1.0
+
+  func run() async throws {
+    let smoke = common.smoke
+    let tolerance = 0.05
+    let prop = try await StoreBench.propagation(
+      size: smoke ? 3 : size, rounds: smoke ? 2 : rounds)
+    emit("Propagation with each store", prop)
+    let count = smoke ? 200 : participants
+    var results: [StoreBench.Throughput] = []
+    for kind in ["memory", "sqlite"] {
+      results.append(
+        try await StoreBench.throughput(
+          participants: count, roomSize: roomSize, seconds: smoke ? 0.5 : seconds, store: kind))
+    }
+    let throughput = StoreBench.throughputTable(results, participants: count, roomSize: roomSize)
+    emit("Steps sustained while writing (\(count) participants)", throughput)
+    let restart = try await StoreBench.restart(
+      size: smoke ? 3 : restartSize, runs: smoke ? 1 : runs, restartAfter: restartAfter,
+      tolerance: tolerance)
+    let restartTable = StoreBench.restartTable(
+      restart, restartAfter: restartAfter, tolerance: tolerance)
+    emit("kill -9 and a restart after \(restartAfter) s", restartTable)
+    Report.write(
+      section: "store", title: "8. The room store",
+      body: """
+        **Propagation with and without the store.** As §1 (real clients over loopback TCP to
+        an in-process relay, \(smoke ? 3 : size) participants, \(smoke ? 2 : rounds) rounds of
+        pause, seek and play), once with `--store memory` and once with an SQLite store in a
+        temporary file. The relay forwards every step before the store sees it; the writer
+        takes the changed rooms every 5 ms.
+
+        \(prop.markdown)
+        **Steps sustained while writing.** One in-process relay runtime, \(count) participants
+        in rooms of \(roomSize), each sending `report` commands (a sequenced step each, as
+        every participant sends every few seconds) in turn, as fast as one thread applies
+        them, for \(smoke ? 0.5 : seconds) s; writes nothing to connections, so the relay's
+        own cost is what is measured. The writer coalesces: a room that changed many times
+        between two writes is written once (its row, and the rows of the members that
+        changed). *Writer busy* is the share of the time the writer spent in SQLite
+        transactions (on the other core).
+
+        \(throughput.markdown)
+        **kill -9 and restart.** A `cowatch serve` process with an SQLite store;
+        \(smoke ? 3 : restartSize) `ParticipantClient`s with simulated players playing
+        together over loopback TCP; the relay killed with SIGKILL and started again on the
+        same port \(restartAfter) s later, \(smoke ? 1 : runs) times. Times are from the
+        kill; *playing within \(Int(tolerance * 1000)) ms* means the participant's player is
+        playing at rate 1 within that distance of where its group timeline says.
+
+        \(restartTable.markdown)
+        """, smoke: smoke)
+  }
+}
