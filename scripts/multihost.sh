@@ -102,8 +102,9 @@ case, in front of the relay; participants (`cowatch-bench remote`, {n} real
 `ParticipantClient`s with simulated players drifting over ±200 ppm, start-up latency
 0–300 ms) in `cw-hostb` and `cw-hostc`. The four cases run at the same time, each in its
 own room: symmetric 40 ms ± 10 ms each way; asymmetric 20 ms up / 60 ms down and 60 up / 20
-down (no jitter); and the bare veth. {rounds} rounds of pause, seek and play, then {secs} s of
-sync sampling. Clock truth: every namespace shares `CLOCK_MONOTONIC`, which is the relay's
+down (no jitter); and the bare veth. After 30 s of playing (the clock filter's window fills),
+{rounds} rounds of pause, seek and play, then {secs} s of sync sampling, with every
+participant's clock estimate read after each round and every 0.5 s while sampling. Clock truth: every namespace shares `CLOCK_MONOTONIC`, which is the relay's
 group clock, so the true offset is 0. With an asymmetric path the NTP-style estimate is off
 by half the asymmetry ((60 − 20) / 2 = 20 ms) by construction — no four-timestamp method can
 see it; that is what limits clock sync.

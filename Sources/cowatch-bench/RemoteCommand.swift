@@ -24,6 +24,8 @@ struct RemoteCommand: AsyncParsableCommand {
   @Option(help: "Largest start-up latency, ms.") var latencyMs = 300.0
   @Option(help: "The relay clock's offset from CLOCK_MONOTONIC, ns.") var truthOffsetNs: Int64 = 0
   @Option(help: "A label for the output.") var label = "remote"
+  @Option(help: "Seconds of playing before the rounds (the clock filter's window fills).")
+  var warmup = 30.0
 
   func run() async throws {
     BenchLogging.setup()
@@ -41,7 +43,7 @@ struct RemoteCommand: AsyncParsableCommand {
           seed: UInt64(7000 + i))
       })
     try await room.startPlaying(timeout: 30)
-    await sleepSeconds(3)
+    await sleepSeconds(max(3, warmup))
     var player: [Double] = []
     var update: [Double] = []
     var clockErrors: [Double] = []
@@ -71,7 +73,25 @@ struct RemoteCommand: AsyncParsableCommand {
         }
       }
     }
+    // The clock estimate every half second while the sync is sampled, too.
+    let clients = room.clients
+    let truth = Double(truthOffsetNs) / 1e9
+    let duration = seconds
+    let sampler = Task {
+      var errors: [Double] = []
+      let end = monoNow() + Int64(duration * 1e9)
+      while monoNow() < end {
+        for c in clients {
+          if let e = await c.clockEstimate {
+            errors.append(abs(e.offset(at: MonotonicClock().localNow()) - truth) * 1000)
+          }
+        }
+        await sleepSeconds(0.5)
+      }
+      return errors
+    }
     let sync = await SyncBench.sample(room: room, seconds: seconds, interval: 4)
+    clockErrors += await sampler.value
     await room.stop()
     var t = Table("case", "measure", "samples", "p50 / p99 / max (ms)")
     let rows: [(String, [Double])] = [
