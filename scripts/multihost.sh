@@ -11,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release}
 SMOKE=${1:-}
-ROUNDS=10; SECONDS_SYNC=30; PARTICIPANTS=5
-if [[ "$SMOKE" == "--smoke" ]]; then ROUNDS=2; SECONDS_SYNC=4; PARTICIPANTS=3; fi
+ROUNDS=10; SECONDS_SYNC=30; PARTICIPANTS=5; WARMUP=30
+if [[ "$SMOKE" == "--smoke" ]]; then ROUNDS=2; SECONDS_SYNC=4; PARTICIPANTS=3; WARMUP=3; fi
 NS_R=cw-relay NS_B=cw-hostb NS_C=cw-hostc
 PIDS=()
 OUT=$(mktemp -d)
@@ -68,7 +68,7 @@ ping -c1 -W1 10.77.1.1 >/dev/null 2>&1 && { echo "the relay namespace is reachab
 
 run_case() { # namespace address label (also the room name)
   ip netns exec "$1" "$BIN/cowatch-bench" remote --relay "$2" --room "$3" --label "$3" \
-    --participants "$PARTICIPANTS" --rounds "$ROUNDS" --seconds "$SECONDS_SYNC" >"$OUT/$3.md" 2>"$OUT/$3.err"
+    --participants "$PARTICIPANTS" --rounds "$ROUNDS" --seconds "$SECONDS_SYNC" --warmup "$WARMUP" >"$OUT/$3.md" 2>"$OUT/$3.err"
 }
 echo "running 4 cases (${PARTICIPANTS} participants each) ..." >&2
 run_case "$NS_B" 10.77.1.1:7801 "sym-40ms-jitter10" & C1=$!
