@@ -16,6 +16,10 @@ import Rooms
 public final class SQLiteRoomStore: RoomStore {
   public let path: String
   private let queue: DatabaseQueue
+  /// Where reads, encoding and writes run (see ``StoreThread``).
+  private let thread = StoreThread(name: "cowatch.store")
+
+  deinit { thread.stop() }
 
   /// Opens (or creates, with its directory) the file at `path`.
   public init(path: String) throws(RoomStoreError) {
@@ -79,7 +83,7 @@ public final class SQLiteRoomStore: RoomStore {
 
   public func load() async throws(RoomStoreError) -> (rooms: [StoredRoom], clock: ClockReading?) {
     do {
-      return try await queue.read { db in
+      return try await thread.run { [queue] in try queue.read { db in
         let decoder = JSONDecoder()
         var members: [String: [StoredMember]] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT room, data FROM member ORDER BY room, participant") {
@@ -103,7 +107,7 @@ public final class SQLiteRoomStore: RoomStore {
               group: GroupInstant(nanoseconds: row["group_ns"]), wallNanoseconds: row["wall_ns"])
           }
         return (rooms, clock)
-      }
+      } }
     } catch {
       throw RoomStoreError("cannot read the room store \(path): \(Self.describe(error))")
     }
@@ -111,16 +115,17 @@ public final class SQLiteRoomStore: RoomStore {
 
   public func write(_ batch: RoomStoreBatch) async throws(RoomStoreError) {
     do {
-      // Encoded before the transaction: the database is held only for the writes.
-      let encoder = JSONEncoder()
-      let rooms = try batch.changed.map { change in
-        (
-          change,
-          try encoder.encode(change.state),
-          try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
-        )
-      }
-      try await queue.write { db in
+      // Encoded on the store's own thread, not on the caller's: the relay's tasks share a
+      // pool of as many threads as cores, and encoding a large batch would hold one.
+      try await thread.run { [queue] in try queue.write { db in
+        let encoder = JSONEncoder()
+        let rooms = try batch.changed.map { change in
+          (
+            change,
+            try encoder.encode(change.state),
+            try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
+          )
+        }
         for name in batch.removed {
           try db.execute(sql: "DELETE FROM member WHERE room = ?", arguments: [name])
           try db.execute(sql: "DELETE FROM room WHERE name = ?", arguments: [name])
@@ -155,7 +160,7 @@ public final class SQLiteRoomStore: RoomStore {
             ON CONFLICT(id) DO UPDATE SET group_ns = excluded.group_ns, wall_ns = excluded.wall_ns
             """,
           arguments: [batch.clock.group.nanoseconds, batch.clock.wallNanoseconds])
-      }
+      } }
     } catch {
       throw RoomStoreError("cannot write to the room store \(path): \(Self.describe(error))")
     }
@@ -165,7 +170,7 @@ public final class SQLiteRoomStore: RoomStore {
     -> Int
   {
     do {
-      return try await queue.write { db in
+      return try await thread.run { [queue] in try queue.write { db in
         try db.execute(
           sql:
             "DELETE FROM member WHERE room IN (SELECT name FROM room WHERE written_wall_ns < ?)",
@@ -173,7 +178,7 @@ public final class SQLiteRoomStore: RoomStore {
         try db.execute(
           sql: "DELETE FROM room WHERE written_wall_ns < ?", arguments: [wallNanoseconds])
         return db.changesCount
-      }
+      } }
     } catch {
       throw RoomStoreError("cannot clean the room store \(path): \(Self.describe(error))")
     }

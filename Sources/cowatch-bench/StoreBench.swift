@@ -26,18 +26,33 @@ enum StoreBench {
 
   // MARK: Propagation
 
-  static func propagation(size: Int, rounds: Int) async throws -> Table {
+  /// `repeats` runs per store, alternating, so that both see the same machine: the p99 of
+  /// one run moves by milliseconds from run to run on a shared 2-core machine.
+  static func propagation(size: Int, rounds: Int, repeats: Int) async throws -> Table {
     var t = Table(
       "store", "samples", "applied at player p50 / p99 / max (ms)",
-      "update received p50 / p99 / max (ms)")
+      "update received p50 / p99 / max (ms)", "p99 of each run (ms)")
+    var player: [String: [Double]] = [:]
+    var update: [String: [Double]] = [:]
+    var runs: [String: [Double]] = [:]
+    for run in 0..<repeats {
+      for kind in ["memory", "sqlite"] {
+        let file = try TemporaryFile()
+        defer { file.remove() }
+        let store: (any RoomStore)? =
+          kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
+        progress("store: propagation run \(run + 1), \(size) participants, --store \(kind)")
+        let result = try await PropagationBench.run(sizes: [size], rounds: rounds, store: store)[0]
+        player[kind, default: []] += result.allPlayer
+        update[kind, default: []] += result.allUpdate
+        runs[kind, default: []].append(Summary(result.allPlayer).p99)
+      }
+    }
     for kind in ["memory", "sqlite"] {
-      let file = try TemporaryFile()
-      defer { file.remove() }
-      let store: (any RoomStore)? = kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
-      progress("store: propagation at \(size) participants with --store \(kind)")
-      let result = try await PropagationBench.run(sizes: [size], rounds: rounds, store: store)[0]
-      let player = Summary(result.allPlayer)
-      t.add(kind, "\(player.count)", player.text(3), Summary(result.allUpdate).text(3))
+      let p = Summary(player[kind] ?? [])
+      t.add(
+        kind, "\(p.count)", p.text(3), Summary(update[kind] ?? []).text(3),
+        (runs[kind] ?? []).map { String(format: "%.2f", $0) }.joined(separator: ", "))
     }
     return t
   }
@@ -201,29 +216,39 @@ enum StoreBench {
       }
       let killed = monoNow()
       server.killNow()
+      // Watched from the kill on, while the new relay starts.
+      let clients = room.clients
+      let (beforeIDs, beforeEpochs) = (before, epochs)
+      let watch = Task { () -> (resumed: [Int64?], synced: [Int64?], wrongID: Int) in
+        var resumedAt: [Int64?] = Array(repeating: nil, count: size)
+        var syncedAt: [Int64?] = Array(repeating: nil, count: size)
+        var wrongID = 0
+        let deadline = killed + 20_000_000_000
+        while monoNow() < deadline, syncedAt.contains(where: { $0 == nil }) {
+          for (i, c) in clients.enumerated() where syncedAt[i] == nil {
+            let epoch = await c.relayEpoch
+            let status = await c.connectionStatus
+            guard epoch != beforeEpochs[i], status == .connected else { continue }
+            if resumedAt[i] == nil {
+              resumedAt[i] = monoNow()
+              if await c.participantID != beforeIDs[i] { wrongID += 1 }
+            }
+            let s = await c.snapshot()
+            // The player may run a little fast or slow while it corrects: playing is enough.
+            if let player = s.player, let group = s.groupPosition, abs(player.rate - 1) < 0.1,
+              s.state.session?.status == .playing, abs(player.position - group) <= tolerance
+            {
+              syncedAt[i] = monoNow()
+            }
+          }
+          await sleepSeconds(0.002)
+        }
+        return (resumedAt, syncedAt, wrongID)
+      }
       await sleepSeconds(restartAfter)
       server = try ServerProcess.cowatch(port: port, store: file.path)
-      var resumedAt: [Int64?] = Array(repeating: nil, count: size)
-      var syncedAt: [Int64?] = Array(repeating: nil, count: size)
-      let deadline = monoNow() + 20_000_000_000
-      while monoNow() < deadline, syncedAt.contains(where: { $0 == nil }) {
-        for (i, c) in room.clients.enumerated() where syncedAt[i] == nil {
-          let epoch = await c.relayEpoch
-          let status = await c.connectionStatus
-          guard epoch != epochs[i], status == .connected else { continue }
-          if resumedAt[i] == nil {
-            resumedAt[i] = monoNow()
-            if await c.participantID != before[i] { result.failures += 1 }
-          }
-          let s = await c.snapshot()
-          if let player = s.player, let group = s.groupPosition, player.rate == 1,
-            s.state.session?.status == .playing, abs(player.position - group) <= tolerance
-          {
-            syncedAt[i] = monoNow()
-          }
-        }
-        await sleepSeconds(0.002)
-      }
+      let (resumedAt, syncedAt, wrongID) = await watch.value
+      result.failures += wrongID
       result.failures += syncedAt.filter { $0 == nil }.count
       result.resumed += resumedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
       result.inSync += syncedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
