@@ -76,6 +76,15 @@ let package = Package(
     .target(
       name: "Media",
       dependencies: ["PlaybackCoordination", .product(name: "Yams", package: "Yams")]),
+    // A real player: mpv, started by Cowatch and driven over its JSON IPC socket.
+    .target(
+      name: "MpvPlayer",
+      dependencies: [
+        "PlaybackCoordination", "TCPFraming", "Transports",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // ncursesw with wide characters; links ncursesw and tinfo (see module.modulemap).
     .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
     // Screen model drawn into a cell grid; ncurses only blits it.
@@ -134,6 +143,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
+    .testTarget(
+      name: "MpvPlayerTests",
+      dependencies: [
+        "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "Transports",
+        "RelayRuntime", "WireProtocol",
+      ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"], exclude: ["__Snapshots__"]),
     .testTarget(

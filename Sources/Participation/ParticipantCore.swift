@@ -111,6 +111,8 @@ public struct ParticipantCore: Sendable {
   private var readyRequested = false
   private var stalled = false
   private var advanceSentFor: ItemID?
+  /// The player's problem last reported (it stepped away for it).
+  private var playerProblem: String?
 
   public init(configuration: ParticipantConfiguration, hasPlayer: Bool) {
     self.configuration = configuration
@@ -697,6 +699,23 @@ public struct ParticipantCore: Sendable {
     }
     guard let session = state.session, let mine = state.participant(participant), mine.isJoined
     else { return effects }
+    if seen.problem != playerProblem {
+      // A player that cannot follow steps away with the reason rather than hold the group;
+      // once it can again, it comes back.
+      if let problem = seen.problem {
+        effects.append(.event(.error("your player cannot follow: \(problem)")))
+        if playerProblem == nil, !mine.suspensions.contains(.playerUnavailable) {
+          effects += enqueue(
+            .command(.beginSuspension(.playerUnavailable)), origin: .automatic, ticket: nil,
+            at: now)
+        }
+      } else if mine.suspensions.contains(.playerUnavailable) {
+        effects += enqueue(
+          .command(.endSuspension(.playerUnavailable, proposing: nil)), origin: .automatic,
+          ticket: nil, at: now)
+      }
+      playerProblem = seen.problem
+    }
     if seen.item == session.item.id, !seen.isBusy, !seen.isStalled {
       effects += requestReadyIfNeeded(mine, at: now)
     }

@@ -170,16 +170,6 @@ struct GroupTransition {
     return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
   }
 
-  /// How far ahead a change that needs no seek (a rate change while playing) is scheduled
-  /// so that everyone makes it at one instant: `roundTripFactor × highest round-trip`,
-  /// clamped to the configured bounds.
-  func changeDelay() -> Double {
-    let counted = state.participants.filter { $0.isJoined && $0.isConnected }
-    let roundTrip = counted.map(\.roundTrip).max() ?? 0
-    let raw = configuration.roundTripFactor * roundTrip
-    return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
-  }
-
   /// Schedules playback from `position` at the group's playback rate, a start delay ahead.
   /// From a stop the position holds until then, so it never jumps; while playing (a seek)
   /// the group plays on where it is until then, so that every player switches to the new
@@ -197,8 +187,10 @@ struct GroupTransition {
     return startsAt
   }
 
-  /// Changes the rate of a moving timeline a change delay ahead, continuing the current line
-  /// until then; a change still pending only takes the new rate.
+  /// Changes the rate of a moving timeline a start delay ahead, continuing the current line
+  /// until then; a change still pending only takes the new rate. The delay allows for the
+  /// slowest player's latency too: a real player (mpv) applies a new speed exactly only by
+  /// preparing as for a seek.
   mutating func changeRate(to rate: Double) {
     let timeline = session.timeline
     if timeline.groupTime > now {
@@ -206,7 +198,7 @@ struct GroupTransition {
       return
     }
     guard timeline.rate != rate else { return }
-    let at = now.advanced(bySeconds: changeDelay())
+    let at = now.advanced(bySeconds: startDelay())
     let itemTime = min(max(timeline.position(at: at), 0), session.item.duration)
     session.timeline = timeline.changing(at: at, to: itemTime, rate: rate, now: now)
   }

@@ -34,10 +34,14 @@ public struct PlayerObservation: Hashable, Sendable {
   /// coordinator learns the player's seek latency from it even when the start it
   /// prepared for was far enough ahead to hide that latency.
   public var preparedAt: LocalInstant?
+  /// Why the player cannot follow the group at all (its program quit, the file is
+  /// missing), in words for people; nil while it can. The participant then steps away
+  /// with that reason instead of holding the group.
+  public var problem: String?
 
   public init(
     item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false,
-    preparedAt: LocalInstant? = nil
+    preparedAt: LocalInstant? = nil, problem: String? = nil
   ) {
     self.item = item
     self.position = position
@@ -45,6 +49,7 @@ public struct PlayerObservation: Hashable, Sendable {
     self.isBusy = isBusy
     self.isStalled = isStalled
     self.preparedAt = preparedAt
+    self.problem = problem
   }
 }
 

@@ -13,4 +13,7 @@ public struct SuspensionReason: StringIdentifier {
   public static let userActionRequired = SuspensionReason("userActionRequired")
   /// The participant is scrubbing and will propose a new time.
   public static let changingTime = SuspensionReason("changingTime")
+  /// The participant's player cannot follow (its program quit, the file is missing): it
+  /// steps away rather than hold the group.
+  public static let playerUnavailable = SuspensionReason("playerUnavailable")
 }

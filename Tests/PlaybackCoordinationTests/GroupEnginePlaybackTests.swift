@@ -362,8 +362,7 @@ struct GroupEnginePlaybackTests {
   func rateWhilePlaying() {
     var h = Harness.playing()
     #expect(h.ok(.setRate(item: nil, rate: 2), bob, at: 10).kinds == [.rateChanged(rate: 2)])
-    // The delay allows for the round-trips only (a rate change needs no seek): the
-    // configured minimum here.
+    // The start delay: the configured minimum here.
     #expect(
       h.session.timeline
         == Timeline(itemTime: 8, groupTime: g(10.1), rate: 2, priorItemTime: 8, priorRate: 1))
@@ -373,15 +372,15 @@ struct GroupEnginePlaybackTests {
     #expect(isClose(h.position(at: 11.1), 10))
   }
 
-  @Test("the change delay of a rate change grows with the highest round-trip")
+  @Test("the delay of a rate change allows for round-trips and the slowest player")
   func rateChangeDelayFollowsRoundTrip() {
     var h = Harness.playing()
-    h.ok(.report(roundTrip: 0.2, startupLatency: 1.5, playerOffset: nil), bob, at: 9)
+    h.ok(.report(roundTrip: 0.2, startupLatency: 0.5, playerOffset: nil), bob, at: 9)
     h.ok(.setRate(item: nil, rate: 1.5), alice, at: 10)
-    // roundTripFactor 2 × 0.2 s; the start-up latency does not count (no seek).
-    #expect(h.session.timeline.groupTime == g(10.4))
-    #expect(isClose(h.position(at: 10.4), 8.3))
-    #expect(isClose(h.position(at: 11.4), 9.8))
+    // roundTripFactor 2 × 0.2 s + 0.5 s of start-up latency.
+    #expect(h.session.timeline.groupTime == g(10.9))
+    #expect(isClose(h.position(at: 10.9), 8.8))
+    #expect(isClose(h.position(at: 11.9), 10.3))
   }
 
   @Test("a rate change before a scheduled start keeps the start")

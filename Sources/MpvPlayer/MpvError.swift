@@ -1,0 +1,15 @@
+/// Why mpv could not be used, in words a person can act on.
+public enum MpvError: Error, Hashable, Sendable, CustomStringConvertible {
+  case notInstalled(String)
+  case cannotStart(String)
+  case timedOut(what: String, seconds: Double)
+
+  public var description: String {
+    switch self {
+    case .notInstalled(let name):
+      "\(name) was not found on PATH: install mpv (e.g. apt-get install mpv), or use --player simulated"
+    case .cannotStart(let why): "mpv could not be started: \(why)"
+    case .timedOut(let what, let seconds): "mpv did not open \(what) within \(Int(seconds)) s"
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A value in mpv's JSON IPC.
+public enum MpvValue: Hashable, Sendable {
+  case null
+  case bool(Bool)
+  case number(Double)
+  case string(String)
+  /// Anything else (objects, arrays): not needed by the driver.
+  case other
+
+  var number: Double? { if case .number(let n) = self { n } else { nil } }
+  var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+}
+
+/// One line from mpv's IPC socket: a reply to a request, or an event.
+public enum MpvMessage: Hashable, Sendable {
+  case reply(requestID: Int, data: MpvValue, error: String)
+  case propertyChange(name: String, data: MpvValue)
+  case event(String)
+
+  /// Parses one line; nil for lines that are not JSON objects of a known shape.
+  public static func parse(_ line: [UInt8]) -> MpvMessage? {
+    guard let raw = try? JSONDecoder().decode(Raw.self, from: Data(line)) else { return nil }
+    if let event = raw.event {
+      if event == "property-change", let name = raw.name {
+        return .propertyChange(name: name, data: raw.data ?? .null)
+      }
+      return .event(event)
+    }
+    if let id = raw.request_id {
+      return .reply(requestID: id, data: raw.data ?? .null, error: raw.error ?? "")
+    }
+    return nil
+  }
+
+  private struct Raw: Decodable {
+    var event: String?
+    var name: String?
+    var data: MpvValue?
+    var request_id: Int?
+    var error: String?
+  }
+}
+
+extension MpvValue: Decodable {
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.singleValueContainer()
+    if c.decodeNil() {
+      self = .null
+    } else if let b = try? c.decode(Bool.self) {
+      self = .bool(b)
+    } else if let n = try? c.decode(Double.self) {
+      self = .number(n)
+    } else if let s = try? c.decode(String.self) {
+      self = .string(s)
+    } else {
+      self = .other
+    }
+  }
+}
+
+/// A request to mpv: a command array, with the id its reply will carry.
+public struct MpvRequest: Hashable, Sendable {
+  public var id: Int
+  public var command: [MpvValue]
+
+  /// The JSON line mpv reads (newline-terminated).
+  public var line: String {
+    let parts = command.map { v -> String in
+      switch v {
+      case .null, .other: "null"
+      case .bool(let b): b ? "true" : "false"
+      case .number(let n): n.isFinite ? "\(n)" : "0"
+      case .string(let s): Self.quoted(s)
+      }
+    }
+    return #"{"command":[\#(parts.joined(separator: ","))],"request_id":\#(id)}"# + "\n"
+  }
+
+  static func quoted(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          out += String(format: "\\u%04x", scalar.value)
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+}
+
+extension MpvValue: ExpressibleByStringLiteral {
+  public init(stringLiteral value: String) { self = .string(value) }
+}

@@ -1,0 +1,551 @@
+import PlaybackCoordination
+
+/// What the mpv driver does, as a state machine: player commands, mpv's replies and events,
+/// and timers go in, each with the local time; requests for mpv and the next instant to be
+/// woken come out. Pure, so that the whole protocol with mpv is tested without mpv.
+///
+/// How it drives mpv (0.35, JSON IPC), from what was measured of it:
+/// - Every move that must land exactly (load, pause, a seek) pauses mpv and seeks
+///   `absolute+exact`; the player is busy until mpv's `playback-restart` event (a seek's
+///   reply only means the seek was queued).
+/// - A start at a scheduled instant prepares first (paused, seeked to the start frame)
+///   and then unpauses at the instant less the steady unpause lateness
+///   (``Configuration/unpauseLead``).
+/// - A seek while playing keeps playing until shortly before the switch instant (the
+///   player's learned seek latency), so it shows the old spot as long as it can.
+/// - A rate change is prepared like a seek too: mpv plays the audio it has buffered (up to
+///   0.4 s with `--ao=null`) at the old speed, so only a seek starts a new speed exactly.
+/// - Where the player is comes from `audio-pts` (continuous, unlike `time-pos`, which moves
+///   in whole frames), polled while playing and timestamped at the midpoint of request and
+///   reply; `time-pos` only when there is no audio.
+public struct MpvPlaybackMachine: Sendable {
+  public struct Configuration: Hashable, Sendable {
+    /// How often the audio clock is read while playing, seconds.
+    public var pollInterval: Double
+    /// mpv starts about this long after `pause=false` is sent, so it is sent this much
+    /// early; the machine then learns the real lateness from its audio clock.
+    public var unpauseLead: Double
+    /// A seek's preparation time until one is measured, seconds.
+    public var defaultSeekLatency: Double
+    /// A play target this close to where the player will be anyway needs no seek, seconds.
+    public var seamlessGap: Double
+    /// How long after a `speed` change mpv's picture and sound follow it, seconds, until
+    /// measured: mpv plays the audio it has already filtered at the old speed (0.39 s
+    /// measured with mpv 0.35.1 and `--ao=null`), while its audio clock jumps at once.
+    public var speedDelay: Double
+
+    public init(
+      pollInterval: Double = 0.05, unpauseLead: Double = 0.0005, defaultSeekLatency: Double = 0.08,
+      seamlessGap: Double = 0.05, speedDelay: Double = 0.39
+    ) {
+      self.pollInterval = pollInterval
+      self.unpauseLead = unpauseLead
+      self.defaultSeekLatency = defaultSeekLatency
+      self.seamlessGap = seamlessGap
+      self.speedDelay = speedDelay
+    }
+  }
+
+  public enum Effect: Hashable, Sendable {
+    case send(MpvRequest)
+  }
+
+  private enum Phase: Hashable, Sendable {
+    case idle
+    /// A load or seek was sent; ready at the next `playback-restart` after its reply.
+    /// `load`: the file itself is loading (mpv cannot seek in it yet).
+    case preparing(request: Int, replied: Bool, since: LocalInstant, load: Bool)
+    /// Paused on the start frame, unpausing at the scheduled instant.
+    case prerolled
+    case playing
+    case paused
+    case ended
+  }
+
+  private enum Intent: Hashable, Sendable {
+    case pause(at: Double)
+    case play(itemTime: Double, startAt: LocalInstant, rate: Double)
+  }
+
+  /// Property observation ids.
+  static let observed = ["pause", "paused-for-cache", "eof-reached", "duration"]
+
+  public let configuration: Configuration
+  private var nextID = 1
+  private var phase: Phase = .idle
+  private var intent: Intent = .pause(at: 0)
+  public private(set) var item: ItemID?
+  public private(set) var duration: Double?
+  /// The picture: `position` at `anchor`, advancing at `effective` while playing, which
+  /// becomes each `pending` speed at its `effectiveAt`.
+  private var position = 0.0
+  private var anchor: LocalInstant?
+  /// The speed last asked of mpv.
+  private var speed = 1.0
+  private var effective = 1.0
+  private struct SpeedChange: Hashable, Sendable {
+    var sentAt: LocalInstant
+    var effectiveAt: LocalInstant
+    var from: Double
+    var to: Double
+    var measured = false
+  }
+  private var pending: [SpeedChange] = []
+  /// How long mpv takes to follow a speed change, seconds (learned).
+  public private(set) var speedDelay: Double
+  private var stalled = false
+  private var preparedAt: LocalInstant?
+  /// Why the player cannot follow (mpv gone, no file), if it cannot.
+  public private(set) var problem: String?
+  /// Scheduled actions.
+  private var unpauseAt: LocalInstant?
+  private var switchAt: LocalInstant?
+  private var nextPoll: LocalInstant?
+  private var poll: (id: Int, sentAt: LocalInstant)?
+  private var pollProperty = "audio-pts"
+  private var audioSeen = false
+  /// How early `pause=false` is sent before a scheduled start, seconds (learned).
+  public private(set) var unpauseLead: Double
+  /// The start whose lateness the next audio reading measures.
+  private var scheduledStart: (itemTime: Double, at: LocalInstant)?
+  private var audioMisses = 0
+  /// How long the current preparation was put off (a seek while playing plays on).
+  private var deferredBy = 0.0
+  /// Where the current file was opened, and where the latest seek went.
+  private var loadedAt = 0.0
+  private var seekTarget = 0.0
+
+  private var isLoading: Bool {
+    if case .preparing(_, _, _, true) = phase { true } else { false }
+  }
+  /// The player's seek latency as measured (rises at once, falls slowly), seconds.
+  public private(set) var seekLatency: Double
+
+  public init(configuration: Configuration = .init()) {
+    self.configuration = configuration
+    seekLatency = configuration.defaultSeekLatency
+    unpauseLead = configuration.unpauseLead
+    speedDelay = configuration.speedDelay
+  }
+
+  // MARK: - Inputs
+
+  /// The first requests, once connected: the properties the driver follows.
+  public mutating func start() -> [Effect] {
+    Self.observed.enumerated().map { index, name in
+      request(["observe_property", .number(Double(index + 1)), .string(name)])
+    }
+  }
+
+  /// A coordinator's command; `path` is the file for a `load`, if there is one.
+  public mutating func perform(_ command: PlayerCommand, path: String?, at now: LocalInstant)
+    -> [Effect]
+  {
+    settle(at: now)
+    switch command {
+    case .load(let id, let at):
+      cancelScheduled()
+      guard let path else {
+        item = nil
+        phase = .idle
+        problem = "no file for \(id.rawValue)"
+        return []
+      }
+      item = id
+      duration = nil
+      problem = nil
+      pollProperty = "audio-pts"
+      audioSeen = false
+      audioMisses = 0
+      stalled = false
+      intent = .pause(at: at)
+      freeze(at: max(0, at))
+      let load = request([
+        "loadfile", .string(path), "replace", .string("start=\(max(0, at)),pause=yes"),
+      ])
+      loadedAt = max(0, at)
+      return [load] + prepare(after: load, at: now, load: true)
+
+    case .play(let itemTime, let startAt, let rate):
+      guard item != nil, phase != .idle else { return [] }
+      let rate = max(0.01, rate)
+      if isLoading {
+        // mpv cannot seek in a file it is still opening: the intent waits for the load.
+        intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+        return []
+      }
+      if phase == .playing, !stalled, unpauseAt == nil, switchAt == nil, rate == speed,
+        abs(projected(at: startAt, from: now) - itemTime) < configuration.seamlessGap
+      {
+        // Already on that line at that rate: nothing to do.
+        intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+        preparedAt = now
+        return []
+      }
+      // Anything else — another spot, or another rate (mpv plays out the audio it has
+      // buffered, up to 0.4 s, at the old speed: only a seek applies a speed exactly) —
+      // is prepared as a seek and switched to at the instant.
+      intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+      deferredBy = 0
+      if phase == .playing, !stalled {
+        // A seek while playing: play on until the latest moment the seek surely still
+        // makes it (its latency and a half, and a little more, for a loaded machine).
+        let begin = startAt.advanced(bySeconds: -(1.5 * seekLatency + 0.02 + unpauseLead))
+        if begin > now {
+          switchAt = begin
+          deferredBy = begin.seconds(since: now)
+          return []
+        }
+      }
+      return beginPreparing(at: now)
+
+    case .pause(let at):
+      guard item != nil, phase != .idle else { return [] }
+      intent = .pause(at: at)
+      cancelScheduled()
+      freeze(at: at)
+      return isLoading ? [] : beginPreparing(at: now)
+
+    case .seek(let to):
+      guard item != nil, phase != .idle else { return [] }
+      switch intent {
+      case .pause: intent = .pause(at: to)
+      case .play(_, _, let rate): intent = .play(itemTime: to, startAt: now, rate: rate)
+      }
+      cancelScheduled()
+      freeze(at: to)
+      return isLoading ? [] : beginPreparing(at: now)
+
+    case .setRate(let rate):
+      guard item != nil else { return [] }
+      let rate = max(0.01, rate)
+      if case .play(let x, let s, _) = intent {
+        intent = .play(itemTime: x, startAt: s, rate: rate)
+      }
+      return setSpeed(rate, at: now)
+
+    case .unload:
+      cancelScheduled()
+      item = nil
+      duration = nil
+      phase = .idle
+      freeze(at: 0)
+      return [request(["stop"])]
+    }
+  }
+
+  /// A line from mpv.
+  public mutating func received(_ message: MpvMessage, at now: LocalInstant) -> [Effect] {
+    settle(at: now)
+    switch message {
+    case .reply(let id, let data, let error):
+      if case .preparing(let request, _, let since, let load) = phase, request == id {
+        guard error == "success" else {
+          if load {
+            problem = "mpv could not open the file: \(error)"
+            phase = .idle
+            return []
+          }
+          // A seek mpv refused: stay where it is rather than wait for a restart.
+          phase = .paused
+          return []
+        }
+        phase = .preparing(request: request, replied: true, since: since, load: load)
+        return []
+      }
+      if let poll, poll.id == id {
+        self.poll = nil
+        guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
+        if let value = data.number, error == "success" {
+          // Read at the midpoint of the exchange.
+          let midpoint = poll.sentAt.advanced(bySeconds: now.seconds(since: poll.sentAt) / 2)
+          if let start = scheduledStart, pollProperty == "audio-pts" {
+            // The first reading after a scheduled unpause says how late mpv really started.
+            scheduledStart = nil
+            let expected = start.itemTime + speed * midpoint.seconds(since: start.at)
+            let delay = (expected - value) / max(speed, 0.01) + unpauseLead
+            if delay > -0.01, delay < 0.05 {
+              unpauseLead = min(max(0, 0.7 * unpauseLead + 0.3 * delay), 0.05)
+            }
+          }
+          // The audio clock already counts speed changes mpv has not yet played out.
+          var debt = 0.0
+          for index in pending.indices
+          where pending[index].sentAt <= midpoint && midpoint < pending[index].effectiveAt {
+            let change = pending[index]
+            let delta = change.to - change.from
+            if pollProperty == "audio-pts", !change.measured, pending.count == 1,
+              abs(delta) >= 0.004
+            {
+              // Learn the delay from the jump: the reading predicted with the delay
+              // assumed, against the reading.
+              let predicted =
+                projected(at: midpoint, from: midpoint)
+                - delta * change.effectiveAt.seconds(since: midpoint)
+              let error = -(value - predicted) / delta
+              if abs(error) < 0.5 {
+                speedDelay = min(max(speedDelay + 0.3 * error, 0), 1)
+              }
+              pending[index].measured = true
+            }
+            debt += delta * change.effectiveAt.seconds(since: midpoint)
+          }
+          position = value + debt
+          anchor = midpoint
+          if pollProperty == "audio-pts" { audioSeen = true }
+        } else if pollProperty == "audio-pts", !audioSeen {
+          // Right after a start the audio clock is not there yet; if it never comes, the
+          // file has no audio and the frame clock is all there is.
+          audioMisses += 1
+          if audioMisses >= 20 { pollProperty = "time-pos" }
+        }
+      }
+      return []
+
+    case .event("playback-restart"):
+      guard case .preparing(_, true, let since, let load) = phase else { return [] }
+      if load {
+        // Opened where the load asked; a later intent may need another spot.
+        let target: Double
+        switch intent {
+        case .pause(let at): target = at
+        case .play(let itemTime, let startAt, let rate):
+          target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
+        }
+        // Another spot, or another speed (set while paused, a speed applies exactly only
+        // after a seek flushes what mpv has buffered): prepare once more.
+        if abs(target - loadedAt) > 1e-6 { return beginPreparing(at: now) }
+        if case .play(_, _, let rate) = intent, rate != speed { return beginPreparing(at: now) }
+      } else {
+        recordSeekLatency(now.seconds(since: since))
+      }
+      // A preparation deferred on purpose (played on until the last moment) reports the
+      // time it took, not the wait: the group's lead is sized by it.
+      preparedAt = now.advanced(bySeconds: -deferredBy)
+      deferredBy = 0
+      return resolveIntent(at: now)
+
+    case .event("end-file"):
+      if phase != .idle, item != nil, case .preparing = phase {
+        problem = "mpv could not play the file"
+        phase = .idle
+      }
+      return []
+
+    case .propertyChange("paused-for-cache", let data):
+      let now_ = now
+      if data.bool == true, !stalled {
+        settle(at: now_)
+        stalled = true
+      } else if data.bool == false, stalled {
+        stalled = false
+        if phase == .playing { anchor = now_ }
+      }
+      return []
+
+    case .propertyChange("eof-reached", let data):
+      if data.bool == true, item != nil, phase == .playing {
+        phase = .ended
+        freeze(at: duration ?? position)
+      }
+      return []
+
+    case .propertyChange("duration", let data):
+      if let d = data.number, d > 0 { duration = d }
+      return []
+
+    default:
+      return []
+    }
+  }
+
+  /// Runs what is due at `now`.
+  public mutating func wake(at now: LocalInstant) -> [Effect] {
+    settle(at: now)
+    var effects: [Effect] = []
+    if let at = switchAt, at <= now {
+      switchAt = nil
+      effects += beginPreparing(at: now)
+    }
+    if let at = unpauseAt, at <= now {
+      unpauseAt = nil
+      if case .play(let itemTime, let startAt, let rate) = intent {
+        phase = .playing
+        speed = rate
+        effective = rate
+        pending = []
+        position = itemTime
+        anchor = startAt
+        scheduledStart = (itemTime, startAt)
+        nextPoll = startAt
+        effects.append(request(["set_property", "pause", .bool(false)]))
+      }
+    }
+    if phase == .playing, !stalled, poll == nil, nextPoll.map({ $0 <= now }) ?? true {
+      let read = request(["get_property", .string(pollProperty)])
+      if case .send(let r) = read { poll = (r.id, now) }
+      nextPoll = now.advanced(bySeconds: configuration.pollInterval)
+      effects.append(read)
+    }
+    return effects
+  }
+
+  /// mpv went away (it quit or crashed, or its socket closed).
+  public mutating func lost(_ why: String) {
+    cancelScheduled()
+    problem = why
+    phase = .idle
+    item = nil
+  }
+
+  /// When ``wake(at:)`` is next due.
+  public var nextWake: LocalInstant? {
+    var candidates = [switchAt, unpauseAt]
+    if phase == .playing, !stalled { candidates.append(poll == nil ? nextPoll : nil) }
+    return candidates.compactMap { $0 }.min()
+  }
+
+  /// What the player shows at `now`.
+  public func observation(at now: LocalInstant) -> PlayerObservation {
+    let moving = phase == .playing && !stalled
+    let busy: Bool
+    switch phase {
+    case .preparing, .prerolled: busy = true
+    default: busy = switchAt != nil
+    }
+    return PlayerObservation(
+      item: problem == nil ? item : nil, position: projected(at: now, from: now),
+      rate: moving ? speed : 0, isBusy: busy, isStalled: stalled,
+      preparedAt: preparedAt.flatMap { $0 <= now ? $0 : nil }, problem: problem)
+  }
+
+  // MARK: - Helpers
+
+  private mutating func request(_ command: [MpvValue]) -> Effect {
+    defer { nextID += 1 }
+    return .send(MpvRequest(id: nextID, command: command))
+  }
+
+  /// Pauses mpv and seeks exactly to the intent's frame; busy until mpv restarts.
+  private mutating func beginPreparing(at now: LocalInstant) -> [Effect] {
+    let target: Double
+    var effects = [request(["set_property", "pause", .bool(true)])]
+    switch intent {
+    case .pause(let at): target = at
+    case .play(let itemTime, let startAt, let rate):
+      target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
+      speed = rate
+      effects.append(request(["set_property", "speed", .number(rate)]))
+    }
+    if phase == .playing { settle(at: now) }
+    freeze(at: position)
+    seekTarget = max(0, target)
+    let seek = request(["seek", .number(max(0, target)), "absolute+exact"])
+    effects.append(seek)
+    return effects + prepare(after: seek, at: now)
+  }
+
+  private mutating func prepare(after effect: Effect, at now: LocalInstant, load: Bool = false)
+    -> [Effect]
+  {
+    guard case .send(let r) = effect else { return [] }
+    phase = .preparing(request: r.id, replied: false, since: now, load: load)
+    preparedAt = nil
+    poll = nil
+    return []
+  }
+
+  /// mpv is ready where the intent wanted it: pause there, or start (now, or at the
+  /// scheduled instant).
+  private mutating func resolveIntent(at now: LocalInstant) -> [Effect] {
+    switch intent {
+    case .pause(let at):
+      phase = .paused
+      freeze(at: at)
+      return []
+    case .play(let itemTime, let startAt, let rate):
+      let unpause = startAt.advanced(bySeconds: -unpauseLead)
+      if unpause > now {
+        phase = .prerolled
+        freeze(at: itemTime)
+        unpauseAt = unpause
+        return []
+      }
+      // Late: it starts now from the frame it was sent to (the load's or the seek's), behind
+      // the line by how late it is; the coordinator sees that gap and closes it.
+      let target = isLoading ? loadedAt : seekTarget
+      phase = .playing
+      speed = rate
+      effective = rate
+      pending = []
+      position = target
+      anchor = now
+      nextPoll = now.advanced(bySeconds: configuration.pollInterval)
+      return [request(["set_property", "pause", .bool(false)])]
+    }
+  }
+
+  private mutating func setSpeed(_ rate: Double, at instant: LocalInstant) -> [Effect] {
+    if phase == .playing, !stalled, anchor != nil {
+      settle(at: instant)
+      let from = pending.last?.to ?? effective
+      if rate != from {
+        pending.append(
+          SpeedChange(
+            sentAt: instant, effectiveAt: instant.advanced(bySeconds: speedDelay), from: from,
+            to: rate))
+      }
+    } else {
+      // Not playing: the next start (after a seek, which flushes) plays at it at once.
+      effective = rate
+      pending = []
+    }
+    speed = rate
+    return [request(["set_property", "speed", .number(rate)])]
+  }
+
+  /// Brings the picture's anchor up to `now` (a playing player's position moves on).
+  private mutating func settle(at now: LocalInstant) {
+    guard phase == .playing, !stalled, let anchor, now > anchor else { return }
+    position = projected(at: now, from: now)
+    while let first = pending.first, first.effectiveAt <= now {
+      effective = first.to
+      pending.removeFirst()
+    }
+    self.anchor = now
+  }
+
+  private mutating func freeze(at itemTime: Double) {
+    position = itemTime
+    anchor = nil
+    pending = []
+    effective = speed
+  }
+
+  /// Where the picture is at `t`: from the anchor at the effective speed, each pending
+  /// change taking over at its instant.
+  private func projected(at t: LocalInstant, from now: LocalInstant) -> Double {
+    guard phase == .playing, !stalled, let anchor else { return position }
+    var p = position
+    var cursor = anchor
+    var rate = effective
+    for change in pending where change.effectiveAt > cursor && change.effectiveAt < t {
+      p += rate * change.effectiveAt.seconds(since: cursor)
+      cursor = change.effectiveAt
+      rate = change.to
+    }
+    return p + rate * t.seconds(since: cursor)
+  }
+
+  private mutating func cancelScheduled() {
+    unpauseAt = nil
+    switchAt = nil
+    scheduledStart = nil
+    deferredBy = 0
+  }
+
+  private mutating func recordSeekLatency(_ measured: Double) {
+    let measured = min(max(0, measured), 5)
+    seekLatency = max(measured, 0.8 * seekLatency + 0.2 * measured)
+  }
+}

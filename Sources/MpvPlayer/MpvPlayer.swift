@@ -1,0 +1,294 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PlaybackCoordination
+import Synchronization
+import TCPFraming
+import Transports
+
+/// A real player: mpv, started by Cowatch and driven over its JSON IPC socket, as a
+/// ``PlayerDriver``. Every decision is ``MpvPlaybackMachine``'s; this class only starts
+/// mpv, carries lines both ways and wakes the machine when it asks.
+///
+/// `observe(at:)` never blocks: it answers from the machine's model of mpv's clock, which
+/// polled reads of mpv's audio clock keep up to date.
+public final class MpvPlayer: PlayerDriver {
+  private struct State {
+    var machine: MpvPlaybackMachine
+    var channel: (any Channel)?
+    var wake: Scheduled<Void>?
+    var wakeAt: LocalInstant?
+    /// Direct property reads (``property(_:)``) waiting for mpv's reply, by request id.
+    var queries: [Int: CheckedContinuation<MpvValue?, Never>] = [:]
+    var nextQuery = 1_000_000_000
+  }
+
+  private let state: Mutex<State>
+  private let resolver: @Sendable (ItemID) -> String?
+  private let clock: any SessionClock
+  private let process: Process
+  private let socketDirectory: URL
+  private let logger: Logger
+  private let eventLoop: any EventLoop
+
+  private init(
+    process: Process, socketDirectory: URL, channel: any Channel,
+    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock, logger: Logger
+  ) {
+    self.process = process
+    self.socketDirectory = socketDirectory
+    self.resolver = resolver
+    self.clock = clock
+    self.logger = logger
+    self.eventLoop = channel.eventLoop
+    state = Mutex(State(machine: MpvPlaybackMachine(), channel: channel))
+  }
+
+  /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
+  /// connects to it. `resolver` gives the file of an item; `arguments` are passed to mpv
+  /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`).
+  public static func launch(
+    executable: String = "mpv", arguments: [String] = [],
+    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10
+  ) async throws(MpvError) -> MpvPlayer {
+    guard let path = Self.find(executable) else { throw .notInstalled(executable) }
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-mpv-\(UInt64.random(in: 0...UInt64.max))")
+    do {
+      try FileManager.default.createDirectory(
+        at: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .cannotStart("cannot create \(directory.path): \(error.localizedDescription)")
+    }
+    let socket = directory.appendingPathComponent("ipc").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments =
+      [
+        "--idle=yes", "--input-ipc-server=\(socket)", "--no-terminal", "--keep-open=yes",
+        "--pause", "--audio-pitch-correction=no", "--hr-seek=yes", "--force-window=no",
+        "--really-quiet",
+      ] + arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+      try process.run()
+    } catch {
+      try? FileManager.default.removeItem(at: directory)
+      throw .cannotStart("\(path): \(error.localizedDescription)")
+    }
+    func giveUp(_ error: MpvError) -> MpvError {
+      if process.isRunning { process.terminate() }
+      try? FileManager.default.removeItem(at: directory)
+      return error
+    }
+    // mpv creates its socket once it is up.
+    let deadline = Date().addingTimeInterval(timeout)
+    while !FileManager.default.fileExists(atPath: socket) {
+      guard process.isRunning else {
+        throw giveUp(.cannotStart("mpv exited at once (status \(process.terminationStatus))"))
+      }
+      guard Date() < deadline else {
+        throw giveUp(.timedOut(what: "mpv's IPC socket", seconds: timeout))
+      }
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    let box = PlayerBox()
+    let channel: any Channel
+    do {
+      channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: 1 << 20)))
+            try channel.pipeline.syncOperations.addHandler(MpvLineHandler(box: box))
+          }
+        }
+        .connect(unixDomainSocketPath: socket).get()
+    } catch {
+      throw giveUp(.cannotStart("cannot connect to mpv's IPC socket: \(error)"))
+    }
+    let player = MpvPlayer(
+      process: process, socketDirectory: directory, channel: channel, resolver: resolver,
+      clock: clock, logger: logger)
+    box.player.withLock { $0 = player }
+    process.terminationHandler = { [weak player] p in
+      player?.lost("mpv stopped (status \(p.terminationStatus))")
+    }
+    player.apply { $0.start() }
+    return player
+  }
+
+  /// Quits mpv and removes its socket; nothing is left running.
+  public func stop() async {
+    let channel = state.withLock { s -> (any Channel)? in
+      s.wake?.cancel()
+      s.wake = nil
+      let c = s.channel
+      s.channel = nil
+      return c
+    }
+    if let channel {
+      let quit = MpvRequest(id: 0, command: ["quit"])
+      try? await channel.writeAndFlush(ByteBuffer(string: quit.line)).get()
+      try? await channel.close()
+    }
+    let deadline = Date().addingTimeInterval(2)
+    while process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
+    if process.isRunning {
+      process.terminate()
+      let kill = Date().addingTimeInterval(1)
+      while process.isRunning, Date() < kill { try? await Task.sleep(nanoseconds: 10_000_000) }
+      if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+    try? FileManager.default.removeItem(at: socketDirectory)
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+    try? FileManager.default.removeItem(at: socketDirectory)
+  }
+
+  // MARK: - PlayerDriver
+
+  public func perform(_ command: PlayerCommand, at now: LocalInstant) {
+    var path: String?
+    if case .load(let item, _) = command { path = resolver(item) }
+    apply { $0.perform(command, path: path, at: now) }
+  }
+
+  public func observe(at now: LocalInstant) -> PlayerObservation {
+    state.withLock { $0.machine.observation(at: now) }
+  }
+
+  /// The machine's seek latency as measured, seconds.
+  public var seekLatency: Double { state.withLock { $0.machine.seekLatency } }
+
+  /// Reads one of mpv's properties directly (e.g. `time-pos`, to see which frame it
+  /// shows); nil if mpv does not answer within a second or has no such value.
+  public func property(_ name: String) async -> MpvValue? {
+    let id = state.withLock { s -> Int in
+      defer { s.nextQuery += 1 }
+      return s.nextQuery
+    }
+    return await withCheckedContinuation { continuation in
+      let sent = state.withLock { s -> Bool in
+        guard let channel = s.channel else { return false }
+        s.queries[id] = continuation
+        let request = MpvRequest(id: id, command: ["get_property", .string(name)])
+        channel.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
+        return true
+      }
+      guard sent else {
+        continuation.resume(returning: nil)
+        return
+      }
+      eventLoop.scheduleTask(in: .seconds(1)) { [weak self] in
+        self?.answer(id, with: nil)
+      }
+    }
+  }
+
+  private func answer(_ id: Int, with value: MpvValue?) {
+    let waiting = state.withLock { $0.queries.removeValue(forKey: id) }
+    waiting?.resume(returning: value)
+  }
+
+  // MARK: - Plumbing
+
+  fileprivate func received(_ line: [UInt8]) {
+    guard let message = MpvMessage.parse(line) else { return }
+    if case .reply(let id, let data, let error) = message, id >= 1_000_000_000 {
+      answer(id, with: error == "success" ? data : nil)
+      return
+    }
+    let now = clock.localNow()
+    apply { $0.received(message, at: now) }
+  }
+
+  fileprivate func lost(_ why: String) {
+    let waiting = state.withLock { s in
+      s.machine.lost(why)
+      s.wake?.cancel()
+      s.wake = nil
+      defer { s.queries = [:] }
+      return Array(s.queries.values)
+    }
+    for continuation in waiting { continuation.resume(returning: nil) }
+    logger.warning("\(why)")
+  }
+
+  private func woke() {
+    let now = clock.localNow()
+    apply { s in
+      s.wake(at: now)
+    }
+  }
+
+  /// Runs one input of the machine and performs its effects under the lock, so that
+  /// requests reach mpv in the order the machine decided them; then re-arms the timer.
+  private func apply(_ body: (inout MpvPlaybackMachine) -> [MpvPlaybackMachine.Effect]) {
+    state.withLock { s in
+      let effects = body(&s.machine)
+      for effect in effects {
+        switch effect {
+        case .send(let request):
+          s.channel?.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
+        }
+      }
+      let next = s.machine.nextWake
+      guard next != s.wakeAt || s.wake == nil else { return }
+      s.wake?.cancel()
+      s.wake = nil
+      s.wakeAt = next
+      guard let next else { return }
+      let delay = max(0, next.seconds(since: clock.localNow()))
+      s.wake = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in
+        self?.state.withLock {
+          $0.wake = nil
+          $0.wakeAt = nil
+        }
+        self?.woke()
+      }
+    }
+  }
+
+  private static func find(_ executable: String) -> String? {
+    if executable.contains("/") {
+      return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil
+    }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for dir in path.split(separator: ":") {
+      let candidate = "\(dir)/\(executable)"
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+  }
+}
+
+/// Holds the player for the channel handler, which exists before the player does.
+private final class PlayerBox: Sendable {
+  let player = Mutex<MpvPlayer?>(nil)
+}
+
+/// Hands each line from mpv to the player; a closed socket means mpv is gone.
+private final class MpvLineHandler: ChannelInboundHandler, Sendable {
+  typealias InboundIn = InboundFrame
+  let box: PlayerBox
+
+  init(box: PlayerBox) { self.box = box }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard case .line(let line) = unwrapInboundIn(data) else { return }
+    box.player.withLock { $0 }?.received(line)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    box.player.withLock { $0 }?.lost("mpv closed its IPC socket")
+    context.fireChannelInactive()
+  }
+}

@@ -1,0 +1,200 @@
+import PlaybackCoordination
+import Testing
+
+@testable import MpvPlayer
+
+private func t(_ seconds: Double) -> LocalInstant { LocalInstant(seconds: seconds) }
+
+/// The requests among `effects`, as their command arrays.
+private func commands(_ effects: [MpvPlaybackMachine.Effect]) -> [[MpvValue]] {
+  effects.map { if case .send(let r) = $0 { r.command } else { [] } }
+}
+
+private func ids(_ effects: [MpvPlaybackMachine.Effect]) -> [Int] {
+  effects.map { if case .send(let r) = $0 { r.id } else { -1 } }
+}
+
+/// A machine with `clip` loaded and paused at `at` (the load's reply and mpv's restart
+/// answered at 1.05 s).
+private func loaded(at position: Double = 5) -> MpvPlaybackMachine {
+  var m = MpvPlaybackMachine()
+  _ = m.start()
+  let load = m.perform(.load(item: "clip", at: position), path: "/media/clip.mp4", at: t(1))
+  _ = m.received(.reply(requestID: ids(load).last!, data: .null, error: "success"), at: t(1.01))
+  _ = m.received(.event("playback-restart"), at: t(1.05))
+  return m
+}
+
+@Suite("MpvPlaybackMachine drives mpv")
+struct MpvPlaybackMachineTests {
+  @Test("a load asks mpv for the file paused at the item time; busy until mpv restarts")
+  func load() {
+    var m = MpvPlaybackMachine()
+    #expect(commands(m.start()).map { $0.first } == Array(repeating: "observe_property", count: 4))
+    let load = m.perform(.load(item: "clip", at: 12.5), path: "/media/clip.mp4", at: t(1))
+    #expect(commands(load) == [["loadfile", "/media/clip.mp4", "replace", "start=12.5,pause=yes"]])
+    #expect(m.observation(at: t(1.02)).isBusy)
+    // mpv's restart before the reply is an earlier seek's, not this load's.
+    _ = m.received(.event("playback-restart"), at: t(1.02))
+    #expect(m.observation(at: t(1.03)).isBusy)
+    _ = m.received(.reply(requestID: ids(load)[0], data: .null, error: "success"), at: t(1.03))
+    _ = m.received(.event("playback-restart"), at: t(1.07))
+    let seen = m.observation(at: t(1.1))
+    #expect(!seen.isBusy && seen.position == 12.5 && seen.rate == 0 && seen.item == "clip")
+    #expect(seen.preparedAt == t(1.07))
+  }
+
+  @Test("a scheduled start prepares on the start frame and unpauses just before the instant")
+  func scheduledStart() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(3), rate: 1), path: nil, at: t(2))
+    #expect(
+      commands(play) == [
+        ["set_property", "pause", .bool(true)], ["set_property", "speed", .number(1)],
+        ["seek", .number(5), "absolute+exact"],
+      ])
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(2.01))
+    _ = m.received(.event("playback-restart"), at: t(2.05))
+    #expect(m.observation(at: t(2.5)).isBusy)
+    #expect(m.nextWake == t(3 - 0.0005))
+    #expect(commands(m.wake(at: t(2.9995))).first == ["set_property", "pause", .bool(false)])
+    let seen = m.observation(at: t(4))
+    #expect(!seen.isBusy && abs(seen.position - 6) < 1e-9 && seen.rate == 1)
+  }
+
+  @Test("a seek while playing plays on until the seek latency before the switch")
+  func seekWhilePlaying() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    _ = m.wake(at: t(2))
+    // Told at 10 s to be at 300 at 11 s: nothing for mpv yet.
+    #expect(m.perform(.play(itemTime: 300, startAt: t(11), rate: 1), path: nil, at: t(10)).isEmpty)
+    #expect(abs(m.observation(at: t(10.5)).position - 13.5) < 1e-9)
+    let begin = t(11 - 1.5 * m.seekLatency - 0.02 - 0.0005)
+    #expect(m.nextWake == begin)
+    let switching = m.wake(at: begin)
+    #expect(commands(switching).last == ["seek", .number(300), "absolute+exact"])
+  }
+
+  @Test("a rate change is prepared like a seek and switched to at its instant")
+  func rateChange() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    _ = m.wake(at: t(2))
+    // Told at 10 s: from 12 s on, rate 2 (the line is at 15 then).
+    #expect(m.perform(.play(itemTime: 15, startAt: t(12), rate: 2), path: nil, at: t(10)).isEmpty)
+    let begin = t(12 - 1.5 * m.seekLatency - 0.02 - 0.0005)
+    #expect(m.nextWake == begin)
+    let switching = m.wake(at: begin)
+    #expect(
+      commands(switching) == [
+        ["set_property", "pause", .bool(true)], ["set_property", "speed", .number(2)],
+        ["seek", .number(15), "absolute+exact"],
+      ])
+    _ = m.received(.reply(requestID: ids(switching)[2], data: .null, error: "success"), at: begin)
+    _ = m.received(.event("playback-restart"), at: t(11.95))
+    #expect(commands(m.wake(at: t(11.9995))).first == ["set_property", "pause", .bool(false)])
+    #expect(abs(m.observation(at: t(13)).position - 17) < 1e-9)
+  }
+
+  @Test("the audio clock read at the midpoint of the exchange anchors the position")
+  func audioClock() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    let started = m.wake(at: t(2))
+    #expect(
+      commands(started) == [
+        ["set_property", "pause", .bool(false)], ["get_property", "audio-pts"],
+      ])
+    // Sent at 2.0, answered at 2.0004: mpv's audio was at 4.9997 at 2.0002, 0.5 ms behind
+    // the 5.0002 it was meant to show; the model follows mpv, not the plan.
+    _ = m.received(
+      .reply(requestID: ids(started)[1], data: .number(4.9997), error: "success"), at: t(2.0004))
+    #expect(abs(m.observation(at: t(2.1002)).position - 5.0997) < 1e-9)
+    // The next read is due a poll interval after the last was sent.
+    #expect(m.nextWake == t(2.05))
+  }
+
+  @Test(
+    "a speed change shows after mpv's speed delay; its audio clock's jump is not taken for a gap")
+  func speedDelay() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var pollID = ids(m.wake(at: t(2)))[1]
+    _ = m.received(.reply(requestID: pollID, data: .number(5), error: "success"), at: t(2))
+    // A nudge at 3 s: the picture still plays at 1 until 3.39 s, then at 1.01.
+    #expect(
+      commands(m.perform(.setRate(1.01), path: nil, at: t(3))) == [
+        ["set_property", "speed", .number(1.01)]
+      ])
+    #expect(abs(m.observation(at: t(3.2)).position - 6.2) < 1e-9)
+    #expect(abs(m.observation(at: t(4.39)).position - (7.39 + 0.01)) < 1e-9)
+    // mpv's audio clock, read at 3.2 (sent and answered at once), already counts the new
+    // speed from 3 s on, less what is still buffered: 6.2 − 0.01 × 0.19. The model keeps
+    // the picture's 6.2.
+    pollID = ids(m.wake(at: t(3.2)))[0]
+    _ = m.received(
+      .reply(requestID: pollID, data: .number(6.2 - 0.0019), error: "success"), at: t(3.2))
+    #expect(abs(m.observation(at: t(3.2)).position - 6.2) < 1e-9)
+    #expect(abs(m.speedDelay - 0.39) < 1e-9)
+    // Another nudge on a player whose delay is really 0.3 s: the delay is learned from the
+    // jump.
+    _ = m.perform(.setRate(1.02), path: nil, at: t(5))
+    pollID = ids(m.wake(at: t(5.1)))[0]
+    let truth = m.observation(at: t(5.1)).position
+    _ = m.received(
+      .reply(requestID: pollID, data: .number(truth - 0.01 * 0.2), error: "success"), at: t(5.1))
+    #expect(m.speedDelay < 0.39 && m.speedDelay > 0.3)
+  }
+
+  @Test("a pause stops exactly at the item time: mpv pauses, then seeks there")
+  func pause() {
+    var m = loaded()
+    let pause = m.perform(.pause(at: 7.25), path: nil, at: t(3))
+    #expect(
+      commands(pause) == [
+        ["set_property", "pause", .bool(true)], ["seek", .number(7.25), "absolute+exact"],
+      ])
+    #expect(m.observation(at: t(3.01)).isBusy)
+    _ = m.received(.reply(requestID: ids(pause)[1], data: .null, error: "success"), at: t(3.01))
+    _ = m.received(.event("playback-restart"), at: t(3.04))
+    let seen = m.observation(at: t(3.1))
+    #expect(!seen.isBusy && seen.position == 7.25 && seen.rate == 0)
+  }
+
+  @Test("mpv gone or a file missing: the player reports the problem and no item")
+  func problems() {
+    var m = MpvPlaybackMachine()
+    #expect(m.perform(.load(item: "clip", at: 0), path: nil, at: t(1)).isEmpty)
+    #expect(m.observation(at: t(1)).problem == "no file for clip")
+    var gone = loaded()
+    gone.lost("mpv stopped (status 9)")
+    let seen = gone.observation(at: t(5))
+    #expect(seen.item == nil && seen.problem == "mpv stopped (status 9)")
+  }
+
+  @Test("mpv's lines parse; requests are JSON lines with escaped strings")
+  func wireFormat() {
+    #expect(
+      MpvMessage.parse(
+        Array(#"{"event":"property-change","id":2,"name":"paused-for-cache","data":true}"#.utf8))
+        == .propertyChange(name: "paused-for-cache", data: .bool(true)))
+    #expect(
+      MpvMessage.parse(Array(#"{"data":4.999979,"request_id":3,"error":"success"}"#.utf8))
+        == .reply(requestID: 3, data: .number(4.999979), error: "success"))
+    #expect(
+      MpvMessage.parse(Array(#"{"event":"playback-restart"}"#.utf8)) == .event("playback-restart"))
+    #expect(MpvMessage.parse(Array("not json".utf8)) == nil)
+    let r = MpvRequest(
+      id: 7, command: ["loadfile", .string("/a \"b\"\n.mp4"), .bool(true), .number(1.5)])
+    #expect(r.line == #"{"command":["loadfile","/a \"b\"\n.mp4",true,1.5],"request_id":7}"# + "\n")
+  }
+}
