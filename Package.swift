@@ -113,7 +113,7 @@ let package = Package(
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
-        "FrontSessions", "DemoScript", "Narration", "SQLiteRoomStore",
+        "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

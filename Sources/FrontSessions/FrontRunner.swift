@@ -13,13 +13,13 @@ import TerminalFront
 public struct FrontRunner: Sendable {
   public let client: ParticipantClient
   public let terminal: TerminalSession
-  public let player: SimulatedPlayer
+  public let player: any ShowablePlayer
   private let session: FrontSession
   /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
   private let clock = MonotonicClock()
 
   public init(
-    client: ParticipantClient, terminal: TerminalSession, player: SimulatedPlayer,
+    client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
     session: FrontSession
   ) {
     self.client = client

@@ -312,10 +312,12 @@ public struct MpvPlaybackMachine: Sendable {
         case .play(let itemTime, let startAt, let rate):
           target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
         }
-        // Another spot, or another speed (set while paused, a speed applies exactly only
-        // after a seek flushes what mpv has buffered): prepare once more.
+        // Another spot, or a start: prepare once more with an exact seek. A file opened at
+        // a point starts its sound where its audio frames do (AAC primes about 21 ms),
+        // an exact seek where it was asked; and a speed set while paused applies exactly
+        // only after a seek flushes what mpv has buffered.
         if abs(target - loadedAt) > 1e-6 { return beginPreparing(at: now) }
-        if case .play(_, _, let rate) = intent, rate != speed { return beginPreparing(at: now) }
+        if case .play = intent { return beginPreparing(at: now) }
       } else {
         recordSeekLatency(now.seconds(since: since))
       }

@@ -70,6 +70,7 @@ public final class MpvPlayer: PlayerDriver {
       [
         "--idle=yes", "--input-ipc-server=\(socket)", "--no-terminal", "--keep-open=yes",
         "--pause", "--audio-pitch-correction=no", "--hr-seek=yes", "--force-window=no",
+        "--audio-fallback-to-null=yes",
         "--really-quiet",
       ] + arguments
     process.standardInput = FileHandle.nullDevice

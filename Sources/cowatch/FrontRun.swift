@@ -10,7 +10,7 @@ enum FrontRun {
   /// Returns once the person has quit and the client has stopped; throws a one-line
   /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
-    command: String, client: ParticipantClient, media: LoadedMedia, player: SimulatedPlayer,
+    command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
     room: String, invite: String?, hostsRoom: Bool
   ) async throws(CommandFailure) {
     let terminal: TerminalSession

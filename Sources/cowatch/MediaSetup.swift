@@ -1,27 +1,73 @@
+import Foundation
 import GroupSessions
-import Participation
-import Transports
+import Logging
 import Media
+import MpvPlayer
+import Participation
 import PlaybackCoordination
+import Transports
 
-/// The catalog a participant picks items from, and what its simulated player plays.
+/// The catalog a participant picks items from, and the files behind it when it is the
+/// person's own library.
 struct LoadedMedia: Sendable {
   var catalog: Catalog
+  /// The local file of each item (`--media`); empty for the built-in catalog.
+  var paths: [ItemID: String] = [:]
   var series: [SeriesInfo] { catalog.seriesInfos() }
 }
 
 enum MediaSetup {
-  /// Loads the default catalog (or `COWATCH_MEDIA`); a broken catalog is one clear line
-  /// naming the file and line, and a non-zero exit.
-  static func load(command: String) throws(CommandFailure) -> LoadedMedia {
+  /// Loads `--media DIR` (durations probed with ffprobe, cached), or else the default
+  /// catalog (or `COWATCH_MEDIA`); a broken catalog or an unusable directory is one clear
+  /// line and a non-zero exit. Files that cannot be used are named on `warn`.
+  static func load(
+    command: String, options: ParticipantOptions, warn: (String) -> Void
+  ) throws(CommandFailure) -> LoadedMedia {
+    guard let directory = options.media else {
+      do {
+        return LoadedMedia(catalog: try Catalog.loadDefault())
+      } catch {
+        throw CommandFailure(command, error.description)
+      }
+    }
+    let probe = DurationProbe()
+    guard probe.isAvailable else {
+      throw CommandFailure(
+        command, "--media needs ffprobe to read durations: install ffmpeg (apt-get install ffmpeg)")
+    }
     do {
-      return LoadedMedia(catalog: try Catalog.loadDefault())
+      let library = try MediaLibrary.scan(directory) { probe.duration(of: $0) }
+      probe.save()
+      for (path, reason) in library.skipped { warn("skipped \(path): \(reason)") }
+      return LoadedMedia(catalog: library.catalog, paths: library.paths)
     } catch {
       throw CommandFailure(command, error.description)
     }
   }
 
-  static func makePlayer(media: LoadedMedia, options: ParticipantOptions) -> SimulatedPlayer {
+  /// The player the options ask for: the simulated one, or mpv started now (an error if it
+  /// cannot be).
+  static func makePlayer(
+    command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock
+  ) async throws(CommandFailure) -> (player: any ShowablePlayer, stop: @Sendable () async -> Void) {
+    if options.player == "mpv" {
+      let paths = media.paths
+      var arguments = options.mpvArgs.split(separator: " ").map(String.init)
+      let env = ProcessInfo.processInfo.environment
+      let hasDisplay = env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil
+      if !hasDisplay, !arguments.contains(where: { $0.hasPrefix("--vo") }) {
+        // No window to open: sound only, unless the person chose a video output.
+        arguments.insert("--vo=null", at: 0)
+      }
+      do {
+        let mpv = try await MpvPlayer.launch(
+          arguments: arguments, resolver: { paths[$0] }, clock: clock,
+          logger: Logger(label: "cowatch.mpv"))
+        return (ObservedPlayer(mpv, catalog: media.catalog), { await mpv.stop() })
+      } catch {
+        throw CommandFailure(command, error.description)
+      }
+    }
     let latency = options.latencyMs / 1000
     let configuration = SimulatedPlayerConfiguration(
       driftPPM: options.driftPpm,
@@ -29,6 +75,6 @@ enum MediaSetup {
       playLatency: latency...latency,
       seekLatency: latency...latency,
       seed: UInt64(truncatingIfNeeded: options.name.hashValue))
-    return SimulatedPlayer(catalog: media.catalog, configuration: configuration)
+    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {})
   }
 }

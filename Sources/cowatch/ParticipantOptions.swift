@@ -18,6 +18,15 @@ struct ParticipantOptions: ParsableArguments {
   )
   var sampleMilliseconds = 0
   @Flag(help: "Turn auto-advance on from the start.") var autoadvance = false
+  @Option(help: "The player: simulated (a test pattern in the front), or mpv (real video).")
+  var player = "simulated"
+  @Option(
+    help:
+      "Watch your own videos: a directory with a folder per series (or one flat folder); episodes ordered by S01E02 numbers in their names."
+  )
+  var media: String?
+  @Option(help: "With --player mpv: more options for mpv, e.g. \"--vo=tct\" or \"--fs\".")
+  var mpvArgs = ""
   @Option(help: "Simulated player clock drift, parts per million.") var driftPpm = 0.0
   @Option(help: "Simulated player start-up latency, milliseconds.") var latencyMs = 0.0
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
@@ -32,6 +41,13 @@ struct ParticipantOptions: ParsableArguments {
       throw ValidationError("--name: \(problem)")
     }
     guard sampleMilliseconds >= 0 else { throw ValidationError("--sample-ms must be 0 or more") }
+    guard ["simulated", "mpv"].contains(player) else {
+      throw ValidationError("--player must be simulated or mpv, not \(player)")
+    }
+    if player == "mpv", media == nil {
+      throw ValidationError(
+        "--player mpv plays your own files: give the directory they are in with --media DIR")
+    }
     guard abs(driftPpm) <= 100_000 else {
       throw ValidationError("--drift-ppm must be within ±100000")
     }

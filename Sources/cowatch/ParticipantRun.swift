@@ -1,9 +1,9 @@
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Logging
+import Participation
 import PlaybackCoordination
+import Transports
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
 enum ParticipantRun {
@@ -29,14 +29,21 @@ enum ParticipantRun {
     hostsRoom: Bool = false
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
-    let media = try MediaSetup.load(command: command)
-    let player = MediaSetup.makePlayer(media: media, options: options)
+    let logger = Logger(label: "cowatch.\(options.name)")
+    let media = try MediaSetup.load(command: command, options: options) { warning in
+      if options.headless { Console.error("cowatch \(command): \(warning)") }
+      logger.warning("\(warning)")
+    }
+    let clock = MonotonicClock()
+    let (player, stopPlayer) = try await MediaSetup.makePlayer(
+      command: command, media: media, options: options, clock: clock)
     let client = ParticipantClient(
-      transport: transport, configuration: options.configuration, player: player,
-      logger: Logger(label: "cowatch.\(options.name)"))
+      transport: transport, configuration: options.configuration, player: player, clock: clock,
+      logger: logger)
     do {
       try await client.start()
     } catch {
+      await stopPlayer()
       throw CommandFailure(command, error.description)
     }
     if options.headless {
@@ -44,10 +51,17 @@ enum ParticipantRun {
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
         write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
+      await stopPlayer()
     } else {
-      try await FrontRun.run(
-        command: command, client: client, media: media, player: player, room: options.room,
-        invite: invite, hostsRoom: hostsRoom)
+      do {
+        try await FrontRun.run(
+          command: command, client: client, media: media, player: player, room: options.room,
+          invite: invite, hostsRoom: hostsRoom)
+      } catch {
+        await stopPlayer()
+        throw error
+      }
+      await stopPlayer()
     }
   }
 }

@@ -101,7 +101,8 @@ struct MpvSessionTests {
       // stay so.
       try await until("everyone together", within: 5) { spread() < 0.002 }
       try await Task.sleep(nanoseconds: 300_000_000)
-      #expect(spread() < 0.003, "start spread \(spread() * 1000) ms")
+      // Still together (a loaded machine's scheduling jitter aside).
+      #expect(spread() < 0.005, "start spread \(spread() * 1000) ms")
 
       // bob pauses: everyone stops on the same frame, at the item time bob's player showed.
       _ = try await clients[1].pause().get()

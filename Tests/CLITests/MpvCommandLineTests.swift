@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// mpv and ffmpeg, when installed (`.ci/run` installs both).
+enum MpvTools {
+  static func find(_ name: String) -> Bool {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").contains {
+      FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+    }
+  }
+  static let available = find("mpv") && find("ffmpeg") && find("ffprobe")
+
+  /// A library with one series of two 20 s episodes, made with ffmpeg's test sources.
+  static func library() throws -> String {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-mpv-library-\(UInt64.random(in: 0...UInt64.max))")
+    let folder = root.appendingPathComponent("Night Ferry")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (index, name) in ["Night.Ferry.S01E01.Departure.mp4", "Night.Ferry.S01E02.Port.Askaig.mp4"]
+      .enumerated()
+    {
+      let p = Process()
+      p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      p.arguments = [
+        "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+        "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i",
+        "sine=frequency=\(440 + 110 * index):sample_rate=48000", "-t", "20", "-c:v", "libx264",
+        "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+        folder.appendingPathComponent(name).path,
+      ]
+      p.standardOutput = FileHandle.nullDevice
+      p.standardError = FileHandle.nullDevice
+      try p.run()
+      p.waitUntilExit()
+    }
+    return root.path
+  }
+}
+
+@Suite("cowatch with mpv and a library of one's own", .serialized, .enabled(if: MpvTools.available))
+struct MpvCommandLineTests {
+  @Test("two headless participants with mpv: they start and pause together on their own files")
+  func headlessWithMpv() async throws {
+    let library = try MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    // Durations are cached under XDG_CACHE_HOME: keep the test's out of the home directory.
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let options = ["--headless", "--player", "mpv", "--media", library, "--sample-ms", "100"]
+    let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann"] + options)
+    defer { ann.terminate() }
+    let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob"] + options)
+    defer { bob.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    await bob.waitForLine(containing: [#""event":"welcome""#], within: 20)
+
+    ann.send("catalog")
+    await ann.waitForLine(containing: [
+      #""event":"catalog""#, #""id":"night-ferry/s1e2""#,
+      #""title":"Night Ferry S01E02 Port Askaig""#,
+    ])
+    ann.send("start night-ferry/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await bob.waitForLine(containing: [
+      #""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#,
+    ])
+    await ann.waitForLine(containing: [#""event":"sample""#, #""rate":1"#])
+    try await Task.sleep(nanoseconds: 1_500_000_000)
+    bob.send("pause")
+    let paused = try #require(
+      await ann.waitForLine(containing: [#""kind":"paused""#, #""originator":"bob""#]))
+    #expect(paused.contains("bob paused at 0:0"))
+    // Both players stand at the group's pause point (what mpv reports, exactly).
+    func pausedPosition(_ p: CowatchProcess) async -> String? {
+      let line = await p.waitForLine(containing: [#""event":"sample""#, #""rate":0,"#], within: 10)
+      return line.flatMap { $0.components(separatedBy: #""position":"#).dropFirst().first }
+        .map { String($0.prefix { $0 != "," }) }
+    }
+    let a = await pausedPosition(ann)
+    let b = await pausedPosition(bob)
+    #expect(a != nil && a == b, "ann \(a ?? "?"), bob \(b ?? "?")")
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+
+  @Test("--player mpv without --media, or an empty library: one clear line, non-zero exit")
+  func badOptions() async throws {
+    let noMedia = try CowatchProcess([
+      "join", "127.0.0.1:1", "--name", "ann", "--player", "mpv", "--headless",
+    ])
+    #expect(await noMedia.exitStatus() != 0)
+    #expect(noMedia.standardError.contains("--media DIR"))
+    let empty = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-empty-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: empty) }
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let join = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "ann", "--player", "mpv", "--media", empty.path,
+      "--headless",
+    ])
+    #expect(await join.exitStatus() != 0)
+    #expect(join.standardError.contains("no playable video files"))
+    #expect(!join.standardError.contains("Fatal"))
+  }
+}
