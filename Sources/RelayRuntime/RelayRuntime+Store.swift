@@ -104,6 +104,9 @@ extension RelayRuntime {
     storeWriter.withLock { ($0.batches, $0.rows, $0.failures) }
   }
 
+  /// Starts the longest write over (for a measurement that begins now).
+  public func resetLongestStoreWrite() { storeWriter.withLock { $0.longestWrite = 0 } }
+
   /// Seconds spent writing batches, in all and the longest one.
   public var storeWriteTime: (total: Double, longest: Double) {
     storeWriter.withLock { (Double($0.writeNanoseconds) / 1e9, Double($0.longestWrite) / 1e9) }

@@ -1,15 +1,10 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// One thread of its own, at the lowest scheduling priority, that runs a store's work in
-/// order: encoding and SQLite transactions never take a thread from the pool the relay's
-/// tasks run on, and when the cores are busy the system runs the relay's threads (those
-/// that forward steps) first. The relay only loses the few milliseconds of durability a
-/// late write costs.
+/// One thread of its own that runs a store's work in order: encoding and SQLite
+/// transactions never take a thread from the pool the relay's tasks run on. (At its normal
+/// priority: a thread at a lower one starves while the cores are busy, and the window of
+/// changes a `kill -9` can lose would grow with the load.)
 final class StoreThread: Sendable {
   private struct Queue {
     var jobs: [@Sendable () -> Void] = []
@@ -25,10 +20,6 @@ final class StoreThread: Sendable {
   init(name: String) {
     let shared = self.shared
     let thread = Thread {
-      #if canImport(Glibc)
-        // Niceness is per thread on Linux: `who` 0 with PRIO_PROCESS is this thread only.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-      #endif
       while true {
         shared.ready.wait()
         let (jobs, stopping) = shared.queue.withLock { q in

@@ -83,7 +83,7 @@ enum StoreBench {
   /// (each one a sequenced step, as every participant sends every few seconds) from each
   /// participant in turn, as fast as one thread can apply them, while the store's writer runs.
   static func throughput(
-    participants: Int, roomSize: Int, seconds: Double, store kind: String
+    participants: Int, roomSize: Int, seconds: Double, store kind: String, rate: Double? = nil
   ) async throws -> Throughput {
     let file = try TemporaryFile()
     defer { file.remove() }
@@ -117,11 +117,38 @@ enum StoreBench {
     let rowsBefore = runtime.storeWrites.rows
     let batchesBefore = runtime.storeWrites.batches
     let timeBefore = runtime.storeWriteTime.total
+    runtime.resetLongestStoreWrite()
     let start = monoNow()
     let end = start + Int64(seconds * 1e9)
     var steps = 0
     var request: UInt64 = 1
-    while monoNow() < end {
+    func report(_ id: ConnectionID, _ request: UInt64) {
+      runtime.received(
+        .command(
+          id: request,
+          .report(roundTrip: 0.001 * Double(request % 7 + 1), startupLatency: 0, playerOffset: nil)),
+        from: id)
+    }
+    // Paced: `rate` steps a second, in slices every 5 ms, participants in turn.
+    if let rate {
+      var next = 0
+      var due = start
+      while monoNow() < end {
+        for _ in 0..<max(1, Int(rate * 0.005)) {
+          report(ids[next], request)
+          steps += 1
+          next += 1
+          if next == ids.count {
+            next = 0
+            request += 1
+          }
+        }
+        due += 5_000_000
+        let wait = due - monoNow()
+        if wait > 0 { await sleepSeconds(Double(wait) / 1e9) }
+      }
+    }
+    while rate == nil, monoNow() < end {
       for id in ids {
         runtime.received(
           .command(
@@ -170,6 +197,23 @@ enum StoreBench {
         r.store == "memory" ? "—" : String(format: "%.1f", r.longestWrite * 1000),
         r.store == "memory" ? "—" : String(format: "%.1f", Double(r.fileBytes) / 1_048_576),
         r.store == "memory" ? "—" : "\(r.stateBytes) / \(r.memberBytes)")
+    }
+    return t
+  }
+
+  /// The paced runs: what the writer does at the load real participants cause.
+  static func pacedTable(_ results: [Throughput]) -> Table {
+    var t = Table(
+      "steps/s offered", "steps/s applied", "rows written/s", "batches/s", "rows per batch",
+      "writer busy", "longest write (ms)")
+    for r in results {
+      t.add(
+        r.store, String(format: "%.0f", Double(r.steps) / r.seconds),
+        String(format: "%.0f", Double(r.rows) / r.seconds),
+        String(format: "%.0f", Double(r.batches) / r.seconds),
+        r.batches == 0 ? "—" : String(format: "%.0f", Double(r.rows) / Double(r.batches)),
+        String(format: "%.0f %%", r.writeSeconds / r.seconds * 100),
+        String(format: "%.1f", r.longestWrite * 1000))
     }
     return t
   }

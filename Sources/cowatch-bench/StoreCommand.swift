@@ -32,6 +32,16 @@ struct StoreCommand: AsyncParsableCommand {
     }
     let throughput = StoreBench.throughputTable(results, participants: count, roomSize: roomSize)
     emit("Steps sustained while writing (\(count) participants)", throughput)
+    var paced: [StoreBench.Throughput] = []
+    for rate in smoke ? [1000.0] : [5000.0, 20000.0] {
+      var r = try await StoreBench.throughput(
+        participants: count, roomSize: roomSize, seconds: smoke ? 0.5 : seconds, store: "sqlite",
+        rate: rate)
+      r.store = String(format: "%.0f", rate)
+      paced.append(r)
+    }
+    let pacedTable = StoreBench.pacedTable(paced)
+    emit("Writing at a paced load (\(count) participants, SQLite)", pacedTable)
     let restart = try await StoreBench.restart(
       size: smoke ? 3 : restartSize, runs: smoke ? 1 : runs, restartAfter: restartAfter,
       tolerance: tolerance)
@@ -46,7 +56,7 @@ struct StoreCommand: AsyncParsableCommand {
         pause, seek and play), \(smoke ? 1 : repeats) runs with `--store memory` and as many
         with an SQLite store in a temporary file, alternating. The relay forwards every step
         before the store sees it; the writer takes the changed rooms every 5 ms and encodes
-        and writes them on a thread of its own at the lowest priority (nice 19).
+        and writes them on a thread of its own.
 
         \(prop.markdown)
         **Steps sustained while writing.** One in-process relay runtime, \(count) participants
@@ -59,6 +69,12 @@ struct StoreCommand: AsyncParsableCommand {
         transactions (on the other core).
 
         \(throughput.markdown)
+        **At the load participants cause.** The same, SQLite only, with the steps paced
+        (slices every 5 ms): 5,000 steps/s is what \(count) participants send (a report every
+        2 s each, plus commands); 20,000 is four times that. *Longest write* bounds what a
+        `kill -9` can lose: the changes of one write interval plus one write.
+
+        \(pacedTable.markdown)
         **kill -9 and restart.** A `cowatch serve` process with an SQLite store;
         \(smoke ? 3 : restartSize) `ParticipantClient`s with simulated players playing
         together over loopback TCP; the relay killed with SIGKILL and started again on the
