@@ -151,6 +151,39 @@ struct RoomStoreTests {
     #expect(abs(timeline.position(at: r.now) - expected) < 0.001)
   }
 
+  @Test("after a reboot (another monotonic clock) a playing group plays on where its timeline says")
+  func rebootContinuesTimeline() async throws {
+    let store = InMemoryRoomStore()
+    var first = RelayDriver(store: store)
+    first.hello(1, "ann")
+    let ann = try #require(first.welcome(1)).resume
+    let series = SeriesInfo(
+      id: "s", title: "S", items: [ItemInfo(id: "s/e1", title: "E1", duration: 600)])
+    first.send(.command(id: 1, .start(series: series, item: "s/e1")), from: 1)
+    first.send(.command(id: 2, .join), from: 1)
+    first.send(.command(id: 3, .setReadiness(.ready)), from: 1)
+    first.send(.command(id: 4, .play(item: nil, rate: nil)), from: 1)
+    first.advance(4)
+    #expect(await first.runtime.flushStore())
+    let position = try #require(first.core.state(ofRoom: "lobby")?.session)
+      .timeline.position(at: first.now)
+    // The machine rebooted: 30 s later by the wall clock, its monotonic clock reads 12 s.
+    let wall = 1_700_000_000_000_000_000 + first.now.nanoseconds + 30_000_000_000
+    let now = ClockReading(group: GroupInstant(seconds: 12), wallNanoseconds: wall)
+    let loaded = try await RelayRuntime.loadRooms(from: store, retention: 3600, now: now)
+    #expect(loaded.clockOffset != 0)
+    var r = RelayDriver(
+      store: store, restoring: loaded.rooms, epoch: "rebooted",
+      at: 12_000_000_000 + loaded.clockOffset)
+    r.connect(2)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 2)
+    let welcome = try #require(r.welcome(2))
+    #expect(welcome.resumed)
+    let timeline = try #require(welcome.state.session).timeline
+    #expect(abs(timeline.position(at: r.now) - (position + 30)) < 0.001)
+  }
+
   @Test("a restored member that does not come back within the grace leaves; an empty room goes")
   func restoredMembersExpire() async throws {
     let store = InMemoryRoomStore()
