@@ -51,7 +51,7 @@ ip -n "$NS_C" addr add 10.77.2.2/24 dev cwc-r
 ip -n "$NS_R" link set cwr-b up; ip -n "$NS_B" link set cwb-r up
 ip -n "$NS_R" link set cwr-c up; ip -n "$NS_C" link set cwc-r up
 
-ip netns exec "$NS_R" "$BIN/cowatch" serve --host 127.0.0.1 --port 7700 --log-level warning >"$OUT/relay.log" 2>&1 &
+ip netns exec "$NS_R" "$BIN/cowatch" serve --host 127.0.0.1 --port 7700 --store memory --log-level warning >"$OUT/relay.log" 2>&1 &
 PIDS+=($!)
 # Proxies in the relay's namespace, one per case: listen on the veth address, forward to
 # the relay on its loopback. UP is participant -> relay.
