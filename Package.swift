@@ -121,7 +121,7 @@ let package = Package(
       name: "cowatch-bench",
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
-        "TCPRelayClient", "Media", "SQLiteRoomStore",
+        "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

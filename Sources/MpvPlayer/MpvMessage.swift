@@ -9,8 +9,8 @@ public enum MpvValue: Hashable, Sendable {
   /// Anything else (objects, arrays): not needed by the driver.
   case other
 
-  var number: Double? { if case .number(let n) = self { n } else { nil } }
-  var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+  public var number: Double? { if case .number(let n) = self { n } else { nil } }
+  public var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
 }
 
 /// One line from mpv's IPC socket: a reply to a request, or an event.

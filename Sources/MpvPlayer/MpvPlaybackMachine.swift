@@ -33,6 +33,9 @@ public struct MpvPlaybackMachine: Sendable {
     /// measured: mpv plays the audio it has already filtered at the old speed (0.39 s
     /// measured with mpv 0.35.1 and `--ao=null`), while its audio clock jumps at once.
     public var speedDelay: Double
+    /// For benchmarks: every speed sent to mpv is off by this fraction, as a drifting
+    /// sound card would make it (the machine does not know; the coordinator must learn it).
+    public var injectedSpeedError: Double = 0
 
     public init(
       pollInterval: Double = 0.05, unpauseLead: Double = 0.0005, defaultSeekLatency: Double = 0.08,
@@ -437,7 +440,7 @@ public struct MpvPlaybackMachine: Sendable {
     case .play(let itemTime, let startAt, let rate):
       target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
       speed = rate
-      effects.append(request(["set_property", "speed", .number(rate)]))
+      effects.append(request(["set_property", "speed", .number(sentSpeed(rate))]))
     }
     if phase == .playing { settle(at: now) }
     freeze(at: position)
@@ -487,6 +490,10 @@ public struct MpvPlaybackMachine: Sendable {
     }
   }
 
+  private func sentSpeed(_ rate: Double) -> Double {
+    rate * (1 + configuration.injectedSpeedError)
+  }
+
   private mutating func setSpeed(_ rate: Double, at instant: LocalInstant) -> [Effect] {
     if phase == .playing, !stalled, anchor != nil {
       settle(at: instant)
@@ -503,7 +510,7 @@ public struct MpvPlaybackMachine: Sendable {
       pending = []
     }
     speed = rate
-    return [request(["set_property", "speed", .number(rate)])]
+    return [request(["set_property", "speed", .number(sentSpeed(rate))])]
   }
 
   /// Brings the picture's anchor up to `now` (a playing player's position moves on).

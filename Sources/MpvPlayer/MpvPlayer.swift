@@ -34,7 +34,8 @@ public final class MpvPlayer: PlayerDriver {
 
   private init(
     process: Process, socketDirectory: URL, channel: any Channel,
-    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock, logger: Logger
+    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock, logger: Logger,
+    configuration: MpvPlaybackMachine.Configuration
   ) {
     self.process = process
     self.socketDirectory = socketDirectory
@@ -42,7 +43,8 @@ public final class MpvPlayer: PlayerDriver {
     self.clock = clock
     self.logger = logger
     self.eventLoop = channel.eventLoop
-    state = Mutex(State(machine: MpvPlaybackMachine(), channel: channel))
+    state = Mutex(
+      State(machine: MpvPlaybackMachine(configuration: configuration), channel: channel))
   }
 
   /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
@@ -51,7 +53,8 @@ public final class MpvPlayer: PlayerDriver {
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10
+    logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
+    configuration: MpvPlaybackMachine.Configuration = .init()
   ) async throws(MpvError) -> MpvPlayer {
     guard let path = Self.find(executable) else { throw .notInstalled(executable) }
     let directory = FileManager.default.temporaryDirectory
@@ -115,7 +118,7 @@ public final class MpvPlayer: PlayerDriver {
     }
     let player = MpvPlayer(
       process: process, socketDirectory: directory, channel: channel, resolver: resolver,
-      clock: clock, logger: logger)
+      clock: clock, logger: logger, configuration: configuration)
     box.player.withLock { $0 = player }
     process.terminationHandler = { [weak player] p in
       player?.lost("mpv stopped (status \(p.terminationStatus))")
@@ -191,6 +194,15 @@ public final class MpvPlayer: PlayerDriver {
       eventLoop.scheduleTask(in: .seconds(1)) { [weak self] in
         self?.answer(id, with: nil)
       }
+    }
+  }
+
+  /// Sends mpv a command behind the driver's back (diagnostics and benchmarks: a seek
+  /// the coordinator must notice and correct, as if someone had done it in mpv).
+  public func sendBehindTheDriver(_ command: [MpvValue]) {
+    state.withLock { s in
+      let request = MpvRequest(id: 999_999_999, command: command)
+      s.channel?.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
     }
   }
 

@@ -9,6 +9,7 @@ struct CowatchBench: AsyncParsableCommand {
     subcommands: [
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
       SyncplayCommand.self, RemoteCommand.self, CodecCommand.self, AttacksCommand.self,
+      MpvCommand.self,
       StoreCommand.self,
     ])
 }
