@@ -6,9 +6,14 @@ public enum SecretHash {
     SHA256Digest.hash(Array(secret.utf8))
   }
 
+  /// The longest secret worth hashing: the relay's are 32 hex digits. A longer one (a peer
+  /// may send a whole frame's worth) never matches and costs nothing to refuse.
+  public static let maximumSecretBytes = 64
+
   /// Whether `secret` hashes to `hash`, without stopping at the first difference, so that
   /// the time taken says nothing about how close a guess was.
   public static func matches(_ secret: String, _ hash: [UInt8]) -> Bool {
+    guard secret.utf8.count <= maximumSecretBytes else { return false }
     let candidate = of(secret)
     var difference = UInt8(truncatingIfNeeded: candidate.count ^ hash.count)
     for i in 0..<max(candidate.count, hash.count) {

@@ -127,6 +127,9 @@ struct ResumeSecretTests {
     #expect(!SecretHash.matches("abd", SecretHash.of("abc")))
     #expect(!SecretHash.matches("abcd", SecretHash.of("abc")))
     #expect(!SecretHash.matches("abc", Array(SecretHash.of("abc").prefix(31))))
+    // A frame-sized secret is refused before it is hashed, even one that would match.
+    let huge = String(repeating: "a", count: 60_000)
+    #expect(!SecretHash.matches(huge, SecretHash.of(huge)))
   }
 }
 
