@@ -267,6 +267,26 @@ public actor ParticipantClient {
     timerDeadline = nil
     let now = clock.localNow()
     perform(core.tick(at: now, seen: player?.observe(at: now)))
+    forwardUserActions(at: now)
+  }
+
+  /// What the person did in the player's own window becomes a request to the group, with
+  /// them as originator — while the player follows the group (stepped away, the player is
+  /// theirs alone).
+  private func forwardUserActions(at now: LocalInstant) {
+    guard let player else { return }
+    let actions = player.takeUserActions()
+    guard !actions.isEmpty, core.playerFollowsGroup else { return }
+    for action in actions {
+      let request: ParticipantRequest =
+        switch action {
+        case .pause: .pause
+        case .play: .play(rate: nil)
+        case .seek(let to): .seek(to: to)
+        case .rate(let rate): .setRate(rate)
+        }
+      perform(core.request(request, ticket: nil, at: now, seen: player.observe(at: now)))
+    }
   }
 
   private func connect(_ generation: UInt64) async {

@@ -26,6 +26,8 @@ public final class ObservedPlayer: ShowablePlayer {
 
   public func observe(at now: LocalInstant) -> PlayerObservation { driver.observe(at: now) }
 
+  public func takeUserActions() -> [PlayerUserAction] { driver.takeUserActions() }
+
   public func snapshot(at now: LocalInstant) -> PlayerSnapshot {
     let seen = driver.observe(at: now)
     let item = seen.item.flatMap { catalog.item($0) }

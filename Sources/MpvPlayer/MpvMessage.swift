@@ -71,7 +71,10 @@ public struct MpvRequest: Hashable, Sendable {
       switch v {
       case .null, .other: "null"
       case .bool(let b): b ? "true" : "false"
-      case .number(let n): n.isFinite ? "\(n)" : "0"
+      // Whole numbers as integers: mpv refuses `1.0` where it wants an integer (the id
+      // of `observe_property`).
+      case .number(let n):
+        !n.isFinite ? "0" : (n == n.rounded() && abs(n) < 1e15 ? "\(Int64(n))" : "\(n)")
       case .string(let s): Self.quoted(s)
       }
     }

@@ -71,7 +71,7 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   /// Property observation ids.
-  static let observed = ["pause", "paused-for-cache", "eof-reached", "duration"]
+  static let observed = ["pause", "paused-for-cache", "eof-reached", "duration", "speed"]
 
   public let configuration: Configuration
   private var nextID = 1
@@ -112,6 +112,17 @@ public struct MpvPlaybackMachine: Sendable {
   /// The start whose lateness the next audio reading measures.
   private var scheduledStart: (itemTime: Double, at: LocalInstant)?
   private var audioMisses = 0
+  /// What mpv was last told, and the changes it has yet to report back (with when they
+  /// were asked), to tell the driver's own changes from the person's.
+  private var sentPause = true
+  private var sentSpeed = 1.0
+  private var expectedPause: [(value: Bool, at: LocalInstant)] = []
+  private var expectedSpeed: [(value: Double, at: LocalInstant)] = []
+  private var clockNow = LocalInstant(nanoseconds: 0)
+  /// A seek made in mpv itself: its position is read once mpv restarts.
+  private var userSeek: (pending: Bool, query: Int?) = (false, nil)
+  /// What the person did in mpv, not yet taken.
+  private var userActions: [PlayerUserAction] = []
   /// How long the current preparation was put off (a seek while playing plays on).
   private var deferredBy = 0.0
   /// Where the current file was opened, and where the latest seek went.
@@ -144,6 +155,7 @@ public struct MpvPlaybackMachine: Sendable {
   public mutating func perform(_ command: PlayerCommand, path: String?, at now: LocalInstant)
     -> [Effect]
   {
+    clockNow = now
     settle(at: now)
     switch command {
     case .load(let id, let at):
@@ -239,6 +251,7 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// A line from mpv.
   public mutating func received(_ message: MpvMessage, at now: LocalInstant) -> [Effect] {
+    clockNow = now
     settle(at: now)
     switch message {
     case .reply(let id, let data, let error):
@@ -254,6 +267,15 @@ public struct MpvPlaybackMachine: Sendable {
           return []
         }
         phase = .preparing(request: request, replied: true, since: since, load: load)
+        return []
+      }
+      if let query = userSeek.query, query == id {
+        userSeek = (false, nil)
+        if let value = data.number, error == "success", item != nil {
+          freeze(at: value)
+          if phase == .playing { anchor = now }
+          userActions.append(.seek(to: value))
+        }
         return []
       }
       if let poll, poll.id == id {
@@ -303,6 +325,50 @@ public struct MpvPlaybackMachine: Sendable {
           if audioMisses >= 20 { pollProperty = "time-pos" }
         }
       }
+      return []
+
+    case .event("seek"):
+      // A seek the driver did not ask for: the person's, in mpv.
+      if case .preparing = phase { return [] }
+      if phase == .playing || phase == .paused || phase == .ended { userSeek.pending = true }
+      return []
+
+    case .event("playback-restart") where userSeek.pending:
+      let read = request(["get_property", "time-pos"])
+      if case .send(let r) = read { userSeek.query = r.id }
+      userSeek.pending = false
+      return [read]
+
+    case .propertyChange("pause", let data):
+      guard let value = data.bool else { return [] }
+      expectedPause.removeAll { now.seconds(since: $0.at) > 1 }
+      if let first = expectedPause.first, first.value == value {
+        expectedPause.removeFirst()
+        return []
+      }
+      guard value != sentPause, item != nil else { return [] }
+      // The person paused or played in mpv itself.
+      sentPause = value
+      if value, phase == .playing {
+        let at = projected(at: now, from: now)
+        phase = .paused
+        freeze(at: at)
+        userActions.append(.pause(at: at))
+      } else if !value, phase == .paused || phase == .ended {
+        userActions.append(.play)
+      }
+      return []
+
+    case .propertyChange("speed", let data):
+      guard let value = data.number else { return [] }
+      expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
+      if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-9 }) {
+        expectedSpeed.removeFirst(index + 1)
+        return []
+      }
+      guard abs(value - sentSpeed) > 1e-9, item != nil else { return [] }
+      sentSpeed = value
+      userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
       return []
 
     case .event("playback-restart"):
@@ -366,6 +432,7 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// Runs what is due at `now`.
   public mutating func wake(at now: LocalInstant) -> [Effect] {
+    clockNow = now
     settle(at: now)
     var effects: [Effect] = []
     if let at = switchAt, at <= now {
@@ -393,6 +460,12 @@ public struct MpvPlaybackMachine: Sendable {
       effects.append(read)
     }
     return effects
+  }
+
+  /// What the person did in mpv since the last call.
+  public mutating func takeUserActions() -> [PlayerUserAction] {
+    defer { userActions = [] }
+    return userActions
   }
 
   /// mpv went away (it quit or crashed, or its socket closed).
@@ -428,6 +501,17 @@ public struct MpvPlaybackMachine: Sendable {
 
   private mutating func request(_ command: [MpvValue]) -> Effect {
     defer { nextID += 1 }
+    // Remember what mpv will report back, so that only other changes count as the
+    // person's own.
+    if command.count == 3, command[0] == "set_property" {
+      if command[1] == "pause", let value = command[2].bool, value != sentPause {
+        sentPause = value
+        expectedPause.append((value, clockNow))
+      } else if command[1] == "speed", let value = command[2].number, value != sentSpeed {
+        sentSpeed = value
+        expectedSpeed.append((value, clockNow))
+      }
+    }
     return .send(MpvRequest(id: nextID, command: command))
   }
 

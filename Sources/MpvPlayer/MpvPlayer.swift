@@ -169,6 +169,10 @@ public final class MpvPlayer: PlayerDriver {
     state.withLock { $0.machine.observation(at: now) }
   }
 
+  public func takeUserActions() -> [PlayerUserAction] {
+    state.withLock { $0.machine.takeUserActions() }
+  }
+
   /// The machine's seek latency as measured, seconds.
   public var seekLatency: Double { state.withLock { $0.machine.seekLatency } }
 

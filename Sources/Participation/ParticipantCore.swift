@@ -125,6 +125,9 @@ public struct ParticipantCore: Sendable {
   // MARK: - Introspection
 
   public var isStopped: Bool { link == .stopped }
+  /// True while this participant's player follows the group (joined, not stepped away):
+  /// then what the person does in the player itself is a request to the group.
+  public var playerFollowsGroup: Bool { coordinator?.isFollowing == true }
   public var unansweredRequests: Int { outbox.count }
 
   public func snapshot(at now: LocalInstant, seen: PlayerObservation?) -> ParticipantSnapshot {

@@ -53,9 +53,25 @@ public struct PlayerObservation: Hashable, Sendable {
   }
 }
 
+/// What a person did in the player's own interface (mpv's window or keys), to become a
+/// group command with them as its originator, as in Syncplay.
+public enum PlayerUserAction: Hashable, Sendable {
+  case pause(at: Double)
+  case play
+  case seek(to: Double)
+  case rate(Double)
+}
+
 /// A player the coordinator can drive. Implementations do I/O or keep their own clock;
 /// the caller passes the current local time so the coordinator stays pure.
 public protocol PlayerDriver: AnyObject, Sendable {
   func perform(_ command: PlayerCommand, at now: LocalInstant)
   func observe(at now: LocalInstant) -> PlayerObservation
+  /// What the person did in the player itself since the last call (each once).
+  func takeUserActions() -> [PlayerUserAction]
+}
+
+extension PlayerDriver {
+  /// Players without an interface of their own have nothing to report.
+  public func takeUserActions() -> [PlayerUserAction] { [] }
 }

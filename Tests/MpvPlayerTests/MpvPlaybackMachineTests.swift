@@ -30,7 +30,7 @@ struct MpvPlaybackMachineTests {
   @Test("a load asks mpv for the file paused at the item time; busy until mpv restarts")
   func load() {
     var m = MpvPlaybackMachine()
-    #expect(commands(m.start()).map { $0.first } == Array(repeating: "observe_property", count: 4))
+    #expect(commands(m.start()).map { $0.first } == Array(repeating: "observe_property", count: 5))
     let load = m.perform(.load(item: "clip", at: 12.5), path: "/media/clip.mp4", at: t(1))
     #expect(commands(load) == [["loadfile", "/media/clip.mp4", "replace", "start=12.5,pause=yes"]])
     #expect(m.observation(at: t(1.02)).isBusy)
@@ -170,6 +170,42 @@ struct MpvPlaybackMachineTests {
     #expect(!seen.isBusy && seen.position == 7.25 && seen.rate == 0)
   }
 
+  @Test("what the person does in mpv itself is told apart from the driver's own changes")
+  func userActions() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    // mpv echoes the driver's own changes: none of them is the person's.
+    _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("seek"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    _ = m.wake(at: t(2))
+    _ = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.001))
+    _ = m.perform(.setRate(1.002), path: nil, at: t(2.5))
+    _ = m.received(.propertyChange(name: "speed", data: .number(1.002)), at: t(2.501))
+    #expect(m.takeUserActions().isEmpty)
+    // The person presses space in mpv at 3 s: a pause where mpv is.
+    _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(3))
+    // (The nudge of 2.5 s shows from 2.89 s: mpv follows a new speed after 0.39 s.)
+    let paused = m.takeUserActions()
+    guard case .pause(let at) = paused.first, paused.count == 1 else {
+      Issue.record("expected one pause, got \(paused)")
+      return
+    }
+    #expect(abs(at - 6.00022) < 1e-9)
+    #expect(m.observation(at: t(3.5)).rate == 0)
+    // …then seeks with the arrow keys: its new position is read once mpv restarts.
+    _ = m.received(.event("seek"), at: t(4))
+    let read = m.received(.event("playback-restart"), at: t(4.05))
+    #expect(commands(read) == [["get_property", "time-pos"]])
+    _ = m.received(
+      .reply(requestID: ids(read)[0], data: .number(16), error: "success"), at: t(4.06))
+    #expect(m.takeUserActions() == [.seek(to: 16)])
+    // …and changes the speed.
+    _ = m.received(.propertyChange(name: "speed", data: .number(1.1)), at: t(5))
+    #expect(m.takeUserActions() == [.rate(1.1)])
+  }
+
   @Test("mpv gone or a file missing: the player reports the problem and no item")
   func problems() {
     var m = MpvPlaybackMachine()
@@ -196,5 +232,9 @@ struct MpvPlaybackMachineTests {
     let r = MpvRequest(
       id: 7, command: ["loadfile", .string("/a \"b\"\n.mp4"), .bool(true), .number(1.5)])
     #expect(r.line == #"{"command":["loadfile","/a \"b\"\n.mp4",true,1.5],"request_id":7}"# + "\n")
+    // Whole numbers go as integers: mpv refuses `1.0` as an `observe_property` id.
+    #expect(
+      MpvRequest(id: 1, command: ["observe_property", .number(1), "pause"]).line
+        == #"{"command":["observe_property",1,"pause"],"request_id":1}"# + "\n")
   }
 }

@@ -135,6 +135,14 @@ struct MpvSessionTests {
         let speed = try #require(await p.property("speed")?.number)
         #expect(abs(speed - 1.5) <= 1.5 * 0.05 + 1e-9, "speed \(speed)")
       }
+      // bob presses space in his own mpv: the group pauses, with bob as who did it.
+      players[1].sendBehindTheDriver(["set_property", "pause", .bool(true)])
+      try await until("the group paused by bob") {
+        let change = await clients[0].groupState.lastChange
+        return change?.originatorName == "bob"
+          && change.map { "\($0.kind)" }?.contains("paused") == true
+      }
+      try await until("everyone paused") { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
     } catch {
       await stopAll()
       throw error
