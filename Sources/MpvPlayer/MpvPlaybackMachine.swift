@@ -204,8 +204,9 @@ public struct MpvPlaybackMachine: Sendable {
       deferredBy = 0
       if phase == .playing, !stalled {
         // A seek while playing: play on until the latest moment the seek surely still
-        // makes it (its latency and a half, and a little more, for a loaded machine).
-        let begin = startAt.advanced(bySeconds: -(1.5 * seekLatency + 0.02 + unpauseLead))
+        // makes it (twice its latency and a little more: a loaded machine seeks slower,
+        // and a late switch costs a restart).
+        let begin = startAt.advanced(bySeconds: -(2 * seekLatency + 0.05 + unpauseLead))
         if begin > now {
           switchAt = begin
           deferredBy = begin.seconds(since: now)

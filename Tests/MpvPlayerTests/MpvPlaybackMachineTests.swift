@@ -72,7 +72,7 @@ struct MpvPlaybackMachineTests {
     // Told at 10 s to be at 300 at 11 s: nothing for mpv yet.
     #expect(m.perform(.play(itemTime: 300, startAt: t(11), rate: 1), path: nil, at: t(10)).isEmpty)
     #expect(abs(m.observation(at: t(10.5)).position - 13.5) < 1e-9)
-    let begin = t(11 - 1.5 * m.seekLatency - 0.02 - 0.0005)
+    let begin = t(11 - 2 * m.seekLatency - 0.05 - 0.0005)
     #expect(m.nextWake == begin)
     let switching = m.wake(at: begin)
     #expect(commands(switching).last == ["seek", .number(300), "absolute+exact"])
@@ -87,7 +87,7 @@ struct MpvPlaybackMachineTests {
     _ = m.wake(at: t(2))
     // Told at 10 s: from 12 s on, rate 2 (the line is at 15 then).
     #expect(m.perform(.play(itemTime: 15, startAt: t(12), rate: 2), path: nil, at: t(10)).isEmpty)
-    let begin = t(12 - 1.5 * m.seekLatency - 0.02 - 0.0005)
+    let begin = t(12 - 2 * m.seekLatency - 0.05 - 0.0005)
     #expect(m.nextWake == begin)
     let switching = m.wake(at: begin)
     #expect(

@@ -135,7 +135,12 @@ struct MpvSessionTests {
         let speed = try #require(await p.property("speed")?.number)
         #expect(abs(speed - 1.5) <= 1.5 * 0.05 + 1e-9, "speed \(speed)")
       }
-      // bob presses space in his own mpv: the group pauses, with bob as who did it.
+      // bob presses space in his own mpv: the group pauses, with bob as who did it. (While
+      // the driver itself holds mpv paused for a moment — re-syncing — there is nothing
+      // to press: wait until everyone plays on undisturbed.)
+      try await until("everyone plays undisturbed") {
+        seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
+      }
       players[1].sendBehindTheDriver(["set_property", "pause", .bool(true)])
       try await until("the group paused by bob") {
         let change = await clients[0].groupState.lastChange
