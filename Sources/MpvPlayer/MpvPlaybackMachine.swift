@@ -163,7 +163,7 @@ public struct MpvPlaybackMachine: Sendable {
       guard let path else {
         item = nil
         phase = .idle
-        problem = "no file for \(id.rawValue)"
+        problem = PlayerObservation.noFile(for: id)
         return []
       }
       item = id

@@ -706,7 +706,12 @@ public struct ParticipantCore: Sendable {
       // A player that cannot follow steps away with the reason rather than hold the group;
       // once it can again, it comes back.
       if let problem = seen.problem {
-        effects.append(.event(.error("your player cannot follow: \(problem)")))
+        let item = session.item
+        let text =
+          problem == PlayerObservation.noFile(for: item.id)
+          ? "you don't have \(session.series.title) · \(item.title) (\(TimeFormat.clock(item.duration))): stepping away until the group plays something you have"
+          : "your player cannot follow: \(problem)"
+        effects.append(.event(.error(text)))
         if playerProblem == nil, !mine.suspensions.contains(.playerUnavailable) {
           effects += enqueue(
             .command(.beginSuspension(.playerUnavailable)), origin: .automatic, ticket: nil,

@@ -51,6 +51,10 @@ public struct PlayerObservation: Hashable, Sendable {
     self.preparedAt = preparedAt
     self.problem = problem
   }
+
+  /// The problem a player reports when it has no file for an item: the participant then
+  /// says which one, by its title and duration, rather than by its id.
+  public static func noFile(for item: ItemID) -> String { "no file for \(item.rawValue)" }
 }
 
 /// What a person did in the player's own interface (mpv's window or keys), to become a

@@ -92,6 +92,51 @@ struct MpvCommandLineTests {
     #expect(await bob.exitStatus() == 0)
   }
 
+  @Test("one who lacks the episode is told which and steps away; the group does not wait")
+  func missingEpisode() async throws {
+    let library = try MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    // bob has only the first episode.
+    let bobs = library + "-bob"
+    try FileManager.default.createDirectory(
+      atPath: bobs + "/Night Ferry", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: library + "/Night Ferry/Night.Ferry.S01E01.Departure.mp4",
+      toPath: bobs + "/Night Ferry/night ferry s01e01.mp4")
+    defer { try? FileManager.default.removeItem(atPath: bobs) }
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let common = ["--headless", "--player", "mpv", "--sample-ms", "200"]
+    let ann = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "ann", "--media", library] + common)
+    defer { ann.terminate() }
+    let bob = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "bob", "--media", bobs] + common)
+    defer { bob.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    await bob.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    ann.send("start night-ferry/s1e2")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await bob.waitForLine(containing: [
+      #""event":"error""#, "you don't have Night Ferry · Night Ferry S01E02 Port Askaig (0:20)",
+    ])
+    // The group plays on without bob (no 60 s wait for his load).
+    await ann.waitForLine(containing: [#""event":"state""#, #""state":"playing""#], within: 10)
+    await ann.waitForLine(containing: [
+      #""event":"sample""#, #""item":"night-ferry/s1e2""#, #""rate":1"#,
+    ])
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+
   @Test("--player mpv without --media, or an empty library: one clear line, non-zero exit")
   func badOptions() async throws {
     let noMedia = try CowatchProcess([
