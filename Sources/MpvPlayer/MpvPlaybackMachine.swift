@@ -363,11 +363,12 @@ public struct MpvPlaybackMachine: Sendable {
     case .propertyChange("speed", let data):
       guard let value = data.number else { return [] }
       expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
-      if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-9 }) {
+      // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
+      if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-5 }) {
         expectedSpeed.removeFirst(index + 1)
         return []
       }
-      guard abs(value - sentSpeed) > 1e-9, item != nil else { return [] }
+      guard abs(value - sentSpeed) > 1e-5, item != nil else { return [] }
       sentSpeed = value
       userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
       return []

@@ -67,13 +67,24 @@ public final class MpvPlayer: PlayerDriver {
       throw .cannotStart("cannot create \(directory.path): \(error.localizedDescription)")
     }
     let socket = directory.appendingPathComponent("ipc").path
+    // mpv outlives a participant killed by a signal (a closed terminal, SIGKILL) unless it
+    // watches for that itself: a tiny script quits it once Cowatch's process is gone.
+    let watcher = directory.appendingPathComponent("quit-with-cowatch.lua")
+    let script = """
+      local parent = "/proc/\(getpid())/stat"
+      mp.add_periodic_timer(0.5, function()
+        local f = io.open(parent, "r")
+        if f == nil then mp.command("quit") else f:close() end
+      end)
+      """
+    try? script.write(to: watcher, atomically: true, encoding: .utf8)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments =
       [
         "--idle=yes", "--input-ipc-server=\(socket)", "--no-terminal", "--keep-open=yes",
         "--pause", "--audio-pitch-correction=no", "--hr-seek=yes", "--force-window=no",
-        "--audio-fallback-to-null=yes",
+        "--audio-fallback-to-null=yes", "--script=\(watcher.path)",
         "--really-quiet",
       ] + arguments
     process.standardInput = FileHandle.nullDevice
