@@ -81,25 +81,15 @@ public struct MpvRequest: Hashable, Sendable {
     return #"{"command":[\#(parts.joined(separator: ","))],"request_id":\#(id)}"# + "\n"
   }
 
+  /// A JSON string literal (Foundation's encoder, so that every escape is JSON's).
   static func quoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          out += String(format: "\\u%04x", scalar.value)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    guard let data = try? encoder.encode(s), let text = String(data: data, encoding: .utf8)
+    else { return "\"\"" }
+    return text
   }
+
 }
 
 extension MpvValue: ExpressibleByStringLiteral {
