@@ -15,9 +15,10 @@ struct DemoScreenTests {
       at 0:03 bob pause
       at 0:04 ann next
       at 0:05 expect ann prompt confirm-switch
-      at 0:14 expect ann prompt confirm-switch state paused
+      at 0:24 expect ann prompt confirm-switch state paused
       """, fileName: "screen.cowatch", catalog: testCatalog)
-    // Slow enough that the prompt stays up for seconds even on a busy machine.
+    // Slow enough that the prompt stays up for seconds even on a busy machine (10 s of
+    // real time: the run ends, and its participants with it, at 0:24).
     let runner = DemoRunner(script: script, catalog: testCatalog, speed: 2)
     let running = Task { await runner.run() }
     var screen = DemoScreen(names: runner.participantNames, catalog: testCatalog.seriesInfos())
