@@ -1,13 +1,13 @@
 import GroupSessions
-import Participation
-import Transports
 import Logging
 import Media
 import Narration
+import Participation
 import PlaybackCoordination
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
+import Transports
 
 /// How a run behaves beyond what the script says.
 public struct DemoRunOptions: Sendable {
@@ -391,6 +391,10 @@ public actor DemoRunner {
     case .end: "end"
     case .catalog: "catalog"
     case .status: "status"
+    case .lock(let locked): locked ? "lock" : "unlock"
+    case .remove(let name): "remove \(name)"
+    case .control(let control): "control \(control.rawValue)"
+    case .owner(let name): "owner \(name)"
     }
   }
 

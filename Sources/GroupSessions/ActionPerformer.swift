@@ -83,21 +83,36 @@ public struct ActionPerformer: Sendable {
       await client.sendMessage(kind: "chat", body: text)
       return .done
     case .tell(let names, let text):
-      let state = await client.groupState
       var ids: [ParticipantID] = []
       for name in names {
-        guard let p = state.participants.first(where: { $0.name == name }) else {
+        guard let id = await participant(named: name) else {
           return .error("nobody called \(name) in the room")
         }
-        ids.append(p.id)
+        ids.append(id)
       }
       await client.sendMessage(kind: "chat", body: text, to: .only(ids))
       return .done
+    case .lock(let locked): return outcome(await client.send(.setLocked(locked)))
+    case .control(let control): return outcome(await client.send(.setPlaybackControl(control)))
+    case .remove(let name), .owner(let name):
+      guard let id = await participant(named: name) else {
+        return .error("nobody called \(name) in the room")
+      }
+      if case .remove = action { return outcome(await client.send(.remove(id))) }
+      return outcome(await client.send(.transferOwnership(to: id)))
     case .leave: return outcome(await client.send(.leave))
     case .end: return outcome(await client.send(.end))
     case .catalog: return .catalog(catalog)
     case .status: return .status(await client.snapshot())
     }
+  }
+
+  /// The participant a person means by a name: exact first, then ignoring case.
+  private func participant(named name: String) async -> ParticipantID? {
+    let people = await client.groupState.participants
+    return
+      (people.first { $0.name == name }
+      ?? people.first { $0.name.lowercased() == name.lowercased() })?.id
   }
 
   private mutating func askToSwitch(_ series: SeriesInfo, _ item: ItemInfo) -> ActionOutput {

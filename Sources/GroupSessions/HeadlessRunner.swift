@@ -293,6 +293,10 @@ public struct HeadlessRunner: Sendable {
     case .waitEnded: "wait-ended"
     case .autoAdvanceChanged: "autoadvance"
     case .reported: "reported"
+    case .lockChanged: "lock"
+    case .playbackControlChanged: "control"
+    case .ownerChanged: "owner"
+    case .removed: "removed"
     }
   }
 }

@@ -33,10 +33,18 @@ public enum ParticipantAction: Hashable, Sendable {
   case end
   case catalog
   case status
+  /// Owner only: `lock` / `unlock` the room to newcomers.
+  case lock(Bool)
+  /// Owner only: take someone out of the room, by name.
+  case remove(String)
+  /// Owner only: `control owner|everyone`, who may move playback.
+  case control(PlaybackControl)
+  /// Owner only: hand the room to someone, by name.
+  case owner(String)
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status"
+    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -127,6 +135,20 @@ public enum ParticipantAction: Hashable, Sendable {
     case "end": return try noArgument(.end)
     case "catalog": return try noArgument(.catalog)
     case "status": return try noArgument(.status)
+    case "lock": return try noArgument(.lock(true))
+    case "unlock": return try noArgument(.lock(false))
+    case "remove", "owner":
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "a NAME in the room")
+      }
+      return word == "remove" ? .remove(rest) : .owner(rest)
+    case "control":
+      guard let control = PlaybackControl(rawValue: rest.lowercased()) else {
+        throw rest.isEmpty
+          ? .missingArgument(word: word, expected: "owner or everyone")
+          : .badArgument(word: word, argument: rest, expected: "owner or everyone")
+      }
+      return .control(control)
     default: throw .unknownAction(word)
     }
   }

@@ -85,6 +85,26 @@ public enum ChangeNarrator {
         : "playing from \(TimeFormat.clock(at)) without \(without.joined(separator: ", "))"
     case .autoAdvanceChanged(let on): return "\(who) turned auto-advance \(on ? "on" : "off")"
     case .reported: return nil
+    case .lockChanged(let locked):
+      return locked
+        ? "\(who) locked the room: nobody new can enter" : "\(who) unlocked the room"
+    case .playbackControlChanged(let playback):
+      switch playback {
+      case .owner:
+        return
+          "\(who) took control of playback: only \(isYou ? "you" : who) can play, pause, seek or switch"
+      case .everyone: return "\(who) gave everyone control of playback"
+      }
+    case .ownerChanged(let to):
+      let owner = person(to)
+      let verb = to == local ? "now own" : "now owns"
+      // Handed over by someone still here, or passed on because the owner left.
+      if let from = event.originator, state.participant(from) != nil {
+        return "\(who) made \(owner) the room's owner"
+      }
+      return "\(owner) \(verb) the room (\(who) left)"
+    case .removed(let participant, let name):
+      return "\(who) removed \(participant == local ? "you" : name) from the room"
     }
   }
 

@@ -250,7 +250,7 @@ public struct ParticipantCore: Sendable {
       return effects + shutdown(nil, startError: error)
     }
     if case .refused(let code, _) = error {
-      if code == .unsupportedVersion || code == .invalidHello {
+      if Self.endsParticipation.contains(code) {
         effects.append(.event(.error(error.description)))
         return effects + shutdown(.removed(error.description))
       }
@@ -419,6 +419,12 @@ public struct ParticipantCore: Sendable {
     return effects
   }
 
+  /// Refusals that trying again cannot change: the participant stops and says why.
+  static let endsParticipation: Set<ErrorCode> = [
+    .unsupportedVersion, .invalidHello, .roomLocked, .removedFromRoom, .wrongPassword,
+    .roomNotProtected,
+  ]
+
   // MARK: - What the relay sends
 
   public mutating func received(
@@ -487,7 +493,7 @@ public struct ParticipantCore: Sendable {
       return [.event(.message(from: from, name: name, kind: kind, body: body))]
     case .error(let code, let text, let fatal):
       var effects: [ParticipantEffect] = [.event(.error(text))]
-      if fatal, code == .roomFull || code == .unsupportedVersion || code == .invalidHello {
+      if fatal, code == .roomFull || Self.endsParticipation.contains(code) {
         effects += shutdown(.removed(text))
       }
       return effects

@@ -52,4 +52,12 @@ public enum ChangeKind: Hashable, Sendable {
   case waitEnded(at: Double, startsAt: GroupInstant)
   case autoAdvanceChanged(Bool)
   case reported
+  case lockChanged(Bool)
+  case playbackControlChanged(PlaybackControl)
+  /// The room has a new owner: handed over by the originator, or passed on when the owner
+  /// (then the originator) left the room.
+  case ownerChanged(to: ParticipantID)
+  /// The owner (originator) took `participant` out of the room; `name` is theirs, kept so
+  /// that the notice survives their departure.
+  case removed(participant: ParticipantID, name: String)
 }

@@ -1,11 +1,11 @@
-/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"played","at":12.5,"rate":1,"startsAt":3600000000000}`. Optional fields are
 /// omitted when absent. Written by hand so that the format is a decision; see
 /// docs/PROTOCOL.md.
 extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
-    case participant, cause, enabled
+    case participant, cause, enabled, locked, playback, name
   }
 
   public init(from decoder: any Decoder) throws {
@@ -67,6 +67,16 @@ extension ChangeKind: Codable {
       self = .autoAdvanceChanged(try c.decode(Bool.self, forKey: .enabled))
     case "reported":
       self = .reported
+    case "lockChanged":
+      self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
+    case "playbackControlChanged":
+      self = .playbackControlChanged(try c.decode(PlaybackControl.self, forKey: .playback))
+    case "ownerChanged":
+      self = .ownerChanged(to: try c.decode(ParticipantID.self, forKey: .to))
+    case "removed":
+      self = .removed(
+        participant: try c.decode(ParticipantID.self, forKey: .participant),
+        name: try c.decode(String.self, forKey: .name))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown change type \"\(type)\"")
@@ -146,6 +156,19 @@ extension ChangeKind: Codable {
       try c.encode(enabled, forKey: .enabled)
     case .reported:
       try c.encode("reported", forKey: .type)
+    case .lockChanged(let locked):
+      try c.encode("lockChanged", forKey: .type)
+      try c.encode(locked, forKey: .locked)
+    case .playbackControlChanged(let playback):
+      try c.encode("playbackControlChanged", forKey: .type)
+      try c.encode(playback, forKey: .playback)
+    case .ownerChanged(let to):
+      try c.encode("ownerChanged", forKey: .type)
+      try c.encode(to, forKey: .to)
+    case .removed(let participant, let name):
+      try c.encode("removed", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+      try c.encode(name, forKey: .name)
     }
   }
 }

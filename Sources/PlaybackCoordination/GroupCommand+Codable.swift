@@ -1,4 +1,4 @@
-/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"pause","item":"harbour/s1e1","at":12.5}`. Optional fields are omitted when
 /// absent (and read as absent when null). Written out by hand, not synthesized, so that the
 /// format is a decision that a Swift refactor cannot change by accident; see
@@ -7,6 +7,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
+    case locked, playback, participant
   }
 
   public init(from decoder: any Decoder) throws {
@@ -67,6 +68,14 @@ extension GroupCommand: Codable {
         roundTrip: try c.decode(Double.self, forKey: .roundTrip),
         startupLatency: try c.decode(Double.self, forKey: .startupLatency),
         playerOffset: try c.decodeIfPresent(Double.self, forKey: .playerOffset))
+    case "setLocked":
+      self = .setLocked(try c.decode(Bool.self, forKey: .locked))
+    case "setPlaybackControl":
+      self = .setPlaybackControl(try c.decode(PlaybackControl.self, forKey: .playback))
+    case "transferOwnership":
+      self = .transferOwnership(to: try c.decode(ParticipantID.self, forKey: .participant))
+    case "remove":
+      self = .remove(try c.decode(ParticipantID.self, forKey: .participant))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
@@ -137,6 +146,18 @@ extension GroupCommand: Codable {
       try c.encode(roundTrip, forKey: .roundTrip)
       try c.encode(startupLatency, forKey: .startupLatency)
       try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
+    case .setLocked(let locked):
+      try c.encode("setLocked", forKey: .type)
+      try c.encode(locked, forKey: .locked)
+    case .setPlaybackControl(let playback):
+      try c.encode("setPlaybackControl", forKey: .type)
+      try c.encode(playback, forKey: .playback)
+    case .transferOwnership(let participant):
+      try c.encode("transferOwnership", forKey: .type)
+      try c.encode(participant, forKey: .participant)
+    case .remove(let participant):
+      try c.encode("remove", forKey: .type)
+      try c.encode(participant, forKey: .participant)
     }
   }
 }

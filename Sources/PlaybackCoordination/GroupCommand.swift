@@ -40,6 +40,15 @@ public enum GroupCommand: Hashable, Sendable {
   /// Not a visible change for people (fronts need not show it), but a sequenced change like
   /// any other (kind `.reported`), so that every replica holds the same figures.
   case report(roundTrip: Double, startupLatency: Double, playerOffset: Double?)
+  /// Owner only: admit no new participants (`true`) or admit them again.
+  case setLocked(Bool)
+  /// Owner only: who may move the group's playback.
+  case setPlaybackControl(PlaybackControl)
+  /// Owner only: hand the room to another participant in it.
+  case transferOwnership(to: ParticipantID)
+  /// Owner only: take a participant out of the room (the relay closes its connection and
+  /// forgets its place, so it cannot resume; to keep it out, lock the room).
+  case remove(ParticipantID)
 }
 
 /// Why a participant left the room.

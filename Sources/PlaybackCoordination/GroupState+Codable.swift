@@ -1,11 +1,13 @@
-/// Wire format (protocol 2): an object with every stored property by name; `session` and
-/// `lastChange` are omitted when absent.
+/// Wire format (protocol 4): an object with every stored property by name; `session` and
+/// `lastChange` are omitted when absent. `control` is
+/// `{"owner":"p1","locked":false,"playback":"everyone"}` (`owner` omitted in an empty room);
+/// read as an open room owned by nobody when absent (rooms stored before protocol 4).
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension GroupState: Codable {
   private enum CodingKeys: String, CodingKey {
-    case sequence, participants, session, lastChange, sessionCounter
+    case sequence, participants, session, lastChange, sessionCounter, control
   }
 
   public init(from decoder: any Decoder) throws {
@@ -15,6 +17,7 @@ extension GroupState: Codable {
     session = try c.decodeIfPresent(WatchSession.self, forKey: .session)
     lastChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastChange)
     sessionCounter = try c.decode(UInt64.self, forKey: .sessionCounter)
+    control = try c.decodeIfPresent(RoomControl.self, forKey: .control) ?? RoomControl()
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -24,5 +27,24 @@ extension GroupState: Codable {
     try c.encodeIfPresent(session, forKey: .session)
     try c.encodeIfPresent(lastChange, forKey: .lastChange)
     try c.encode(sessionCounter, forKey: .sessionCounter)
+    try c.encode(control, forKey: .control)
+  }
+}
+
+extension RoomControl: Codable {
+  private enum CodingKeys: String, CodingKey { case owner, locked, playback }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    owner = try c.decodeIfPresent(ParticipantID.self, forKey: .owner)
+    locked = try c.decode(Bool.self, forKey: .locked)
+    playback = try c.decode(PlaybackControl.self, forKey: .playback)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encodeIfPresent(owner, forKey: .owner)
+    try c.encode(locked, forKey: .locked)
+    try c.encode(playback, forKey: .playback)
   }
 }

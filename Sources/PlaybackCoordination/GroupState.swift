@@ -10,21 +10,27 @@ public struct GroupState: Hashable, Sendable {
   public var lastChange: ChangeEvent?
   /// How many sessions have been started in this room (next session id).
   public var sessionCounter: UInt64
+  /// The owner, the lock and who controls playback.
+  public var control: RoomControl
 
   public init(
     sequence: UInt64 = 0, participants: [Participant] = [], session: WatchSession? = nil,
-    lastChange: ChangeEvent? = nil, sessionCounter: UInt64 = 0
+    lastChange: ChangeEvent? = nil, sessionCounter: UInt64 = 0, control: RoomControl = .init()
   ) {
     self.sequence = sequence
     self.participants = participants
     self.session = session
     self.lastChange = lastChange
     self.sessionCounter = sessionCounter
+    self.control = control
   }
 
   public func participant(_ id: ParticipantID) -> Participant? {
     participants.first { $0.id == id }
   }
+
+  /// The owner, while in the room.
+  public var owner: Participant? { control.owner.flatMap(participant) }
 
   public var joinedParticipants: [Participant] { participants.filter(\.isJoined) }
 

@@ -6,6 +6,7 @@ extension GroupTransition {
     guard index(of: id) == nil else { throw .alreadyInRoom(id) }
     guard Self.isValidName(name) else { throw .invalidName(name) }
     state.participants.append(Participant(id: id, name: name))
+    claimOwnershipIfVacant(id)
     emit(.entered)
   }
 
@@ -16,6 +17,7 @@ extension GroupTransition {
     state.participants.remove(at: index)
     forget(id)
     emit(.exited(reason))
+    passOwnershipIfVacant()
     if state.participants.isEmpty, state.session != nil {
       state.session = nil
       emit(.sessionEnded)
@@ -35,6 +37,7 @@ extension GroupTransition {
   /// A new session replaces any current one: only the originator is joined, and the group
   /// waits for its first load, meaning to play at rate 1.
   mutating func start(_ index: Int, series: SeriesInfo, item: ItemID) throws(Rejection) {
+    try requirePlaybackControl(index)
     let info = try validate(series, item: item)
     let id = state.participants[index].id
     state.sessionCounter += 1
@@ -76,6 +79,7 @@ extension GroupTransition {
   /// Ends the session for everyone; any joined participant may.
   mutating func end(_ index: Int) throws(Rejection) {
     _ = try requireJoined(index)
+    try requirePlaybackControl(index)
     state.session = nil
     for other in state.participants.indices { unjoin(other) }
     emit(.sessionEnded)
@@ -177,7 +181,7 @@ extension GroupTransition {
   /// near its end counts; later ones find the item changed (or the group stopped at the
   /// end) and are rejected.
   mutating func advance(_ index: Int, endedItem: ItemID) throws(Rejection) {
-    let current = try requireMover(index, item: nil)
+    let current = try requireMover(index, item: nil, byPlayer: true)
     guard endedItem == current.item.id, !current.reachedEnd,
       current.item.duration - current.position(at: now) <= configuration.endTolerance
     else { throw .advanceNotApplicable(endedItem) }
@@ -215,6 +219,7 @@ extension GroupTransition {
       remaining = []
     }
     if let proposing {
+      try requirePlaybackControl(index)
       guard remaining.isEmpty else { throw .suspended(remaining) }
       try validatePosition(proposing, in: current)
     }

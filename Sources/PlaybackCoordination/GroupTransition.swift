@@ -76,6 +76,10 @@ struct GroupTransition {
     case .report(let roundTrip, let startupLatency, let playerOffset):
       try report(
         index, roundTrip: roundTrip, startupLatency: startupLatency, playerOffset: playerOffset)
+    case .setLocked(let locked): try setLocked(index, locked)
+    case .setPlaybackControl(let playback): try setPlaybackControl(index, playback)
+    case .transferOwnership(let target): try transferOwnership(index, to: target)
+    case .remove(let target): try remove(index, target)
     }
   }
 
@@ -88,10 +92,14 @@ struct GroupTransition {
     return session
   }
 
-  /// The session, if the participant may move the group: joined, not suspended, and (for
-  /// position commands) talking about the current item.
-  func requireMover(_ index: Int, item: ItemID?) throws(Rejection) -> WatchSession {
+  /// The session, if the participant may move the group: joined, not suspended, allowed to
+  /// control playback (unless `byPlayer`: a player reaching the end is nobody's choice), and
+  /// (for position commands) talking about the current item.
+  func requireMover(_ index: Int, item: ItemID?, byPlayer: Bool = false) throws(Rejection)
+    -> WatchSession
+  {
     let session = try requireJoined(index)
+    if !byPlayer { try requirePlaybackControl(index) }
     let participant = state.participants[index]
     guard participant.suspensions.isEmpty else { throw .suspended(participant.suspensions) }
     if let item, item != session.item.id {

@@ -1,10 +1,10 @@
-/// Wire format (protocol 2): `{"type":"<case>", <named fields>}`, e.g.
+/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"rateOutOfRange","rate":9,"allowed":{"min":0.25,"max":4}}`. Written by hand so
 /// that the format is a decision; see docs/PROTOCOL.md.
 extension Rejection: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, participant, reasons, sent, current, item, position, duration, rate, allowed
-    case name, message
+    case name, message, owner
   }
 
   public init(from decoder: any Decoder) throws {
@@ -49,6 +49,10 @@ extension Rejection: Codable {
       self = .invalidName(try c.decode(String.self, forKey: .name))
     case "invalidValue":
       self = .invalidValue(try c.decode(String.self, forKey: .message))
+    case "notOwner":
+      self = .notOwner(owner: try c.decodeIfPresent(String.self, forKey: .owner))
+    case "ownerControlsPlayback":
+      self = .ownerControlsPlayback(owner: try c.decodeIfPresent(String.self, forKey: .owner))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown rejection type \"\(type)\"")
@@ -104,6 +108,12 @@ extension Rejection: Codable {
     case .invalidValue(let message):
       try c.encode("invalidValue", forKey: .type)
       try c.encode(message, forKey: .message)
+    case .notOwner(let owner):
+      try c.encode("notOwner", forKey: .type)
+      try c.encodeIfPresent(owner, forKey: .owner)
+    case .ownerControlsPlayback(let owner):
+      try c.encode("ownerControlsPlayback", forKey: .type)
+      try c.encodeIfPresent(owner, forKey: .owner)
     }
   }
 }

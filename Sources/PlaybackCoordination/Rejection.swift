@@ -18,6 +18,10 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
   case emptySeries
   case invalidName(String)
   case invalidValue(String)
+  /// Only the room's owner may do that (lock, remove, hand over, choose who controls).
+  case notOwner(owner: String?)
+  /// The owner chose to control playback alone.
+  case ownerControlsPlayback(owner: String?)
 
   public var description: String {
     switch self {
@@ -40,6 +44,10 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
     case .emptySeries: "the series has no items"
     case .invalidName(let n): "invalid name \"\(n)\""
     case .invalidValue(let what): what
+    case .notOwner(let owner):
+      "only the room's owner\(owner.map { " (\($0))" } ?? "") can do that"
+    case .ownerControlsPlayback(let owner):
+      "only \(owner ?? "the room's owner") controls playback in this room; you can still step away and catch up"
     }
   }
 }

@@ -393,6 +393,13 @@ public struct RelayCore: Sendable {
       return actions
     }
 
+    if room.engine.state.control.locked {
+      let owner = room.engine.state.owner?.name
+      return fatal(
+        id, .roomLocked,
+        "room \(roomName) is locked\(owner.map { " by \($0)" } ?? ""): nobody new can enter until it is unlocked",
+        at: now)
+    }
     let key = ParticipantName.key(name)
     if let taken = room.members.values.first(where: { ParticipantName.key($0.name) == key }) {
       return fatal(
@@ -514,6 +521,9 @@ public struct RelayCore: Sendable {
       // change it asked for.
       actions += broadcastStep(
         in: roomName, before: before, at: now, input: .command(command, from: participant))
+      if case .remove(let target) = command {
+        actions += dismiss(target, from: roomName, by: participant)
+      }
       return (actions, .accepted(id: commandID, sequence: room.engine.state.sequence))
     }
   }
@@ -663,6 +673,33 @@ public struct RelayCore: Sendable {
     if rooms[roomName]?.members.isEmpty == true {
       dropRoom(roomName)
       actions.append(.log(.info, "room \(roomName) is empty; dropped"))
+    }
+    return actions
+  }
+
+  /// After the owner removed `target` in the engine: its connection is told and closed, and
+  /// its place (resume secret, pending messages, answers) forgotten, so that it cannot come
+  /// back as the same member.
+  private mutating func dismiss(
+    _ target: ParticipantID, from roomName: String, by owner: ParticipantID
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], let member = room.members.removeValue(forKey: target) else {
+      return []
+    }
+    let ownerName = room.members[owner]?.name ?? "the room's owner"
+    rooms[roomName] = room
+    markDeparted(roomName, member: target)
+    var actions: [RelayAction] = [.log(.info, "\(roomName)/\(target) removed by \(owner)")]
+    if let connection = member.connection {
+      connections[connection]?.member = nil
+      connections[connection] = nil
+      actions += [
+        .send(
+          .error(
+            code: .removedFromRoom, message: "\(ownerName) removed you from room \(roomName)",
+            fatal: true), to: connection),
+        .close(connection),
+      ]
     }
     return actions
   }

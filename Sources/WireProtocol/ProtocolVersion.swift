@@ -5,9 +5,12 @@
 /// - 2: every nested union is `{"type":…, named fields}`; see docs/PROTOCOL.md.
 /// - 3: timelines may carry a lead-in (`priorItemTime`, `priorRate`): seeks and rate
 ///   changes while playing happen at one scheduled instant, and replicas must agree.
+/// - 4: rooms have an owner, a lock and a playback-control rule (`control` in the state,
+///   the owner's commands and their changes), and may be protected by a password
+///   (`challenge`/`proof`, sealed messages).
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 3
+  public static let current = 4
 }

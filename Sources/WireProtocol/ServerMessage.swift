@@ -74,6 +74,15 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   case messagesLost
   case heartbeatTimeout
   case serverShuttingDown
+  /// Fatal: the room's owner locked it; nobody new enters (those with a place may resume).
+  case roomLocked
+  /// Fatal: the room's owner removed you; your place is gone (a resume enters anew).
+  case removedFromRoom
+  /// Fatal: the proof answering the room's challenge was wrong (or came too late).
+  case wrongPassword
+  /// Fatal: you asked for a password-protected room by that name, but it exists without
+  /// one; entering it would give you none of the protection you asked for.
+  case roomNotProtected
 }
 
 extension ServerMessage: Codable {

@@ -85,7 +85,16 @@ struct CommandGenerator {
       return (
         .endSuspension(reason, proposing: rng.chance(0.4) ? rng.double(0...duration) : nil), id
       )
-    case 68..<86:
+    case 82..<86:
+      let owner = state.control.owner
+      let by = owner.map { rng.chance(0.85) ? $0 : rng.pick(people) } ?? rng.pick(people)
+      switch rng.int(4) {
+      case 0: return (.setLocked(rng.chance(0.5)), by)
+      case 1: return (.setPlaybackControl(rng.chance(0.25) ? .owner : .everyone), by)
+      case 2: return (.transferOwnership(to: someone(among: present)), by)
+      default: return (.remove(someone(among: present)), by)
+      }
+    case 68..<82:
       return (
         .setReadiness(rng.pick([.ready, .ready, .loading, .stalled])), someone(among: joined)
       )
@@ -173,6 +182,12 @@ struct ChangeChecker {
   func checkInvariants(_ state: GroupState, sourceLocation: SourceLocation) {
     let ids = state.participants.map(\.id)
     #expect(Set(ids).count == ids.count, sourceLocation: sourceLocation)
+    // Someone present always owns a room that has anyone in it; an empty one is open again.
+    if ids.isEmpty {
+      #expect(state.control == RoomControl(), sourceLocation: sourceLocation)
+    } else {
+      #expect(state.owner != nil, "nobody owns the room", sourceLocation: sourceLocation)
+    }
     if let last = state.lastChange {
       // Reports after it may have taken later sequence numbers.
       #expect(last.sequence <= state.sequence, sourceLocation: sourceLocation)
@@ -313,7 +328,7 @@ struct GroupEnginePropertyTests {
   @Test("random runs exercise every kind of change")
   func coverage() {
     var counts: [String: Int] = [:]
-    for seed in UInt64(0)..<6 {
+    for seed in UInt64(0)..<10 {
       for event in runScenario(seed: seed, steps: 500).2 {
         let label = "\(event.kind)"
         counts[String(label.prefix { $0 != "(" }), default: 0] += 1
@@ -323,7 +338,8 @@ struct GroupEnginePropertyTests {
       "entered", "exited", "connectionChanged", "sessionStarted", "joined", "left", "sessionEnded",
       "played", "paused", "seeked", "rateChanged", "replaced", "autoAdvanced", "reachedEnd",
       "suspended", "resumed", "resumedProposing", "readinessChanged", "waitStarted",
-      "waitTimedOut", "waitEnded", "autoAdvanceChanged", "reported",
+      "waitTimedOut", "waitEnded", "autoAdvanceChanged", "reported", "lockChanged",
+      "playbackControlChanged", "ownerChanged", "removed",
     ]
     for kind in expected {
       #expect(counts[kind, default: 0] >= 3, "\(kind) seen \(counts[kind, default: 0]) times")

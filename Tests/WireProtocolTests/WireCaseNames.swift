@@ -10,7 +10,7 @@ import PlaybackCoordination
 /// The protocol's rule is that a union's `"type"` is the Swift case name, so these names are
 /// also what the golden JSON must carry.
 enum WireCaseNames {
-  static let commandCount = 18
+  static let commandCount = 22
   static func of(_ value: GroupCommand) -> String {
     switch value {
     case .enter: "enter"
@@ -31,10 +31,14 @@ enum WireCaseNames {
     case .setReadiness: "setReadiness"
     case .setAutoAdvance: "setAutoAdvance"
     case .report: "report"
+    case .setLocked: "setLocked"
+    case .setPlaybackControl: "setPlaybackControl"
+    case .transferOwnership: "transferOwnership"
+    case .remove: "remove"
     }
   }
 
-  static let changeKindCount = 23
+  static let changeKindCount = 27
   static func of(_ value: ChangeKind) -> String {
     switch value {
     case .entered: "entered"
@@ -60,10 +64,14 @@ enum WireCaseNames {
     case .waitEnded: "waitEnded"
     case .autoAdvanceChanged: "autoAdvanceChanged"
     case .reported: "reported"
+    case .lockChanged: "lockChanged"
+    case .playbackControlChanged: "playbackControlChanged"
+    case .ownerChanged: "ownerChanged"
+    case .removed: "removed"
     }
   }
 
-  static let rejectionCount = 16
+  static let rejectionCount = 18
   static func of(_ value: Rejection) -> String {
     switch value {
     case .unknownParticipant: "unknownParticipant"
@@ -82,6 +90,8 @@ enum WireCaseNames {
     case .emptySeries: "emptySeries"
     case .invalidName: "invalidName"
     case .invalidValue: "invalidValue"
+    case .notOwner: "notOwner"
+    case .ownerControlsPlayback: "ownerControlsPlayback"
     }
   }
 
@@ -166,7 +176,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 15
+  static let errorCodeCount = 19
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -184,6 +194,10 @@ enum WireCaseNames {
     case .tooManyRooms: "tooManyRooms"
     case .heartbeatTimeout: "heartbeatTimeout"
     case .serverShuttingDown: "serverShuttingDown"
+    case .roomLocked: "roomLocked"
+    case .removedFromRoom: "removedFromRoom"
+    case .wrongPassword: "wrongPassword"
+    case .roomNotProtected: "roomNotProtected"
     }
   }
 }

@@ -72,12 +72,13 @@ enum Fixture {
   /// Every optional field present.
   static let state = GroupState(
     sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
-    sessionCounter: 3)
+    sessionCounter: 3, control: RoomControl(owner: "p1", locked: true, playback: .owner))
   static let stateJSON =
-    #"{"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+    #"{"control":{"locked":true,"owner":"p1","playback":"owner"},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   /// A fresh room: no session, no last change.
   static let emptyState = GroupState()
-  static let emptyStateJSON = #"{"participants":[],"sequence":0,"sessionCounter":0}"#
+  static let emptyStateJSON =
+    #"{"control":{"locked":false,"playback":"everyone"},"participants":[],"sequence":0,"sessionCounter":0}"#
 
   static let configuration = EngineConfiguration()
   static let configurationJSON =

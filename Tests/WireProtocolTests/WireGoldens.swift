@@ -47,6 +47,10 @@ enum Golden {
       .report(roundTrip: 0.25, startupLatency: 0.5, playerOffset: nil),
       #"{"roundTrip":0.25,"startupLatency":0.5,"type":"report"}"#
     ),
+    (.setLocked(true), #"{"locked":true,"type":"setLocked"}"#),
+    (.setPlaybackControl(.owner), #"{"playback":"owner","type":"setPlaybackControl"}"#),
+    (.transferOwnership(to: "p2"), #"{"participant":"p2","type":"transferOwnership"}"#),
+    (.remove("p3"), #"{"participant":"p3","type":"remove"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -89,6 +93,16 @@ enum Golden {
     ),
     (.autoAdvanceChanged(false), #"{"enabled":false,"type":"autoAdvanceChanged"}"#),
     (.reported, #"{"type":"reported"}"#),
+    (.lockChanged(true), #"{"locked":true,"type":"lockChanged"}"#),
+    (
+      .playbackControlChanged(.everyone),
+      #"{"playback":"everyone","type":"playbackControlChanged"}"#
+    ),
+    (.ownerChanged(to: "p2"), #"{"to":"p2","type":"ownerChanged"}"#),
+    (
+      .removed(participant: "p3", name: "eve"),
+      #"{"name":"eve","participant":"p3","type":"removed"}"#
+    ),
   ]
 
   static let rejections: [(Rejection, String)] = [
@@ -126,6 +140,8 @@ enum Golden {
       .invalidValue("only the relay sends that command"),
       #"{"message":"only the relay sends that command","type":"invalidValue"}"#
     ),
+    (.notOwner(owner: "ann"), #"{"owner":"ann","type":"notOwner"}"#),
+    (.ownerControlsPlayback(owner: nil), #"{"type":"ownerControlsPlayback"}"#),
   ]
 
   static let waitCauses: [(WaitCause, String)] = [
@@ -228,6 +244,8 @@ enum Golden {
     (.tooManyConnections, #""tooManyConnections""#),
     (.tooManyRooms, #""tooManyRooms""#),
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
+    (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
+    (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
   ]
 
   /// Every struct that crosses the wire, with every optional field present, as

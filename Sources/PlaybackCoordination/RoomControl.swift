@@ -1,0 +1,35 @@
+/// Who decides in a room: its owner, whether newcomers may enter, and who may move the
+/// group's playback. Part of ``GroupState`` so that every replica enforces the same rules
+/// (a replica that disagreed about who may pause would disagree about the timeline).
+///
+/// The first participant to enter a room owns it. When the owner leaves, ownership passes
+/// to the participant who has been in the room longest (the first in
+/// ``GroupState/participants``, which keeps the order of arrival).
+public struct RoomControl: Hashable, Sendable {
+  /// Nil only in an empty room.
+  public var owner: ParticipantID?
+  /// A locked room admits no new participants; those already in it (and those reconnecting
+  /// to their kept place) stay.
+  public var locked: Bool
+  public var playback: PlaybackControl
+
+  public init(
+    owner: ParticipantID? = nil, locked: Bool = false, playback: PlaybackControl = .everyone
+  ) {
+    self.owner = owner
+    self.locked = locked
+    self.playback = playback
+  }
+}
+
+/// Who may play, pause, seek, change the rate, start, switch or end the session.
+public enum PlaybackControl: String, Hashable, Sendable, CaseIterable {
+  /// Anyone joined (SharePlay's model, and the default).
+  case everyone
+  /// Only the owner; the others can still step away, catch up, join and leave.
+  case owner
+}
+
+extension PlaybackControl: WireStringEnum {
+  public static let wireName = "playback control"
+}
