@@ -16,6 +16,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
@@ -25,13 +26,23 @@ let package = Package(
     .target(name: "Narration", dependencies: ["PlaybackCoordination"]),
     // Messages exchanged between participants and the relay, and their line codec. Pure.
     .target(name: "WireProtocol", dependencies: ["PlaybackCoordination"]),
+    // Room passwords: the slow key derivation, the entry proof the relay checks, and the
+    // sealing of messages the relay only routes. Pure computation over swift-crypto.
+    .target(
+      name: "RoomCrypto",
+      dependencies: [
+        "WireProtocol",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]),
     // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
-    .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol"]),
+    .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol", "RoomCrypto"]),
     // The Transport protocol and the clocks, below both sides of the wire.
     .target(name: "Transports", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // The participant's protocol logic as a state machine (ParticipantCore). Pure.
     .target(
-      name: "Participation", dependencies: ["PlaybackCoordination", "WireProtocol", "Transports"]),
+      name: "Participation",
+      dependencies: ["PlaybackCoordination", "WireProtocol", "Transports", "RoomCrypto"]),
     // The relay's one runtime for every transport: runs Rooms, one outlet policy, one tick
     // loop; and the in-memory relay built on it.
     .target(
@@ -43,12 +54,16 @@ let package = Package(
     // The room store in one SQLite file (GRDB over Debian's libsqlite3).
     .target(
       name: "SQLiteRoomStore",
-      dependencies: ["PlaybackCoordination", "Rooms", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "PlaybackCoordination", "Rooms", "WireProtocol",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
       dependencies: [
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
+        "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // SwiftNIO line framing shared by the TCP server and client.
@@ -99,12 +114,14 @@ let package = Package(
     .target(
       name: "FrontSessions",
       dependencies: [
-        "GroupSessions", "Participation", "Transports", "TerminalFront", "Media", "Narration", "PlaybackCoordination",
+        "GroupSessions", "Participation", "Transports", "TerminalFront", "Media", "Narration",
+        "PlaybackCoordination",
       ]),
     .target(
       name: "DemoScript",
       dependencies: [
-        "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media",
+        "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime",
+        "TCPRelayServer", "TCPRelayClient", "Media",
         "TerminalFront", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -114,27 +131,36 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
+        "RoomCrypto",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .executableTarget(
       name: "cowatch-bench",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
+        "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+    .testTarget(name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol"]),
     .testTarget(
       name: "RoomsTests",
       dependencies: [
-        "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports", "SQLiteRoomStore",
+        "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports",
+        "SQLiteRoomStore",
+        "RoomCrypto",
       ]),
     .testTarget(
       name: "ParticipationTests",
-      dependencies: ["Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime", "Transports"]),
+      dependencies: [
+        "Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime",
+        "Transports",
+        "RoomCrypto",
+      ]),
     .testTarget(
       name: "GroupSessionsTests",
       dependencies: [
@@ -150,11 +176,14 @@ let package = Package(
         "RelayRuntime", "WireProtocol",
       ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
-    .testTarget(name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"], exclude: ["__Snapshots__"]),
+    .testTarget(
+      name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"],
+      exclude: ["__Snapshots__"]),
     .testTarget(
       name: "FrontSessionsTests",
       dependencies: [
-        "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media", "PlaybackCoordination",
+        "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media",
+        "PlaybackCoordination",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: []),

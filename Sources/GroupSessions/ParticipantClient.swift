@@ -1,6 +1,7 @@
 import Logging
 import Participation
 import PlaybackCoordination
+import RoomCrypto
 import Transports
 import WireProtocol
 
@@ -19,6 +20,8 @@ public actor ParticipantClient {
   private let clock: any SessionClock
   private let player: (any PlayerDriver)?
   private let logger: Logger
+  /// The room's password, if the person gave one: only ever used to derive keys here.
+  private let password: RoomPassword?
 
   private var core: ParticipantCore
   private var connection: (any TransportConnection)?
@@ -41,14 +44,16 @@ public actor ParticipantClient {
   public init(
     transport: any Transport, configuration: ParticipantConfiguration,
     player: (any PlayerDriver)? = nil, clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.participant")
+    password: RoomPassword? = nil, logger: Logger = Logger(label: "cowatch.participant")
   ) {
     self.transport = transport
     self.configuration = configuration
     self.player = player
     self.clock = clock
     self.logger = logger
-    core = ParticipantCore(configuration: configuration, hasPlayer: player != nil)
+    self.password = password
+    core = ParticipantCore(
+      configuration: configuration, hasPlayer: player != nil, hasPassword: password != nil)
     (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
   }
 
@@ -57,6 +62,15 @@ public actor ParticipantClient {
   /// Connects and enters the room. Throws if the relay cannot be reached or refuses; after
   /// that, dropped connections are retried by themselves.
   public func start() async throws(ClientError) {
+    if let password {
+      // Keys for a room this participant may create: a fresh salt. (Entering an existing
+      // room, the relay's challenge names the room's own, and the keys are derived again.)
+      let derivation = KeyDerivation.fresh(cost: configuration.keyDerivationCost)
+      switch await Self.derive(password, derivation) {
+      case .success(let keys): perform(core.roomKeysDerived(keys, at: clock.localNow()))
+      case .failure(let error): throw .invalid(error.description)
+      }
+    }
     perform(core.start(at: clock.localNow()))
     let result: Result<Void, ClientError>
     if let startResult {
@@ -226,6 +240,13 @@ public actor ParticipantClient {
         eventSink.yield(event)
       case .answer(let ticket, let result):
         waiters.removeValue(forKey: ticket)?.resume(returning: result)
+      case .deriveRoomKeys(let derivation):
+        guard let password else { break }
+        let generation = self.generation
+        Task {
+          let result = await Self.derive(password, derivation)
+          self.keysDerived(result, generation: generation)
+        }
       case .started(let result):
         startResult = result
         startWaiter?.resume(returning: result)
@@ -286,6 +307,28 @@ public actor ParticipantClient {
         case .rate(let rate): .setRate(rate)
         }
       perform(core.request(request, ticket: nil, at: now, seen: player.observe(at: now)))
+    }
+  }
+
+  /// scrypt is slow on purpose: it runs on a thread of its own, not on the actor's.
+  private static func derive(_ password: RoomPassword, _ derivation: KeyDerivation) async
+    -> Result<RoomKeys, RoomCryptoError>
+  {
+    await Task.detached(priority: .userInitiated) {
+      do throws(RoomCryptoError) {
+        return .success(try RoomKeys.derive(password: password, derivation: derivation))
+      } catch {
+        return .failure(error)
+      }
+    }.value
+  }
+
+  private func keysDerived(_ result: Result<RoomKeys, RoomCryptoError>, generation: UInt64) {
+    guard generation == self.generation else { return }
+    let now = clock.localNow()
+    switch result {
+    case .success(let keys): perform(core.roomKeysDerived(keys, at: now))
+    case .failure(let error): perform(core.roomKeysFailed(error.description, at: now))
     }
   }
 

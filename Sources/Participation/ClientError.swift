@@ -13,6 +13,8 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
   case notInSession
   case invalid(String)
   case stopped
+  /// The room has a password and none was given.
+  case passwordRequired(room: String)
 
   public var description: String {
     switch self {
@@ -24,6 +26,8 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case .notInSession: "nothing is being watched"
     case .invalid(let why): why
     case .stopped: "the participant has stopped"
+    case .passwordRequired(let room):
+      "room \(room) has a password: give it with --password-file FILE or COWATCH_ROOM_PASSWORD"
     }
   }
 }

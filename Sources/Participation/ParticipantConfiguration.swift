@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import WireProtocol
 
 /// Settings of a participant.
 public struct ParticipantConfiguration: Sendable, Hashable {
@@ -35,6 +36,9 @@ public struct ParticipantConfiguration: Sendable, Hashable {
   public var sync: SyncConfiguration
   /// Start with auto-advance on.
   public var autoAdvance: Bool
+  /// log2 of scrypt's rounds for a room this participant creates with a password (see
+  /// ``KeyDerivation``); tests use a cheap one.
+  public var keyDerivationCost: Int = KeyDerivation.defaultCost
 
   public init(
     name: String, room: String = "lobby", answerTimeout: Double = 5, pingInterval: Double = 1,

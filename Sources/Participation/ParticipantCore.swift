@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import RoomCrypto
 import WireProtocol
 
 /// The participant side of the protocol as a state machine: connection and reconnection,
@@ -17,6 +18,10 @@ public struct ParticipantCore: Sendable {
   public let configuration: ParticipantConfiguration
   /// Whether a player follows the group (without one, the participant is always ready).
   public let hasPlayer: Bool
+  /// Whether the person gave the room's password: then the core proves it at the relay's
+  /// challenge and seals every messenger payload; the runtime, which holds the password,
+  /// derives the keys (``ParticipantEffect/deriveRoomKeys(_:)``).
+  public let hasPassword: Bool
 
   // MARK: State
 
@@ -55,6 +60,11 @@ public struct ParticipantCore: Sendable {
   private var coordinator: PlaybackCoordinator?
   private var syncSchedule: ClockSyncSchedule
   private var nextPingID: UInt64 = 1
+
+  /// The room's keys, once derived: for the proof, and for sealing and opening messages.
+  private var roomKeys: RoomKeys?
+  /// A challenge whose keys are being derived.
+  private var pendingChallenge: RoomChallenge?
 
   private var nextRequestID: UInt64 = 1
   private var outbox: [Request] = []
@@ -114,9 +124,10 @@ public struct ParticipantCore: Sendable {
   /// The player's problem last reported (it stepped away for it).
   private var playerProblem: String?
 
-  public init(configuration: ParticipantConfiguration, hasPlayer: Bool) {
+  public init(configuration: ParticipantConfiguration, hasPlayer: Bool, hasPassword: Bool = false) {
     self.configuration = configuration
     self.hasPlayer = hasPlayer
+    self.hasPassword = hasPassword
     reconnectDelay = configuration.reconnectInitialDelay
     syncSchedule = ClockSyncSchedule(
       fastInterval: 0.05, steadyInterval: configuration.pingInterval, samplesForSteady: 8)
@@ -139,7 +150,8 @@ public struct ParticipantCore: Sendable {
       localTime: now, groupTime: groupTime,
       groupPosition: groupTime.flatMap { t in state.session.map { $0.position(at: t) } },
       requestedPosition: requestedPosition.flatMap { $0.item == item ? $0.position(at: now) : nil },
-      requestedRate: requestedRate?.rate, unansweredRequests: outbox.count)
+      requestedRate: requestedRate?.rate, unansweredRequests: outbox.count,
+      messagesSealed: hasPassword)
   }
 
   /// Where this participant's player is, or else where the group is, by its estimate.
@@ -196,12 +208,63 @@ public struct ParticipantCore: Sendable {
     link = .greeting(since: now)
     var token = resume
     token?.messagesReceived = messagesReceived
+    pendingChallenge = nil
     return [
       .send(
         .hello(
           version: ProtocolVersion.current, name: configuration.name, room: configuration.room,
-          resume: token))
+          resume: token, protect: roomKeys?.protection))
     ]
+  }
+
+  /// The runtime derived the room's keys from the password (before the first connection,
+  /// or for a challenge's derivation): a challenge waiting for them is answered.
+  public mutating func roomKeysDerived(_ keys: RoomKeys, at now: LocalInstant)
+    -> [ParticipantEffect]
+  {
+    guard hasPassword else { return [] }
+    roomKeys = keys
+    guard case .greeting = link, let challenge = pendingChallenge,
+      challenge.derivation == keys.derivation
+    else { return [] }
+    return answer(challenge, with: keys, at: now)
+  }
+
+  /// The runtime could not derive the keys: the participant cannot enter and says why.
+  public mutating func roomKeysFailed(_ why: String, at now: LocalInstant) -> [ParticipantEffect] {
+    guard case .greeting = link else { return [] }
+    return failedAttempt(.invalid(why), at: now)
+  }
+
+  private mutating func answer(
+    _ challenge: RoomChallenge, with keys: RoomKeys, at now: LocalInstant
+  )
+    -> [ParticipantEffect]
+  {
+    pendingChallenge = nil
+    // The greeting's timeout starts again: the derivation took its time.
+    link = .greeting(since: now)
+    return [
+      .send(.proof(signature: keys.proof(room: configuration.room, nonce: challenge.nonce)))
+    ]
+  }
+
+  private mutating func challenged(_ challenge: RoomChallenge, at now: LocalInstant)
+    -> [ParticipantEffect]
+  {
+    guard hasPassword else {
+      return failedAttempt(.passwordRequired(room: configuration.room), at: now)
+    }
+    guard challenge.derivation.isValid else {
+      return failedAttempt(
+        .invalid("the relay asked for a key derivation outside the protocol's limits"), at: now)
+    }
+    if let roomKeys, roomKeys.derivation == challenge.derivation {
+      return answer(challenge, with: roomKeys, at: now)
+    }
+    pendingChallenge = challenge
+    link = .greeting(since: now)
+    return [.deriveRoomKeys(challenge.derivation)]
   }
 
   /// The transport could not open a connection.
@@ -248,6 +311,10 @@ public struct ParticipantCore: Sendable {
     guard everWelcomed else {
       // The first entry failed: the caller hears why, and nothing keeps trying.
       return effects + shutdown(nil, startError: error)
+    }
+    if case .passwordRequired = error {
+      effects.append(.event(.error(error.description)))
+      return effects + shutdown(.removed(error.description))
     }
     if case .refused(let code, _) = error {
       if Self.endsParticipation.contains(code) {
@@ -352,7 +419,17 @@ public struct ParticipantCore: Sendable {
       answerDeadline: now.advanced(bySeconds: configuration.answerTimeout))
     outbox.append(request)
     noteRequested(request, at: now)
-    return link == .connected ? [.send(request.message)] : []
+    return link == .connected ? [.send(wire(request))] : []
+  }
+
+  /// A request as it goes on the wire: in a room with a password, a messenger payload is
+  /// sealed, at each sending, for the participant id it goes out as.
+  private func wire(_ request: Request) -> ClientMessage {
+    guard case .message(let kind, let text, let to) = request.body, let roomKeys, let participant
+    else { return request.message }
+    let sealed = roomKeys.seal(
+      kind: kind, body: text, room: configuration.room, sender: participant.rawValue)
+    return .send(seq: request.id, to: to, kind: RoomKeys.sealedKind, body: sealed)
   }
 
   /// Remembers the target a request asks for, so that the next relative request starts
@@ -435,6 +512,8 @@ public struct ParticipantCore: Sendable {
       lastHeard = now
       switch message {
       case .welcome(let welcome): return adopt(welcome, at: now, seen: seen)
+      case .challenge(let challenge) where pendingChallenge == nil:
+        return challenged(challenge, at: now)
       case .error(let code, let text, _):
         return failedAttempt(.refused(code: code, message: text), at: now)
       default:
@@ -446,7 +525,7 @@ public struct ParticipantCore: Sendable {
       return []
     }
     switch message {
-    case .welcome:
+    case .welcome, .challenge:
       return []
     case .update(let newState, let events):
       if let configuration = replica?.configuration {
@@ -490,13 +569,45 @@ public struct ParticipantCore: Sendable {
       } + reportIfNewSession(at: now)
     case .message(let from, let name, _, let kind, let body):
       messagesReceived += 1
-      return [.event(.message(from: from, name: name, kind: kind, body: body))]
+      return opened(from: from, name: name, kind: kind, body: body)
     case .error(let code, let text, let fatal):
       var effects: [ParticipantEffect] = [.event(.error(text))]
       if fatal, code == .roomFull || Self.endsParticipation.contains(code) {
         effects += shutdown(.removed(text))
       }
       return effects
+    }
+  }
+
+  /// A messenger payload as the person may see it. With a password, only what opens with
+  /// the room's key is shown; anything else is reported, never shown as if it were theirs.
+  private func opened(from: ParticipantID, name: String, kind: String, body: String)
+    -> [ParticipantEffect]
+  {
+    let who = name
+    guard let roomKeys else {
+      if kind == RoomKeys.sealedKind {
+        return [
+          .event(
+            .error(
+              "a sealed message from \(who) was not shown: this room's messages are sealed with a password you did not give"
+            ))
+        ]
+      }
+      return [.event(.message(from: from, name: name, kind: kind, body: body))]
+    }
+    guard kind == RoomKeys.sealedKind else {
+      return [
+        .event(
+          .error("a message from \(who) was not shown: it was not sealed with the room's password"))
+      ]
+    }
+    do throws(RoomCryptoError) {
+      let (innerKind, text) = try roomKeys.open(
+        body, room: configuration.room, sender: from.rawValue)
+      return [.event(.message(from: from, name: name, kind: innerKind, body: text))]
+    } catch {
+      return [.event(.error("a message from \(who) was not shown: \(error.description)"))]
     }
   }
 
@@ -538,7 +649,7 @@ public struct ParticipantCore: Sendable {
         outbox[index].expiring = true
         effects.append(.send(.expire(id: outbox[index].id)))
       } else {
-        effects.append(.send(outbox[index].message))
+        effects.append(.send(wire(outbox[index])))
       }
     }
     if !welcome.resumed && configuration.autoAdvance {

@@ -15,6 +15,9 @@ public enum ParticipantEffect: Sendable {
   case event(ClientEvent)
   /// The request with this ticket is settled: wake whoever waits for it.
   case answer(ticket: UInt64, Result<Void, ClientError>)
+  /// Derive the room's keys from the password with these parameters (slow: off the
+  /// actor), then report ``ParticipantCore/roomKeysDerived(_:at:)``.
+  case deriveRoomKeys(KeyDerivation)
   /// The first entry into the room succeeded or failed.
   case started(Result<Void, ClientError>)
   /// The participant has stopped: end the event stream, release everything.

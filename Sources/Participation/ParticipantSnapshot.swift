@@ -22,4 +22,7 @@ public struct ParticipantSnapshot: Sendable {
   public var requestedRate: Double?
   /// Requests sent and not yet answered by the relay.
   public var unansweredRequests: Int
+  /// Whether this participant's messages travel sealed with the room's password (fronts
+  /// show a lock).
+  public var messagesSealed: Bool = false
 }

@@ -58,7 +58,8 @@ extension RelayCore {
       batch.changed.append(
         RoomStoreBatch.RoomChange(
           name: name, state: stored.state, nextNumber: stored.nextNumber,
-          members: stored.members, departed: (changes.departed[name] ?? []).sorted()))
+          members: stored.members, departed: (changes.departed[name] ?? []).sorted(),
+          protection: stored.protection))
     }
     return batch
   }
@@ -70,7 +71,9 @@ extension RelayCore {
     for name in batch.removed where rooms[name] == nil { storeChanges.removed.insert(name) }
     for change in batch.changed where rooms[change.name] != nil {
       storeChanges.rooms.insert(change.name)
-      for member in change.members { storeChanges.members[change.name, default: []].insert(member.participant) }
+      for member in change.members {
+        storeChanges.members[change.name, default: []].insert(member.participant)
+      }
       for member in change.departed {
         storeChanges.departed[change.name, default: []].insert(member)
       }
@@ -98,7 +101,8 @@ extension RelayCore {
           answers: window.answers, answerFloor: window.floor)
       }
     return StoredRoom(
-      name: name, state: room.engine.state, nextNumber: room.nextNumber, members: members)
+      name: name, state: room.engine.state, nextNumber: room.nextNumber, members: members,
+      protection: room.protection)
   }
 
   /// Brings back rooms a store kept, at group time `now`: every member away, keeping its
@@ -117,6 +121,7 @@ extension RelayCore {
       var restored = Room(
         engine: GroupEngine(configuration: configuration.engine, state: room.state))
       restored.nextNumber = room.nextNumber
+      restored.protection = room.protection
       for stored in room.members {
         var messages = MessageLog(
           maximumCount: configuration.maximumPendingMessages,

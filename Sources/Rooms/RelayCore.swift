@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import RoomCrypto
 import WireProtocol
 
 /// The relay's logic: rooms by name, one ``GroupEngine`` per room that sequences every
@@ -50,6 +51,17 @@ public struct RelayCore: Sendable {
     var lastResync: GroupInstant?
     /// A `resync` asked for too soon after the last one: answered once, when allowed.
     var resyncPending = false
+    /// A hello for a password-protected room, waiting for the proof that answers its
+    /// challenge.
+    var entry: PendingEntry?
+  }
+
+  /// A hello held back until its sender proves it knows the room's password.
+  private struct PendingEntry {
+    var name: String
+    var room: String
+    var protection: RoomProtection
+    var nonce: [UInt8]
   }
 
   struct Member {
@@ -69,6 +81,8 @@ public struct RelayCore: Sendable {
     var engineDeadline: GroupInstant?
     /// The address whose hello created it, while it counts against that address.
     var creator: String?
+    /// Set by its creator's hello: entrants then prove they know the password.
+    var protection: RoomProtection?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -108,6 +122,16 @@ public struct RelayCore: Sendable {
     var since: GroupInstant
   }
   private var wrongResumes: [String: WrongResumes] = [:]
+  /// Wrong password proofs, per address and per room, in the current window.
+  private var wrongProofs: [String: WrongResumes] = [:]
+  /// Wrong password proofs one address may send per ``wrongProofWindow`` seconds, and all
+  /// addresses together for one room: past either, hellos for the room from that address
+  /// (or, for the room's limit, from anyone new) wait out the window. Each guess costs the
+  /// guesser a slow derivation too, but the relay should not be the oracle that makes
+  /// guessing online cheap.
+  public static let maximumWrongProofsPerAddress = 10
+  public static let maximumWrongProofsPerRoom = 30
+  public static let wrongProofWindow = 60.0
   /// Wrong resume secrets one address may send per ``wrongResumeWindow`` seconds.
   public static let maximumWrongResumes = 20
   public static let wrongResumeWindow = 60.0
@@ -177,13 +201,21 @@ public struct RelayCore: Sendable {
     guard let connection = connections[id] else { return [] }
 
     guard let member = connection.member else {
-      if case .hello(let version, let name, let room, let resume) = message {
-        return hello(id, version: version, name: name, room: room, resume: resume, at: now)
+      if let entry = connection.entry {
+        guard case .proof(let signature) = message else {
+          return fatal(
+            id, .helloRequired, "answer the room's challenge with a proof first", at: now)
+        }
+        return prove(id, entry: entry, signature: signature, at: now)
+      }
+      if case .hello(let version, let name, let room, let resume, let protect) = message {
+        return hello(
+          id, version: version, name: name, room: room, resume: resume, protect: protect, at: now)
       }
       return fatal(id, .helloRequired, "say hello first", at: now)
     }
     switch message {
-    case .hello:
+    case .hello, .proof:
       return [
         .send(.error(code: .alreadyGreeted, message: "already said hello", fatal: false), to: id)
       ]
@@ -304,7 +336,7 @@ public struct RelayCore: Sendable {
 
   private mutating func hello(
     _ id: ConnectionID, version: Int, name rawName: String, room roomName: String,
-    resume: ResumeToken?, at now: GroupInstant
+    resume: ResumeToken?, protect: RoomProtection?, proven: Bool = false, at now: GroupInstant
   ) -> [RelayAction] {
     guard version == ProtocolVersion.current else {
       let error = WireError.unsupportedVersion(
@@ -331,7 +363,9 @@ public struct RelayCore: Sendable {
     }
     var room =
       rooms[roomName]
-      ?? Room(engine: GroupEngine(configuration: configuration.engine), creator: address)
+      ?? Room(
+        engine: GroupEngine(configuration: configuration.engine), creator: address,
+        protection: protect)
 
     // A resume naming a member whose secret it does not know. After a relay restart an
     // old token can name someone else's new id, so the hello still enters as a new member
@@ -393,6 +427,26 @@ public struct RelayCore: Sendable {
       return actions
     }
 
+    // Entering anew a room with a password: first the proof (a resume above needed none:
+    // its secret came from a welcome only a proven entrant got).
+    if let protection = room.protection, rooms[roomName] != nil, !proven {
+      if let refusal = wrongProofLimit(address: address, room: roomName, at: now) {
+        return fatal(id, .rateLimited, refusal, at: now)
+      }
+      let nonce = Array(makeSecret().utf8)
+      connections[id]?.entry = PendingEntry(
+        name: name, room: roomName, protection: protection, nonce: nonce)
+      return [
+        .send(.challenge(RoomChallenge(derivation: protection.derivation, nonce: nonce)), to: id)
+      ]
+    }
+    if rooms[roomName] != nil, room.protection == nil, protect != nil {
+      return fatal(
+        id, .roomNotProtected,
+        "room \(roomName) exists without a password, so a password would protect nothing in it; choose another room name, or join without one",
+        at: now)
+    }
+
     if room.engine.state.control.locked {
       let owner = room.engine.state.owner?.name
       return fatal(
@@ -449,6 +503,55 @@ public struct RelayCore: Sendable {
         input: .command(.enter(name: name), from: participant), except: id)
       return actions
     }
+  }
+
+  /// The proof answering a challenge: right, the hello goes on as if just received; wrong,
+  /// one clear error and the connection closes, counted against the address and the room.
+  private mutating func prove(
+    _ id: ConnectionID, entry: PendingEntry, signature: [UInt8], at now: GroupInstant
+  ) -> [RelayAction] {
+    connections[id]?.entry = nil
+    guard
+      RoomKeys.verify(
+        proof: signature, room: entry.room, nonce: entry.nonce,
+        verifier: entry.protection.verifier)
+    else {
+      let address = connections[id]?.address
+      for key in [address.map { "address \($0)" }, "room \(entry.room)"].compactMap({ $0 }) {
+        var failures = wrongProofs[key] ?? WrongResumes(count: 0, since: now)
+        if now.seconds(since: failures.since) > Self.wrongProofWindow {
+          failures = WrongResumes(count: 0, since: now)
+        }
+        failures.count += 1
+        wrongProofs[key] = failures
+      }
+      return fatal(
+        id, .wrongPassword, "wrong password for room \(entry.room)", at: now)
+    }
+    // The room may have gone (everyone left) while the proof was made: it comes back with
+    // the same protection.
+    let protect = rooms[entry.room] == nil ? entry.protection : nil
+    return hello(
+      id, version: ProtocolVersion.current, name: entry.name, room: entry.room, resume: nil,
+      protect: protect, proven: true, at: now)
+  }
+
+  /// Why a hello for `room` from `address` may not try a password now, if it may not.
+  private func wrongProofLimit(address: String?, room: String, at now: GroupInstant) -> String? {
+    func over(_ key: String, _ limit: Int) -> Bool {
+      guard let failures = wrongProofs[key],
+        now.seconds(since: failures.since) <= Self.wrongProofWindow
+      else { return false }
+      return failures.count >= limit
+    }
+    let wait = Int(Self.wrongProofWindow)
+    if let address, over("address \(address)", Self.maximumWrongProofsPerAddress) {
+      return "too many wrong passwords from your address; wait \(wait) s"
+    }
+    if over("room \(room)", Self.maximumWrongProofsPerRoom) {
+      return "too many wrong passwords for room \(room); wait \(wait) s"
+    }
+    return nil
   }
 
   // MARK: - Commands
@@ -569,6 +672,10 @@ public struct RelayCore: Sendable {
     } catch {
       return ([], .rejected(id: seq, reason: error))
     }
+    if room.protection != nil, kind != RoomKeys.sealedKind {
+      let text = "room \(roomName) has a password: its messages travel sealed end to end"
+      return ([], .rejected(id: seq, reason: .invalidValue(text)))
+    }
     let targets: [ParticipantID]
     switch recipients {
     case .all:
@@ -619,12 +726,18 @@ public struct RelayCore: Sendable {
         now.seconds(since: $0.value.since) <= Self.wrongResumeWindow
       }
     }
+    if !wrongProofs.isEmpty {
+      wrongProofs = wrongProofs.filter {
+        now.seconds(since: $0.value.since) <= Self.wrongProofWindow
+      }
+    }
     var actions: [RelayAction] = []
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
       if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout
       {
+        let missing = connection.entry == nil ? "hello" : "proof of the room's password"
         actions += fatal(
-          id, .helloRequired, "no hello within \(configuration.helloTimeout) s", at: now)
+          id, .helloRequired, "no \(missing) within \(configuration.helloTimeout) s", at: now)
       } else if connection.member != nil,
         now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
       {

@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import WireProtocol
 
 /// What changed in the rooms since the last write, as ``RelayCore/takeStoreChanges()``
 /// exports it: rooms whose state changed (with the members that changed in them, and
@@ -12,16 +13,19 @@ public struct RoomStoreBatch: Sendable, Hashable {
     public var members: [StoredMember]
     /// Members that left.
     public var departed: [ParticipantID]
+    /// The password verifier, for a room that has one.
+    public var protection: RoomProtection?
 
     public init(
       name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
-      departed: [ParticipantID]
+      departed: [ParticipantID], protection: RoomProtection? = nil
     ) {
       self.name = name
       self.state = state
       self.nextNumber = nextNumber
       self.members = members
       self.departed = departed
+      self.protection = protection
     }
   }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PlaybackCoordination
 import Rooms
+import WireProtocol
 
 /// A ``RoomStore`` in one SQLite file, through GRDB: the relay's default, so that rooms
 /// outlive a restart of `cowatch serve` with nothing else to run.
@@ -78,36 +79,49 @@ public final class SQLiteRoomStore: RoomStore {
           );
           """)
     }
+    // Rooms protected by a password keep its verifier (public key and derivation, JSON).
+    migrator.registerMigration("rooms-2-protection") { db in
+      try db.execute(sql: "ALTER TABLE room ADD COLUMN protection BLOB")
+    }
     return migrator
   }
 
   public func load() async throws(RoomStoreError) -> (rooms: [StoredRoom], clock: ClockReading?) {
     do {
-      return try await thread.run { [queue] in try queue.read { db in
-        let decoder = JSONDecoder()
-        var members: [String: [StoredMember]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT room, data FROM member ORDER BY room, participant") {
-          let room: String = row["room"]
-          let data: Data = row["data"]
-          members[room, default: []].append(try decoder.decode(StoredMember.self, from: data))
-        }
-        var rooms: [StoredRoom] = []
-        for row in try Row.fetchAll(db, sql: "SELECT name, state, next_number FROM room ORDER BY name") {
-          let name: String = row["name"]
-          let state: Data = row["state"]
-          let next: Int64 = row["next_number"]
-          rooms.append(
-            StoredRoom(
-              name: name, state: try decoder.decode(GroupState.self, from: state),
-              nextNumber: UInt64(max(0, next)), members: members[name] ?? []))
-        }
-        let clock = try Row.fetchOne(db, sql: "SELECT group_ns, wall_ns FROM clock WHERE id = 1")
-          .map { row in
-            ClockReading(
-              group: GroupInstant(nanoseconds: row["group_ns"]), wallNanoseconds: row["wall_ns"])
+      return try await thread.run { [queue] in
+        try queue.read { db in
+          let decoder = JSONDecoder()
+          var members: [String: [StoredMember]] = [:]
+          for row in try Row.fetchAll(
+            db, sql: "SELECT room, data FROM member ORDER BY room, participant")
+          {
+            let room: String = row["room"]
+            let data: Data = row["data"]
+            members[room, default: []].append(try decoder.decode(StoredMember.self, from: data))
           }
-        return (rooms, clock)
-      } }
+          var rooms: [StoredRoom] = []
+          for row in try Row.fetchAll(
+            db, sql: "SELECT name, state, next_number, protection FROM room ORDER BY name")
+          {
+            let name: String = row["name"]
+            let state: Data = row["state"]
+            let next: Int64 = row["next_number"]
+            let protection: Data? = row["protection"]
+            rooms.append(
+              StoredRoom(
+                name: name, state: try decoder.decode(GroupState.self, from: state),
+                nextNumber: UInt64(max(0, next)), members: members[name] ?? [],
+                protection: try protection.map { try decoder.decode(RoomProtection.self, from: $0) }
+              ))
+          }
+          let clock = try Row.fetchOne(db, sql: "SELECT group_ns, wall_ns FROM clock WHERE id = 1")
+            .map { row in
+              ClockReading(
+                group: GroupInstant(nanoseconds: row["group_ns"]), wallNanoseconds: row["wall_ns"])
+            }
+          return (rooms, clock)
+        }
+      }
     } catch {
       throw RoomStoreError("cannot read the room store \(path): \(Self.describe(error))")
     }
@@ -117,50 +131,56 @@ public final class SQLiteRoomStore: RoomStore {
     do {
       // Encoded on the store's own thread, not on the caller's: the relay's tasks share a
       // pool of as many threads as cores, and encoding a large batch would hold one.
-      try await thread.run { [queue] in try queue.write { db in
-        let encoder = JSONEncoder()
-        let rooms = try batch.changed.map { change in
-          (
-            change,
-            try encoder.encode(change.state),
-            try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
-          )
-        }
-        for name in batch.removed {
-          try db.execute(sql: "DELETE FROM member WHERE room = ?", arguments: [name])
-          try db.execute(sql: "DELETE FROM room WHERE name = ?", arguments: [name])
-        }
-        for (change, state, members) in rooms {
-          try db.execute(
-            sql: """
-              INSERT INTO room (name, state, next_number, written_wall_ns) VALUES (?, ?, ?, ?)
-              ON CONFLICT(name) DO UPDATE SET state = excluded.state,
-                next_number = excluded.next_number, written_wall_ns = excluded.written_wall_ns
-              """,
-            arguments: [
-              change.name, state, Int64(clamping: change.nextNumber), batch.clock.wallNanoseconds,
-            ])
-          for (participant, data) in members {
+      try await thread.run { [queue] in
+        try queue.write { db in
+          let encoder = JSONEncoder()
+          let rooms = try batch.changed.map { change in
+            (
+              change,
+              try encoder.encode(change.state),
+              try change.protection.map { try encoder.encode($0) },
+              try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
+            )
+          }
+          for name in batch.removed {
+            try db.execute(sql: "DELETE FROM member WHERE room = ?", arguments: [name])
+            try db.execute(sql: "DELETE FROM room WHERE name = ?", arguments: [name])
+          }
+          for (change, state, protection, members) in rooms {
             try db.execute(
               sql: """
-                INSERT INTO member (room, participant, data) VALUES (?, ?, ?)
-                ON CONFLICT(room, participant) DO UPDATE SET data = excluded.data
+                INSERT INTO room (name, state, next_number, written_wall_ns, protection)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET state = excluded.state,
+                  next_number = excluded.next_number, written_wall_ns = excluded.written_wall_ns,
+                  protection = excluded.protection
                 """,
-              arguments: [change.name, participant, data])
+              arguments: [
+                change.name, state, Int64(clamping: change.nextNumber), batch.clock.wallNanoseconds,
+                protection,
+              ])
+            for (participant, data) in members {
+              try db.execute(
+                sql: """
+                  INSERT INTO member (room, participant, data) VALUES (?, ?, ?)
+                  ON CONFLICT(room, participant) DO UPDATE SET data = excluded.data
+                  """,
+                arguments: [change.name, participant, data])
+            }
+            for gone in change.departed {
+              try db.execute(
+                sql: "DELETE FROM member WHERE room = ? AND participant = ?",
+                arguments: [change.name, gone.rawValue])
+            }
           }
-          for gone in change.departed {
-            try db.execute(
-              sql: "DELETE FROM member WHERE room = ? AND participant = ?",
-              arguments: [change.name, gone.rawValue])
-          }
+          try db.execute(
+            sql: """
+              INSERT INTO clock (id, group_ns, wall_ns) VALUES (1, ?, ?)
+              ON CONFLICT(id) DO UPDATE SET group_ns = excluded.group_ns, wall_ns = excluded.wall_ns
+              """,
+            arguments: [batch.clock.group.nanoseconds, batch.clock.wallNanoseconds])
         }
-        try db.execute(
-          sql: """
-            INSERT INTO clock (id, group_ns, wall_ns) VALUES (1, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET group_ns = excluded.group_ns, wall_ns = excluded.wall_ns
-            """,
-          arguments: [batch.clock.group.nanoseconds, batch.clock.wallNanoseconds])
-      } }
+      }
     } catch {
       throw RoomStoreError("cannot write to the room store \(path): \(Self.describe(error))")
     }
@@ -170,15 +190,17 @@ public final class SQLiteRoomStore: RoomStore {
     -> Int
   {
     do {
-      return try await thread.run { [queue] in try queue.write { db in
-        try db.execute(
-          sql:
-            "DELETE FROM member WHERE room IN (SELECT name FROM room WHERE written_wall_ns < ?)",
-          arguments: [wallNanoseconds])
-        try db.execute(
-          sql: "DELETE FROM room WHERE written_wall_ns < ?", arguments: [wallNanoseconds])
-        return db.changesCount
-      } }
+      return try await thread.run { [queue] in
+        try queue.write { db in
+          try db.execute(
+            sql:
+              "DELETE FROM member WHERE room IN (SELECT name FROM room WHERE written_wall_ns < ?)",
+            arguments: [wallNanoseconds])
+          try db.execute(
+            sql: "DELETE FROM room WHERE written_wall_ns < ?", arguments: [wallNanoseconds])
+          return db.changesCount
+        }
+      }
     } catch {
       throw RoomStoreError("cannot clean the room store \(path): \(Self.describe(error))")
     }

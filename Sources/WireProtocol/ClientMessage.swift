@@ -1,3 +1,4 @@
+import Foundation
 import PlaybackCoordination
 
 /// Who a messenger payload goes to.
@@ -10,8 +11,15 @@ public enum Recipients: Hashable, Sendable {
 /// docs/PROTOCOL.md.
 public enum ClientMessage: Hashable, Sendable {
   /// First message on a connection. `resume` (from a previous `welcome`) rebinds the
-  /// connection to the same participant after a dropped connection.
-  case hello(version: Int, name: String, room: String, resume: ResumeToken?)
+  /// connection to the same participant after a dropped connection. `protect`, from
+  /// someone who has the room's password, creates the room protected by it if it does not
+  /// exist yet; it is refused for an existing room without a password.
+  case hello(
+    version: Int, name: String, room: String, resume: ResumeToken?,
+    protect: RoomProtection? = nil)
+  /// Answers the relay's ``ServerMessage/challenge(_:)``: an Ed25519 signature (64 bytes)
+  /// of ``RoomChallenge/signedBytes(room:nonce:)`` with the key derived from the password.
+  case proof(signature: [UInt8])
   /// A group command. `id` is a request id: it increases per participant across commands
   /// and messenger payloads, and the relay answers each with `accepted` or `rejected`
   /// once, however often it is resent.
@@ -49,7 +57,8 @@ public struct ResumeToken: Hashable, Sendable {
 
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
-    case type, version, name, room, resume, id, command, t0, seq, to, kind, body
+    case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
+      body
   }
 
   public init(from decoder: any Decoder) throws {
@@ -61,7 +70,10 @@ extension ClientMessage: Codable {
         version: try c.decode(Int.self, forKey: .version),
         name: try c.decode(String.self, forKey: .name),
         room: try c.decode(String.self, forKey: .room),
-        resume: try c.decodeIfPresent(ResumeToken.self, forKey: .resume))
+        resume: try c.decodeIfPresent(ResumeToken.self, forKey: .resume),
+        protect: try c.decodeIfPresent(RoomProtection.self, forKey: .protect))
+    case "proof":
+      self = .proof(signature: try c.decodeBase64(forKey: .signature, bytes: 64...64))
     case "command":
       self = .command(
         id: try c.decode(UInt64.self, forKey: .id),
@@ -91,12 +103,16 @@ extension ClientMessage: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     switch self {
-    case .hello(let version, let name, let room, let resume):
+    case .hello(let version, let name, let room, let resume, let protect):
       try c.encode("hello", forKey: .type)
       try c.encode(version, forKey: .version)
       try c.encode(name, forKey: .name)
       try c.encode(room, forKey: .room)
       try c.encodeIfPresent(resume, forKey: .resume)
+      try c.encodeIfPresent(protect, forKey: .protect)
+    case .proof(let signature):
+      try c.encode("proof", forKey: .type)
+      try c.encode(Data(signature).base64EncodedString(), forKey: .signature)
     case .command(let id, let command):
       try c.encode("command", forKey: .type)
       try c.encode(id, forKey: .id)

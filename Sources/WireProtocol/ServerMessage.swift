@@ -6,6 +6,10 @@ public enum ServerMessage: Hashable, Sendable {
   /// Answer to `hello`: who you are in the room, how to resume, and the full state, so a
   /// late joiner starts where the group is at once.
   case welcome(Welcome)
+  /// Answer to a hello for a password-protected room: prove you know the password
+  /// (``ClientMessage/proof(signature:)``) before the welcome. A resume with a valid token
+  /// needs no proof.
+  case challenge(RoomChallenge)
   /// The room's whole state: the answer to `resync`, and after a resume. `events` may
   /// carry the changes that led to it.
   case update(state: GroupState, events: [ChangeEvent])
@@ -87,7 +91,8 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
 
 extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
-    case type, welcome, state, events, step, id, sequence, reason, t0, t1, t2, from, fromName, seq
+    case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
+      fromName, seq
     case kind, body, code, message, fatal
   }
 
@@ -97,6 +102,8 @@ extension ServerMessage: Codable {
     switch type {
     case "welcome":
       self = .welcome(try c.decode(Welcome.self, forKey: .welcome))
+    case "challenge":
+      self = .challenge(try c.decode(RoomChallenge.self, forKey: .challenge))
     case "update":
       self = .update(
         state: try c.decode(GroupState.self, forKey: .state),
@@ -141,6 +148,9 @@ extension ServerMessage: Codable {
     case .welcome(let w):
       try c.encode("welcome", forKey: .type)
       try c.encode(w, forKey: .welcome)
+    case .challenge(let challenge):
+      try c.encode("challenge", forKey: .type)
+      try c.encode(challenge, forKey: .challenge)
     case .update(let state, let events):
       try c.encode("update", forKey: .type)
       try c.encode(state, forKey: .state)

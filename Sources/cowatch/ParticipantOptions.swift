@@ -4,6 +4,7 @@ import GroupSessions
 import Logging
 import Participation
 import PlaybackCoordination
+import RoomCrypto
 import Transports
 import WireProtocol
 
@@ -35,6 +36,11 @@ struct ParticipantOptions: ParsableArguments {
       "Write logs to this file (default: stderr with --headless; otherwise $XDG_STATE_HOME/cowatch/cowatch-NAME.log, i.e. ~/.local/state/cowatch/cowatch-NAME.log)."
   )
   var logFile: String?
+  @Option(
+    help: ArgumentHelp(
+      "The room's password, read from this file (one trailing line break is ignored); or set COWATCH_ROOM_PASSWORD. The first person in a room sets it; messages in the room are then sealed end to end.",
+      valueName: "FILE"))
+  var passwordFile: String?
 
   func validate() throws {
     if case .failure(let problem) = ParticipantName.validate(name) {
@@ -60,6 +66,31 @@ struct ParticipantOptions: ParsableArguments {
     guard !room.isEmpty, room.count <= 64,
       room.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_.".contains($0) })
     else { throw ValidationError("--room must be 1–64 letters, digits, '-', '_' or '.'") }
+  }
+
+  /// The room's password from `--password-file` or `COWATCH_ROOM_PASSWORD`, if given.
+  func password(command: String) throws(CommandFailure) -> RoomPassword? {
+    let raw: String
+    let source: String
+    if let passwordFile {
+      do {
+        raw = try String(contentsOfFile: passwordFile, encoding: .utf8)
+      } catch {
+        throw CommandFailure(
+          command, "cannot read the password file \(passwordFile): \(error.localizedDescription)")
+      }
+      source = "the password file \(passwordFile)"
+    } else if let value = ProcessInfo.processInfo.environment["COWATCH_ROOM_PASSWORD"] {
+      raw = value
+      source = "COWATCH_ROOM_PASSWORD"
+    } else {
+      return nil
+    }
+    do {
+      return try RoomPassword(raw)
+    } catch {
+      throw CommandFailure(command, "\(source): \(error.description)")
+    }
   }
 
   var configuration: ParticipantConfiguration {

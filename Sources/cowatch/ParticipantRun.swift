@@ -3,6 +3,7 @@ import GroupSessions
 import Logging
 import Participation
 import PlaybackCoordination
+import RoomCrypto
 import Transports
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
@@ -37,14 +38,43 @@ enum ParticipantRun {
     let clock = MonotonicClock()
     let (player, stopPlayer) = try await MediaSetup.makePlayer(
       command: command, media: media, options: options, clock: clock)
-    let client = ParticipantClient(
-      transport: transport, configuration: options.configuration, player: player, clock: clock,
-      logger: logger)
-    do {
-      try await client.start()
-    } catch {
-      await stopPlayer()
-      throw CommandFailure(command, error.description)
+    var password = try options.password(command: command)
+    var client: ParticipantClient
+    var tries = 0
+    while true {
+      client = ParticipantClient(
+        transport: transport, configuration: options.configuration, player: player, clock: clock,
+        password: password, logger: logger)
+      do {
+        try await client.start()
+        break
+      } catch {
+        // A person at a terminal is asked for the room's password (again, if it was
+        // wrong); headless mode and pipes get the error.
+        tries += 1
+        let asks: Bool
+        switch error {
+        case .passwordRequired: asks = true
+        case .refused(.wrongPassword, _): asks = true
+        default: asks = false
+        }
+        if asks, !options.headless, tries <= 3,
+          let typed = SecretPrompt.read(
+            prompt: error == .passwordRequired(room: options.room)
+              ? "Room \(options.room) has a password: "
+              : "Wrong password for room \(options.room); try again: ")
+        {
+          do {
+            password = try RoomPassword(typed)
+            continue
+          } catch {
+            Console.error("cowatch \(command): \(error.description)")
+            continue
+          }
+        }
+        await stopPlayer()
+        throw CommandFailure(command, error.description)
+      }
     }
     if options.headless {
       let runner = HeadlessRunner(

@@ -20,6 +20,13 @@ enum Console {
     }
   }
 
+  /// A prompt on stderr, the cursor left after it.
+  static func errorWithoutNewline(_ text: String) {
+    lock.withLock { _ in
+      try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+    }
+  }
+
   static func inputLines() -> AsyncStream<String> {
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
     let thread = Thread {

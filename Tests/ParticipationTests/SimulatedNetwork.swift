@@ -1,6 +1,7 @@
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RoomCrypto
 import Rooms
 import Synchronization
 import Transports
@@ -21,6 +22,8 @@ final class SimulatedNetwork {
     var finished = false
     /// Pings this member sent.
     var pings = 0
+    /// The room password this member was given (derivations run at once, on virtual time).
+    var password: RoomPassword?
   }
 
   private enum Delivery {
@@ -67,6 +70,9 @@ final class SimulatedNetwork {
   private var order = 0
   private var outlets: [ConnectionID: (member: Int, generation: Int, outlet: Outlet)] = [:]
   private let codec = WireCodec()
+  /// Every line the relay received, in order: what anyone on the path (or the relay's
+  /// operator) could read.
+  private(set) var relayInbound: [[UInt8]] = []
 
   init(
     latency: Double = 0.005, jitter: Double = 0, relay configuration: RelayConfiguration = .init()
@@ -82,13 +88,27 @@ final class SimulatedNetwork {
   // MARK: Participants
 
   @discardableResult
-  func join(_ name: String, configure: (inout ParticipantConfiguration) -> Void = { _ in })
-    -> Int
-  {
+  func join(
+    _ name: String, password: String? = nil,
+    configure: (inout ParticipantConfiguration) -> Void = { _ in }
+  ) -> Int {
     var configuration = ParticipantConfiguration(name: name)
+    configuration.keyDerivationCost = 12
     configure(&configuration)
-    members.append(Member(core: ParticipantCore(configuration: configuration, hasPlayer: false)))
+    let password = password.map { try! RoomPassword($0) }
+    var member = Member(
+      core: ParticipantCore(
+        configuration: configuration, hasPlayer: false, hasPassword: password != nil))
+    member.password = password
+    members.append(member)
     let index = members.count - 1
+    if let password {
+      let keys = try! RoomKeys.derive(
+        password: password,
+        derivation: KeyDerivation(salt: Array(name.utf8) + Array(repeating: 0, count: 16), cost: 12)
+      )
+      perform(members[index].core.roomKeysDerived(keys, at: now), for: index)
+    }
     perform(members[index].core.start(at: now), for: index)
     return index
   }
@@ -100,6 +120,15 @@ final class SimulatedNetwork {
     let ticket = UInt64(order)
     perform(members[index].core.request(request, ticket: ticket, at: now, seen: nil), for: index)
     return ticket
+  }
+
+  /// Puts a message on a member's connection as it is, past its core (as a hostile or
+  /// broken client would).
+  func rawSend(_ message: ClientMessage, from index: Int) {
+    guard let id = members[index].connection else { return }
+    var line = codec.encode(message)
+    line.removeLast()
+    enqueue(.toRelay(id, line), at: arrivalTime(for: index, toRelay: true))
   }
 
   func stop(_ index: Int) { perform(members[index].core.stop(at: now), for: index) }
@@ -179,6 +208,7 @@ final class SimulatedNetwork {
   private func deliver(_ delivery: Delivery) {
     switch delivery {
     case .toRelay(let id, let line):
+      relayInbound.append(line)
       runtime.received(line, from: id)
     case .toMember(let index, let generation, var line):
       guard members[index].generation == generation else { return }
@@ -277,6 +307,10 @@ final class SimulatedNetwork {
         members[index].events.append(event)
       case .answer(let ticket, let result):
         members[index].answers[ticket, default: []].append(result)
+      case .deriveRoomKeys(let derivation):
+        guard let password = members[index].password else { continue }
+        let keys = try! RoomKeys.derive(password: password, derivation: derivation)
+        perform(members[index].core.roomKeysDerived(keys, at: now), for: index)
       case .started(let result):
         members[index].started = result
       case .finished:

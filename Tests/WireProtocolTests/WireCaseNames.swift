@@ -120,10 +120,11 @@ enum WireCaseNames {
     }
   }
 
-  static let clientMessageCount = 7
+  static let clientMessageCount = 8
   static func of(_ value: ClientMessage) -> String {
     switch value {
     case .hello: "hello"
+    case .proof: "proof"
     case .command: "command"
     case .ping: "ping"
     case .send: "send"
@@ -133,10 +134,11 @@ enum WireCaseNames {
     }
   }
 
-  static let serverMessageCount = 8
+  static let serverMessageCount = 9
   static func of(_ value: ServerMessage) -> String {
     switch value {
     case .welcome: "welcome"
+    case .challenge: "challenge"
     case .update: "update"
     case .step: "step"
     case .accepted: "accepted"

@@ -170,6 +170,18 @@ enum Golden {
       #"{"name":"ann","resume":\#(Fixture.tokenJSON),"room":"lobby","type":"hello","version":2}"#
     ),
     (
+      .hello(
+        version: 4, name: "ann", room: "movie-night", resume: nil,
+        protect: RoomProtection(
+          derivation: KeyDerivation(salt: Array(0..<16), cost: 17),
+          verifier: Array(repeating: 0xAB, count: 32))),
+      #"{"name":"ann","protect":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"verifier":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="},"room":"movie-night","type":"hello","version":4}"#
+    ),
+    (
+      .proof(signature: Array(repeating: 0x11, count: 64)),
+      #"{"signature":"EREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREREQ==","type":"proof"}"#
+    ),
+    (
       .command(id: 1, .pause(item: "harbour/s1e1", at: 754.25)),
       #"{"command":{"at":754.25,"item":"harbour/s1e1","type":"pause"},"id":1,"type":"command"}"#
     ),
@@ -192,6 +204,13 @@ enum Golden {
 
   static let serverMessages: [(ServerMessage, String)] = [
     (.welcome(Fixture.welcome), #"{"type":"welcome","welcome":\#(Fixture.welcomeJSON)}"#),
+    (
+      .challenge(
+        RoomChallenge(
+          derivation: KeyDerivation(salt: Array(0..<16), cost: 17),
+          nonce: Array("0123456789abcdef0123456789abcdef".utf8))),
+      #"{"challenge":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"nonce":"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="},"type":"challenge"}"#
+    ),
     (
       .update(state: Fixture.emptyState, events: [Fixture.played]),
       #"{"events":[\#(Fixture.playedJSON)],"state":\#(Fixture.emptyStateJSON),"type":"update"}"#
