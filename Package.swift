@@ -166,6 +166,7 @@ let package = Package(
       dependencies: [
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
+        "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),

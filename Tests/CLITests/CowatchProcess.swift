@@ -27,10 +27,16 @@ final class CowatchProcess: Sendable {
       .deletingLastPathComponent()
   }
 
-  init(_ arguments: [String]) throws {
+  /// `environment`: variables set (or, with nil, removed) on top of this process's own.
+  init(_ arguments: [String], environment: [String: String?] = [:]) throws {
     process = Process()
     process.executableURL = Self.executable
     process.arguments = arguments
+    if !environment.isEmpty {
+      var merged = ProcessInfo.processInfo.environment
+      for (key, value) in environment { merged[key] = value }
+      process.environment = merged
+    }
     process.currentDirectoryURL = Self.repositoryRoot
     input = Pipe()
     let output = Pipe()

@@ -3,6 +3,7 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RoomCrypto
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
@@ -70,14 +71,17 @@ final class RelayHarness: Sendable {
 
   func participant(
     _ name: String, room: String = "lobby", player: (any PlayerDriver)? = nil,
-    configure: (inout ParticipantConfiguration) -> Void = { _ in }
+    password: String? = nil, configure: (inout ParticipantConfiguration) -> Void = { _ in }
   ) async throws -> ParticipantClient {
     var configuration = ParticipantConfiguration(
       name: name, room: room, pingInterval: 0.2, reportInterval: 0.5)
     configuration.reconnectInitialDelay = 0.05
+    // A cheap derivation: these tests are about the protocol, not the KDF's cost.
+    configuration.keyDerivationCost = 12
     configure(&configuration)
     let client = ParticipantClient(
-      transport: transport, configuration: configuration, player: player, clock: clock)
+      transport: transport, configuration: configuration, player: player, clock: clock,
+      password: try password.map { try RoomPassword($0) })
     try await client.start()
     return client
   }

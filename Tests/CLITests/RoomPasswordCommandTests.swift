@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@Suite("Room passwords on the command line", .serialized)
+struct RoomPasswordCommandTests {
+  @Test(
+    "--password-file and COWATCH_ROOM_PASSWORD let people in and chat; a wrong or missing password is one clear line"
+  )
+  func passwords() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-password-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("password").path
+    try "correct horse battery\n".write(toFile: file, atomically: true, encoding: .utf8)
+
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let address = "127.0.0.1:\(port)"
+
+    let ann = try CowatchProcess(
+      [
+        "join", address, "--name", "ann", "--room", "movie-night", "--headless", "--password-file",
+        file,
+      ],
+      environment: ["COWATCH_ROOM_PASSWORD": nil])
+    defer { ann.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#])
+    let bob = try CowatchProcess(
+      ["join", address, "--name", "bob", "--room", "movie-night", "--headless"],
+      environment: ["COWATCH_ROOM_PASSWORD": "correct horse battery"])
+    defer { bob.terminate() }
+    await bob.waitForLine(containing: [#""event":"welcome""#])
+    ann.send("say the twist is coming")
+    await bob.waitForLine(containing: [#""event":"chat""#, #""from":"ann""#, "the twist is coming"])
+
+    for (name, environment, message) in [
+      ("eve", ["COWATCH_ROOM_PASSWORD": "correct horse"], "wrong password for room movie-night"),
+      (
+        "dan", ["COWATCH_ROOM_PASSWORD": nil],
+        "room movie-night has a password: give it with --password-file FILE or COWATCH_ROOM_PASSWORD"
+      ),
+    ] as [(String, [String: String?], String)] {
+      let refused = try CowatchProcess(
+        ["join", address, "--name", name, "--room", "movie-night", "--headless"],
+        environment: environment)
+      #expect(await refused.exitStatus(within: 20) == 1)
+      let lines = refused.standardError.split(separator: "\n")
+      #expect(lines.count == 1, "one line: \(refused.standardError)")
+      #expect(lines.first?.contains(message) == true, "stderr was: \(refused.standardError)")
+    }
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+}
