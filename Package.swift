@@ -36,7 +36,7 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
     // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
-    .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol", "RoomCrypto"]),
+    .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // The Transport protocol and the clocks, below both sides of the wire.
     .target(name: "Transports", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // The participant's protocol logic as a state machine (ParticipantCore). Pure.
@@ -48,7 +48,7 @@ let package = Package(
     .target(
       name: "RelayRuntime",
       dependencies: [
-        "PlaybackCoordination", "WireProtocol", "Rooms", "Transports",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "Transports", "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The room store in one SQLite file (GRDB over Debian's libsqlite3).

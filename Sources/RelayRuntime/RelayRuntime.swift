@@ -1,5 +1,6 @@
 import Logging
 import PlaybackCoordination
+import RoomCrypto
 import Rooms
 import Synchronization
 import Transports
@@ -87,7 +88,8 @@ public final class RelayRuntime: Sendable {
     state = Mutex(
       State(
         core: RelayCore(
-          configuration: configuration, epoch: epoch, tracksStoreChanges: store != nil)))
+          configuration: configuration, epoch: epoch, tracksStoreChanges: store != nil,
+          verifyProof: RoomKeys.verify(signature:of:verifier:))))
     if !restoring.isEmpty {
       state.withLock { s in perform(s.core.restore(restoring, at: clock.groupNow()), in: &s) }
     }

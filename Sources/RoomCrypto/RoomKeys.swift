@@ -77,16 +77,23 @@ public struct RoomKeys: Sendable {
   public static func verify(
     proof signature: [UInt8], room: String, nonce: [UInt8], verifier: [UInt8]
   ) -> Bool {
+    verify(
+      signature: signature, of: RoomChallenge.signedBytes(room: room, nonce: nonce),
+      verifier: verifier)
+  }
+
+  /// The check the relay's core is given (``RelayCore/ProofVerifier``).
+  public static func verify(signature: [UInt8], of signed: [UInt8], verifier: [UInt8]) -> Bool {
     guard signature.count == 64,
       let key = try? Curve25519.Signing.PublicKey(rawRepresentation: verifier)
     else { return false }
-    return key.isValidSignature(signature, for: RoomChallenge.signedBytes(room: room, nonce: nonce))
+    return key.isValidSignature(signature, for: signed)
   }
 
   // MARK: - Messages
 
   /// The messenger kind sealed payloads travel under: the real kind is inside.
-  public static let sealedKind = "sealed"
+  public static let sealedKind = RoomProtection.sealedKind
 
   /// Seals a messenger payload (its kind and body) so that only those who know the password
   /// can read it. The room and the sender's id are bound in as associated data: the relay

@@ -1,5 +1,4 @@
 import PlaybackCoordination
-import RoomCrypto
 import WireProtocol
 
 /// The relay's logic: rooms by name, one ``GroupEngine`` per room that sequences every
@@ -16,6 +15,16 @@ public struct RelayCore: Sendable {
   /// Makes resume secrets. The relay's runtime gives a cryptographically secure one
   /// (``RelayCore/systemSecret()``); tests may give a predictable one.
   private let makeSecret: @Sendable () -> String
+  /// Checks a proof for a password-protected room: whether `signature` signs `signed` for
+  /// the Ed25519 public key `verifier`. Injected (the runtime gives swift-crypto's) so that
+  /// this core stays free of a crypto library; without one, no proof is ever right.
+  private let verifyProof: ProofVerifier
+
+  /// `(signature, signed bytes, verifier) -> valid`.
+  public typealias ProofVerifier =
+    @Sendable (
+      _ signature: [UInt8], _ signed: [UInt8], _ verifier: [UInt8]
+    ) -> Bool
   private var lastSweep: GroupInstant?
 
   /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
@@ -29,12 +38,14 @@ public struct RelayCore: Sendable {
   public init(
     configuration: RelayConfiguration = .init(), epoch: String = "",
     tracksStoreChanges: Bool = false,
-    makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret
+    makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret,
+    verifyProof: @escaping ProofVerifier = { _, _, _ in false }
   ) {
     self.configuration = configuration
     self.epoch = epoch
     self.tracksStoreChanges = tracksStoreChanges
     self.makeSecret = makeSecret
+    self.verifyProof = verifyProof
   }
 
   // MARK: - State kept per connection and per room
@@ -512,9 +523,9 @@ public struct RelayCore: Sendable {
   ) -> [RelayAction] {
     connections[id]?.entry = nil
     guard
-      RoomKeys.verify(
-        proof: signature, room: entry.room, nonce: entry.nonce,
-        verifier: entry.protection.verifier)
+      verifyProof(
+        signature, RoomChallenge.signedBytes(room: entry.room, nonce: entry.nonce),
+        entry.protection.verifier)
     else {
       let address = connections[id]?.address
       for key in [address.map { "address \($0)" }, "room \(entry.room)"].compactMap({ $0 }) {
@@ -672,7 +683,7 @@ public struct RelayCore: Sendable {
     } catch {
       return ([], .rejected(id: seq, reason: error))
     }
-    if room.protection != nil, kind != RoomKeys.sealedKind {
+    if room.protection != nil, kind != RoomProtection.sealedKind {
       let text = "room \(roomName) has a password: its messages travel sealed end to end"
       return ([], .rejected(id: seq, reason: .invalidValue(text)))
     }

@@ -11,6 +11,10 @@ public struct RoomProtection: Hashable, Sendable {
   /// An Ed25519 public key, 32 bytes.
   public var verifier: [UInt8]
 
+  /// The messenger kind payloads in a protected room travel under, sealed; the real kind
+  /// is inside. The relay routes no other kind there.
+  public static let sealedKind = "sealed"
+
   public init(derivation: KeyDerivation, verifier: [UInt8]) {
     self.derivation = derivation
     self.verifier = verifier
