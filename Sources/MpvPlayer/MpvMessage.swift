@@ -18,6 +18,9 @@ public enum MpvMessage: Hashable, Sendable {
   case reply(requestID: Int, data: MpvValue, error: String)
   case propertyChange(name: String, data: MpvValue)
   case event(String)
+  /// A file stopped playing, and why: `eof`, `stop` (another file replaced it), `quit`,
+  /// `error`, `redirect`. Only `error` means the file could not be played.
+  case endFile(reason: String)
 
   /// Parses one line; nil for lines that are not JSON objects of a known shape.
   public static func parse(_ line: [UInt8]) -> MpvMessage? {
@@ -26,6 +29,7 @@ public enum MpvMessage: Hashable, Sendable {
       if event == "property-change", let name = raw.name {
         return .propertyChange(name: name, data: raw.data ?? .null)
       }
+      if event == "end-file" { return .endFile(reason: raw.reason ?? "") }
       return .event(event)
     }
     if let id = raw.request_id {
@@ -40,6 +44,7 @@ public enum MpvMessage: Hashable, Sendable {
     var data: MpvValue?
     var request_id: Int?
     var error: String?
+    var reason: String?
   }
 }
 

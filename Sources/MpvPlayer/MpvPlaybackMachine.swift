@@ -398,8 +398,10 @@ public struct MpvPlaybackMachine: Sendable {
       deferredBy = 0
       return resolveIntent(at: now)
 
-    case .event("end-file"):
-      if phase != .idle, item != nil, case .preparing = phase {
+    case .endFile(let reason):
+      // Loading a file ends the one before it (`stop`), and that event can arrive while
+      // the new one prepares: only an error is the new file failing.
+      if reason == "error", phase != .idle, item != nil, case .preparing = phase {
         problem = "mpv could not play the file"
         phase = .idle
       }
@@ -496,7 +498,8 @@ public struct MpvPlaybackMachine: Sendable {
     return PlayerObservation(
       item: problem == nil ? item : nil, position: projected(at: now, from: now),
       rate: moving ? speed : 0, isBusy: busy, isStalled: stalled,
-      preparedAt: preparedAt.flatMap { $0 <= now ? $0 : nil }, problem: problem)
+      preparedAt: preparedAt.flatMap { $0 <= now ? $0 : nil }, problem: problem,
+      fileDuration: problem == nil && item != nil ? duration : nil)
   }
 
   // MARK: - Helpers

@@ -123,6 +123,10 @@ public struct ParticipantCore: Sendable {
   private var advanceSentFor: ItemID?
   /// The player's problem last reported (it stepped away for it).
   private var playerProblem: String?
+  /// The item whose file was found to differ in duration from the group's (told once).
+  private var durationWarnedFor: ItemID?
+  /// A file within this many seconds of the group's duration is the same episode.
+  public static let durationTolerance = 1.0
 
   public init(configuration: ParticipantConfiguration, hasPlayer: Bool, hasPassword: Bool = false) {
     self.configuration = configuration
@@ -843,6 +847,18 @@ public struct ParticipantCore: Sendable {
     }
     if seen.item == session.item.id, !seen.isBusy, !seen.isStalled {
       effects += requestReadyIfNeeded(mine, at: now)
+    }
+    if seen.item == session.item.id, durationWarnedFor != session.item.id,
+      let length = seen.fileDuration,
+      abs(length - session.item.duration) > Self.durationTolerance
+    {
+      durationWarnedFor = session.item.id
+      let item = session.item
+      effects.append(
+        .event(
+          .error(
+            "your file of \(session.series.title) · \(item.title) is \(TimeFormat.clock(length)) long and the group's is \(TimeFormat.clock(item.duration)): it may be another cut, and near its end you may part from the group"
+          )))
     }
     if seen.isStalled != stalled {
       stalled = seen.isStalled

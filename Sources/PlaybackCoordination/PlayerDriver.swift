@@ -38,11 +38,15 @@ public struct PlayerObservation: Hashable, Sendable {
   /// missing), in words for people; nil while it can. The participant then steps away
   /// with that reason instead of holding the group.
   public var problem: String?
+  /// How long the file the player loaded for `item` is, when it plays files of its own
+  /// (mpv): a friend's copy can differ from the group's, and then near its end the two part.
+  public var fileDuration: Double?
 
   public init(
     item: ItemID?, position: Double, rate: Double, isBusy: Bool = false, isStalled: Bool = false,
-    preparedAt: LocalInstant? = nil, problem: String? = nil
+    preparedAt: LocalInstant? = nil, problem: String? = nil, fileDuration: Double? = nil
   ) {
+    self.fileDuration = fileDuration
     self.item = item
     self.position = position
     self.rate = rate

@@ -137,6 +137,60 @@ struct MpvCommandLineTests {
     #expect(await bob.exitStatus() == 0)
   }
 
+  @Test("one whose file differs in duration from the group's is warned, once, and watches on")
+  func durationMismatch() async throws {
+    let library = try MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    // bob's copy of the first episode is another cut: 17 s instead of 20.
+    let bobs = library + "-bob"
+    try FileManager.default.createDirectory(
+      atPath: bobs + "/Night Ferry", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: bobs) }
+    let cut = Process()
+    cut.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    cut.arguments = [
+      "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i",
+      library + "/Night Ferry/Night.Ferry.S01E01.Departure.mp4", "-t", "17", "-c", "copy",
+      bobs + "/Night Ferry/Night.Ferry.S01E01.mp4",
+    ]
+    try cut.run()
+    cut.waitUntilExit()
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let common = ["--headless", "--player", "mpv", "--sample-ms", "200"]
+    let ann = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "ann", "--media", library] + common)
+    defer { ann.terminate() }
+    let bob = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "bob", "--media", bobs] + common)
+    defer { bob.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    await bob.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    ann.send("start night-ferry/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await bob.waitForLine(containing: [
+      #""event":"error""#,
+      "your file of Night Ferry · Night Ferry S01E01 Departure is 0:17 long and the group's is 0:20",
+    ])
+    // He plays with the group all the same.
+    await bob.waitForLine(containing: [
+      #""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#,
+    ])
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    #expect(bob.output.filter { $0.contains("your file of") }.count == 1, "told once")
+    #expect(!ann.output.contains { $0.contains("your file of") }, "ann's file is the group's")
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+
   @Test("--player mpv without --media, or an empty library: one clear line, non-zero exit")
   func badOptions() async throws {
     let noMedia = try CowatchProcess([

@@ -218,6 +218,27 @@ struct MpvPlaybackMachineTests {
     #expect(seen.item == nil && seen.problem == "mpv stopped (status 9)")
   }
 
+  @Test("the end of the file a load replaces is not the new file failing; an error is")
+  func replacedFileEnds() {
+    var m = loaded()
+    let next = m.perform(.load(item: "clip2", at: 0), path: "/media/clip2.mp4", at: t(2))
+    // mpv ends the old file ("stop") while the new one is being prepared.
+    _ = m.received(.endFile(reason: "stop"), at: t(2.01))
+    _ = m.received(.reply(requestID: ids(next).last!, data: .null, error: "success"), at: t(2.02))
+    _ = m.received(.propertyChange(name: "duration", data: .number(30)), at: t(2.03))
+    _ = m.received(.event("playback-restart"), at: t(2.05))
+    let seen = m.observation(at: t(2.1))
+    #expect(seen.problem == nil && seen.item == "clip2" && !seen.isBusy)
+    #expect(seen.fileDuration == 30)
+    let broken = m.perform(.load(item: "clip3", at: 0), path: "/media/broken.mp4", at: t(3))
+    _ = m.received(.reply(requestID: ids(broken).last!, data: .null, error: "success"), at: t(3.01))
+    _ = m.received(.endFile(reason: "error"), at: t(3.02))
+    #expect(m.observation(at: t(3.1)).problem == "mpv could not play the file")
+    #expect(
+      MpvMessage.parse(Array(#"{"event":"end-file","reason":"stop","playlist_entry_id":1}"#.utf8))
+        == .endFile(reason: "stop"))
+  }
+
   @Test("mpv's lines parse; requests are JSON lines with escaped strings")
   func wireFormat() {
     #expect(

@@ -155,6 +155,60 @@ struct MpvSessionTests {
     await stopAll()
   }
 
+  @Test("the end of the file advances the group to the next episode, and every mpv plays it")
+  func endOfFileAdvances() async throws {
+    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    let series = SeriesInfo(
+      id: "clip", title: "Test clip",
+      items: [
+        ItemInfo(id: "clip/e1", title: "Pattern", duration: 30),
+        ItemInfo(id: "clip/e2", title: "Pattern again", duration: 30),
+      ])
+    let clock = MonotonicClock()
+    let relay = InMemoryRelay(clock: clock)
+    relay.start()
+    var players: [MpvPlayer] = []
+    var clients: [ParticipantClient] = []
+    for name in ["ann", "bob"] {
+      let player = try await MpvPlayer.launch(
+        arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip }, clock: clock)
+      let client = ParticipantClient(
+        transport: relay.transport,
+        configuration: ParticipantConfiguration(name: name, autoAdvance: true), player: player,
+        clock: clock)
+      try await client.start()
+      players.append(player)
+      clients.append(client)
+    }
+    func stopAll() async {
+      for c in clients { await c.stop() }
+      for p in players { await p.stop() }
+      await relay.stop()
+    }
+    do {
+      _ = try await clients[0].send(.start(series: series, item: "clip/e1")).get()
+      _ = try await clients[1].send(.join).get()
+      func seen() -> [PlayerObservation] {
+        let now = clock.localNow()
+        return players.map { $0.observe(at: now) }
+      }
+      try await until("everyone plays") { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
+      _ = try await clients[1].seek(to: 28).get()
+      try await until("the group advanced to the next episode", within: 15) {
+        await clients[0].groupState.session?.item.id == "clip/e2"
+      }
+      try await until("every mpv plays the next episode from its start", within: 15) {
+        return seen().allSatisfy {
+          $0.item == "clip/e2" && $0.rate > 0 && !$0.isBusy && $0.position < 10
+        }
+      }
+    } catch {
+      await stopAll()
+      throw error
+    }
+    await stopAll()
+  }
+
   @Test("mpv quitting is a problem the participant steps away with, not a stuck group")
   func mpvQuits() async throws {
     let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
