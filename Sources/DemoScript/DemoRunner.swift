@@ -395,6 +395,7 @@ public actor DemoRunner {
     case .remove(let name): "remove \(name)"
     case .control(let control): "control \(control.rawValue)"
     case .owner(let name): "owner \(name)"
+    case .restartPlayer: "restart-player"
     }
   }
 

@@ -18,12 +18,19 @@ public enum ActionOutput: Sendable {
 public struct ActionPerformer: Sendable {
   public let client: ParticipantClient
   public let catalog: [SeriesInfo]
+  /// Starts the player again (mpv): nil when it is running again, or why not. Absent for
+  /// players that cannot quit (the simulated one).
+  public let restartPlayer: PlayerRestart?
   /// The switch waiting for `confirm`.
   public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
 
-  public init(client: ParticipantClient, catalog: [SeriesInfo]) {
+  public init(
+    client: ParticipantClient, catalog: [SeriesInfo],
+    restartPlayer: PlayerRestart? = nil
+  ) {
     self.client = client
     self.catalog = catalog
+    self.restartPlayer = restartPlayer
   }
 
   public func series(containing item: ItemID) -> SeriesInfo? {
@@ -102,6 +109,11 @@ public struct ActionPerformer: Sendable {
       return outcome(await client.send(.transferOwnership(to: id)))
     case .leave: return outcome(await client.send(.leave))
     case .end: return outcome(await client.send(.end))
+    case .restartPlayer:
+      guard let restartPlayer else { return .error("this player cannot be restarted") }
+      guard restartPlayer.isNeeded() else { return .error("the player is running") }
+      if let problem = await restartPlayer.run() { return .error(problem) }
+      return .done
     case .catalog: return .catalog(catalog)
     case .status: return .status(await client.snapshot())
     }

@@ -11,15 +11,19 @@ public struct HeadlessRunner: Sendable {
   public let catalog: [SeriesInfo]
   /// Sample what the player shows every this many milliseconds (0 = never).
   public let sampleMilliseconds: Int
+  /// See ``ActionPerformer/restartPlayer``.
+  public let restartPlayer: PlayerRestart?
   private let write: @Sendable (String) -> Void
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
+    restartPlayer: PlayerRestart? = nil,
     write: @escaping @Sendable (String) -> Void
   ) {
     self.client = client
     self.catalog = catalog
     self.sampleMilliseconds = sampleMilliseconds
+    self.restartPlayer = restartPlayer
     self.write = write
   }
 
@@ -28,7 +32,8 @@ public struct HeadlessRunner: Sendable {
   where Lines.Element == String {
     let events = Task { await forwardEvents() }
     let sampler = Task { await sample() }
-    var performer = ActionPerformer(client: client, catalog: catalog)
+    var performer = ActionPerformer(
+      client: client, catalog: catalog, restartPlayer: restartPlayer)
     do {
       for try await line in input {
         let trimmed = line.trimmingCharacters(in: " \t\r")
@@ -137,7 +142,12 @@ public struct HeadlessRunner: Sendable {
           emit(.object([("event", "error"), ("message", .string(reason.description))]))
         }
       case .error(let message):
-        emit(.object([("event", "error"), ("message", .string(message))]))
+        var fields: [(String, JSONValue)] = [("event", "error"), ("message", .string(message))]
+        // The player quit: say how to bring it back.
+        if let restartPlayer, restartPlayer.isNeeded() {
+          fields.append(("offer", "restart-player"))
+        }
+        emit(.object(fields))
       }
     }
   }

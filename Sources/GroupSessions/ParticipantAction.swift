@@ -41,10 +41,12 @@ public enum ParticipantAction: Hashable, Sendable {
   case control(PlaybackControl)
   /// Owner only: hand the room to someone, by name.
   case owner(String)
+  /// Start the player again after it quit or crashed (mpv).
+  case restartPlayer
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME"
+    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -135,6 +137,7 @@ public enum ParticipantAction: Hashable, Sendable {
     case "end": return try noArgument(.end)
     case "catalog": return try noArgument(.catalog)
     case "status": return try noArgument(.status)
+    case "restart-player": return try noArgument(.restartPlayer)
     case "lock": return try noArgument(.lock(true))
     case "unlock": return try noArgument(.lock(false))
     case "remove", "owner":

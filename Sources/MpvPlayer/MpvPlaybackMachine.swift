@@ -100,6 +100,8 @@ public struct MpvPlaybackMachine: Sendable {
   private var preparedAt: LocalInstant?
   /// Why the player cannot follow (mpv gone, no file), if it cannot.
   public private(set) var problem: String?
+  /// mpv is gone (quit, crashed, its socket closed): nothing it is told matters any more.
+  public private(set) var isLost = false
   /// Scheduled actions.
   private var unpauseAt: LocalInstant?
   private var switchAt: LocalInstant?
@@ -475,6 +477,7 @@ public struct MpvPlaybackMachine: Sendable {
   /// mpv went away (it quit or crashed, or its socket closed).
   public mutating func lost(_ why: String) {
     cancelScheduled()
+    isLost = true
     problem = why
     phase = .idle
     item = nil

@@ -184,6 +184,11 @@ public final class MpvPlayer: PlayerDriver {
     state.withLock { $0.machine.takeUserActions() }
   }
 
+  /// Whether mpv still runs and its socket is open.
+  public var isRunning: Bool {
+    process.isRunning && state.withLock { $0.channel != nil && !$0.machine.isLost }
+  }
+
   /// The machine's seek latency as measured, seconds.
   public var seekLatency: Double { state.withLock { $0.machine.seekLatency } }
 

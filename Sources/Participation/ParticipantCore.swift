@@ -843,6 +843,14 @@ public struct ParticipantCore: Sendable {
           .command(.endSuspension(.playerUnavailable, proposing: nil)), origin: .automatic,
           ticket: nil, at: now)
       }
+      if seen.problem == nil, seen.item == nil {
+        // The player came back empty (a restarted mpv): load the item into it again.
+        let current = state
+        effects += drivePlayer(at: now) { coordinator, clock in
+          coordinator.playerReplaced()
+          return coordinator.adopt(current, at: now, clock: clock)
+        }
+      }
       playerProblem = seen.problem
     }
     if seen.item == session.item.id, !seen.isBusy, !seen.isStalled {

@@ -203,6 +203,22 @@ public struct PlaybackCoordinator: Sendable {
   /// The rate to command for the player to advance at `rate` in group time.
   private func compensated(_ rate: Double) -> Double { rate / (1 + rateError) }
 
+  /// The player was replaced by a fresh one (a restarted mpv) that holds nothing: the
+  /// next ``adopt(_:at:clock:)`` loads the item again and follows from scratch. Its learned
+  /// latencies and rate error stay: it is the same program on the same machine.
+  public mutating func playerReplaced() {
+    link = .unknown
+    loadedItem = nil
+    followedTimeline = nil
+    commandedRate = nil
+    settle = .settled
+    lastObservation = nil
+    lastGap = nil
+    rateBaseline = nil
+    preparing = nil
+    pauseAfterStall = false
+  }
+
   // MARK: - Group state
 
   /// Adopts a new group state (any change, or the full state on join/reconnect).

@@ -49,7 +49,9 @@ enum MediaSetup {
   /// cannot be).
   static func makePlayer(
     command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock
-  ) async throws(CommandFailure) -> (player: any ShowablePlayer, stop: @Sendable () async -> Void) {
+  ) async throws(CommandFailure) -> (
+    player: any ShowablePlayer, stop: @Sendable () async -> Void, restart: PlayerRestart?
+  ) {
     if options.player == "mpv" {
       let paths = media.paths
       var arguments = options.mpvArgs.split(separator: " ").map(String.init)
@@ -60,10 +62,18 @@ enum MediaSetup {
         arguments.insert("--vo=null", at: 0)
       }
       do {
-        let mpv = try await MpvPlayer.launch(
+        let mpv = try await RestartableMpvPlayer.launch(
           arguments: arguments, resolver: { paths[$0] }, clock: clock,
           logger: Logger(label: "cowatch.mpv"))
-        return (ObservedPlayer(mpv, catalog: media.catalog), { await mpv.stop() })
+        let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {
+          do throws(MpvError) {
+            try await mpv.restart()
+            return nil
+          } catch {
+            return error.description
+          }
+        }
+        return (ObservedPlayer(mpv, catalog: media.catalog), { await mpv.stop() }, restart)
       } catch {
         throw CommandFailure(command, error.description)
       }
@@ -75,6 +85,6 @@ enum MediaSetup {
       playLatency: latency...latency,
       seekLatency: latency...latency,
       seed: UInt64(truncatingIfNeeded: options.name.hashValue))
-    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {})
+    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil)
   }
 }

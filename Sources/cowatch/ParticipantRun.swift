@@ -36,7 +36,7 @@ enum ParticipantRun {
       logger.warning("\(warning)")
     }
     let clock = MonotonicClock()
-    let (player, stopPlayer) = try await MediaSetup.makePlayer(
+    let (player, stopPlayer, restartPlayer) = try await MediaSetup.makePlayer(
       command: command, media: media, options: options, clock: clock)
     var password = try options.password(command: command)
     var client: ParticipantClient
@@ -79,7 +79,7 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        write: { Console.line($0) })
+        restartPlayer: restartPlayer, write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
       await stopPlayer()
     } else {

@@ -114,6 +114,8 @@ final class CowatchProcess: Sendable {
     if process.isRunning { process.terminate() }
   }
 
+  var processIdentifier: Int32 { process.processIdentifier }
+
   /// SIGKILL: the process gets no chance to write or close anything, as in a crash.
   func killNow() async {
     guard process.isRunning else { return }

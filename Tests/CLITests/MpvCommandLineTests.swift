@@ -191,6 +191,62 @@ struct MpvCommandLineTests {
     #expect(await bob.exitStatus() == 0)
   }
 
+  @Test(
+    "mpv killed: the group goes on, Cowatch offers a restart, and restart-player brings it back in step"
+  )
+  func restartAfterCrash() async throws {
+    let library = try MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let options = ["--headless", "--player", "mpv", "--media", library, "--sample-ms", "200"]
+    let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann"] + options)
+    defer { ann.terminate() }
+    let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob"] + options)
+    defer { bob.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    await bob.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    ann.send("start night-ferry/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await bob.waitForLine(containing: [#""event":"sample""#, #""rate":1"#])
+
+    // bob's mpv dies, as in a crash.
+    let pgrep = Process()
+    pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pgrep.arguments = ["pgrep", "-P", "\(bob.processIdentifier)", "mpv"]
+    let out = Pipe()
+    pgrep.standardOutput = out
+    try pgrep.run()
+    pgrep.waitUntilExit()
+    let pid = try #require(
+      Int32(
+        String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+          .split(separator: "\n").first ?? ""))
+    kill(pid, SIGKILL)
+    await bob.waitForLine(containing: [
+      #""event":"error""#, "your player cannot follow", #""offer":"restart-player""#,
+    ])
+    await ann.waitForLine(containing: [#""kind":"suspended""#, #""originator":"bob""#])
+    let before = bob.output.count
+    bob.send("restart-player")
+    // He is back with the group: playing the episode where the group is.
+    await ann.waitForLine(containing: [#""kind":"resumed""#, #""originator":"bob""#], within: 20)
+    await bob.waitForLine(
+      after: before,
+      containing: [#""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#],
+      within: 20)
+    ann.closeInput()
+    bob.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await bob.exitStatus() == 0)
+  }
+
   @Test("--player mpv without --media, or an empty library: one clear line, non-zero exit")
   func badOptions() async throws {
     let noMedia = try CowatchProcess([
