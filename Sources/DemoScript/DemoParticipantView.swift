@@ -1,7 +1,7 @@
 import GroupSessions
+import Media
 import Participation
 import Transports
-import Media
 
 /// Everything a screen needs to follow one scripted participant: what its session client
 /// knows, what its player shows, and what it has been told.

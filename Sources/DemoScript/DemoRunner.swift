@@ -21,15 +21,27 @@ public struct DemoRunOptions: Sendable {
   /// seconds: sped-up clocks shrink them, a busy machine must not trip them.
   public var minimumRealTimeout: Double
   public var logLevel: Logger.Level
+  /// Makes each participant's player (by its name and the script's settings for it); nil:
+  /// the simulated player. Real players play in real time, so runs with them go at speed 1.
+  public var makePlayer:
+    (
+      @Sendable (_ name: String, _ settings: SimulatedPlayerConfiguration, _ clock: MonotonicClock)
+        async throws -> any DemoPlayer
+    )?
 
   public init(
     defaultGrace: Double = 1.5, minimumRealGrace: Double = 0.5, minimumRealTimeout: Double = 3,
-    logLevel: Logger.Level = .error
+    logLevel: Logger.Level = .error,
+    makePlayer: (
+      @Sendable (_ name: String, _ settings: SimulatedPlayerConfiguration, _ clock: MonotonicClock)
+        async throws -> any DemoPlayer
+    )? = nil
   ) {
     self.defaultGrace = defaultGrace
     self.minimumRealGrace = minimumRealGrace
     self.minimumRealTimeout = minimumRealTimeout
     self.logLevel = logLevel
+    self.makePlayer = makePlayer
   }
 }
 
@@ -56,7 +68,7 @@ public actor DemoRunner {
   private struct Member {
     var declaration: ParticipantDeclaration
     var client: ParticipantClient
-    var player: SimulatedPlayer
+    var player: any DemoPlayer
     var performer: ActionPerformer
     var prompt: (kind: String, text: String)?
     var notices: [String] = []
@@ -191,7 +203,10 @@ public actor DemoRunner {
   private func shutdown() async {
     finishing = true
     for name in arrivalOrder {
-      if let member = members[name] { await member.client.stop() }
+      if let member = members[name] {
+        await member.client.stop()
+        await member.player.stop()
+      }
     }
     for listener in listeners { await listener.value }
     listeners = []
@@ -205,7 +220,16 @@ public actor DemoRunner {
   /// Connects a participant; returns why it could not.
   private func arrive(_ name: String) async -> String? {
     guard let declaration = script.participant(name), let server else { return "no relay" }
-    let player = SimulatedPlayer(catalog: catalog, configuration: declaration.player)
+    let player: any DemoPlayer
+    if let makePlayer = options.makePlayer {
+      do {
+        player = try await makePlayer(name, declaration.player, clock)
+      } catch {
+        return "\(name)'s player could not start: \(error)"
+      }
+    } else {
+      player = SimulatedPlayer(catalog: catalog, configuration: declaration.player)
+    }
     let timeout = max(5, options.minimumRealTimeout * speed)
     var configuration = ParticipantConfiguration(
       name: name, answerTimeout: timeout, reconnectGiveUpAfter: max(60, timeout * 4),

@@ -1,9 +1,9 @@
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import TerminalFront
+import Transports
 
 /// The demo as the terminal front shows it: each scripted participant's screen, built from
 /// what the runner says they see, either one followed full-size or all side by side.

@@ -1,9 +1,9 @@
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
+import Transports
 
 /// A parsed demo script: who takes part, how the relay is set up, and what happens when.
 ///

@@ -1,8 +1,8 @@
 import Foundation
 import GroupSessions
 import Participation
-import Transports
 import PlaybackCoordination
+import Transports
 
 /// What one participant shows at an instant, as `expect` lines see it.
 public struct ParticipantObservation: Hashable, Sendable {

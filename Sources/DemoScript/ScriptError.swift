@@ -1,7 +1,7 @@
 import GroupSessions
 import Participation
-import Transports
 import PlaybackCoordination
+import Transports
 
 /// A script that cannot run, with the line to fix. Every line is checked before anything
 /// runs.

@@ -1,8 +1,8 @@
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
+import Transports
 
 /// Reads a demo script line by line, checking everything before anything runs. Errors name
 /// the line.

@@ -102,6 +102,8 @@ public struct MpvPlaybackMachine: Sendable {
   public private(set) var problem: String?
   /// mpv is gone (quit, crashed, its socket closed): nothing it is told matters any more.
   public private(set) var isLost = false
+  /// Held paused as if starved of input until then (see ``hold(until:at:)``).
+  public private(set) var heldUntil: LocalInstant?
   /// Scheduled actions.
   private var unpauseAt: LocalInstant?
   private var switchAt: LocalInstant?
@@ -441,6 +443,15 @@ public struct MpvPlaybackMachine: Sendable {
     clockNow = now
     settle(at: now)
     var effects: [Effect] = []
+    if let held = heldUntil, held <= now {
+      // Released: mpv goes on from where it stopped, as after `paused-for-cache`.
+      heldUntil = nil
+      stalled = false
+      if phase == .playing {
+        anchor = now
+        effects.append(request(["set_property", "pause", .bool(false)]))
+      }
+    }
     if let at = switchAt, at <= now {
       switchAt = nil
       effects += beginPreparing(at: now)
@@ -483,9 +494,29 @@ public struct MpvPlaybackMachine: Sendable {
     item = nil
   }
 
+  /// Holds mpv paused until `end` and reports it stalled, as a player starved of input is
+  /// (mpv's `paused-for-cache`): the group's waiting policy applies as for a real stall.
+  /// For demos and drills with real players; the driver's own pause and unpause are not
+  /// the person's, and any unpause it would send meanwhile waits for the release (see
+  /// ``isHolding(_:)``).
+  public mutating func hold(until end: LocalInstant, at now: LocalInstant) -> [Effect] {
+    clockNow = now
+    settle(at: now)
+    guard item != nil, problem == nil, heldUntil == nil, end > now else { return [] }
+    heldUntil = end
+    stalled = true
+    return [request(["set_property", "pause", .bool(true)])]
+  }
+
+  /// Whether `effect` must wait while mpv is held: an unpause would end the hold early.
+  public func isHolding(_ effect: Effect) -> Bool {
+    guard heldUntil != nil, case .send(let request) = effect else { return false }
+    return request.command == ["set_property", "pause", .bool(false)]
+  }
+
   /// When ``wake(at:)`` is next due.
   public var nextWake: LocalInstant? {
-    var candidates = [switchAt, unpauseAt]
+    var candidates = [switchAt, unpauseAt, heldUntil]
     if phase == .playing, !stalled { candidates.append(poll == nil ? nextPoll : nil) }
     return candidates.compactMap { $0 }.min()
   }

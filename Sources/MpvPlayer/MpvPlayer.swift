@@ -184,6 +184,13 @@ public final class MpvPlayer: PlayerDriver {
     state.withLock { $0.machine.takeUserActions() }
   }
 
+  /// Holds mpv paused for `seconds` as if it were starved of input, reported as a stall
+  /// (see ``MpvPlaybackMachine/hold(until:at:)``).
+  public func hold(seconds: Double) {
+    let now = clock.localNow()
+    apply { $0.hold(until: now.advanced(bySeconds: seconds), at: now) }
+  }
+
   /// Whether mpv still runs and its socket is open.
   public var isRunning: Bool {
     process.isRunning && state.withLock { $0.channel != nil && !$0.machine.isLost }
@@ -267,7 +274,7 @@ public final class MpvPlayer: PlayerDriver {
   private func apply(_ body: (inout MpvPlaybackMachine) -> [MpvPlaybackMachine.Effect]) {
     state.withLock { s in
       let effects = body(&s.machine)
-      for effect in effects {
+      for effect in effects where !s.machine.isHolding(effect) {
         switch effect {
         case .send(let request):
           s.channel?.writeAndFlush(ByteBuffer(string: request.line), promise: nil)

@@ -3,6 +3,7 @@ import DemoScript
 import Foundation
 import Logging
 import Media
+import MpvPlayer
 import TerminalFront
 
 /// `cowatch demo [SCRIPT] [--plain] [--speed X]`: runs a demo script against an embedded
@@ -22,10 +23,21 @@ struct DemoCommand: AsyncParsableCommand {
   @Flag(help: "Print a transcript instead of the curses view.") var plain = false
   @Option(help: "Speed-up factor, 0.1–50 (default: the script's speed line, else 1).") var speed:
     Double?
+  @Option(
+    help:
+      "The participants' players: simulated, or mpv (real mpv players, headless, on test clips made with ffmpeg; in real time)."
+  )
+  var player = "simulated"
 
   func validate() throws {
     if let speed, !(speed.isFinite && (0.1...50).contains(speed)) {
       throw ValidationError("--speed must be from 0.1 to 50")
+    }
+    guard ["simulated", "mpv"].contains(player) else {
+      throw ValidationError("--player must be simulated or mpv, not \(player)")
+    }
+    if player == "mpv", let speed, speed != 1 {
+      throw ValidationError("--player mpv plays in real time: leave out --speed (or give 1)")
     }
   }
 
@@ -50,7 +62,22 @@ struct DemoCommand: AsyncParsableCommand {
     } catch {
       throw CommandFailure("demo", error.description)
     }
-    let runner = DemoRunner(script: parsed, catalog: catalog, speed: speed)
+    var options = DemoRunOptions()
+    var runSpeed = speed
+    if player == "mpv" {
+      let clips = try DemoClips.prepare(for: parsed, catalog: catalog)
+      runSpeed = 1
+      options.makePlayer = { _, settings, clock in
+        // The script's drift becomes a real one: every speed mpv is given is off by it.
+        var configuration = MpvPlaybackMachine.Configuration()
+        configuration.injectedSpeedError = settings.driftPPM / 1e6
+        let mpv = try await MpvPlayer.launch(
+          arguments: ["--vo=null", "--ao=null"], resolver: { clips[$0] }, clock: clock,
+          logger: Logger(label: "cowatch.demo.mpv"), configuration: configuration)
+        return DemoMpvPlayer(mpv, catalog: catalog)
+      }
+    }
+    let runner = DemoRunner(script: parsed, catalog: catalog, speed: runSpeed, options: options)
     if !plain, let terminal = Self.terminal() {
       guard
         let result = await DemoFront.run(

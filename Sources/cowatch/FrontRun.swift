@@ -1,9 +1,9 @@
 import FrontSessions
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import TerminalFront
+import Transports
 
 /// Runs the interactive terminal front for a participant.
 enum FrontRun {

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
-import Participation
-import Transports
 import Logging
+import Participation
+import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Rooms
+import Transports
 
 struct HostCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
 import ArgumentParser
 import GroupSessions
-import Participation
-import Transports
 import Logging
+import Participation
 import TCPRelayClient
 import TCPRelayServer
+import Transports
 
 struct JoinCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

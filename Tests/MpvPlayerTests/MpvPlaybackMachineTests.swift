@@ -239,6 +239,43 @@ struct MpvPlaybackMachineTests {
         == .endFile(reason: "stop"))
   }
 
+  @Test("a hold pauses mpv as a starved player, reported as a stall; unpauses wait for its end")
+  func hold() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play).last!, data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    _ = m.wake(at: t(2))
+    #expect(m.observation(at: t(3)).rate == 1)
+    let held = m.hold(until: t(5), at: t(3))
+    #expect(commands(held) == [["set_property", "pause", .bool(true)]])
+    var seen = m.observation(at: t(4))
+    #expect(seen.isStalled && seen.rate == 0 && abs(seen.position - 6) < 1e-9)
+    // The driver's own pause is not the person's.
+    _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(3.01))
+    #expect(m.takeUserActions().isEmpty)
+    // A start meanwhile would unpause: that waits for the release.
+    let restart = m.perform(.play(itemTime: 6, startAt: t(3.2), rate: 1), path: nil, at: t(3.1))
+    _ = m.received(
+      .reply(requestID: ids(restart).last!, data: .null, error: "success"), at: t(3.11))
+    _ = m.received(.event("playback-restart"), at: t(3.15))
+    let blocked = m.wake(at: t(3.2))
+    #expect(blocked.contains { m.isHolding($0) })
+    #expect(m.nextWake! <= t(5))
+    let released = m.wake(at: t(5))
+    #expect(
+      released.contains {
+        if case .send(let r) = $0 {
+          r.command == ["set_property", "pause", .bool(false)]
+        } else {
+          false
+        }
+      })
+    #expect(!released.contains { m.isHolding($0) })
+    seen = m.observation(at: t(6))
+    #expect(!seen.isStalled && seen.rate == 1)
+  }
+
   @Test("mpv's lines parse; requests are JSON lines with escaped strings")
   func wireFormat() {
     #expect(
