@@ -17,6 +17,9 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
   ],
   targets: [
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
@@ -66,6 +69,18 @@ let package = Package(
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // TLS for relay connections: the relay's certificate (made once, self-signed, unless
+    // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
+    // known, asked once).
+    .target(
+      name: "RelayTLS",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // SwiftNIO line framing shared by the TCP server and client.
     .target(
       name: "TCPFraming",
@@ -74,7 +89,8 @@ let package = Package(
     .target(
       name: "TCPRelayServer",
       dependencies: [
-        "PlaybackCoordination", "Rooms", "RelayRuntime", "TCPFraming", "Transports",
+        "PlaybackCoordination", "Rooms", "RelayRuntime", "TCPFraming", "Transports", "WireProtocol",
+        "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
@@ -83,7 +99,9 @@ let package = Package(
     .target(
       name: "TCPRelayClient",
       dependencies: [
-        "WireProtocol", "TCPFraming", "Transports",
+        "WireProtocol", "TCPFraming", "Transports", "RelayTLS",
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
@@ -132,6 +150,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
         "RoomCrypto",
+        "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -147,6 +166,7 @@ let package = Package(
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
     .testTarget(name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol"]),
+    .testTarget(name: "RelayTLSTests", dependencies: ["RelayTLS"]),
     .testTarget(
       name: "RoomsTests",
       dependencies: [
@@ -167,6 +187,7 @@ let package = Package(
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto",
+        "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),

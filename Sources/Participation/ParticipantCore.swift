@@ -316,6 +316,12 @@ public struct ParticipantCore: Sendable {
       // The first entry failed: the caller hears why, and nothing keeps trying.
       return effects + shutdown(nil, startError: error)
     }
+    if case .transport(.untrusted) = error {
+      // The relay's certificate changed or was refused: reconnecting would present it
+      // again. Stop, and say so loudly.
+      effects.append(.event(.error(error.description)))
+      return effects + shutdown(.removed(error.description))
+    }
     if case .passwordRequired = error {
       effects.append(.event(.error(error.description)))
       return effects + shutdown(.removed(error.description))

@@ -1,29 +1,44 @@
 import NIOCore
 import NIOPosix
+import NIOSSL
+import RelayTLS
 import TCPFraming
 import Transports
 import WireProtocol
 
-/// Connects participants to a relay over TCP: newline-delimited JSON, Nagle off.
+/// Connects participants to a relay over TCP: newline-delimited JSON, Nagle off; over TLS
+/// unless told otherwise, checking the relay as ``RelayVerification`` says.
 public struct TCPTransport: Transport {
   public let host: String
   public let port: Int
   public let maximumFrameBytes: Int
   public let connectTimeout: Double
+  /// nil: plain TCP (`--no-tls`).
+  public let tls: RelayVerification?
 
-  public init(host: String, port: Int, maximumFrameBytes: Int = 1 << 20, connectTimeout: Double = 5)
-  {
+  public init(
+    host: String, port: Int, maximumFrameBytes: Int = 1 << 20, connectTimeout: Double = 5,
+    tls: RelayVerification? = nil
+  ) {
     self.host = host
     self.port = port
     self.maximumFrameBytes = maximumFrameBytes
     self.connectTimeout = connectTimeout
+    self.tls = tls
   }
 
   /// Parses `HOST[:PORT]` (IPv6 as `[::1]:7700`).
-  public init(address: String, defaultPort: Int = 7700) throws(TransportError) {
+  public init(address: String, defaultPort: Int = 7700, tls: RelayVerification? = nil)
+    throws(TransportError)
+  {
     let (host, port) = try Self.parse(address, defaultPort: defaultPort)
-    self.init(host: host, port: port)
+    self.init(host: host, port: port, tls: tls)
   }
+
+  /// How long a TLS handshake may take, seconds; asking the person about an unknown relay
+  /// gets longer.
+  static let handshakeTimeout = 10.0
+  static let askingTimeout = 300.0
 
   public static func parse(_ address: String, defaultPort: Int) throws(TransportError) -> (
     String, Int
@@ -59,12 +74,22 @@ public struct TCPTransport: Transport {
     let limit = maximumFrameBytes
     let (inbound, sink) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
     let channel: any Channel
+    let tls = self.tls
+    let host = self.host
+    let endpoint = endpointDescription
+    let refusal = RelayVerification.Refusal()
+    let handshake = HandshakeWatcher()
     do {
       channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelOption(.tcpOption(.tcp_nodelay), value: 1)
         .connectTimeout(.milliseconds(Int64(connectTimeout * 1000)))
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
+            if let tls {
+              try channel.pipeline.syncOperations.addHandler(
+                tls.clientHandler(host: host, endpoint: endpoint, refusal: refusal))
+              try channel.pipeline.syncOperations.addHandler(handshake)
+            }
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: limit)))
             try channel.pipeline.syncOperations.addHandler(ClientChannelHandler(sink: sink))
@@ -73,7 +98,19 @@ public struct TCPTransport: Transport {
         .connect(host: host, port: port).get()
     } catch {
       sink.finish(throwing: error)
-      throw .unreachable(endpoint: endpointDescription, reason: Self.simplify("\(error)"))
+      throw .unreachable(endpoint: endpoint, reason: Self.simplify("\(error)"))
+    }
+    if let tls {
+      // Wait for the handshake: a relay that is not trusted, or does not speak TLS, is
+      // said here, in words, not found out later as a connection that never answers.
+      let timeout = tls.ask != nil ? Self.askingTimeout : Self.handshakeTimeout
+      let outcome = await handshake.wait(on: channel, seconds: timeout)
+      if let failure = outcome {
+        channel.close(promise: nil)
+        sink.finish()
+        if let reason = refusal.text { throw .untrusted(reason) }
+        throw .unreachable(endpoint: endpoint, reason: failure)
+      }
     }
     return TCPConnection(channel: channel, inbound: inbound)
   }

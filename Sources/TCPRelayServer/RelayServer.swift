@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PlaybackCoordination
 import RelayRuntime
 import Rooms
@@ -35,7 +36,7 @@ public final class RelayServer: Sendable {
     host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), store: (any RoomStore)? = nil,
-    restoring: [StoredRoom] = []
+    restoring: [StoredRoom] = [], tls: NIOSSLContext? = nil
   ) async throws(RelayServerError) -> RelayServer {
     let runtime = RelayRuntime(
       configuration: configuration, clock: clock, logger: logger, store: store,
@@ -49,6 +50,10 @@ public final class RelayServer: Sendable {
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(TLSGate(expectsTLS: tls != nil))
+            if let tls {
+              try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            }
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(
                 LineFrameDecoder(maximumFrameBytes: maximumFrame, emitsEmptyLines: true)))
@@ -68,7 +73,9 @@ public final class RelayServer: Sendable {
       }
       runtime.stop()
     }
-    logger.info("relay listening on \(host):\(boundPort) (epoch \(runtime.epoch))")
+    logger.info(
+      "relay listening on \(host):\(boundPort)\(tls == nil ? " without TLS" : " with TLS") (epoch \(runtime.epoch))"
+    )
     return RelayServer(
       host: host, port: boundPort, runtime: runtime, serverChannel: serverChannel,
       runTask: runTask)

@@ -272,7 +272,10 @@ public enum ScreenRenderer {
     if let invite = model.invite {
       lines.append(("", .plain))
       lines.append(("Others join with:", CellStyle(.muted)))
-      lines.append((invite, CellStyle(.accent, bold: true)))
+      // Whole, over as many lines as it takes: people copy it, fingerprint and all.
+      for part in TextLayout.wrap(invite, width: width) {
+        lines.append((part, CellStyle(.accent, bold: true)))
+      }
     }
     let startRow = top + max(0, (bottom - top - lines.count) / 2)
     for (i, (text, style)) in lines.enumerated() where startRow + i < bottom {

@@ -28,12 +28,16 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
   case unreachable(endpoint: String, reason: String)
   case badAddress(String)
   case closed
+  /// The relay's certificate was refused (pinned or remembered fingerprint differs, or the
+  /// person did not trust it): trying again cannot help.
+  case untrusted(String)
 
   public var description: String {
     switch self {
     case .unreachable(let endpoint, let reason): "cannot reach the relay at \(endpoint): \(reason)"
     case .badAddress(let address): "bad relay address \"\(address)\" (expected HOST[:PORT])"
     case .closed: "the connection to the relay is closed"
+    case .untrusted(let why): why
     }
   }
 }

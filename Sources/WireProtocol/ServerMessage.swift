@@ -87,6 +87,8 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   /// Fatal: you asked for a password-protected room by that name, but it exists without
   /// one; entering it would give you none of the protection you asked for.
   case roomNotProtected
+  /// Fatal, sent in the clear: a plain connection reached a relay that only speaks TLS.
+  case tlsRequired
 }
 
 extension ServerMessage: Codable {

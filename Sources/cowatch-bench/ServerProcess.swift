@@ -33,7 +33,7 @@ final class ServerProcess: @unchecked Sendable {
     p.arguments =
       [
         "serve", "--host", host, "--port", "\(port)", "--store", store, "--log-level",
-        defaultLimits ? "notice" : "warning",
+        defaultLimits ? "notice" : "warning", "--no-tls",
       ]
       + (defaultLimits
         ? []

@@ -3,6 +3,7 @@ import Foundation
 import GroupSessions
 import Logging
 import Participation
+import RelayTLS
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
@@ -17,6 +18,7 @@ struct HostCommand: AsyncParsableCommand {
     "0.0.0.0"
   @Option(help: "TCP port of the embedded relay.") var port = 7700
   @OptionGroup var options: ParticipantOptions
+  @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
@@ -25,16 +27,26 @@ struct HostCommand: AsyncParsableCommand {
   func run() async throws {
     // Before the relay makes its logger: with the front, logs must not reach the screen.
     ParticipantRun.bootstrapLogs(options)
+    let identity = try tls.identity(command: "host")
+    let context = try RelayTLSOptions.context(identity, command: "host")
     let server: RelayServer
     do {
-      server = try await RelayServer.start(host: bind, port: port)
+      server = try await RelayServer.start(host: bind, port: port, tls: context)
     } catch {
       throw CommandFailure("host", error.description)
     }
     let address = bind == "0.0.0.0" ? (LocalAddress.firstNonLoopbackIPv4() ?? "127.0.0.1") : bind
     let portPart = server.port == 7700 ? "\(address)" : "\(address):\(server.port)"
     let roomPart = options.room == "lobby" ? "" : " --room \(options.room)"
-    let invite = "cowatch join \(portPart)\(roomPart) --name NAME"
+    // The fingerprint travels with the invite: whoever uses it checks that they reach
+    // this relay and no other.
+    let trustPart = identity.map { " --fingerprint \($0.fingerprint)" } ?? " --no-tls"
+    let invite = "cowatch join \(portPart)\(roomPart) --name NAME\(trustPart)"
+    if identity == nil, !RelayTLSOptions.isLoopback(bind) {
+      Console.error(
+        "WARNING: TLS is off (--no-tls): anyone on the network path can read and change everything, chat included."
+      )
+    }
     if options.headless {
       Console.line(
         JSONValue.object([("event", "invite"), ("command", .string(invite))]).serialized)
@@ -44,7 +56,10 @@ struct HostCommand: AsyncParsableCommand {
     let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
     do {
       try await ParticipantRun.run(
-        command: "host", transport: TCPTransport(host: local, port: server.port),
+        command: "host",
+        transport: TCPTransport(
+          host: local, port: server.port,
+          tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
         options: options, invite: invite, hostsRoom: true)
     } catch {
       await server.stop()

@@ -12,11 +12,13 @@ struct JoinCommand: AsyncParsableCommand {
 
   @Argument(help: "Relay address, HOST[:PORT] (default port 7700).") var address: String
   @OptionGroup var options: ParticipantOptions
+  @OptionGroup var trust: RelayTrustOptions
 
   func run() async throws {
     let transport: TCPTransport
     do {
-      transport = try TCPTransport(address: address)
+      transport = try TCPTransport(
+        address: address, tls: trust.verification(headless: options.headless))
     } catch {
       throw CommandFailure("join", error.description)
     }

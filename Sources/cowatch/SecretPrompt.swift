@@ -22,4 +22,12 @@ enum SecretPrompt {
     guard let line = readLine(strippingNewline: true), !line.isEmpty else { return nil }
     return line
   }
+
+  /// A yes-or-no question at the terminal (echoed); no when nobody can answer.
+  static func confirm(_ question: String) -> Bool {
+    guard isatty(STDIN_FILENO) == 1 else { return false }
+    Console.errorWithoutNewline(question)
+    guard let line = readLine(strippingNewline: true) else { return false }
+    return ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased())
+  }
 }

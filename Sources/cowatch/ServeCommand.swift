@@ -28,6 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
   var store: String?
   @Option(help: "Forget stored rooms not written for this many seconds when starting.")
   var storeRetention = 3600.0
+  @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
@@ -80,15 +81,31 @@ struct ServeCommand: AsyncParsableCommand {
         throw CommandFailure("serve", error.description)
       }
     }
+    let identity = try tls.identity(command: "serve")
+    let context = try RelayTLSOptions.context(identity, command: "serve")
     let server: RelayServer
     do {
       server = try await RelayServer.start(
         host: host, port: port, configuration: configuration, clock: clock, store: roomStore,
-        restoring: restoring)
+        restoring: restoring, tls: context)
     } catch {
       throw CommandFailure("serve", error.description)
     }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
+    if let identity {
+      let kind =
+        identity.isSelfSigned
+        ? "self-signed, kept in \(StatePaths.directory()); participants check it with --fingerprint"
+        : "from \(tls.tlsCert ?? "--tls-cert")"
+      Console.line("TLS certificate \(identity.fingerprint) (\(kind))")
+    } else if RelayTLSOptions.isLoopback(host) {
+      Console.line("TLS is off (--no-tls): connections are plain TCP")
+    } else {
+      Console.error(
+        "WARNING: TLS is off (--no-tls) on \(host): anyone on the network path can read and change everything, chat included. Use it only on a network you trust."
+      )
+      Console.line("TLS is off (--no-tls): connections are plain TCP")
+    }
     Console.line(storeNote)
     await server.wait()
   }
@@ -97,10 +114,6 @@ struct ServeCommand: AsyncParsableCommand {
   var storePath: String? {
     if store == "memory" { return nil }
     if let store { return store }
-    let environment = ProcessInfo.processInfo.environment
-    let state =
-      environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
-    return state + "/cowatch/relay.sqlite"
+    return StatePaths.directory() + "/relay.sqlite"
   }
 }

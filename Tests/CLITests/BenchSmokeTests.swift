@@ -23,7 +23,13 @@ import Testing
       // victim room kept working through each.
       ("attacks", ["Attacks against cowatch serve", "SIGSTOP"]),
       // Propagation per store, steps while writing, and a real relay killed and restarted.
-      ("store", ["Propagation with each store", "Steps sustained while writing", "kill -9 → playing within"]),
+      (
+        "store",
+        [
+          "Propagation with each store", "Steps sustained while writing",
+          "kill -9 → playing within",
+        ]
+      ),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()

@@ -22,6 +22,16 @@ final class CowatchProcess: Sendable {
     return URL(fileURLWithPath: ".build/debug/cowatch")
   }
 
+  /// A directory of this test run's own, for what `cowatch` keeps between runs (a relay's
+  /// certificate, the relays a participant trusts): one per run, so that every relay the
+  /// run starts presents one certificate, and nothing reaches the real home directory.
+  static let runDirectory: String = {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-cli-tests-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }()
+
   static var repositoryRoot: URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
@@ -32,11 +42,12 @@ final class CowatchProcess: Sendable {
     process = Process()
     process.executableURL = Self.executable
     process.arguments = arguments
-    if !environment.isEmpty {
-      var merged = ProcessInfo.processInfo.environment
-      for (key, value) in environment { merged[key] = value }
-      process.environment = merged
-    }
+    // Certificates, known relays and stores of the run stay out of the home directory.
+    var merged = ProcessInfo.processInfo.environment
+    merged["XDG_STATE_HOME"] = Self.runDirectory + "/state"
+    merged["XDG_CONFIG_HOME"] = Self.runDirectory + "/config"
+    for (key, value) in environment { merged[key] = value }
+    process.environment = merged
     process.currentDirectoryURL = Self.repositoryRoot
     input = Pipe()
     let output = Pipe()

@@ -162,7 +162,9 @@ struct FrontTmuxTests {
       if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
     .timeLimit(.minutes(1)))
   func pauseReachesTheOtherFront() async throws {
-    let relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory"])
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
+    ])
     defer { relay.terminate() }
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
@@ -171,12 +173,25 @@ struct FrontTmuxTests {
     defer { tmux.kill() }
     let state = FileManager.default.temporaryDirectory.appendingPathComponent(tmux.socket)
     defer { try? FileManager.default.removeItem(at: state) }
-    let environment = ["TERM": "xterm-256color", "XDG_STATE_HOME": state.path]
+    let environment = [
+      "TERM": "xterm-256color", "XDG_STATE_HOME": state.path,
+      "XDG_CONFIG_HOME": state.appendingPathComponent("config").path,
+    ]
     for name in ["ann", "bob"] {
       try tmux.newSession(
         name, columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
         environment: environment,
         command: [CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", name])
+      // A relay met for the first time: its fingerprint is shown and ann decides; it is
+      // remembered (in the config both share here), so bob is not asked again.
+      if name == "ann" {
+        try #require(
+          await tmux.waitForScreen(
+            name, showing: ["The relay at 127.0.0.1:\(port) presents SHA256:"]))
+        try #require(await tmux.waitForScreen(name, showing: ["trust it? [y/N]"]))
+        try tmux.sendKeys(name, "y", "Enter")
+        try #require(await tmux.waitForScreen(name, showing: ["People (1)"]))
+      }
     }
     try #require(await tmux.waitForScreen("ann", showing: ["People (2)"]))
     try #require(await tmux.waitForScreen("bob", showing: ["People (2)"]))
@@ -215,7 +230,10 @@ struct FrontTmuxTests {
     defer { tmux.kill() }
     let state = FileManager.default.temporaryDirectory.appendingPathComponent(tmux.socket)
     defer { try? FileManager.default.removeItem(at: state) }
-    let environment = ["TERM": "xterm-256color", "XDG_STATE_HOME": state.path]
+    let environment = [
+      "TERM": "xterm-256color", "XDG_STATE_HOME": state.path,
+      "XDG_CONFIG_HOME": state.appendingPathComponent("config").path,
+    ]
     try tmux.newSession(
       "ann", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
       environment: environment,
@@ -223,14 +241,23 @@ struct FrontTmuxTests {
         CowatchProcess.executable.path, "host", "--bind", "127.0.0.1", "--port", "0", "--name",
         "ann",
       ])
-    let port = try #require(
-      await tmux.waitForScreen("ann", describing: "the invite with its port") { screen in
-        screen.firstMatch(of: #/cowatch join 127\.0\.0\.1:(\d+) /#).map { String($0.1) }
+    // The invite carries the relay's fingerprint: whoever uses it reaches this relay only.
+    let (port, fingerprint) = try #require(
+      await tmux.waitForScreen("ann", describing: "the invite with its port and fingerprint") {
+        screen in
+        screen.firstMatch(
+          of:
+            #/cowatch join 127\.0\.0\.1:(\d+) --name NAME --fingerprint[\s│]+(SHA256:[A-Za-z0-9+\/]{43})/#
+        )
+        .map { (String($0.1), String($0.2)) }
       })
     try tmux.newSession(
       "bob", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
       environment: environment,
-      command: [CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "bob"])
+      command: [
+        CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "bob",
+        "--fingerprint", fingerprint,
+      ])
     try #require(await tmux.waitForScreen("ann", showing: ["People (2)"]))
 
     try tmux.sendKeys("ann", "q")

@@ -52,7 +52,10 @@ struct MpvCommandLineTests {
     let port = try #require(listening.split(separator: ":").last.map(String.init))
     // Durations are cached under XDG_CACHE_HOME: keep the test's out of the home directory.
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
-    let options = ["--headless", "--player", "mpv", "--media", library, "--sample-ms", "100"]
+    let options = [
+      "--headless", "--trust-new-relay", "--player", "mpv", "--media", library, "--sample-ms",
+      "100",
+    ]
     let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann"] + options)
     defer { ann.terminate() }
     let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob"] + options)
@@ -111,7 +114,7 @@ struct MpvCommandLineTests {
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
-    let common = ["--headless", "--player", "mpv", "--sample-ms", "200"]
+    let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
     let ann = try CowatchProcess(
       ["join", "127.0.0.1:\(port)", "--name", "ann", "--media", library] + common)
     defer { ann.terminate() }
@@ -162,7 +165,7 @@ struct MpvCommandLineTests {
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
-    let common = ["--headless", "--player", "mpv", "--sample-ms", "200"]
+    let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
     let ann = try CowatchProcess(
       ["join", "127.0.0.1:\(port)", "--name", "ann", "--media", library] + common)
     defer { ann.terminate() }
@@ -204,7 +207,10 @@ struct MpvCommandLineTests {
     let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
-    let options = ["--headless", "--player", "mpv", "--media", library, "--sample-ms", "200"]
+    let options = [
+      "--headless", "--trust-new-relay", "--player", "mpv", "--media", library, "--sample-ms",
+      "200",
+    ]
     let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann"] + options)
     defer { ann.terminate() }
     let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob"] + options)

@@ -22,10 +22,12 @@ struct RelayRestartProcessTests {
 
     let ann = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "100",
+      "--trust-new-relay",
     ])
     defer { ann.terminate() }
     let bob = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "bob", "--headless", "--sample-ms", "100",
+      "--trust-new-relay",
     ])
     defer { bob.terminate() }
     let annWelcome = try #require(await ann.waitForLine(containing: [#""event":"welcome""#]))
@@ -68,7 +70,8 @@ struct RelayRestartProcessTests {
       let position = try #require(fields(state.line)["position"] as? Double)
       #expect(abs(position - pausedAt) < 0.001, "paused at the same item time to the millisecond")
     }
-    await bob.waitForLine(after: bobMark, containing: [#""event":"chat""#, "while the relay was down"])
+    await bob.waitForLine(
+      after: bobMark, containing: [#""event":"chat""#, "while the relay was down"])
 
     // 2. Playing: after the restart the group plays on where the timeline says it is now.
     ann.send("play")

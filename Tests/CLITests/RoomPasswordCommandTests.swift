@@ -24,14 +24,18 @@ struct RoomPasswordCommandTests {
 
     let ann = try CowatchProcess(
       [
-        "join", address, "--name", "ann", "--room", "movie-night", "--headless", "--password-file",
+        "join", address, "--name", "ann", "--room", "movie-night", "--headless",
+        "--trust-new-relay", "--password-file",
         file,
       ],
       environment: ["COWATCH_ROOM_PASSWORD": nil])
     defer { ann.terminate() }
     await ann.waitForLine(containing: [#""event":"welcome""#])
     let bob = try CowatchProcess(
-      ["join", address, "--name", "bob", "--room", "movie-night", "--headless"],
+      [
+        "join", address, "--name", "bob", "--room", "movie-night", "--headless",
+        "--trust-new-relay",
+      ],
       environment: ["COWATCH_ROOM_PASSWORD": "correct horse battery"])
     defer { bob.terminate() }
     await bob.waitForLine(containing: [#""event":"welcome""#])
@@ -46,7 +50,10 @@ struct RoomPasswordCommandTests {
       ),
     ] as [(String, [String: String?], String)] {
       let refused = try CowatchProcess(
-        ["join", address, "--name", name, "--room", "movie-night", "--headless"],
+        [
+          "join", address, "--name", name, "--room", "movie-night", "--headless",
+          "--trust-new-relay",
+        ],
         environment: environment)
       #expect(await refused.exitStatus(within: 20) == 1)
       let lines = refused.standardError.split(separator: "\n")

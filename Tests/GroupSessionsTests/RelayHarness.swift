@@ -3,6 +3,7 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RelayTLS
 import RoomCrypto
 import Rooms
 import TCPRelayClient
@@ -30,13 +31,18 @@ final class RelayHarness: Sendable {
   let kind: TransportKind
   let memory: InMemoryRelay?
   let server: RelayServer?
+  /// The TCP relay's certificate, which its participants pin.
+  let fingerprint: String?
   /// The participants' clock; the relay reads it shifted by ``relayClockOffset``.
   let clock = ManualClock()
   static let relayClockOffset: Int64 = 3_600_000_000_000 + 123_456_789
 
-  init(_ kind: TransportKind, configuration: RelayConfiguration = RelayHarness.fastConfiguration)
-    async throws
-  {
+  /// `tls`: the TCP relay speaks TLS (as `cowatch serve` does by default); without it,
+  /// plain TCP, for tests that write raw bytes at it.
+  init(
+    _ kind: TransportKind, configuration: RelayConfiguration = RelayHarness.fastConfiguration,
+    tls: Bool = true
+  ) async throws {
     self.kind = kind
     let clock = OffsetClock(self.clock, offsetNanoseconds: Self.relayClockOffset)
     switch kind {
@@ -45,12 +51,17 @@ final class RelayHarness: Sendable {
       relay.start()
       memory = relay
       server = nil
+      fingerprint = nil
     case .tcp:
       memory = nil
       var logger = Logger(label: "test.relay")
       logger.logLevel = .warning
+      // TCP as people use it: over TLS, the participants pinning the relay's certificate.
+      let identity = tls ? try RelayIdentity.makeSelfSigned() : nil
+      fingerprint = identity?.fingerprint
       server = try await RelayServer.start(
-        host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: logger)
+        host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: logger,
+        tls: try identity?.serverContext())
     }
   }
 
@@ -66,7 +77,9 @@ final class RelayHarness: Sendable {
 
   var transport: any Transport {
     if let memory { return memory.transport }
-    return TCPTransport(host: "127.0.0.1", port: server!.port)
+    return TCPTransport(
+      host: "127.0.0.1", port: server!.port,
+      tls: fingerprint.map { RelayVerification(pinned: $0, knownRelays: nil) })
   }
 
   func participant(

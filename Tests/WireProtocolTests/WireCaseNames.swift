@@ -178,7 +178,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 19
+  static let errorCodeCount = 20
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -200,6 +200,7 @@ enum WireCaseNames {
     case .removedFromRoom: "removedFromRoom"
     case .wrongPassword: "wrongPassword"
     case .roomNotProtected: "roomNotProtected"
+    case .tlsRequired: "tlsRequired"
     }
   }
 }

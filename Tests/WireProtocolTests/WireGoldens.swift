@@ -265,6 +265,7 @@ enum Golden {
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
     (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
     (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
+    (.tlsRequired, #""tlsRequired""#),
   ]
 
   /// Every struct that crosses the wire, with every optional field present, as

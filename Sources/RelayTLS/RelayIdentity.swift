@@ -1,0 +1,127 @@
+import Crypto
+import Foundation
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// The certificate a relay presents, with its key: given as PEM files (`--tls-cert`,
+/// `--tls-key`), or made once, self-signed, and kept in the relay's state directory so that
+/// its fingerprint stays the same across restarts (participants pin or remember it).
+public struct RelayIdentity: Sendable {
+  public let certificatePEM: String
+  public let keyPEM: String
+  /// What participants check (see ``RelayFingerprint``).
+  public let fingerprint: String
+  /// True when this relay made the certificate itself (no CA vouches for it: participants
+  /// must pin or trust its fingerprint).
+  public let isSelfSigned: Bool
+
+  /// Reads a certificate and its private key from PEM files.
+  public static func load(certificate: String, key: String) throws(RelayTLSError) -> RelayIdentity {
+    let certificatePEM: String
+    let keyPEM: String
+    do {
+      certificatePEM = try String(contentsOfFile: certificate, encoding: .utf8)
+    } catch {
+      throw .unreadable(path: certificate, reason: error.localizedDescription)
+    }
+    do {
+      keyPEM = try String(contentsOfFile: key, encoding: .utf8)
+    } catch {
+      throw .unreadable(path: key, reason: error.localizedDescription)
+    }
+    return try RelayIdentity(certificatePEM: certificatePEM, keyPEM: keyPEM, isSelfSigned: false)
+  }
+
+  /// The self-signed certificate kept in `directory` (`relay-certificate.pem`,
+  /// `relay-key.pem`), made now if there is none yet.
+  public static func loadOrCreate(in directory: String, now: Date = Date()) throws(RelayTLSError)
+    -> RelayIdentity
+  {
+    let certificatePath = (directory as NSString).appendingPathComponent("relay-certificate.pem")
+    let keyPath = (directory as NSString).appendingPathComponent("relay-key.pem")
+    let files = FileManager.default
+    if files.fileExists(atPath: certificatePath), files.fileExists(atPath: keyPath) {
+      let identity = try load(certificate: certificatePath, key: keyPath)
+      return try RelayIdentity(
+        certificatePEM: identity.certificatePEM, keyPEM: identity.keyPEM, isSelfSigned: true)
+    }
+    let made = try makeSelfSigned(now: now)
+    do {
+      try files.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+      // The key first, readable by its owner only, so that it never exists without the
+      // certificate it goes with being written after it.
+      guard
+        files.createFile(
+          atPath: keyPath, contents: Data(made.keyPEM.utf8),
+          attributes: [.posixPermissions: 0o600])
+      else { throw RelayTLSError.unwritable(path: keyPath, reason: "cannot create the file") }
+      try made.certificatePEM.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+    } catch let error as RelayTLSError {
+      throw error
+    } catch {
+      throw .unwritable(path: directory, reason: error.localizedDescription)
+    }
+    return made
+  }
+
+  /// A new P-256 key and a certificate for it, signed by itself, valid for ten years.
+  public static func makeSelfSigned(now: Date = Date()) throws(RelayTLSError) -> RelayIdentity {
+    let key = P256.Signing.PrivateKey()
+    do {
+      let name = try DistinguishedName {
+        CommonName("Cowatch relay")
+        OrganizationName("Cowatch")
+      }
+      let certificate = try Certificate(
+        version: .v3, serialNumber: Certificate.SerialNumber(),
+        publicKey: Certificate.PublicKey(key.publicKey),
+        notValidBefore: now.addingTimeInterval(-3600),
+        notValidAfter: now.addingTimeInterval(10 * 365 * 86400), issuer: name, subject: name,
+        signatureAlgorithm: .ecdsaWithSHA256,
+        extensions: try Certificate.Extensions {
+          Critical(BasicConstraints.notCertificateAuthority)
+          KeyUsage(digitalSignature: true)
+          try ExtendedKeyUsage([.serverAuth])
+        }, issuerPrivateKey: Certificate.PrivateKey(key))
+      let pem = try certificate.serializeAsPEM().pemString
+      return try RelayIdentity(
+        certificatePEM: pem, keyPEM: key.pemRepresentation, isSelfSigned: true)
+    } catch let error as RelayTLSError {
+      throw error
+    } catch {
+      throw .invalid("cannot make a certificate: \(error)")
+    }
+  }
+
+  private init(certificatePEM: String, keyPEM: String, isSelfSigned: Bool) throws(RelayTLSError) {
+    let der: [UInt8]
+    do {
+      let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
+      der = try certificate.toDERBytes()
+      _ = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+    } catch {
+      throw .invalid("not a PEM certificate and private key: \(error)")
+    }
+    self.certificatePEM = certificatePEM
+    self.keyPEM = keyPEM
+    self.isSelfSigned = isSelfSigned
+    fingerprint = RelayFingerprint.of(der: der)
+  }
+
+  /// The TLS context the relay serves with (TLS 1.2 and later).
+  public func serverContext() throws(RelayTLSError) -> NIOSSLContext {
+    do {
+      let certificates = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8))
+      let key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+      var configuration = TLSConfiguration.makeServerConfiguration(
+        certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+      configuration.minimumTLSVersion = .tlsv12
+      return try NIOSSLContext(configuration: configuration)
+    } catch {
+      throw .invalid("cannot use the certificate and key: \(error)")
+    }
+  }
+}

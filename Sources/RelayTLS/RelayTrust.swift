@@ -1,0 +1,45 @@
+/// Whether to trust the certificate a relay presents: the decision alone, from what is
+/// known, so that it is tested without a network (the edge gathers the facts and acts).
+///
+/// In order: a pinned fingerprint (`--fingerprint`) must match, and nothing else counts; a
+/// certificate a system CA vouches for, for the relay's name, is trusted; a fingerprint
+/// remembered for the relay must match — a different one is refused loudly, never asked
+/// about (it is what an attacker on the path would present); an unknown relay is asked
+/// about once (the front) or trusted if the person said so beforehand
+/// (`--trust-new-relay`), and then remembered; otherwise refused.
+public enum RelayTrust {
+  public enum Decision: Hashable, Sendable {
+    case trust
+    /// Trust and remember it for next time.
+    case trustAndRemember
+    /// Ask the person (the answer decides, and a yes is remembered).
+    case ask
+    case refuse(String)
+  }
+
+  public static func decide(
+    endpoint: String, presented: String, pinned: String?, caVerified: Bool, known: String?,
+    trustNew: Bool, canAsk: Bool
+  ) -> Decision {
+    if let pinned {
+      return presented == pinned
+        ? .trust
+        : .refuse(
+          "the relay at \(endpoint) presents \(presented), not the pinned \(pinned): refusing (someone may be in the way, or the relay's certificate changed)"
+        )
+    }
+    if caVerified { return .trust }
+    if let known {
+      return presented == known
+        ? .trust
+        : .refuse(
+          "THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE: \(presented), not \(known) as before. Someone may be in the way. If the relay's operator changed it, remove its line from the known-relays file and connect again: refusing"
+        )
+    }
+    if trustNew { return .trustAndRemember }
+    if canAsk { return .ask }
+    return .refuse(
+      "the relay at \(endpoint) presents \(presented), which is not known here: give --fingerprint (from the invite) or --trust-new-relay"
+    )
+  }
+}

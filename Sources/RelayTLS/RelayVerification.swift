@@ -1,0 +1,117 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import Synchronization
+import X509
+
+/// How a participant checks the relay it connects to over TLS (see ``RelayTrust``).
+public struct RelayVerification: Sendable {
+  /// `--fingerprint`: the only certificate accepted.
+  public var pinned: String?
+  /// Where relays trusted on first use are remembered; nil: nowhere (nothing is asked).
+  public var knownRelays: KnownRelays?
+  /// `--trust-new-relay`: trust (and remember) a relay not known yet without asking.
+  public var trustNew: Bool
+  /// Asks the person whether to trust an unknown relay's fingerprint (the front does,
+  /// before it takes the screen); nil: nobody to ask (headless).
+  public var ask: (@Sendable (_ endpoint: String, _ fingerprint: String) async -> Bool)?
+
+  public init(
+    pinned: String? = nil, knownRelays: KnownRelays? = KnownRelays(), trustNew: Bool = false,
+    ask: (@Sendable (_ endpoint: String, _ fingerprint: String) async -> Bool)? = nil
+  ) {
+    self.pinned = pinned
+    self.knownRelays = knownRelays
+    self.trustNew = trustNew
+    self.ask = ask
+  }
+
+  /// A client TLS handler for a relay at `host` (`endpoint` is how people name it, with
+  /// the port). Why a refused certificate was refused is left in `refusal`.
+  public func clientHandler(host: String, endpoint: String, refusal: Refusal) throws
+    -> NIOSSLClientHandler
+  {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    configuration.minimumTLSVersion = .tlsv12
+    // Every check is ours (the callback below replaces BoringSSL's whole verification; a
+    // self-signed relay is the usual case, not an error). It is only called when peer
+    // verification is on, hence not `.none`.
+    configuration.certificateVerification = .noHostnameVerification
+    let context = try NIOSSLContext(configuration: configuration)
+    let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
+    return try NIOSSLClientHandler(
+      context: context, serverHostname: isAddress ? nil : host,
+      customVerificationCallback: { chain, promise in
+        let verification = self
+        Task {
+          let verdict = await verification.check(chain, host: host, endpoint: endpoint)
+          if let reason = verdict {
+            refusal.set(reason)
+            promise.succeed(.failed)
+          } else {
+            promise.succeed(.certificateVerified)
+          }
+        }
+      })
+  }
+
+  /// nil when the chain is to be trusted; otherwise why not.
+  func check(_ chain: [NIOSSLCertificate], host: String, endpoint: String) async -> String? {
+    guard let leaf = chain.first, let der = try? leaf.toDERBytes() else {
+      return "the relay at \(endpoint) presented no certificate"
+    }
+    let presented = RelayFingerprint.of(der: der)
+    let caVerified = pinned == nil ? await Self.verifiesWithSystemRoots(chain, host: host) : false
+    let known = knownRelays?.fingerprint(for: endpoint)
+    switch RelayTrust.decide(
+      endpoint: endpoint, presented: presented, pinned: pinned, caVerified: caVerified,
+      known: known, trustNew: trustNew, canAsk: ask != nil && knownRelays != nil)
+    {
+    case .trust:
+      return nil
+    case .trustAndRemember:
+      try? knownRelays?.remember(presented, for: endpoint)
+      return nil
+    case .ask:
+      guard let ask, await ask(endpoint, presented) else {
+        return "you did not trust the relay at \(endpoint) (\(presented))"
+      }
+      do {
+        try knownRelays?.remember(presented, for: endpoint)
+      } catch {
+        return "cannot remember the relay: \(error.description)"
+      }
+      return nil
+    case .refuse(let reason):
+      return reason
+    }
+  }
+
+  /// Whether a CA among the system's trust roots vouches for the chain, for `host`.
+  static func verifiesWithSystemRoots(_ chain: [NIOSSLCertificate], host: String) async -> Bool {
+    let certificates = chain.compactMap { certificate -> Certificate? in
+      guard let der = try? certificate.toDERBytes() else { return nil }
+      return try? Certificate(derEncoded: der)
+    }
+    guard let leaf = certificates.first else { return false }
+    let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
+    var verifier = Verifier(rootCertificates: CertificateStore.systemTrustRoots) {
+      RFC5280Policy()
+      ServerIdentityPolicy(
+        serverHostname: isAddress ? nil : host, serverIP: isAddress ? host : nil)
+    }
+    let result = await verifier.validate(
+      leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst())))
+    if case .validCertificate = result { return true }
+    return false
+  }
+
+  /// Why the last certificate was refused, shared between the handshake (which refuses)
+  /// and the connect call (which reports it).
+  public final class Refusal: Sendable {
+    private let reason = Mutex<String?>(nil)
+    public init() {}
+    public func set(_ text: String) { reason.withLock { $0 = text } }
+    public var text: String? { reason.withLock { $0 } }
+  }
+}

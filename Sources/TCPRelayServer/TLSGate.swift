@@ -1,0 +1,47 @@
+import NIOCore
+import WireProtocol
+
+/// Looks at the first byte a connection sends, so that a peer speaking the wrong kind of
+/// connection gets one clear answer instead of garbage or a hang: a TLS handshake starts
+/// with a record of type 22 (0x16), a Cowatch hello with `{`.
+///
+/// On a TLS relay a plain client is told, in plain JSON, to connect with TLS; on a plain
+/// relay a TLS client is closed at once (its handshake then fails with a clear error on
+/// its side rather than waiting for the hello timeout). Either way the gate then leaves
+/// the pipeline.
+final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  private let expectsTLS: Bool
+
+  init(expectsTLS: Bool) { self.expectsTLS = expectsTLS }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let buffer = unwrapInboundIn(data)
+    guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+    let isTLS = first == 0x16
+    if isTLS == expectsTLS {
+      context.fireChannelRead(data)
+      context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+      return
+    }
+    if expectsTLS {
+      // Written from here, before the TLS handler: in the clear, which is all the peer
+      // can read.
+      let line = WireCodec().encode(
+        ServerMessage.error(
+          code: .tlsRequired,
+          message:
+            "this relay only speaks TLS: connect without --no-tls (and check its fingerprint)",
+          fatal: true))
+      let channel = context.channel
+      context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: line)))
+        .whenComplete { _ in channel.close(promise: nil) }
+    } else {
+      context.close(promise: nil)
+    }
+  }
+
+  typealias OutboundOut = ByteBuffer
+}

@@ -1,0 +1,176 @@
+import Foundation
+import GroupSessions
+import Logging
+import Participation
+import RelayTLS
+import TCPRelayClient
+import TCPRelayServer
+import Testing
+import Transports
+
+@Suite("Participants check the relay they reach over TLS", .serialized, .timeLimit(.minutes(1)))
+struct RelayTLSSessionTests {
+  static func relay(_ identity: RelayIdentity?, port: Int = 0) async throws -> RelayServer {
+    var logger = Logger(label: "test.relay")
+    logger.logLevel = .critical
+    return try await RelayServer.start(
+      host: "127.0.0.1", port: port, logger: logger, tls: try identity?.serverContext())
+  }
+
+  static func start(_ port: Int, _ tls: RelayVerification?) async -> ClientError? {
+    let client = ParticipantClient(
+      transport: TCPTransport(host: "127.0.0.1", port: port, tls: tls),
+      configuration: ParticipantConfiguration(name: "ann"))
+    do {
+      try await client.start()
+      await client.stop()
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  static func temporaryKnownRelays() -> KnownRelays {
+    KnownRelays(
+      path: FileManager.default.temporaryDirectory
+        .appendingPathComponent("cowatch-known-\(UInt64.random(in: 0...UInt64.max))/known-relays")
+        .path)
+  }
+
+  @Test("a relay with another certificate at the pinned address is refused, in words")
+  func pinned() async throws {
+    let identity = try RelayIdentity.makeSelfSigned()
+    let other = try RelayIdentity.makeSelfSigned()
+    let server = try await Self.relay(identity)
+    defer { Task { await server.stop() } }
+    #expect(
+      await Self.start(
+        server.port, RelayVerification(pinned: identity.fingerprint, knownRelays: nil)) == nil)
+    let refused = await Self.start(
+      server.port, RelayVerification(pinned: other.fingerprint, knownRelays: nil))
+    guard case .transport(.untrusted(let why)) = refused else {
+      Issue.record("not refused as untrusted: \(String(describing: refused))")
+      return
+    }
+    #expect(why.contains("presents \(identity.fingerprint), not the pinned \(other.fingerprint)"))
+    await server.stop()
+  }
+
+  @Test(
+    "trust on first use: asked once (or told beforehand), remembered, then enforced against a changed certificate"
+  )
+  func trustOnFirstUse() async throws {
+    let known = Self.temporaryKnownRelays()
+    defer {
+      try? FileManager.default.removeItem(
+        atPath: (known.path as NSString).deletingLastPathComponent)
+    }
+    let first = try RelayIdentity.makeSelfSigned()
+    let server = try await Self.relay(first)
+    let port = server.port
+    let endpoint = "127.0.0.1:\(port)"
+    // Headless, not told: refused with what to do.
+    guard
+      case .transport(.untrusted(let why)) = await Self.start(
+        port, RelayVerification(knownRelays: known))
+    else {
+      Issue.record("an unknown relay was accepted without asking")
+      return
+    }
+    #expect(why.contains("--trust-new-relay"))
+    // Asked, and declined: refused, nothing remembered.
+    let declined = await Self.start(
+      port, RelayVerification(knownRelays: known, ask: { _, _ in false }))
+    #expect(
+      declined
+        == .transport(
+          .untrusted("you did not trust the relay at \(endpoint) (\(first.fingerprint))")))
+    #expect(known.fingerprint(for: endpoint) == nil)
+    // Asked, with the fingerprint shown, and trusted: remembered.
+    let asked = AskLog()
+    #expect(
+      await Self.start(
+        port, RelayVerification(knownRelays: known, ask: { e, f in await asked.add("\(e) \(f)") }))
+        == nil)
+    #expect(await asked.entries == ["\(endpoint) \(first.fingerprint)"])
+    #expect(known.fingerprint(for: endpoint) == first.fingerprint)
+    // Known now: no question asked.
+    #expect(
+      await Self.start(port, RelayVerification(knownRelays: known, ask: { _, _ in false })) == nil)
+    await server.stop()
+
+    // Another relay at the same address, with another certificate: refused loudly, even
+    // when told to trust new relays.
+    let impostor = try await Self.relay(try RelayIdentity.makeSelfSigned(), port: port)
+    let changed = await Self.start(port, RelayVerification(knownRelays: known, trustNew: true))
+    guard case .transport(.untrusted(let loud)) = changed else {
+      Issue.record("a changed certificate was accepted: \(String(describing: changed))")
+      await impostor.stop()
+      return
+    }
+    #expect(loud.hasPrefix("THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE"))
+    #expect(known.fingerprint(for: endpoint) == first.fingerprint, "the remembered one stays")
+    await impostor.stop()
+  }
+
+  @Test(
+    "a plain client at a TLS relay, and a TLS client at a plain relay: one clear error each, no hang"
+  )
+  func mismatch() async throws {
+    let tlsRelay = try await Self.relay(try RelayIdentity.makeSelfSigned())
+    let plain = await Self.start(tlsRelay.port, nil)
+    guard case .refused(.tlsRequired, let message) = plain else {
+      Issue.record("plain client at a TLS relay: \(String(describing: plain))")
+      await tlsRelay.stop()
+      return
+    }
+    #expect(message.contains("only speaks TLS"))
+    await tlsRelay.stop()
+
+    let plainRelay = try await Self.relay(nil)
+    let tlsClient = await Self.start(
+      plainRelay.port, RelayVerification(knownRelays: nil, trustNew: true))
+    guard case .transport(.unreachable(_, let reason)) = tlsClient else {
+      Issue.record("TLS client at a plain relay: \(String(describing: tlsClient))")
+      await plainRelay.stop()
+      return
+    }
+    #expect(reason.contains("does not speak TLS"), "\(reason)")
+    await plainRelay.stop()
+  }
+
+  @Test(
+    "a relay that comes back with another certificate is not reconnected to: the participant stops and says why"
+  )
+  func changedOnReconnect() async throws {
+    let identity = try RelayIdentity.makeSelfSigned()
+    let server = try await Self.relay(identity)
+    let port = server.port
+    var configuration = ParticipantConfiguration(name: "ann")
+    configuration.reconnectInitialDelay = 0.05
+    let client = ParticipantClient(
+      transport: TCPTransport(
+        host: "127.0.0.1", port: port,
+        tls: RelayVerification(pinned: identity.fingerprint, knownRelays: nil)),
+      configuration: configuration)
+    try await client.start()
+    await server.stop()
+    let impostor = try await Self.relay(try RelayIdentity.makeSelfSigned(), port: port)
+    let deadline = Date().addingTimeInterval(10)
+    while await client.connectionStatus != .disconnected, Date() < deadline {
+      try await Task.sleep(nanoseconds: 20_000_000)
+    }
+    #expect(await client.connectionStatus == .disconnected)
+    #expect(impostor.state(ofRoom: "lobby") == nil, "it never entered the impostor's room")
+    await client.stop()
+    await impostor.stop()
+  }
+}
+
+actor AskLog {
+  var entries: [String] = []
+  func add(_ entry: String) -> Bool {
+    entries.append(entry)
+    return true
+  }
+}

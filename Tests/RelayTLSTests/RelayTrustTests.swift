@@ -1,0 +1,110 @@
+import Foundation
+import RelayTLS
+import Testing
+
+@Suite("Trusting a relay's certificate")
+struct RelayTrustTests {
+  let a = "SHA256:Qack/BC9g57yZScI3Q2DScMFQAF4Sy6ge2fefRAY4LE"
+  let b = "SHA256:abmOIWy7CgJ+6oZX+WXUTp0BhKjFb29w+GzQ7fYFvKo"
+
+  func decide(
+    presented: String, pinned: String? = nil, ca: Bool = false, known: String? = nil,
+    trustNew: Bool = false, canAsk: Bool = false
+  ) -> RelayTrust.Decision {
+    RelayTrust.decide(
+      endpoint: "192.168.1.5:7700", presented: presented, pinned: pinned, caVerified: ca,
+      known: known, trustNew: trustNew, canAsk: canAsk)
+  }
+
+  @Test("a pin decides alone: it must match, whatever else is known or vouched for")
+  func pinned() {
+    #expect(decide(presented: a, pinned: a) == .trust)
+    guard
+      case .refuse(let why) = decide(presented: b, pinned: a, ca: true, known: b, trustNew: true)
+    else {
+      Issue.record("a mismatched pin was not refused")
+      return
+    }
+    #expect(why.contains("not the pinned \(a)"))
+  }
+
+  @Test(
+    "a CA's word is enough; a remembered fingerprint must match, and a change is refused loudly, never asked"
+  )
+  func knownAndCA() {
+    #expect(decide(presented: a, ca: true) == .trust)
+    #expect(decide(presented: a, known: a) == .trust)
+    guard case .refuse(let why) = decide(presented: b, known: a, trustNew: true, canAsk: true)
+    else {
+      Issue.record("a changed certificate was not refused")
+      return
+    }
+    #expect(why.hasPrefix("THE RELAY AT 192.168.1.5:7700 PRESENTS A DIFFERENT CERTIFICATE"))
+  }
+
+  @Test(
+    "an unknown relay: trusted and remembered when told to, asked about when someone can answer, else refused with what to do"
+  )
+  func unknown() {
+    #expect(decide(presented: a, trustNew: true) == .trustAndRemember)
+    #expect(decide(presented: a, canAsk: true) == .ask)
+    guard case .refuse(let why) = decide(presented: a) else {
+      Issue.record("an unknown relay was not refused")
+      return
+    }
+    #expect(why.contains("--fingerprint") && why.contains("--trust-new-relay"))
+  }
+
+  @Test("fingerprints read as SSH writes them; anything else is not one")
+  func fingerprints() {
+    #expect(RelayFingerprint.parse(a) == a)
+    #expect(RelayFingerprint.parse(" \(a)= ") == a)
+    #expect(RelayFingerprint.parse("SHA256:short") == nil)
+    #expect(RelayFingerprint.parse("MD5:" + a.dropFirst(7)) == nil)
+    #expect(RelayFingerprint.of(der: [1, 2, 3]).count == a.count)
+  }
+
+  @Test("the known-relays file remembers one fingerprint per relay and survives a hand-edited line")
+  func knownRelaysFile() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-known-\(UInt64.random(in: 0...UInt64.max))/known-relays")
+      .path
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let known = KnownRelays(path: path)
+    #expect(known.fingerprint(for: "h:1") == nil)
+    try known.remember(a, for: "h:1")
+    try known.remember(b, for: "h:2")
+    try known.remember(b, for: "h:1")
+    #expect(known.fingerprint(for: "h:1") == b)
+    #expect(known.fingerprint(for: "h:2") == b)
+    try ("garbage line\n" + (try String(contentsOfFile: path, encoding: .utf8))).write(
+      toFile: path, atomically: true, encoding: .utf8)
+    #expect(known.fingerprint(for: "h:2") == b)
+    #expect(
+      KnownRelays.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config"])
+        == "/x/config/cowatch/known-relays")
+  }
+
+  @Test(
+    "a relay's self-signed certificate is made once and kept: the same fingerprint after a restart, the key readable by its owner only"
+  )
+  func identityKept() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-identity-\(UInt64.random(in: 0...UInt64.max))").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let first = try RelayIdentity.loadOrCreate(in: directory)
+    let again = try RelayIdentity.loadOrCreate(in: directory)
+    #expect(first.fingerprint == again.fingerprint && first.isSelfSigned)
+    let mode =
+      try FileManager.default.attributesOfItem(atPath: directory + "/relay-key.pem")[
+        .posixPermissions] as? Int
+    #expect(mode == 0o600)
+    #expect(try RelayIdentity.makeSelfSigned().fingerprint != first.fingerprint)
+    #expect(throws: RelayTLSError.self) {
+      try RelayIdentity.load(
+        certificate: directory + "/nope.pem", key: directory + "/relay-key.pem")
+    }
+  }
+}
