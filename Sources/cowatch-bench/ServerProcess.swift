@@ -19,9 +19,11 @@ final class ServerProcess: @unchecked Sendable {
   /// `defaultLimits` keeps the relay's own limits (for the attacks); otherwise the
   /// per-address ones are lifted, since every load client comes from 127.0.0.1.
   /// `store` is what `--store` gets (`memory`, or an SQLite file's path).
+  /// `tls`: serve with a self-signed certificate (made in a temporary state directory; its
+  /// fingerprint in ``fingerprint``) instead of `--no-tls`.
   static func cowatch(
     host: String = "127.0.0.1", port: Int = 0, defaultLimits: Bool = false,
-    store: String = "memory"
+    store: String = "memory", tls: Bool = false
   ) throws -> ServerProcess {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("cowatch").path
@@ -33,14 +35,19 @@ final class ServerProcess: @unchecked Sendable {
     p.arguments =
       [
         "serve", "--host", host, "--port", "\(port)", "--store", store, "--log-level",
-        defaultLimits ? "notice" : "warning", "--no-tls",
-      ]
+        defaultLimits ? "notice" : "warning",
+      ] + (tls ? [] : ["--no-tls"])
       + (defaultLimits
         ? []
         : [
           "--max-connections", "30000", "--max-connections-per-address", "30000",
           "--max-rooms-per-address", "30000",
         ])
+    if tls {
+      var environment = ProcessInfo.processInfo.environment
+      environment["XDG_STATE_HOME"] = NSTemporaryDirectory() + "cowatch-bench-\(UUID().uuidString)"
+      p.environment = environment
+    }
     let pipe = Pipe()
     p.standardOutput = pipe
     // The relay logs to stderr: into a file, so that its size can be read afterwards.
@@ -51,7 +58,9 @@ final class ServerProcess: @unchecked Sendable {
     // "cowatch relay listening on 127.0.0.1:PORT"
     var text = ""
     let deadline = monoNow() + 10_000_000_000
-    while monoNow() < deadline, !text.contains("\n") {
+    // With TLS, the certificate's line follows the first.
+    let lines = tls ? 2 : 1
+    while monoNow() < deadline, text.filter({ $0 == "\n" }).count < lines {
       let data = pipe.fileHandleForReading.availableData
       if data.isEmpty { break }
       text += String(decoding: data, as: UTF8.self)
@@ -66,11 +75,15 @@ final class ServerProcess: @unchecked Sendable {
     }
     let server = ServerProcess(process: p, port: port, output: pipe)
     server.logPath = logPath
+    server.fingerprint = text.split(separator: " ").first { $0.hasPrefix("SHA256:") }.map(
+      String.init)
     return server
   }
 
   /// Where its log goes (`cowatch serve` only).
   var logPath: String?
+  /// Its certificate's fingerprint, when it serves TLS.
+  var fingerprint: String?
 
   /// Bytes of log written so far.
   var logBytes: Int {

@@ -153,7 +153,8 @@ enum StoreBench {
         runtime.received(
           .command(
             id: request,
-            .report(roundTrip: 0.001 * Double(request % 7 + 1), startupLatency: 0, playerOffset: nil)),
+            .report(
+              roundTrip: 0.001 * Double(request % 7 + 1), startupLatency: 0, playerOffset: nil)),
           from: id)
         steps += 1
       }
@@ -181,8 +182,7 @@ enum StoreBench {
     return result
   }
 
-  static func throughputTable(_ results: [Throughput], participants: Int, roomSize: Int) -> Table
-  {
+  static func throughputTable(_ results: [Throughput], participants: Int, roomSize: Int) -> Table {
     var t = Table(
       "store", "steps/s applied", "rows written/s", "batches/s", "rows per batch",
       "writer busy", "longest write (ms)", "file (MiB)", "room row / member row (bytes)")
@@ -192,7 +192,8 @@ enum StoreBench {
         r.store, String(format: "%.0f", Double(r.steps) / r.seconds),
         r.store == "memory" ? "—" : String(format: "%.0f", Double(r.rows) / r.seconds),
         r.store == "memory" ? "—" : String(format: "%.0f", Double(r.batches) / r.seconds),
-        r.store == "memory" || r.batches == 0 ? "—" : String(format: "%.0f", Double(r.rows) / Double(r.batches)),
+        r.store == "memory" || r.batches == 0
+          ? "—" : String(format: "%.0f", Double(r.rows) / Double(r.batches)),
         r.store == "memory" ? "—" : String(format: "%.0f %%", busy * 100),
         r.store == "memory" ? "—" : String(format: "%.1f", r.longestWrite * 1000),
         r.store == "memory" ? "—" : String(format: "%.1f", Double(r.fileBytes) / 1_048_576),
@@ -298,7 +299,9 @@ enum StoreBench {
       result.inSync += syncedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
       await sleepSeconds(1)
       var positions: [Double] = []
-      for c in room.clients { if let p = await c.snapshot().player?.position { positions.append(p) } }
+      for c in room.clients {
+        if let p = await c.snapshot().player?.position { positions.append(p) }
+      }
       if let low = positions.min(), let high = positions.max() {
         result.spreadAfter.append((high - low) * 1000)
       }

@@ -5,7 +5,8 @@ struct StoreCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "store",
     abstract:
-      "The room store: propagation with and without it, steps sustained while writing, kill -9 to back in sync.")
+      "The room store: propagation with and without it, steps sustained while writing, kill -9 to back in sync."
+  )
   @OptionGroup var common: CommonOptions
   @Option(help: "Participants in the propagation run.") var size = 10
   @Option(help: "Rounds of pause, seek and play.") var rounds = 30

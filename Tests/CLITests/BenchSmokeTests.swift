@@ -22,6 +22,8 @@ import Testing
       // Every known attack against a real `cowatch serve`; exits non-zero unless the
       // victim room kept working through each.
       ("attacks", ["Attacks against cowatch serve", "SIGSTOP"]),
+      // The same room with and without TLS against a real `cowatch serve`, and many joining.
+      ("tls", ["TLS cost", "plain TCP", "TLS "]),
       // Propagation per store, steps while writing, and a real relay killed and restarted.
       (
         "store",
