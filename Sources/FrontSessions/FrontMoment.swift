@@ -11,10 +11,16 @@ public struct FrontMoment: Hashable, Sendable {
   public var localTime: LocalInstant
   /// What the local player shows.
   public var player: Media.PlayerSnapshot
+  /// Messages in this room are sealed with its password.
+  public var messagesSealed: Bool
 
-  public init(groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot) {
+  public init(
+    groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot,
+    messagesSealed: Bool = false
+  ) {
     self.groupTime = groupTime
     self.localTime = localTime
     self.player = player
+    self.messagesSealed = messagesSealed
   }
 }

@@ -1,10 +1,10 @@
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
+import Transports
 
 /// Performs what a ``FrontSession`` asks for, and nothing else: it feeds the reducer the
 /// client's events, the keys, the clock ticks and the outcomes of requests, one at a time
@@ -86,7 +86,7 @@ public struct FrontRunner: Sendable {
     let snapshot = await client.snapshot()
     return FrontMoment(
       groupTime: snapshot.groupTime, localTime: snapshot.localTime,
-      player: player.snapshot(at: snapshot.localTime))
+      player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed)
   }
 
   /// The worker: makes the requests one after the other and reports failures.

@@ -1,10 +1,10 @@
 import GroupSessions
-import Participation
-import Transports
 import Media
 import Narration
+import Participation
 import PlaybackCoordination
 import TerminalFront
+import Transports
 
 /// The terminal front's session loop as a value: it owns the screen model and the key
 /// controller, takes every input in order — what the client reports, keys, clock ticks,
@@ -95,6 +95,7 @@ public struct FrontSession: Sendable {
   public mutating func handle(_ input: Input, at moment: FrontMoment) -> [Effect] {
     if let now = moment.groupTime { model.now = now }
     model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
+    model.messagesSealed = moment.messagesSealed
     var effects: [Effect] = []
     switch input {
     case .started:
@@ -268,6 +269,7 @@ public struct FrontSession: Sendable {
     case .joinSession: return .send(.join)
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
+    case .roomCommand(let command): return .send(command)
     case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice: return nil
     }
   }

@@ -15,6 +15,9 @@ public struct RelayVerification: Sendable {
   /// Asks the person whether to trust an unknown relay's fingerprint (the front does,
   /// before it takes the screen); nil: nobody to ask (headless).
   public var ask: (@Sendable (_ endpoint: String, _ fingerprint: String) async -> Bool)?
+  /// The client TLS context, made once: making one per connection (and loading the
+  /// system's trust roots into it each time) made a thousand simultaneous joins take seconds.
+  private let context = ClientContext()
 
   public init(
     pinned: String? = nil, knownRelays: KnownRelays? = KnownRelays(), trustNew: Bool = false,
@@ -31,13 +34,7 @@ public struct RelayVerification: Sendable {
   public func clientHandler(host: String, endpoint: String, refusal: Refusal) throws
     -> NIOSSLClientHandler
   {
-    var configuration = TLSConfiguration.makeClientConfiguration()
-    configuration.minimumTLSVersion = .tlsv12
-    // Every check is ours (the callback below replaces BoringSSL's whole verification; a
-    // self-signed relay is the usual case, not an error). It is only called when peer
-    // verification is on, hence not `.none`.
-    configuration.certificateVerification = .noHostnameVerification
-    let context = try NIOSSLContext(configuration: configuration)
+    let context = try self.context.get()
     let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
     return try NIOSSLClientHandler(
       context: context, serverHostname: isAddress ? nil : host,
@@ -104,6 +101,28 @@ public struct RelayVerification: Sendable {
       leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst())))
     if case .validCertificate = result { return true }
     return false
+  }
+
+  /// One client context for every connection made with these settings.
+  final class ClientContext: Sendable {
+    private let made = Mutex<NIOSSLContext?>(nil)
+
+    func get() throws -> NIOSSLContext {
+      try made.withLock { made in
+        if let made { return made }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        // Every check is ours (the callback replaces BoringSSL's whole verification; a
+        // self-signed relay is the usual case, not an error). It is only called when peer
+        // verification is on, hence not `.none`; no trust roots are loaded for it (the
+        // system's are read by the verifier when a CA is to vouch).
+        configuration.certificateVerification = .noHostnameVerification
+        configuration.trustRoots = .certificates([])
+        let context = try NIOSSLContext(configuration: configuration)
+        made = context
+        return context
+      }
+    }
   }
 
   /// Why the last certificate was refused, shared between the handshake (which refuses)

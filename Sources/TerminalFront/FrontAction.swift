@@ -39,4 +39,6 @@ public enum FrontAction: Hashable, Sendable {
   case redraw
   /// Feedback for this person only, e.g. "no next episode" (post it as an error notice).
   case localNotice(String)
+  /// One of the owner's commands (lock, playback control, hand over, remove).
+  case roomCommand(GroupCommand)
 }

@@ -121,6 +121,18 @@ public struct FrontController: Hashable, Sendable {
     case .autoAdvance:
       guard let local = model.local else { return [.localNotice("not in the room yet")] }
       return [.setAutoAdvance(!local.autoAdvance)]
+    case .room:
+      let control = model.group.control
+      guard let me = model.localParticipant, control.owner == me else {
+        let owner = model.group.owner?.name ?? "the room's owner"
+        return [
+          .localNotice(
+            "only \(owner) can lock the room, choose who controls playback, hand it over or remove someone"
+          )
+        ]
+      }
+      present(.roomMenu(control: control))
+      return [.redraw]
     default:
       break
     }
@@ -218,6 +230,16 @@ public struct FrontController: Hashable, Sendable {
       return trimmed.isEmpty ? [.redraw] : [.chat(trimmed)]
     case (.episodePicker, .chosen(.item(let id))):
       return picked(id, model: model)
+    case (.roomMenu, .chosen(.lock(let locked))): return [.roomCommand(.setLocked(locked))]
+    case (.roomMenu, .chosen(.control(let control))):
+      return [.roomCommand(.setPlaybackControl(control))]
+    case (.roomMenu, .chosen(.handOver)), (.roomMenu, .chosen(.removeSomeone)):
+      let others = model.group.participants.filter { $0.id != model.localParticipant }
+      guard !others.isEmpty else { return [.localNotice("nobody else is in the room")] }
+      present(.pickPerson(handOver: outcome == .chosen(.handOver), people: others))
+      return [.redraw]
+    case (.pickPerson(let handOver), .chosen(.person(let id))):
+      return [.roomCommand(handOver ? .transferOwnership(to: id) : .remove(id))]
     default:
       return [.redraw]
     }

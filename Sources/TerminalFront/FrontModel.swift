@@ -135,6 +135,8 @@ public struct FrontModel: Hashable, Sendable {
   public var watchingAlone: Bool = false
   /// The command others use to join this room (shown while nothing is being watched).
   public var invite: String?
+  /// Messages in this room are sealed with its password (shown as a lock).
+  public var messagesSealed = false
 
   public init(
     roomName: String = "lobby", localParticipant: ParticipantID? = nil,

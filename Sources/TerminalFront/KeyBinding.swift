@@ -8,6 +8,7 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case suspendResume
   case autoAdvance
   case chat
+  case room
   case join
   case help
   case quit
@@ -57,6 +58,10 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
     KeyBinding([.character("c"), .enter], "c", "chat", "say something to everyone", .chat),
     KeyBinding(
+      [.character("o")], "o", "room",
+      "the owner's room menu: lock, who controls playback, hand over, remove", .room,
+      inHelpLine: false),
+    KeyBinding(
       [.character("j")], "j", "join", "join the room's watch session", .join, inHelpLine: false),
     KeyBinding([.character("?"), .character("h")], "?", "help", "show / hide this help", .help),
     KeyBinding(
@@ -76,7 +81,7 @@ public struct KeyBinding: Hashable, Sendable {
 
   /// The help overlay's lines: pairs folded into one line each.
   public static var helpEntries: [(key: String, text: String)] {
-    all.filter { $0.inHelpLine || $0.command == .join || $0.command == .redraw }.map {
+    all.filter { $0.inHelpLine || [.join, .redraw, .room].contains($0.command) }.map {
       ($0.keyLabel, $0.long)
     }
   }

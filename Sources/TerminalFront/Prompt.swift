@@ -25,6 +25,10 @@ public struct Prompt: Hashable, Sendable {
     /// Coming back after stepping away: catch up with the group, or bring everyone to
     /// `position` (where this player is).
     case comeBack(position: Double)
+    /// The owner's room menu.
+    case roomMenu
+    /// Whom to hand the room to (`handOver`) or remove.
+    case pickPerson(handOver: Bool)
   }
 
   /// What an option stands for.
@@ -36,6 +40,10 @@ public struct Prompt: Hashable, Sendable {
     case catchUp, bringEveryone
     case cancel
     case item(ItemID)
+    case lock(Bool)
+    case control(PlaybackControl)
+    case handOver, removeSomeone
+    case person(ParticipantID)
   }
 
   public struct Option: Hashable, Sendable {
@@ -95,7 +103,7 @@ public struct Prompt: Hashable, Sendable {
 
   public var layout: Layout {
     switch kind {
-    case .episodePicker: .list
+    case .episodePicker, .roomMenu, .pickPerson: .list
     case .chat: .input
     default: .buttons
     }
@@ -268,6 +276,41 @@ extension Prompt {
         Option("Bring everyone here", choice: .bringEveryone),
         Option("Cancel", hotkey: "x", choice: .cancel),
       ])
+  }
+
+  /// The owner's menu for the room, saying how it stands now.
+  public static func roomMenu(control: RoomControl) -> Prompt {
+    let lock =
+      control.locked
+      ? Option("Unlock the room: let new people in", hotkey: "l", choice: .lock(false))
+      : Option("Lock the room: nobody new gets in", hotkey: "l", choice: .lock(true))
+    let playback =
+      control.playback == .owner
+      ? Option("Everyone controls playback", hotkey: "p", choice: .control(.everyone))
+      : Option(
+        "Only I control playback (the others can still step away)", hotkey: "p",
+        choice: .control(.owner))
+    return Prompt(
+      kind: .roomMenu, title: "Your room",
+      message:
+        "\(control.locked ? "Locked" : "Open") · \(control.playback == .owner ? "only you control playback" : "everyone controls playback")",
+      options: [
+        lock, playback, Option("Hand the room to…", hotkey: "h", choice: .handOver),
+        Option("Remove someone…", hotkey: "r", choice: .removeSomeone),
+        Option("Cancel", hotkey: "x", choice: .cancel),
+      ])
+  }
+
+  /// The others in the room, to hand it to or to remove.
+  public static func pickPerson(handOver: Bool, people: [Participant]) -> Prompt {
+    Prompt(
+      kind: .pickPerson(handOver: handOver), title: handOver ? "Hand the room to" : "Remove",
+      message: people.isEmpty ? "Nobody else is in the room." : "",
+      options: people.map { Option($0.name, hotkey: nil, choice: .person($0.id)) }.map {
+        var o = $0
+        o.hotkey = nil
+        return o
+      })
   }
 
   /// The chat line.

@@ -108,7 +108,15 @@ public enum ScreenRenderer {
     let who = model.local.map { "\($0.name) · " } ?? ""
     let rightText = " \(who)\(right) "
     let rightWidth = CharacterWidth.of(rightText)
-    let leftText = " Cowatch · room \(model.roomName)"
+    let control = model.group.control
+    var marks = ""
+    if model.messagesSealed { marks += " 🔒" }
+    if control.locked { marks += " · locked" }
+    if control.playback == .owner, let owner = model.group.owner {
+      marks +=
+        " · \(owner.id == model.localParticipant ? "you control" : "\(owner.name) controls") playback"
+    }
+    let leftText = " Cowatch · room \(model.roomName)\(marks)"
     let room = max(0, grid.cols - rightWidth - 1)
     grid.write(
       TextLayout.truncate(leftText, to: room), row: 0, col: 0,
@@ -409,7 +417,8 @@ public enum ScreenRenderer {
     let auto = p.autoAdvance ? "↻" : ""
     let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
-    let you = isYou ? " (you)" : ""
+    // The owner is marked with a star (and said so in the help and the room menu).
+    let you = (p.id == model.group.control.owner ? " ★" : "") + (isYou ? " (you)" : "")
     if oneLine {
       // ● name (you)     state          +12ms ↻   (the offset only when there is room)
       let offsetWidth = width >= 36 ? 7 : 0

@@ -339,3 +339,70 @@ struct PromptTests {
     #expect(RateFormat.text(0.05) == "0.05×")
   }
 }
+
+@Suite("the owner's room menu")
+struct RoomMenuTests {
+  static func owned(by owner: ParticipantID) -> FrontModel {
+    var model = Fixtures.playing()
+    model.group.control = RoomControl(owner: owner)
+    return model
+  }
+
+  @Test(
+    "o opens the owner's menu; lock, playback control, hand over and remove become the owner's commands"
+  )
+  func ownerMenu() {
+    let model = Self.owned(by: Fixtures.alice)
+    var c = FrontController()
+    #expect(c.handle(key: .character("o"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .roomMenu)
+    #expect(c.handle(key: .character("l"), model: model) == [.roomCommand(.setLocked(true))])
+    _ = c.handle(key: .character("o"), model: model)
+    #expect(
+      c.handle(key: .character("p"), model: model) == [.roomCommand(.setPlaybackControl(.owner))])
+    _ = c.handle(key: .character("o"), model: model)
+    _ = c.handle(key: .character("h"), model: model)
+    #expect(c.activePrompt?.kind == .pickPerson(handOver: true))
+    #expect(c.activePrompt?.options.map(\.label) == ["bob", "carol"])
+    #expect(
+      c.handle(key: .enter, model: model) == [.roomCommand(.transferOwnership(to: Fixtures.bob))])
+    _ = c.handle(key: .character("o"), model: model)
+    _ = c.handle(key: .character("r"), model: model)
+    _ = c.handle(key: .down, model: model)
+    #expect(c.handle(key: .enter, model: model) == [.roomCommand(.remove(Fixtures.carol))])
+    // A locked room owned with owner-only playback offers the way back.
+    var locked = model
+    locked.group.control = RoomControl(owner: Fixtures.alice, locked: true, playback: .owner)
+    _ = c.handle(key: .character("o"), model: locked)
+    #expect(c.activePrompt?.options.prefix(2).map(\.choice) == [.lock(false), .control(.everyone)])
+    #expect(c.handle(key: .escape, model: locked) == [.redraw])
+  }
+
+  @Test("o for anyone but the owner says who the owner is and changes nothing")
+  func notOwner() {
+    var c = FrontController()
+    let actions = c.handle(key: .character("o"), model: Self.owned(by: Fixtures.bob))
+    #expect(
+      actions == [
+        .localNotice(
+          "only bob can lock the room, choose who controls playback, hand it over or remove someone"
+        )
+      ])
+    #expect(c.activePrompt == nil)
+  }
+
+  @Test(
+    "the screen marks the owner with a star, a sealed room with a lock, and says who controls playback"
+  )
+  func marks() {
+    var model = Self.owned(by: Fixtures.bob)
+    model.group.control.locked = true
+    model.group.control.playback = .owner
+    model.messagesSealed = true
+    let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    let header = text.split(separator: "\n").first.map(String.init) ?? ""
+    #expect(header.contains("room lobby 🔒 · locked · bob controls playback"), "\(header)")
+    #expect(text.contains("bob ★"))
+    #expect(!text.contains("alice ★"))
+  }
+}
