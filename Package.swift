@@ -20,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
@@ -60,6 +61,14 @@ let package = Package(
       dependencies: [
         "PlaybackCoordination", "Rooms", "WireProtocol",
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The room store in PostgreSQL, for relays that keep their rooms in a database.
+    .target(
+      name: "PostgresRoomStore",
+      dependencies: [
+        "PlaybackCoordination", "Rooms", "WireProtocol",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
@@ -150,6 +159,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
         "RoomCrypto",
+        "PostgresRoomStore",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -173,7 +183,7 @@ let package = Package(
       dependencies: [
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports",
         "SQLiteRoomStore",
-        "RoomCrypto",
+        "RoomCrypto", "PostgresRoomStore",
       ]),
     .testTarget(
       name: "ParticipationTests",

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RelayRuntime
 import Rooms
+import PostgresRoomStore
 import SQLiteRoomStore
 import TCPRelayClient
 import TCPRelayServer
@@ -22,9 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
   @Option(
     help: ArgumentHelp(
-      "Where rooms are kept across restarts: an SQLite file, or 'memory' to keep nothing.",
+      "Where rooms are kept across restarts: an SQLite file, a PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE), or 'memory' to keep nothing.",
       discussion: "Default: $XDG_STATE_HOME/cowatch/relay.sqlite (~/.local/state/cowatch/…).",
-      valueName: "path|memory"))
+      valueName: "path|postgres://…|memory"))
   var store: String?
   @Option(help: "Forget stored rooms not written for this many seconds when starting.")
   var storeRetention = 3600.0
@@ -67,7 +68,16 @@ struct ServeCommand: AsyncParsableCommand {
     var storeNote = "rooms kept in memory only (--store memory)"
     if let path = storePath {
       do throws(RoomStoreError) {
-        let opened = try SQLiteRoomStore(path: path)
+        let opened: any RoomStore
+        let shown: String
+        if Self.isPostgres(path) {
+          let database = try await PostgresRoomStore.connect(url: path)
+          opened = database
+          shown = database.location
+        } else {
+          opened = try SQLiteRoomStore(path: path)
+          shown = path
+        }
         let now = ClockReading(group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
         let loaded = try await RelayRuntime.loadRooms(
           from: opened, retention: storeRetention, now: now)
@@ -75,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         roomStore = opened
         restoring = loaded.rooms
         storeNote =
-          "rooms kept in \(path); \(loaded.rooms.count) restored"
+          "rooms kept in \(shown); \(loaded.rooms.count) restored"
           + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
       } catch {
         throw CommandFailure("serve", error.description)
@@ -110,7 +120,11 @@ struct ServeCommand: AsyncParsableCommand {
     await server.wait()
   }
 
-  /// The SQLite file rooms are kept in, or nil for `--store memory`.
+  static func isPostgres(_ store: String) -> Bool {
+    store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
+  }
+
+  /// The SQLite file or PostgreSQL URL rooms are kept in, or nil for `--store memory`.
   var storePath: String? {
     if store == "memory" { return nil }
     if let store { return store }

@@ -38,7 +38,7 @@ struct DemoScreenTests {
     #expect(asked)
     screen.status = "0:05 · ✓ 1/1"
     let followed = screen.render(rows: 35, cols: 120).text
-    #expect(followed.contains("ann (you)"))
+    #expect(followed.contains("ann ★ (you)"), "ann entered first: she owns the room")
     #expect(followed.contains("paused by bob"))
     #expect(followed.contains("Switch everyone to"), "ann's prompt is shown as the front's modal")
     #expect(followed.contains("demo · following ann · 0:05 · ✓ 1/1"))
