@@ -459,7 +459,7 @@ public enum ScreenRenderer {
         wait.participant == model.localParticipant
         ? "you" : (model.group.participant(wait.participant)?.name ?? wait.participant.rawValue)
       let left = secondsLeft(until: wait.deadline, now: model.now)
-      return "⏳ \(name): \(wait.cause) · \(left)s"
+      return WaitText.line(name: name, cause: wait.cause, secondsLeft: left, width: width)
     }
   }
 

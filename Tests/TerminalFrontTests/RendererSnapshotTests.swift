@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import Testing
 
@@ -123,14 +124,28 @@ struct RendererSnapshotTests {
     #expect(!grid[fresh, grid.lines[fresh].distance(of: "carol")].style.dim)
   }
 
+  @Test("waits say why in words, keep the time left whole, and step away with the reason")
+  func waitWords() {
+    #expect(
+      WaitText.line(name: "dan", cause: .suspended(.stallRecovery), secondsLeft: 4, width: 40)
+        == "⏳ dan: buffering, 4 s left")
+    #expect(
+      WaitText.line(name: "dan", cause: .suspended(.interrupted), secondsLeft: 4, width: 60)
+        == "⏳ dan: stepped away (interrupted), 4 s left")
+    let narrow = WaitText.line(
+      name: "dan", cause: .suspended(.interrupted), secondsLeft: 14, width: 26)
+    #expect(narrow.hasSuffix(", 14 s left") && narrow.contains("…"), "\(narrow)")
+  }
+
   @Test("the waiting countdown follows the group clock")
   func countdown() {
     var model = Fixtures.waiting()
-    #expect(ScreenRenderer.render(model, rows: 24, cols: 80).text.contains("carol: stalled · 8s"))
+    #expect(
+      ScreenRenderer.render(model, rows: 35, cols: 120).text.contains("carol: buffering, 8 s left"))
     model.now = model.now.advanced(bySeconds: 5)
-    let text = ScreenRenderer.render(model, rows: 24, cols: 80).text
-    #expect(text.contains("carol: stalled · 3s"))
-    #expect(text.contains("bob: loading · 47s"))
+    let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(text.contains("carol: buffering, 3 s left"))
+    #expect(text.contains("bob: loading, 47 s left"))
   }
 }
 
