@@ -181,7 +181,10 @@ public struct FrontController: Hashable, Sendable {
       return [.changeRate(by: command == .faster ? rateStep : -rateStep)]
     case .next:
       guard let next = session.series.item(after: session.item.id) else {
-        return [.localNotice("\(EpisodeLabel.code(session.item.id)) is the last episode")]
+        return [
+          .localNotice(
+            "\(EpisodeLabel.describe(session.item)) is the last episode of \(session.series.title)")
+        ]
       }
       present(.confirmSwitch(to: next))
       return [.redraw]

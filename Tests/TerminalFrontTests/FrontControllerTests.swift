@@ -83,13 +83,16 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("Y"), model: model) == [.switchTo("harbour/s1e3")])
   }
 
-  @Test("n on the last episode says so")
+  @Test("n on the last episode says so, by its title and the series'")
   func nextAtEnd() {
     var c = FrontController()
     var model = Fixtures.playing()
     model.group.session?.item = Fixtures.series.items[3]
+    let item = Fixtures.series.items[3]
     #expect(
-      c.handle(key: .character("n"), model: model) == [.localNotice("S1E4 is the last episode")])
+      c.handle(key: .character("n"), model: model) == [
+        .localNotice("S1E4 · \(item.title) is the last episode of \(Fixtures.series.title)")
+      ])
   }
 
   @Test("e opens the picker on the current episode; picking another asks to confirm")
