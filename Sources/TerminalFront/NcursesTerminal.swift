@@ -40,9 +40,10 @@ public final class TerminalSession: Sendable {
   /// unset or empty (https://no-color.org).
   public let usesColor: Bool
 
-  /// Starts curses on the terminal, or throws a one-line ``TerminalError`` without touching
-  /// the screen. `tickMilliseconds` bounds how long the curses thread sleeps between checks.
-  public init(color: Bool? = nil, tickMilliseconds: Int32 = 1000) throws(TerminalError) {
+  /// Whether the front can run on this terminal (a terminal, with a TERM curses knows and
+  /// can draw on), without touching the screen: checked before connecting, so that nobody
+  /// sees someone enter the room and leave at once because their terminal is `dumb`.
+  public static func check() throws(TerminalError) {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw .notATerminal }
     guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else {
       throw .termUnset
@@ -54,6 +55,12 @@ public final class TerminalSession: Sendable {
     case -2: throw .unusableTerminal(term)
     default: throw .unknownTerminal(term)
     }
+  }
+
+  /// Starts curses on the terminal, or throws a one-line ``TerminalError`` without touching
+  /// the screen. `tickMilliseconds` bounds how long the curses thread sleeps between checks.
+  public init(color: Bool? = nil, tickMilliseconds: Int32 = 1000) throws(TerminalError) {
+    try Self.check()
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw .cursesFailed("no pipe") }
     for fd in fds {

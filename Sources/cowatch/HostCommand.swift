@@ -27,6 +27,8 @@ struct HostCommand: AsyncParsableCommand {
   func run() async throws {
     // Before the relay makes its logger: with the front, logs must not reach the screen.
     ParticipantRun.bootstrapLogs(options)
+    // Before the relay starts: a front that cannot run here must not open a room.
+    try ParticipantRun.checkTerminal(options)
     let identity = try tls.identity(command: "host")
     let context = try RelayTLSOptions.context(identity, command: "host")
     let server: RelayServer

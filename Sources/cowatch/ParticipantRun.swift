@@ -4,6 +4,7 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RoomCrypto
+import TerminalFront
 import Transports
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
@@ -22,6 +23,17 @@ enum ParticipantRun {
     }
   }
 
+  /// Refuses at once, before anything connects, when the front cannot run here.
+  static func checkTerminal(_ options: ParticipantOptions) throws(CommandFailure) {
+    guard !options.headless else { return }
+    do {
+      try TerminalSession.check()
+    } catch {
+      // Already one line that suggests --headless.
+      throw CommandFailure(line: error.description)
+    }
+  }
+
   /// Runs until the person quits (or, headless, the input ends); the client is stopped
   /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
   /// room's relay runs in this process (`cowatch host`).
@@ -30,6 +42,7 @@ enum ParticipantRun {
     hostsRoom: Bool = false
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
+    try checkTerminal(options)
     let logger = Logger(label: "cowatch.\(options.name)")
     let media = try MediaSetup.load(command: command, options: options) { warning in
       if options.headless { Console.error("cowatch \(command): \(warning)") }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PostgresRoomStore
 import RelayRuntime
 import Rooms
-import PostgresRoomStore
 import SQLiteRoomStore
 import TCPRelayClient
 import TCPRelayServer

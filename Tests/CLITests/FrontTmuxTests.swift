@@ -221,6 +221,41 @@ struct FrontTmuxTests {
   }
 
   @Test(
+    "a terminal the front cannot use (TERM=dumb) is refused before connecting: nobody sees eve come and go",
+    .enabled(
+      if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
+    .timeLimit(.minutes(1)))
+  func dumbTerminalRefusedFirst() async throws {
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory", "--no-tls",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let ann = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--no-tls",
+    ])
+    defer { ann.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#])
+    let tmux = Tmux()
+    defer { tmux.kill() }
+    try tmux.newSession(
+      "eve", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
+      // tmux sets TERM for its panes itself: set it for the command.
+      environment: [:],
+      command: [
+        "/usr/bin/env", "TERM=dumb", CowatchProcess.executable.path, "join",
+        "127.0.0.1:\(port)", "--name", "eve", "--no-tls",
+      ])
+    try #require(await tmux.waitForScreen("eve", showing: ["[exited 1]"]))
+    #expect(tmux.capture("eve").contains("--headless"), "the one line suggests headless mode")
+    try await Task.sleep(nanoseconds: 500_000_000)
+    #expect(
+      !ann.output.contains { $0.contains("\"eve\"") },
+      "eve never entered the room: \(ann.output.filter { $0.contains("eve") })")
+  }
+
+  @Test(
     "the host's quit asks before ending the room; yes stops its relay cleanly and exits 0",
     .enabled(
       if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
