@@ -13,11 +13,14 @@ public struct FrontMoment: Hashable, Sendable {
   public var player: Media.PlayerSnapshot
   /// Messages in this room are sealed with its password.
   public var messagesSealed: Bool
+  /// The rates the relay allows, once known.
+  public var allowedRates: ClosedRange<Double>?
 
   public init(
     groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot,
-    messagesSealed: Bool = false
+    messagesSealed: Bool = false, allowedRates: ClosedRange<Double>? = nil
   ) {
+    self.allowedRates = allowedRates
     self.groupTime = groupTime
     self.localTime = localTime
     self.player = player

@@ -86,7 +86,8 @@ public struct FrontRunner: Sendable {
     let snapshot = await client.snapshot()
     return FrontMoment(
       groupTime: snapshot.groupTime, localTime: snapshot.localTime,
-      player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed)
+      player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed,
+      allowedRates: snapshot.allowedRates)
   }
 
   /// The worker: makes the requests one after the other and reports failures.

@@ -96,6 +96,7 @@ public struct FrontSession: Sendable {
     if let now = moment.groupTime { model.now = now }
     model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
     model.messagesSealed = moment.messagesSealed
+    if let rates = moment.allowedRates { model.allowedRates = rates }
     var effects: [Effect] = []
     switch input {
     case .started:

@@ -155,7 +155,7 @@ public struct ParticipantCore: Sendable {
       groupPosition: groupTime.flatMap { t in state.session.map { $0.position(at: t) } },
       requestedPosition: requestedPosition.flatMap { $0.item == item ? $0.position(at: now) : nil },
       requestedRate: requestedRate?.rate, unansweredRequests: outbox.count,
-      messagesSealed: hasPassword)
+      messagesSealed: hasPassword, allowedRates: replica?.configuration.allowedRates)
   }
 
   /// Where this participant's player is, or else where the group is, by its estimate.

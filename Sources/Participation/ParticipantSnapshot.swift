@@ -25,4 +25,6 @@ public struct ParticipantSnapshot: Sendable {
   /// Whether this participant's messages travel sealed with the room's password (fronts
   /// show a lock).
   public var messagesSealed: Bool = false
+  /// The rates the relay allows, once welcomed (its engine configuration).
+  public var allowedRates: ClosedRange<Double>?
 }

@@ -172,9 +172,9 @@ public struct FrontController: Hashable, Sendable {
       // Only a rate already at the end of the range shown is refused here; the client
       // adds the steps up from the rate it last asked for and keeps them in the range.
       let shown = session.intendedRate > 0 ? session.intendedRate : session.playbackRate
-      let bound =
-        command == .faster
-        ? KeyBinding.rateSteps[KeyBinding.rateSteps.count - 1] : KeyBinding.rateSteps[0]
+      // The relay's range (its engine configuration), the same one headless mode and the
+      // relay itself apply.
+      let bound = command == .faster ? model.allowedRates.upperBound : model.allowedRates.lowerBound
       if abs(shown - bound) < 0.001 {
         return [.localNotice("speed is already \(RateFormat.text(bound))")]
       }

@@ -135,6 +135,8 @@ public struct FrontModel: Hashable, Sendable {
   public var watchingAlone: Bool = false
   /// The command others use to join this room (shown while nothing is being watched).
   public var invite: String?
+  /// The rates the relay allows (its engine configuration; the default until welcomed).
+  public var allowedRates: ClosedRange<Double> = EngineConfiguration().allowedRates
   /// Messages in this room are sealed with its password (shown as a lock).
   public var messagesSealed = false
 

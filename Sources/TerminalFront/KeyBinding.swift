@@ -47,7 +47,9 @@ public struct KeyBinding: Hashable, Sendable {
     KeyBinding([.right], "→", "+10s", "seek forward 10 seconds", .forward10, inHelpLine: false),
     KeyBinding([.down], "↓/↑", "1min", "seek back / forward 1 minute", .back60),
     KeyBinding([.up], "↑", "+1min", "seek forward 1 minute", .forward60, inHelpLine: false),
-    KeyBinding([.character("[")], "[/]", "speed", "slower / faster (0.25× … 2×)", .slower),
+    KeyBinding(
+      [.character("[")], "[/]", "speed",
+      "slower / faster (within the relay's range, 0.25× … 4× by default)", .slower),
     KeyBinding([.character("]")], "]", "faster", "faster", .faster, inHelpLine: false),
     KeyBinding(
       [.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),

@@ -53,11 +53,14 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character(Character(key)), model: model) == [.changeRate(by: delta)])
   }
 
-  @Test("at the fastest rate ] only says so, and at the slowest [")
+  @Test("at the fastest rate the relay allows ] only says so, and at the slowest [")
   func rateLimit() {
     var c = FrontController()
     var model = Fixtures.playing()
+    // The relay's range, not one of the front's own: 4× by default, here 2×.
     model.group.session = Fixtures.session(rate: 2)
+    #expect(c.handle(key: .character("]"), model: model) == [.changeRate(by: 0.25)])
+    model.allowedRates = 0.25...2
     #expect(c.handle(key: .character("]"), model: model) == [.localNotice("speed is already 2×")])
     #expect(c.handle(key: .character("["), model: model) == [.changeRate(by: -0.25)])
     model.group.session = Fixtures.session(rate: 0.25)

@@ -30,7 +30,8 @@ struct ReadmeKeysTests {
         default: name = binding.keyLabel
         }
         if name == "h" || name == "ctrl-c" { continue }  // aliases of ? and q
-        #expect(keyList.contains("`\(name)`"), "README's key list lacks `\(name)` (\(binding.long))")
+        #expect(
+          keyList.contains("`\(name)`"), "README's key list lacks `\(name)` (\(binding.long))")
       }
     }
   }
