@@ -53,7 +53,7 @@ extension GroupTransition {
     state.session = WatchSession(
       id: state.sessionCounter, series: series, item: info,
       timeline: Timeline(itemTime: 0, groupTime: now, rate: 0), intendedRate: 1, waits: [wait],
-      playbackRate: 1)
+      playbackRate: 1, startedBy: state.participants[index].name)
     emit(.sessionStarted(item: item))
   }
 

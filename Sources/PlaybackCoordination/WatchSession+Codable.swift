@@ -6,7 +6,7 @@
 extension WatchSession: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, series, item, timeline, intendedRate, waits, excused, reachedEnd, playbackRate,
-      catchingUp, lastPlaybackChange
+      catchingUp, lastPlaybackChange, startedBy
   }
 
   public init(from decoder: any Decoder) throws {
@@ -22,6 +22,7 @@ extension WatchSession: Codable {
     playbackRate = try c.decode(Double.self, forKey: .playbackRate)
     catchingUp = try c.decode([ParticipantID].self, forKey: .catchingUp)
     lastPlaybackChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastPlaybackChange)
+    startedBy = try c.decodeIfPresent(String.self, forKey: .startedBy)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -37,5 +38,6 @@ extension WatchSession: Codable {
     try c.encode(playbackRate, forKey: .playbackRate)
     try c.encode(catchingUp, forKey: .catchingUp)
     try c.encodeIfPresent(lastPlaybackChange, forKey: .lastPlaybackChange)
+    try c.encodeIfPresent(startedBy, forKey: .startedBy)
   }
 }

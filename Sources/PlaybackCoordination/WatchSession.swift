@@ -2,6 +2,9 @@
 /// number.
 public struct WatchSession: Hashable, Sendable {
   /// Increases each time a new session starts in the room (not on episode switches).
+  /// The name of whoever started it, so that someone who arrives later still reads who did
+  /// (the change that said so is long gone for them).
+  public var startedBy: String?
   public var id: UInt64
   public var series: SeriesInfo
   public var item: ItemInfo
@@ -32,8 +35,9 @@ public struct WatchSession: Hashable, Sendable {
     id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
     waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false,
     playbackRate: Double = 1, catchingUp: [ParticipantID] = [],
-    lastPlaybackChange: ChangeEvent? = nil
+    lastPlaybackChange: ChangeEvent? = nil, startedBy: String? = nil
   ) {
+    self.startedBy = startedBy
     self.id = id
     self.series = series
     self.item = item

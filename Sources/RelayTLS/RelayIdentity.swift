@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import NIOSSL
 import SwiftASN1
 import X509
@@ -111,6 +112,11 @@ public struct RelayIdentity: Sendable {
     fingerprint = RelayFingerprint.of(der: der)
   }
 
+  /// How long a closing connection waits for the peer's TLS close_notify. The protocol
+  /// says goodbye itself (`bye`), so nothing is lost by not waiting the default 5 s, which
+  /// held up every participant's exit (and a relay's every close) behind a slow peer.
+  public static let shutdownTimeout = TimeAmount.milliseconds(300)
+
   /// The TLS context the relay serves with (TLS 1.2 and later).
   public func serverContext() throws(RelayTLSError) -> NIOSSLContext {
     do {
@@ -119,6 +125,7 @@ public struct RelayIdentity: Sendable {
       var configuration = TLSConfiguration.makeServerConfiguration(
         certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
       configuration.minimumTLSVersion = .tlsv12
+      configuration.shutdownTimeout = RelayIdentity.shutdownTimeout
       return try NIOSSLContext(configuration: configuration)
     } catch {
       throw .invalid("cannot use the certificate and key: \(error)")

@@ -118,6 +118,7 @@ public struct RelayVerification: Sendable {
         // system's are read by the verifier when a CA is to vouch).
         configuration.certificateVerification = .noHostnameVerification
         configuration.trustRoots = .certificates([])
+        configuration.shutdownTimeout = RelayIdentity.shutdownTimeout
         let context = try NIOSSLContext(configuration: configuration)
         made = context
         return context

@@ -64,7 +64,8 @@ public struct FrontController: Hashable, Sendable {
       offeredSession = id
       prompts.append(
         .sessionOffered(
-          sessionID: id, startedBy: model.sessionStartedBy, seriesTitle: session.series.title,
+          sessionID: id, startedBy: model.sessionStartedBy ?? session.startedBy,
+          seriesTitle: session.series.title,
           item: session.item))
     }
     model.prompt = prompts.last

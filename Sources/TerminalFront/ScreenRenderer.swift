@@ -510,7 +510,9 @@ public enum ScreenRenderer {
     case .invalidated(let reason):
       return ("session ended: \(reason)", CellStyle(.warning, bold: true))
     case .waiting:
-      let who = model.sessionStartedBy.map { "\($0) started watching" } ?? "a watch session is on"
+      let who =
+        (model.sessionStartedBy ?? model.session?.startedBy).map { "\($0) started watching" }
+        ?? "a watch session is on"
       return ("\(who) · j to join", CellStyle(.accent, bold: true))
     case .joined: break
     }
@@ -519,7 +521,7 @@ public enum ScreenRenderer {
     }
     if let reason = model.localSuspensions.last {
       return (
-        "suspended: \(SuspensionText.describe(reason)) · s to come back",
+        "you stepped away (\(SuspensionText.describe(reason))) · s to come back",
         CellStyle(.warning, bold: true)
       )
     }

@@ -412,3 +412,34 @@ struct RoomMenuTests {
     #expect(!text.contains("alice ★"))
   }
 }
+
+@Suite("a late joiner")
+struct LateJoinerTests {
+  @Test("is told who started the session, from the session itself, not \"Someone\"")
+  func whoStarted() {
+    var model = Fixtures.playing()
+    model.group.participants[0].isJoined = false
+    model.membership = .waiting
+    model.group.session?.startedBy = "bob"
+    var c = FrontController()
+    c.prepare(&model)
+    #expect(
+      model.prompt?.message.hasPrefix("bob started Harbour Lights") == true,
+      "\(model.prompt?.message ?? "")")
+    #expect(ScreenRenderer.render(model, rows: 35, cols: 120).text.contains("bob started watching"))
+  }
+}
+
+@Suite("the engine")
+struct SessionStarterTests {
+  @Test("records who started the session, in the state every replica holds")
+  func recorded() throws {
+    var engine = GroupEngine()
+    _ = engine.apply(.enter(name: "ann"), from: "p1", at: GroupInstant(seconds: 1))
+    _ = try engine.apply(
+      .start(series: Fixtures.series, item: Fixtures.series.items[0].id), from: "p1",
+      at: GroupInstant(seconds: 2)
+    ).get()
+    #expect(engine.state.session?.startedBy == "ann")
+  }
+}

@@ -65,9 +65,9 @@ enum Fixture {
   static let session = WatchSession(
     id: 3, series: series, item: item1, timeline: timeline, intendedRate: 1, waits: [wait],
     excused: ["p3"], reachedEnd: false, playbackRate: 1.5, catchingUp: ["p4"],
-    lastPlaybackChange: played)
+    lastPlaybackChange: played, startedBy: "ann")
   static let sessionJSON =
-    #"{"catchingUp":["p4"],"excused":["p3"],"id":3,"intendedRate":1,"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"series":\#(seriesJSON),"timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
+    #"{"catchingUp":["p4"],"excused":["p3"],"id":3,"intendedRate":1,"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"series":\#(seriesJSON),"startedBy":"ann","timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
 
   /// Every optional field present.
   static let state = GroupState(
