@@ -113,20 +113,29 @@ public final class MpvPlayer: PlayerDriver {
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     let box = PlayerBox()
-    let channel: any Channel
-    do {
-      channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: 1 << 20)))
-            try channel.pipeline.syncOperations.addHandler(MpvLineHandler(box: box))
+    var connected: (any Channel)?
+    // mpv makes the socket's file before it listens on it: a connection refused in between
+    // is mpv not ready yet (seen on a loaded machine), so it is tried again until the
+    // deadline.
+    while connected == nil {
+      do {
+        connected = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+          .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+              try channel.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: 1 << 20)))
+              try channel.pipeline.syncOperations.addHandler(MpvLineHandler(box: box))
+            }
           }
+          .connect(unixDomainSocketPath: socket).get()
+      } catch {
+        guard process.isRunning, Date() < deadline else {
+          throw giveUp(.cannotStart("cannot connect to mpv's IPC socket: \(error)"))
         }
-        .connect(unixDomainSocketPath: socket).get()
-    } catch {
-      throw giveUp(.cannotStart("cannot connect to mpv's IPC socket: \(error)"))
+        try? await Task.sleep(nanoseconds: 20_000_000)
+      }
     }
+    guard let channel = connected else { throw giveUp(.cannotStart("no IPC connection")) }
     let player = MpvPlayer(
       process: process, socketDirectory: directory, channel: channel, resolver: resolver,
       clock: clock, logger: logger, configuration: configuration)

@@ -68,6 +68,11 @@ public struct FrontController: Hashable, Sendable {
           seriesTitle: session.series.title,
           item: session.item))
     }
+    // The Come back dialog says where the group is now, not where it was when it opened.
+    if let last = prompts.indices.last, case .comeBack(let position) = prompts[last].kind {
+      prompts[last].message =
+        Prompt.comeBack(position: position, groupPosition: model.groupPosition).message
+    }
     model.prompt = prompts.last
     model.showsHelp = showsHelp
   }

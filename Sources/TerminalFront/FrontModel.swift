@@ -209,6 +209,13 @@ public struct FrontModel: Hashable, Sendable {
 
   /// Adds a notice at ``now`` (newest first).
   public mutating func post(_ text: String, kind: Notice.Kind = .event) {
+    // The same words again while still shown ("speed is already 2×" on every press) are
+    // one notice, brought up to date, not a stack of copies.
+    if let first = notices.first, first.text == text, first.kind == kind,
+      now.seconds(since: first.at) < noticeLifetime
+    {
+      notices.removeFirst()
+    }
     notices.insert(Notice(text, at: now, kind: kind), at: 0)
     if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
   }

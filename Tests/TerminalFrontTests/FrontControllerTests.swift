@@ -443,3 +443,35 @@ struct SessionStarterTests {
     #expect(engine.state.session?.startedBy == "ann")
   }
 }
+
+@Suite("notices and live prompts")
+struct LiveTextTests {
+  @Test("the same notice again while shown is one notice, not a stack")
+  func noStacking() {
+    var model = Fixtures.playing()
+    let before = model.notices.count
+    model.post("speed is already 2×", kind: .error)
+    model.post("speed is already 2×", kind: .error)
+    model.now = model.now.advanced(bySeconds: 1)
+    model.post("speed is already 2×", kind: .error)
+    #expect(model.notices.count == before + 1)
+    #expect(model.notices.first?.at == model.now)
+    model.post("bob paused at 12:34")
+    model.post("speed is already 2×", kind: .error)
+    #expect(model.notices.count == before + 3, "another notice between: shown again")
+  }
+
+  @Test("the Come back dialog's group time moves while it is open")
+  func comeBackClock() {
+    var model = Fixtures.suspended()
+    var c = FrontController()
+    _ = c.handle(key: .character("s"), model: model)
+    c.prepare(&model)
+    let first = model.prompt?.message ?? ""
+    model.now = model.now.advanced(bySeconds: 30)
+    c.prepare(&model)
+    let later = model.prompt?.message ?? ""
+    #expect(first.contains("(the group is at 12:34)"), "\(first)")
+    #expect(later.contains("(the group is at 13:04)"), "\(later)")
+  }
+}
