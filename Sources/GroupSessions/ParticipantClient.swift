@@ -110,6 +110,8 @@ public actor ParticipantClient {
   public var connectionStatus: ConnectionStatus { core.status }
   public var clockEstimate: ClockOffsetEstimate? { core.estimate }
   public var relayEpoch: String? { core.relayEpoch }
+  /// The relay this participant talks to now (nil: the one it was started with).
+  public var currentRelay: RelayEndpoint? { core.currentRelay }
 
   public func snapshot() -> ParticipantSnapshot {
     let now = clock.localNow()
@@ -213,10 +215,10 @@ public actor ParticipantClient {
   private func perform(_ effects: [ParticipantEffect]) {
     for effect in effects {
       switch effect {
-      case .connect:
+      case .connect(let relay):
         generation += 1
         let generation = self.generation
-        Task { await self.connect(generation) }
+        Task { await self.connect(generation, to: relay) }
       case .send(let message):
         do { try connection?.send(message) } catch {
           // The connection is going; the core hears of it from the receive loop, and the
@@ -332,10 +334,10 @@ public actor ParticipantClient {
     }
   }
 
-  private func connect(_ generation: UInt64) async {
+  private func connect(_ generation: UInt64, to relay: RelayEndpoint?) async {
     let result: Result<any TransportConnection, TransportError>
     do throws(TransportError) {
-      result = .success(try await transport.connect())
+      result = .success(try await transport.connect(to: relay))
     } catch {
       result = .failure(error)
     }

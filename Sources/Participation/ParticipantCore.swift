@@ -48,6 +48,10 @@ public struct ParticipantCore: Sendable {
   /// resends what a dropped connection lost.
   private var messagesReceived: UInt64 = 0
   public private(set) var relayEpoch: String?
+  /// Which relay to connect to next (several relays can share one database).
+  private var route = RelayRoute()
+  /// The relay this participant talks to now; nil: the one it was started with.
+  public var currentRelay: RelayEndpoint? { route.current }
   public private(set) var participant: ParticipantID?
   public private(set) var state = GroupState()
   /// This participant's replica of the room's engine: replays the relay's steps.
@@ -203,7 +207,7 @@ public struct ParticipantCore: Sendable {
   public mutating func start(at now: LocalInstant) -> [ParticipantEffect] {
     guard link == .idle else { return [] }
     link = .connecting
-    return [.connect]
+    return [.connect(nil)]
   }
 
   /// The transport opened a connection: say hello.
@@ -335,8 +339,16 @@ public struct ParticipantCore: Sendable {
       // try again. (A relay that forgot us answers a resume with a new place anyway.)
     }
     link = .connecting
+    // Several relays: the next attempt goes to the next one, soon (a room whose relay
+    // died is taken over by another once its lease expires, within seconds).
+    if route.failed(at: now) {
+      reconnectDelay = min(reconnectDelay, Self.alternativeRelayDelay)
+    }
     return effects + scheduleReconnect(at: now)
   }
+
+  /// Longest wait before trying the next relay when there are several.
+  static let alternativeRelayDelay = 0.5
 
   private mutating func scheduleReconnect(at now: LocalInstant) -> [ParticipantEffect] {
     let since = disconnectedSince ?? now
@@ -524,6 +536,18 @@ public struct ParticipantCore: Sendable {
       case .welcome(let welcome): return adopt(welcome, at: now, seen: seen)
       case .challenge(let challenge) where pendingChallenge == nil:
         return challenged(challenge, at: now)
+      case .redirect(let room, let relay) where room == configuration.room:
+        // The room lives on another relay of the same database: go there at once, with
+        // the same hello (the person does not notice).
+        guard route.redirect(to: relay, at: now) else {
+          return failedAttempt(
+            .refused(
+              code: .storeUnavailable,
+              message: "room \(room) is on the relay at \(relay.address), which does not answer"),
+            at: now)
+        }
+        link = .connecting
+        return [.closeConnection, .connect(relay)]
       case .error(let code, let text, _):
         return failedAttempt(.refused(code: code, message: text), at: now)
       default:
@@ -535,7 +559,7 @@ public struct ParticipantCore: Sendable {
       return []
     }
     switch message {
-    case .welcome, .challenge:
+    case .welcome, .challenge, .redirect:
       return []
     case .update(let newState, let events):
       if let configuration = replica?.configuration {
@@ -634,6 +658,7 @@ public struct ParticipantCore: Sendable {
     participant = welcome.participant
     resume = welcome.resume
     relayEpoch = welcome.relayEpoch
+    route.welcomed(listing: welcome.relays)
     if coordinator == nil || coordinator?.participant != welcome.participant {
       coordinator = PlaybackCoordinator(
         participant: welcome.participant, configuration: configuration.sync)
@@ -697,7 +722,7 @@ public struct ParticipantCore: Sendable {
     case .waitingToReconnect(let until):
       if until <= now {
         link = .connecting
-        effects.append(.connect)
+        effects.append(.connect(route.current))
       }
     case .connected:
       if let lastHeard, now.seconds(since: lastHeard) > configuration.relaySilenceTimeout {

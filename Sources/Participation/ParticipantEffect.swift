@@ -4,9 +4,10 @@ import WireProtocol
 /// What the participant runtime must do after feeding an input to ``ParticipantCore``, in
 /// the order given.
 public enum ParticipantEffect: Sendable {
-  /// Open a new connection to the relay; report ``ParticipantCore/connected(at:)`` or
+  /// Open a new connection to the relay (nil: the one the participant was started with;
+  /// else one another relay named); report ``ParticipantCore/connected(at:)`` or
   /// ``ParticipantCore/connectFailed(_:at:)``.
-  case connect
+  case connect(RelayEndpoint?)
   /// Queue a message on the current connection (in order).
   case send(ClientMessage)
   /// Close the current connection (after what is queued).

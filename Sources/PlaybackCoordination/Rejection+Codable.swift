@@ -53,6 +53,8 @@ extension Rejection: Codable {
       self = .notOwner(owner: try c.decodeIfPresent(String.self, forKey: .owner))
     case "ownerControlsPlayback":
       self = .ownerControlsPlayback(owner: try c.decodeIfPresent(String.self, forKey: .owner))
+    case "unavailable":
+      self = .unavailable(try c.decode(String.self, forKey: .message))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown rejection type \"\(type)\"")
@@ -114,6 +116,9 @@ extension Rejection: Codable {
     case .ownerControlsPlayback(let owner):
       try c.encode("ownerControlsPlayback", forKey: .type)
       try c.encodeIfPresent(owner, forKey: .owner)
+    case .unavailable(let message):
+      try c.encode("unavailable", forKey: .type)
+      try c.encode(message, forKey: .message)
     }
   }
 }

@@ -22,6 +22,9 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
   case notOwner(owner: String?)
   /// The owner chose to control playback alone.
   case ownerControlsPlayback(owner: String?)
+  /// The relay cannot take changes now (it cannot store them); says why. Nothing changed:
+  /// ask again in a moment.
+  case unavailable(String)
 
   public var description: String {
     switch self {
@@ -48,6 +51,7 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
       "only the room's owner\(owner.map { " (\($0))" } ?? "") can do that"
     case .ownerControlsPlayback(let owner):
       "only \(owner ?? "the room's owner") controls playback in this room; you can still step away and catch up"
+    case .unavailable(let why): why
     }
   }
 }

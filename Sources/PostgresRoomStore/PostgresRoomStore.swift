@@ -6,13 +6,17 @@ import Rooms
 import Synchronization
 import WireProtocol
 
-/// A ``RoomStore`` in a PostgreSQL database, through postgres-nio: for relays that share
-/// their rooms' truth with a database rather than keep it in a file of their own.
+/// A ``RoomStore`` and ``RoomDirectory`` in a PostgreSQL database, through postgres-nio:
+/// several relays share their rooms' truth there, each room run by the relay that holds its
+/// lease.
 ///
-/// The same shape as the SQLite store: one row per room (its state as JSON, the password
-/// verifier if any), one per member (as JSON), the clocks of the last write; each batch is
-/// one transaction. Tables are created if missing.
-public final class PostgresRoomStore: RoomStore {
+/// One row per room (its state as JSON, the password verifier if any, the clocks of the
+/// write), one per member (as JSON), one lease per room (owner, its advertised address and
+/// certificate, an epoch that grows with every change of owner, an expiry on the
+/// database's clock), one row per live relay; each batch is one transaction. Writes are
+/// fenced: a room is only written while this relay holds its lease with the epoch it
+/// claimed, checked and locked in the same transaction. Tables are created if missing.
+public final class PostgresRoomStore: RoomStore, RoomDirectory {
   /// The database as people may see it (`postgres://user@host:port/db`, no password).
   public let location: String
   private let client: PostgresClient
@@ -20,22 +24,59 @@ public final class PostgresRoomStore: RoomStore {
   private let logger: Logger
   /// Longest a read or a write may take, seconds.
   public static let timeout = 10.0
+  /// Names this relay in the leases: random, new for every run.
+  public let relayID: String
+  /// Where participants reach this relay (set once the port is bound, before anyone can
+  /// connect); nil: a store for one relay alone, which loads every room at start and writes
+  /// without leases (tests, tools).
+  public var advertised: RelayEndpoint? {
+    get { advertisedEndpoint.withLock { $0 } }
+    set { advertisedEndpoint.withLock { $0 = newValue } }
+  }
+  private let advertisedEndpoint: Mutex<RelayEndpoint?>
+  /// Whether writes are fenced by leases (the store was opened to share rooms).
+  private let shared: Bool
+  public let leaseDuration: Double
+  /// Leases held, with the epoch each was claimed at; rooms whose write was fenced off.
+  private let leases = Mutex(Leases())
 
-  private init(location: String, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger)
-  {
+  private struct Leases {
+    var held: [String: Int64] = [:]
+    var lost: Set<String> = []
+  }
+
+  /// Default lease: a dead relay's rooms are taken over within this (and a quarter more).
+  public static let defaultLeaseDuration = 5.0
+
+  private init(
+    location: String, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger,
+    advertised: RelayEndpoint?, leaseDuration: Double
+  ) {
+    shared = advertised != nil
     self.location = location
     self.client = client
     self.runTask = runTask
     self.logger = logger
+    self.advertisedEndpoint = Mutex(advertised)
+    self.leaseDuration = leaseDuration
+    var random = SystemRandomNumberGenerator()
+    relayID = (0..<2).map { _ in String(random.next(), radix: 16) }.joined(separator: "-")
   }
 
   deinit { runTask.cancel() }
 
   /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with
   /// `?sslmode=require` for TLS to the database) and makes the tables if they are missing.
+  /// `advertised` is where participants reach this relay (what redirects name);
+  /// `leaseDuration` how long a room stays this relay's without renewal, seconds.
   public static func connect(
-    url: String, logger: Logger = Logger(label: "cowatch.store.postgres")
+    url: String, advertised: RelayEndpoint? = nil,
+    leaseDuration: Double = PostgresRoomStore.defaultLeaseDuration,
+    logger: Logger = Logger(label: "cowatch.store.postgres")
   ) async throws(RoomStoreError) -> PostgresRoomStore {
+    guard leaseDuration.isFinite, (0.2...600).contains(leaseDuration) else {
+      throw RoomStoreError("a lease is 0.2–600 seconds, not \(leaseDuration)")
+    }
     let settings = try PostgresURL(url)
     var configuration = PostgresClient.Configuration(
       host: settings.host, port: settings.port, username: settings.user,
@@ -46,7 +87,8 @@ public final class PostgresRoomStore: RoomStore {
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     let runTask = Task { await client.run() }
     let store = PostgresRoomStore(
-      location: settings.displayed, client: client, runTask: runTask, logger: logger)
+      location: settings.displayed, client: client, runTask: runTask, logger: logger,
+      advertised: advertised, leaseDuration: leaseDuration)
     do {
       try await store.bounded("creating the tables") { client in
         for statement in Self.schema {
@@ -83,6 +125,25 @@ public final class PostgresRoomStore: RoomStore {
       id INTEGER PRIMARY KEY CHECK (id = 1),
       group_ns BIGINT NOT NULL,
       wall_ns BIGINT NOT NULL
+    )
+    """,
+    "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS group_ns BIGINT NOT NULL DEFAULT 0",
+    """
+    CREATE TABLE IF NOT EXISTS cowatch_lease (
+      room TEXT PRIMARY KEY,
+      relay TEXT NOT NULL,
+      address TEXT NOT NULL,
+      fingerprint TEXT,
+      epoch BIGINT NOT NULL,
+      expires TIMESTAMPTZ NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS cowatch_relay (
+      id TEXT PRIMARY KEY,
+      address TEXT NOT NULL,
+      fingerprint TEXT,
+      expires TIMESTAMPTZ NOT NULL
     )
     """,
   ]
@@ -143,22 +204,41 @@ public final class PostgresRoomStore: RoomStore {
       throw RoomStoreError("cannot encode a room for \(location): \(error)")
     }
     let logger = self.logger
-    try await bounded("writing") { client in
+    let relayID = self.relayID
+    let shared = self.shared
+    let held = leases.withLock { $0.held }
+    let fenced = try await bounded("writing") { client in
       try await client.withTransaction(logger: logger) { connection in
-        for name in batch.removed {
+        // The fence: only rooms whose lease this relay holds, at the epoch it claimed,
+        // unexpired; the rows stay locked until the commit, so no takeover slips between.
+        let names = batch.removed + batch.changed.map(\.name)
+        var owned = Set<String>()
+        if !shared { owned = Set(names) }
+        let rows = try await connection.query(
+          """
+          SELECT room, epoch FROM cowatch_lease
+          WHERE relay = \(relayID) AND room = ANY(\(names)) AND expires > clock_timestamp()
+          FOR SHARE
+          """, logger: logger)
+        for try await (room, epoch) in rows.decode((String, Int64).self)
+        where shared && held[room] == epoch {
+          owned.insert(room)
+        }
+        for name in batch.removed where owned.contains(name) {
           try await connection.query(
             "DELETE FROM cowatch_room WHERE name = \(name)", logger: logger)
         }
-        for (change, state, protection, members) in rooms {
+        for (change, state, protection, members) in rooms where owned.contains(change.name) {
           let next = Int64(clamping: change.nextNumber)
           let wall = batch.clock.wallNanoseconds
+          let group = batch.clock.group.nanoseconds
           try await connection.query(
             """
-            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection)
-            VALUES (\(change.name), \(state), \(next), \(wall), \(protection))
+            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns)
+            VALUES (\(change.name), \(state), \(next), \(wall), \(protection), \(group))
             ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state,
               next_number = EXCLUDED.next_number, written_wall_ns = EXCLUDED.written_wall_ns,
-              protection = EXCLUDED.protection
+              protection = EXCLUDED.protection, group_ns = EXCLUDED.group_ns
             """, logger: logger)
           for (participant, data) in members {
             try await connection.query(
@@ -181,8 +261,20 @@ public final class PostgresRoomStore: RoomStore {
           INSERT INTO cowatch_clock (id, group_ns, wall_ns) VALUES (1, \(group), \(wall))
           ON CONFLICT (id) DO UPDATE SET group_ns = EXCLUDED.group_ns, wall_ns = EXCLUDED.wall_ns
           """, logger: logger)
+        return Set(names).subtracting(owned)
       }
     }
+    guard !fenced.isEmpty else { return }
+    // Not written: those rooms are another relay's now. The runtime hears of it at the
+    // next renewal and stops running them.
+    leases.withLock { l in
+      for room in fenced where l.held[room] != nil {
+        l.held[room] = nil
+        l.lost.insert(room)
+      }
+    }
+    logger.warning(
+      "not written: \(fenced.sorted().joined(separator: ", ")) (this relay no longer holds their lease)")
   }
 
   public func removeRooms(writtenBefore wallNanoseconds: Int64) async throws(RoomStoreError)
@@ -191,13 +283,181 @@ public final class PostgresRoomStore: RoomStore {
     let logger = self.logger
     return try await bounded("removing idle rooms") { client in
       let rows = try await client.query(
-        "DELETE FROM cowatch_room WHERE written_wall_ns < \(wallNanoseconds) RETURNING name",
+        """
+        DELETE FROM cowatch_room WHERE written_wall_ns < \(wallNanoseconds)
+          AND NOT EXISTS (
+            SELECT 1 FROM cowatch_lease
+            WHERE cowatch_lease.room = cowatch_room.name AND expires > clock_timestamp())
+        RETURNING name
+        """,
         logger: logger)
       var count = 0
       for try await _ in rows.decode(String.self) { count += 1 }
       return count
     }
   }
+
+  // MARK: - Leases (RoomDirectory)
+
+  public func claim(_ room: String) async throws(RoomStoreError) -> RoomClaim {
+    let logger = self.logger
+    let me = relayID
+    guard let advertised else {
+      throw RoomStoreError("this store was opened for one relay alone; it holds no leases")
+    }
+    let address = advertised.address
+    let fingerprint = advertised.fingerprint
+    let lease = leaseDuration
+    let outcome: (epoch: Int64?, owner: RelayEndpoint?) = try await bounded("claiming \(room) in") {
+      client in
+      // Taken when free, expired, already this relay's, or held by an earlier run at this
+      // same address (that process is gone: this one listens there now).
+      let rows = try await client.query(
+        """
+        INSERT INTO cowatch_lease (room, relay, address, fingerprint, epoch, expires)
+        VALUES (\(room), \(me), \(address), \(fingerprint), 1,
+          clock_timestamp() + make_interval(secs => \(lease)))
+        ON CONFLICT (room) DO UPDATE SET relay = EXCLUDED.relay, address = EXCLUDED.address,
+          fingerprint = EXCLUDED.fingerprint, epoch = cowatch_lease.epoch + 1,
+          expires = EXCLUDED.expires
+        WHERE cowatch_lease.expires <= clock_timestamp() OR cowatch_lease.relay = EXCLUDED.relay
+          OR cowatch_lease.address = EXCLUDED.address
+        RETURNING epoch
+        """, logger: logger)
+      for try await epoch in rows.decode(Int64.self) { return (epoch, nil) }
+      let owners = try await client.query(
+        "SELECT address, fingerprint FROM cowatch_lease WHERE room = \(room)", logger: logger)
+      for try await (address, fingerprint) in owners.decode((String, String?).self) {
+        return (nil, RelayEndpoint(address: address, fingerprint: fingerprint))
+      }
+      return (nil, nil)
+    }
+    guard let epoch = outcome.epoch else {
+      guard let owner = outcome.owner else {
+        throw RoomStoreError("room \(room) changed hands while claiming it; try again")
+      }
+      return .elsewhere(owner)
+    }
+    leases.withLock { l in
+      l.held[room] = epoch
+      l.lost.remove(room)
+    }
+    do {
+      let (stored, clock) = try await loadRoom(room)
+      return .owned(stored: stored, clock: clock)
+    } catch {
+      try? await release([room])
+      throw error
+    }
+  }
+
+  /// One room as stored, and the clocks it was written on.
+  private func loadRoom(_ room: String) async throws(RoomStoreError) -> (StoredRoom?, ClockReading?) {
+    let logger = self.logger
+    return try await bounded("reading \(room) from") { client in
+      let decoder = JSONDecoder()
+      var members: [StoredMember] = []
+      let memberRows = try await client.query(
+        "SELECT data FROM cowatch_member WHERE room = \(room) ORDER BY participant",
+        logger: logger)
+      for try await data in memberRows.decode(String.self) {
+        members.append(try decoder.decode(StoredMember.self, from: Data(data.utf8)))
+      }
+      let rows = try await client.query(
+        """
+        SELECT state, next_number, protection, group_ns, written_wall_ns FROM cowatch_room
+        WHERE name = \(room)
+        """, logger: logger)
+      for try await (state, next, protection, group, wall) in rows.decode(
+        (String, Int64, String?, Int64, Int64).self)
+      {
+        let stored = StoredRoom(
+          name: room, state: try decoder.decode(GroupState.self, from: Data(state.utf8)),
+          nextNumber: UInt64(max(0, next)), members: members,
+          protection: try protection.map {
+            try decoder.decode(RoomProtection.self, from: Data($0.utf8))
+          })
+        return (stored, ClockReading(group: GroupInstant(nanoseconds: group), wallNanoseconds: wall))
+      }
+      return (nil, nil)
+    }
+  }
+
+  public func renewLeases() async throws(RoomStoreError) -> Set<String> {
+    let logger = self.logger
+    let me = relayID
+    let lease = leaseDuration
+    let address = advertised?.address ?? ""
+    let fingerprint = advertised?.fingerprint
+    let held = leases.withLock { $0.held }
+    let names = Array(held.keys)
+    let renewed: [String: Int64] = try await bounded("renewing leases in") { client in
+      try await client.query(
+        """
+        INSERT INTO cowatch_relay (id, address, fingerprint, expires)
+        VALUES (\(me), \(address), \(fingerprint), clock_timestamp() + make_interval(secs => \(lease)))
+        ON CONFLICT (id) DO UPDATE SET expires = EXCLUDED.expires
+        """, logger: logger)
+      var renewed: [String: Int64] = [:]
+      guard !names.isEmpty else { return renewed }
+      let rows = try await client.query(
+        """
+        UPDATE cowatch_lease SET expires = clock_timestamp() + make_interval(secs => \(lease))
+        WHERE relay = \(me) AND room = ANY(\(names)) AND expires > clock_timestamp()
+        RETURNING room, epoch
+        """, logger: logger)
+      for try await (room, epoch) in rows.decode((String, Int64).self) { renewed[room] = epoch }
+      return renewed
+    }
+    return leases.withLock { l in
+      var lost = l.lost
+      l.lost = []
+      for (room, epoch) in held where renewed[room] != epoch && l.held[room] == epoch {
+        l.held[room] = nil
+        lost.insert(room)
+      }
+      return lost
+    }
+  }
+
+  public func release(_ rooms: [String]) async throws(RoomStoreError) {
+    guard !rooms.isEmpty else { return }
+    let logger = self.logger
+    let me = relayID
+    leases.withLock { l in
+      for room in rooms { l.held[room] = nil }
+    }
+    try await bounded("releasing leases in") { client in
+      try await client.query(
+        """
+        UPDATE cowatch_lease SET expires = clock_timestamp()
+        WHERE relay = \(me) AND room = ANY(\(rooms))
+        """, logger: logger)
+      return ()
+    }
+  }
+
+  public func peers() async throws(RoomStoreError) -> [RelayEndpoint] {
+    let logger = self.logger
+    let me = relayID
+    let address = advertised?.address ?? ""
+    return try await bounded("listing relays in") { client in
+      var peers: [RelayEndpoint] = []
+      let rows = try await client.query(
+        """
+        SELECT address, fingerprint FROM cowatch_relay
+        WHERE expires > clock_timestamp() AND id <> \(me) AND address <> \(address)
+        ORDER BY address LIMIT 32
+        """, logger: logger)
+      for try await (address, fingerprint) in rows.decode((String, String?).self) {
+        peers.append(RelayEndpoint(address: address, fingerprint: fingerprint))
+      }
+      return peers
+    }
+  }
+
+  /// The rooms this relay holds leases for now (for tests and status).
+  public var heldRooms: [String] { leases.withLock { $0.held.keys.sorted() } }
 
   /// Runs `body` against the database, at most ``timeout`` seconds; any failure becomes a
   /// ``RoomStoreError`` saying what was being done and where.

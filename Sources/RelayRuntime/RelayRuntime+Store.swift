@@ -69,7 +69,15 @@ extension RelayRuntime {
     do throws(RoomStoreError) {
       try await store.write(batch)
     } catch {
-      state.withLock { $0.core.requeue(batch) }
+      state.withLock { s in
+        s.core.requeue(batch)
+        // Shared rooms: what cannot be stored is not taken (another relay may take the
+        // room over from what is stored).
+        if directory != nil {
+          s.core.refusingChanges =
+            "not applied: the relay cannot store changes now (\(error.description))"
+        }
+      }
       let first = storeWriter.withLock { w in
         defer {
           w.failures += 1
@@ -96,6 +104,14 @@ extension RelayRuntime {
       return w.failing != nil
     }
     if recovered { logger.notice("writing rooms to the store again") }
+    if let directory {
+      state.withLock { s in
+        if s.core.refusingChanges != nil, s.leasesRenewedAt != nil {
+          s.core.refusingChanges = nil
+        }
+      }
+      if !batch.removed.isEmpty { try? await directory.release(batch.removed) }
+    }
     return true
   }
 

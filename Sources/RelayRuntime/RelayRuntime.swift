@@ -20,10 +20,13 @@ public final class RelayRuntime: Sendable {
   public let epoch: String
   let clock: any SessionClock
   let logger: Logger
-  private let codec = WireCodec()
+  let codec = WireCodec()
   let state: Mutex<State>
   /// Where rooms are kept across runs (nil: nowhere), and the writer's bookkeeping.
   public let store: (any RoomStore)?
+  /// Which relay runs which room, when several share the store (nil: this relay runs every
+  /// room it is asked for).
+  public let directory: (any RoomDirectory)?
   let wallClock: @Sendable () -> Int64
   let storeWriter = Mutex(StoreWriter())
 
@@ -41,6 +44,13 @@ public final class RelayRuntime: Sendable {
     var suppressedLogLines = 0
     /// Each connection's own share of the log.
     var connectionLogBudgets: [ConnectionID: LogBudget] = [:]
+    /// With a ``RoomDirectory``: rooms being claimed, with the connections whose hello
+    /// waits for the claim, and what each of those sent meanwhile.
+    var claims: [String: [ConnectionID]] = [:]
+    var held: [ConnectionID: [ClientMessage]] = [:]
+    /// When this relay last renewed its leases, by its own clock (the start of the
+    /// renewal that succeeded): the leases are safe until that plus the lease duration.
+    var leasesRenewedAt: Int64?
   }
 
   /// A token bucket of log lines.
@@ -74,9 +84,11 @@ public final class RelayRuntime: Sendable {
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
-    store: (any RoomStore)? = nil, restoring: [StoredRoom] = [],
+    store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
+    restoring: [StoredRoom] = [],
     wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
   ) {
+    self.directory = directory
     var random = SystemRandomNumberGenerator()
     let epoch = epoch ?? String(random.next(), radix: 16)
     self.configuration = configuration
@@ -145,7 +157,9 @@ public final class RelayRuntime: Sendable {
     state.withLock { s in
       let now = clock.groupNow()
       switch decoded {
-      case .success(let message): perform(s.core.received(message, from: id, at: now), in: &s)
+      case .success(let message):
+        guard !holdForClaim(message, from: id, in: &s) else { return }
+        perform(s.core.received(message, from: id, at: now), in: &s)
       case .failure(let error): perform(s.core.receivedInvalid(error, from: id, at: now), in: &s)
       }
     }
@@ -154,6 +168,7 @@ public final class RelayRuntime: Sendable {
   /// A decoded message (in-process callers that skip the codec).
   public func received(_ message: ClientMessage, from id: ConnectionID) {
     state.withLock { s in
+      guard !holdForClaim(message, from: id, in: &s) else { return }
       perform(s.core.received(message, from: id, at: clock.groupNow()), in: &s)
     }
   }
@@ -173,6 +188,7 @@ public final class RelayRuntime: Sendable {
   /// The transport closed the connection.
   public func closed(_ id: ConnectionID) {
     state.withLock { s in
+      s.held[id] = nil
       Self.forget(id, in: &s)
       guard s.outlets.removeValue(forKey: id) != nil else { return }
       perform(s.core.disconnected(id, at: clock.groupNow()), in: &s)
@@ -226,11 +242,18 @@ public final class RelayRuntime: Sendable {
   public func run() async {
     await withDiscardingTaskGroup { group in
       if store != nil { group.addTask { await self.runStoreWriter() } }
+      if directory != nil { group.addTask { await self.runLeaseKeeper() } }
       while !Task.isCancelled {
         let deadline = tick()
         let cap = clock.nanoseconds() &+ 50_000_000
         await clock.sleep(untilNanoseconds: min(deadline, cap))
       }
+    }
+    // Everything is written: the rooms' leases go back at once, so that another relay
+    // takes them over as soon as their participants ask, not a lease later.
+    if let directory {
+      let rooms = state.withLock { $0.core.roomNames }
+      if !rooms.isEmpty { try? await Task { try await directory.release(rooms) }.value }
     }
   }
 
@@ -243,7 +266,7 @@ public final class RelayRuntime: Sendable {
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
 
   /// Stops counting a connection against its address.
-  private static func forget(_ id: ConnectionID, in s: inout State) {
+  static func forget(_ id: ConnectionID, in s: inout State) {
     s.connectionLogBudgets[id] = nil
     guard let address = s.addresses.removeValue(forKey: id) else { return }
     let left = (s.perAddress[address] ?? 1) - 1
@@ -286,7 +309,7 @@ public final class RelayRuntime: Sendable {
 
   /// Whether one more log line (about `connection`, if given) may be written now, within
   /// that connection's share and the relay's; logs how many were left out before it.
-  private func admitLogLine(about connection: ConnectionID? = nil, in s: inout State) -> Bool {
+  func admitLogLine(about connection: ConnectionID? = nil, in s: inout State) -> Bool {
     let now = clock.nanoseconds()
     if let connection {
       var own =

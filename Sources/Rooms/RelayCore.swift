@@ -35,6 +35,13 @@ public struct RelayCore: Sendable {
   public let tracksStoreChanges: Bool
   var storeChanges = StoreChanges()
 
+  /// Other relays of the same database, listed in every welcome (see ``Welcome/relays``).
+  public var peers: [RelayEndpoint] = []
+  /// Set while the relay cannot store changes (its database is unreachable): says why, and
+  /// commands that would change a room are refused with it instead of being applied and
+  /// then lost. Reports and readiness still apply: they only describe players.
+  public var refusingChanges: String?
+
   public init(
     configuration: RelayConfiguration = .init(), epoch: String = "",
     tracksStoreChanges: Bool = false,
@@ -103,6 +110,7 @@ public struct RelayCore: Sendable {
   // MARK: - Introspection (for the edge's status and for tests)
 
   public var roomNames: [String] { rooms.keys.sorted() }
+  public func hasRoom(_ name: String) -> Bool { rooms[name] != nil }
   public var connectionCount: Int { connections.count }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
   public func participant(of connection: ConnectionID) -> (
@@ -146,6 +154,39 @@ public struct RelayCore: Sendable {
   /// Wrong resume secrets one address may send per ``wrongResumeWindow`` seconds.
   public static let maximumWrongResumes = 20
   public static let wrongResumeWindow = 60.0
+
+  /// Commands that only say what a player does (kept while changes are refused).
+  static func describesPlayer(_ command: GroupCommand) -> Bool {
+    switch command {
+    case .report, .setReadiness: true
+    default: false
+    }
+  }
+
+  /// Stops running a room this relay no longer owns (its lease went to another relay, or
+  /// could not be renewed): every member connected here is told why and disconnected, to
+  /// reconnect where the room is now. Nothing is marked for the store: the room is not
+  /// gone, only no longer this relay's to write.
+  public mutating func evict(_ name: String, reason: String, at now: GroupInstant)
+    -> [RelayAction]
+  {
+    guard let room = rooms.removeValue(forKey: name) else { return [] }
+    storeChanges.rooms.remove(name)
+    storeChanges.members[name] = nil
+    storeChanges.departed[name] = nil
+    if let creator = room.creator {
+      let left = (roomsCreated[creator] ?? 1) - 1
+      roomsCreated[creator] = left > 0 ? left : nil
+    }
+    var actions: [RelayAction] = [.log(.notice, "room \(name) left to another relay: \(reason)")]
+    for id in room.connections {
+      connections[id] = nil
+      actions.append(
+        .send(.error(code: .storeUnavailable, message: reason, fatal: false), to: id))
+      actions.append(.close(id))
+    }
+    return actions
+  }
 
   private mutating func dropRoom(_ name: String) {
     guard let room = rooms.removeValue(forKey: name) else { return }
@@ -233,6 +274,11 @@ public struct RelayCore: Sendable {
     case .ping(let pingID, let t0):
       return [.pong(to: id, id: pingID, t0: t0, t1: now)]
     case .command(let commandID, let command):
+      if let refusal = refusingChanges, !Self.describesPlayer(command) {
+        return request(commandID, from: member.participant, in: member.room, via: id) { _ in
+          ([], .rejected(id: commandID, reason: .unavailable(refusal)))
+        }
+      }
       return request(commandID, from: member.participant, in: member.room, via: id) {
         $0.apply(command, id: commandID, from: member.participant, in: member.room, at: now)
       }
@@ -425,7 +471,7 @@ public struct RelayCore: Sendable {
         participant: resume.participant, room: roomName,
         resume: ResumeToken(participant: resume.participant, secret: resume.secret),
         configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
-        relayEpoch: epoch)
+        relayEpoch: epoch, relays: peers)
       actions.insert(.send(.welcome(welcome), to: id), at: 0)
       if missed > 0 {
         let text =
@@ -504,7 +550,7 @@ public struct RelayCore: Sendable {
         participant: participant, room: roomName,
         resume: ResumeToken(participant: participant, secret: secret),
         configuration: configuration.engine, state: engine.state, resumed: false,
-        relayEpoch: epoch)
+        relayEpoch: epoch, relays: peers)
       var actions: [RelayAction] = [
         .send(.welcome(welcome), to: id),
         .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
@@ -869,7 +915,7 @@ public struct RelayCore: Sendable {
 
   // MARK: - Validation
 
-  static func isValidRoom(_ room: String) -> Bool {
+  public static func isValidRoom(_ room: String) -> Bool {
     (1...64).contains(room.count)
       && room.unicodeScalars.allSatisfy {
         ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))

@@ -70,6 +70,26 @@ public struct TCPTransport: Transport {
     host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
   }
 
+  /// Another relay of the same database: its certificate is pinned to the fingerprint the
+  /// trusted relay named (nobody is asked), with the same frame limit and timeouts.
+  public func connect(to relay: RelayEndpoint?) async throws(TransportError)
+    -> any TransportConnection
+  {
+    guard let relay else { return try await connect() }
+    var verification = tls
+    if var pinned = verification {
+      pinned.pinned = relay.fingerprint ?? pinned.pinned
+      pinned.ask = nil
+      pinned.trustNew = false
+      verification = pinned
+    }
+    let (host, port) = try Self.parse(relay.address, defaultPort: port)
+    return try await TCPTransport(
+      host: host, port: port, maximumFrameBytes: maximumFrameBytes,
+      connectTimeout: connectTimeout, tls: verification
+    ).connect()
+  }
+
   public func connect() async throws(TransportError) -> any TransportConnection {
     let limit = maximumFrameBytes
     let (inbound, sink) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()

@@ -36,11 +36,12 @@ public final class RelayServer: Sendable {
     host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), store: (any RoomStore)? = nil,
-    restoring: [StoredRoom] = [], tls: NIOSSLContext? = nil
+    directory: (any RoomDirectory)? = nil, restoring: [StoredRoom] = [],
+    tls: NIOSSLContext? = nil
   ) async throws(RelayServerError) -> RelayServer {
     let runtime = RelayRuntime(
       configuration: configuration, clock: clock, logger: logger, store: store,
-      restoring: restoring)
+      directory: directory, restoring: restoring)
     let maximumFrame = configuration.maximumFrameBytes
     let serverChannel: any Channel
     do {

@@ -5,8 +5,20 @@ import WireProtocol
 public protocol Transport: Sendable {
   /// Opens a new connection. Throws when the relay cannot be reached.
   func connect() async throws(TransportError) -> any TransportConnection
+  /// Opens a connection to another relay of the same database, as a `redirect` or a
+  /// welcome named it (nil: the usual one). Transports that know only one relay (the
+  /// in-memory one) connect there.
+  func connect(to relay: RelayEndpoint?) async throws(TransportError) -> any TransportConnection
   /// Where it connects, for messages ("127.0.0.1:7700").
   var endpointDescription: String { get }
+}
+
+extension Transport {
+  public func connect(to relay: RelayEndpoint?) async throws(TransportError)
+    -> any TransportConnection
+  {
+    try await connect()
+  }
 }
 
 /// One open connection to a relay.

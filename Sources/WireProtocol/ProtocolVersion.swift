@@ -8,9 +8,11 @@
 /// - 4: rooms have an owner, a lock and a playback-control rule (`control` in the state,
 ///   the owner's commands and their changes), and may be protected by a password
 ///   (`challenge`/`proof`, sealed messages).
+/// - 5: relays sharing one database: `redirect`, the welcome's `relays`, the error code
+///   `storeUnavailable` and the rejection `unavailable`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 4
+  public static let current = 5
 }

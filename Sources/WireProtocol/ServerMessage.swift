@@ -28,6 +28,9 @@ public enum ServerMessage: Hashable, Sendable {
   case message(from: ParticipantID, fromName: String, seq: UInt64, kind: String, body: String)
   /// Something was wrong; if `fatal`, the relay closes the connection after it.
   case error(code: ErrorCode, message: String, fatal: Bool)
+  /// The room lives on another relay of the same database: connect there with the same
+  /// hello (the relay closes this connection after it).
+  case redirect(room: String, relay: RelayEndpoint)
 }
 
 /// The relay's answer to a hello.
@@ -42,11 +45,16 @@ public struct Welcome: Hashable, Sendable {
   /// Chosen at random when the relay process starts: a participant that sees it change
   /// knows the relay restarted (its sequence numbers start again).
   public var relayEpoch: String
+  /// Other relays sharing this relay's database, alive a moment ago: where to reconnect
+  /// when this one stops answering (empty for a relay on its own).
+  public var relays: [RelayEndpoint]
 
   public init(
     participant: ParticipantID, room: String, resume: ResumeToken,
-    configuration: EngineConfiguration, state: GroupState, resumed: Bool, relayEpoch: String
+    configuration: EngineConfiguration, state: GroupState, resumed: Bool, relayEpoch: String,
+    relays: [RelayEndpoint] = []
   ) {
+    self.relays = relays
     self.participant = participant
     self.room = room
     self.resume = resume
@@ -89,13 +97,16 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   case roomNotProtected
   /// Fatal, sent in the clear: a plain connection reached a relay that only speaks TLS.
   case tlsRequired
+  /// Not fatal: the relay cannot reach the database its rooms are kept in, or no longer
+  /// holds this room's lease there; try again (another relay, or in a moment).
+  case storeUnavailable
 }
 
 extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
-    case kind, body, code, message, fatal
+    case kind, body, code, message, fatal, room, relay
   }
 
   public init(from decoder: any Decoder) throws {
@@ -138,6 +149,10 @@ extension ServerMessage: Codable {
         code: try c.decode(ErrorCode.self, forKey: .code),
         message: try c.decode(String.self, forKey: .message),
         fatal: try c.decode(Bool.self, forKey: .fatal))
+    case "redirect":
+      self = .redirect(
+        room: try c.decode(String.self, forKey: .room),
+        relay: try c.decode(RelayEndpoint.self, forKey: .relay))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -186,6 +201,10 @@ extension ServerMessage: Codable {
       try c.encode(code, forKey: .code)
       try c.encode(message, forKey: .message)
       try c.encode(fatal, forKey: .fatal)
+    case .redirect(let room, let relay):
+      try c.encode("redirect", forKey: .type)
+      try c.encode(room, forKey: .room)
+      try c.encode(relay, forKey: .relay)
     }
   }
 }

@@ -3,8 +3,11 @@ import PlaybackCoordination
 /// Wire format (protocol 2): an object with every stored property by name, all required.
 /// Written by hand so that the format is a decision; see docs/PROTOCOL.md.
 extension Welcome: Codable {
+  /// Most relays a welcome may list.
+  public static let maximumRelays = 64
+
   private enum CodingKeys: String, CodingKey {
-    case participant, room, resume, configuration, state, resumed, relayEpoch
+    case participant, room, resume, configuration, state, resumed, relayEpoch, relays
   }
 
   public init(from decoder: any Decoder) throws {
@@ -16,6 +19,12 @@ extension Welcome: Codable {
     state = try c.decode(GroupState.self, forKey: .state)
     resumed = try c.decode(Bool.self, forKey: .resumed)
     relayEpoch = try c.decode(String.self, forKey: .relayEpoch)
+    let relays = try c.decodeIfPresent([RelayEndpoint].self, forKey: .relays) ?? []
+    guard relays.count <= Self.maximumRelays else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .relays, in: c, debugDescription: "more than \(Self.maximumRelays) relays")
+    }
+    self.relays = relays
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -27,5 +36,6 @@ extension Welcome: Codable {
     try c.encode(state, forKey: .state)
     try c.encode(resumed, forKey: .resumed)
     try c.encode(relayEpoch, forKey: .relayEpoch)
+    if !relays.isEmpty { try c.encode(relays, forKey: .relays) }
   }
 }

@@ -8,6 +8,7 @@ import SQLiteRoomStore
 import TCPRelayClient
 import TCPRelayServer
 import Transports
+import WireProtocol
 
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -29,6 +30,17 @@ struct ServeCommand: AsyncParsableCommand {
   var store: String?
   @Option(help: "Forget stored rooms not written for this many seconds when starting.")
   var storeRetention = 3600.0
+  @Option(
+    help: ArgumentHelp(
+      "With a PostgreSQL store: where participants reach this relay (what other relays redirect them to).",
+      discussion: "Default: --host and the port listened on (needed when --host is 0.0.0.0 or ::).",
+      valueName: "host:port"))
+  var advertise: String?
+  @Option(
+    help:
+      "With a PostgreSQL store: seconds a room stays this relay's without renewing its lease; a dead relay's rooms move within it."
+  )
+  var lease = PostgresRoomStore.defaultLeaseDuration
   @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
@@ -48,6 +60,22 @@ struct ServeCommand: AsyncParsableCommand {
       throw ValidationError("--store-retention must be a number of seconds, 0 or more")
     }
     if let store, store.isEmpty { throw ValidationError("--store needs a path or 'memory'") }
+    let shared = storePath.map(Self.isPostgres) ?? false
+    if let advertise {
+      guard shared else {
+        throw ValidationError("--advertise only applies with a PostgreSQL store (--store postgres://…)")
+      }
+      guard RelayEndpoint.isPlausible(address: advertise) else {
+        throw ValidationError("--advertise must be HOST:PORT, not \"\(advertise)\"")
+      }
+    } else if shared, ["0.0.0.0", "::", "[::]"].contains(host) {
+      throw ValidationError(
+        "with a PostgreSQL store, say where participants reach this relay: --advertise HOST:PORT (it listens on every address, \(host))"
+      )
+    }
+    guard lease.isFinite, (0.2...600).contains(lease) else {
+      throw ValidationError("--lease must be 0.2–600 seconds")
+    }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("unknown --log-level \(logLevel)")
     }
@@ -64,42 +92,56 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.reconnectGrace = heartbeatTimeout
     var clock = MonotonicClock()
     var roomStore: (any RoomStore)?
+    var shared: PostgresRoomStore?
     var restoring: [StoredRoom] = []
     var storeNote = "rooms kept in memory only (--store memory)"
+    let identity = try tls.identity(command: "serve")
     if let path = storePath {
       do throws(RoomStoreError) {
-        let opened: any RoomStore
-        let shown: String
         if Self.isPostgres(path) {
-          let database = try await PostgresRoomStore.connect(url: path)
-          opened = database
-          shown = database.location
+          // Shared with other relays: rooms come from the database one by one, as their
+          // leases are claimed, not all at start.
+          let database = try await PostgresRoomStore.connect(
+            url: path,
+            advertised: RelayEndpoint(
+              address: advertise ?? Self.address(host, port), fingerprint: identity?.fingerprint),
+            leaseDuration: lease)
+          let cutoff = WallClock.nanoseconds() &- Int64(min(storeRetention, 1e9) * 1e9)
+          let expired = try await database.removeRooms(writtenBefore: cutoff)
+          roomStore = database
+          shared = database
+          storeNote =
+            "rooms kept in \(database.location), shared with the relays using it (lease \(lease) s)"
+            + (expired > 0 ? "; \(expired) idle past the retention removed" : "")
         } else {
-          opened = try SQLiteRoomStore(path: path)
-          shown = path
+          let opened = try SQLiteRoomStore(path: path)
+          let now = ClockReading(
+            group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
+          let loaded = try await RelayRuntime.loadRooms(
+            from: opened, retention: storeRetention, now: now)
+          clock = MonotonicClock(offsetNanoseconds: loaded.clockOffset)
+          roomStore = opened
+          restoring = loaded.rooms
+          storeNote =
+            "rooms kept in \(path); \(loaded.rooms.count) restored"
+            + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
         }
-        let now = ClockReading(group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
-        let loaded = try await RelayRuntime.loadRooms(
-          from: opened, retention: storeRetention, now: now)
-        clock = MonotonicClock(offsetNanoseconds: loaded.clockOffset)
-        roomStore = opened
-        restoring = loaded.rooms
-        storeNote =
-          "rooms kept in \(shown); \(loaded.rooms.count) restored"
-          + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
       } catch {
         throw CommandFailure("serve", error.description)
       }
     }
-    let identity = try tls.identity(command: "serve")
     let context = try RelayTLSOptions.context(identity, command: "serve")
     let server: RelayServer
     do {
       server = try await RelayServer.start(
         host: host, port: port, configuration: configuration, clock: clock, store: roomStore,
-        restoring: restoring, tls: context)
+        directory: shared, restoring: restoring, tls: context)
     } catch {
       throw CommandFailure("serve", error.description)
+    }
+    if let shared, advertise == nil {
+      // The port the system chose (for --port 0), before anyone can connect to ask.
+      shared.advertised?.address = Self.address(host, server.port)
     }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
     if let identity {
@@ -118,6 +160,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
     Console.line(storeNote)
     await server.wait()
+  }
+
+  /// `HOST:PORT`, with brackets for IPv6.
+  static func address(_ host: String, _ port: Int) -> String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
   }
 
   static func isPostgres(_ store: String) -> Bool {

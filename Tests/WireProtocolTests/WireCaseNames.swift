@@ -71,7 +71,7 @@ enum WireCaseNames {
     }
   }
 
-  static let rejectionCount = 18
+  static let rejectionCount = 19
   static func of(_ value: Rejection) -> String {
     switch value {
     case .unknownParticipant: "unknownParticipant"
@@ -92,6 +92,7 @@ enum WireCaseNames {
     case .invalidValue: "invalidValue"
     case .notOwner: "notOwner"
     case .ownerControlsPlayback: "ownerControlsPlayback"
+    case .unavailable: "unavailable"
     }
   }
 
@@ -134,7 +135,7 @@ enum WireCaseNames {
     }
   }
 
-  static let serverMessageCount = 9
+  static let serverMessageCount = 10
   static func of(_ value: ServerMessage) -> String {
     switch value {
     case .welcome: "welcome"
@@ -146,6 +147,7 @@ enum WireCaseNames {
     case .pong: "pong"
     case .message: "message"
     case .error: "error"
+    case .redirect: "redirect"
     }
   }
 
@@ -178,7 +180,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 20
+  static let errorCodeCount = 21
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -201,6 +203,7 @@ enum WireCaseNames {
     case .wrongPassword: "wrongPassword"
     case .roomNotProtected: "roomNotProtected"
     case .tlsRequired: "tlsRequired"
+    case .storeUnavailable: "storeUnavailable"
     }
   }
 }

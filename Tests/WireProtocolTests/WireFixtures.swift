@@ -95,9 +95,10 @@ enum Fixture {
 
   static let welcome = Welcome(
     participant: "p1", room: "lobby", resume: token, configuration: configuration, state: state,
-    resumed: false, relayEpoch: "e7")
+    resumed: false, relayEpoch: "e7",
+    relays: [RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")])
   static let welcomeJSON =
-    #"{"configuration":\#(configurationJSON),"participant":"p1","relayEpoch":"e7","resume":\#(tokenJSON),"resumed":false,"room":"lobby","state":\#(stateJSON)}"#
+    #"{"configuration":\#(configurationJSON),"participant":"p1","relayEpoch":"e7","relays":[{"address":"relay2.example:7700","fingerprint":"SHA256:abc"}],"resume":\#(tokenJSON),"resumed":false,"room":"lobby","state":\#(stateJSON)}"#
 
   static let pauseStep = SequencedStep(
     before: 7, after: 8, at: GroupInstant(nanoseconds: 3_600_000_000_000),

@@ -142,6 +142,10 @@ enum Golden {
     ),
     (.notOwner(owner: "ann"), #"{"owner":"ann","type":"notOwner"}"#),
     (.ownerControlsPlayback(owner: nil), #"{"type":"ownerControlsPlayback"}"#),
+    (
+      .unavailable("not applied: the relay cannot store changes now"),
+      #"{"message":"not applied: the relay cannot store changes now","type":"unavailable"}"#
+    ),
   ]
 
   static let waitCauses: [(WaitCause, String)] = [
@@ -171,11 +175,11 @@ enum Golden {
     ),
     (
       .hello(
-        version: 4, name: "ann", room: "movie-night", resume: nil,
+        version: 5, name: "ann", room: "movie-night", resume: nil,
         protect: RoomProtection(
           derivation: KeyDerivation(salt: Array(0..<16), cost: 17),
           verifier: Array(repeating: 0xAB, count: 32))),
-      #"{"name":"ann","protect":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"verifier":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="},"room":"movie-night","type":"hello","version":4}"#
+      #"{"name":"ann","protect":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"verifier":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="},"room":"movie-night","type":"hello","version":5}"#
     ),
     (
       .proof(signature: Array(repeating: 0x11, count: 64)),
@@ -237,6 +241,11 @@ enum Golden {
       .error(code: .roomFull, message: "room lobby is full (64 participants)", fatal: true),
       #"{"code":"roomFull","fatal":true,"message":"room lobby is full (64 participants)","type":"error"}"#
     ),
+    (
+      .redirect(
+        room: "lobby", relay: RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")),
+      #"{"relay":{"address":"relay2.example:7700","fingerprint":"SHA256:abc"},"room":"lobby","type":"redirect"}"#
+    ),
   ]
 
   static let readiness: [(Readiness, String)] = [
@@ -265,7 +274,7 @@ enum Golden {
     (.heartbeatTimeout, #""heartbeatTimeout""#), (.serverShuttingDown, #""serverShuttingDown""#),
     (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
     (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
-    (.tlsRequired, #""tlsRequired""#),
+    (.tlsRequired, #""tlsRequired""#), (.storeUnavailable, #""storeUnavailable""#),
   ]
 
   /// Every struct that crosses the wire, with every optional field present, as

@@ -1,0 +1,63 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Which relay a participant connects to next, when several relays share one database: the
+/// one it was started with, the one a `redirect` named, or, when that one stops answering,
+/// the others its last welcome listed, in turn.
+///
+/// A value type the core owns; the runtime only connects where ``current`` says.
+struct RelayRoute: Sendable {
+  /// Where the next connection goes; nil: the relay the participant was started with.
+  private(set) var current: RelayEndpoint?
+  /// Other relays of the database, from the last welcome.
+  private(set) var known: [RelayEndpoint] = []
+  /// Redirects followed since the last welcome: a loop of them ends as a failed attempt.
+  private var redirectsInARow = 0
+  /// When connecting to each relay (by address; "" for the starting one) last failed.
+  private var failures: [String: LocalInstant] = [:]
+
+  /// Redirects followed without a welcome before giving up on this attempt.
+  static let maximumRedirects = 8
+  /// A relay that failed this recently is not tried again because a redirect names it
+  /// (its room's lease has not expired yet): the participant tries another relay instead.
+  static let failureMemory = 2.0
+
+  /// The relays this participant may reconnect through: where it started, then the others.
+  var candidates: [RelayEndpoint?] { [nil] + known.map { Optional($0) } }
+
+  /// A welcome came: the relays it lists are the ones to fall back on.
+  mutating func welcomed(listing relays: [RelayEndpoint]) {
+    var seen = Set<String>()
+    known = relays.filter { seen.insert($0.address).inserted && $0 != current }
+    if let current, !known.contains(current) { known.insert(current, at: 0) }
+    redirectsInARow = 0
+  }
+
+  /// A relay said the room is at `endpoint`: whether to connect there now.
+  mutating func redirect(to endpoint: RelayEndpoint, at now: LocalInstant) -> Bool {
+    redirectsInARow += 1
+    guard redirectsInARow <= Self.maximumRedirects else { return false }
+    if let failed = failures[endpoint.address],
+      now.seconds(since: failed) < Self.failureMemory
+    {
+      return false
+    }
+    current = endpoint
+    return true
+  }
+
+  /// Connecting to ``current`` failed (or it refused): the next candidate gets the next
+  /// attempt. Returns whether there is another relay to try.
+  @discardableResult
+  mutating func failed(at now: LocalInstant) -> Bool {
+    failures[current?.address ?? ""] = now
+    let all = candidates
+    guard all.count > 1 else { return false }
+    let index = all.firstIndex(of: current) ?? 0
+    current = all[(index + 1) % all.count]
+    return true
+  }
+
+  /// Whether there are other relays to try (the waits between attempts stay short).
+  var hasAlternatives: Bool { !known.isEmpty }
+}
