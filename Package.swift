@@ -184,6 +184,9 @@ let package = Package(
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports",
         "SQLiteRoomStore",
         "RoomCrypto", "PostgresRoomStore",
+        // The shared-rooms tests run relays and participants over TCP.
+        "GroupSessions", "Participation", "TCPRelayServer", "TCPRelayClient", "RelayTLS",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "ParticipationTests",

@@ -71,7 +71,7 @@ public actor ParticipantClient {
       case .failure(let error): throw .invalid(error.description)
       }
     }
-    perform(core.start(at: clock.localNow()))
+    perform(core.start(at: clock.localNow(), relay: transport.endpointDescription))
     let result: Result<Void, ClientError>
     if let startResult {
       result = startResult

@@ -13,8 +13,7 @@ public enum WaitText {
 
   /// "waiting for dan: buffering, 4 s left", fitted to `width` columns by shortening the
   /// reason first: the name and the time left are what the line is for.
-  public static func line(name: String, cause: WaitCause, secondsLeft: Int, width: Int) -> String
-  {
+  public static func line(name: String, cause: WaitCause, secondsLeft: Int, width: Int) -> String {
     let head = "⏳ \(name): "
     let tail = ", \(secondsLeft) s left"
     var reason = describe(cause)

@@ -204,8 +204,13 @@ public struct ParticipantCore: Sendable {
   // MARK: - Lifecycle
 
   /// Connects and enters the room; ``ParticipantEffect/started(_:)`` tells how it went.
-  public mutating func start(at now: LocalInstant) -> [ParticipantEffect] {
+  /// `relay` is the address of the relay it starts with (`HOST:PORT`), so that a redirect
+  /// back to it is known for what it is.
+  public mutating func start(at now: LocalInstant, relay address: String? = nil)
+    -> [ParticipantEffect]
+  {
     guard link == .idle else { return [] }
+    route.home = address
     link = .connecting
     return [.connect(nil)]
   }

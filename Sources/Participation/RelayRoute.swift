@@ -13,8 +13,10 @@ struct RelayRoute: Sendable {
   private(set) var known: [RelayEndpoint] = []
   /// Redirects followed since the last welcome: a loop of them ends as a failed attempt.
   private var redirectsInARow = 0
-  /// When connecting to each relay (by address; "" for the starting one) last failed.
+  /// When connecting to each relay (by address) last failed.
   private var failures: [String: LocalInstant] = [:]
+  /// The starting relay's address, when known.
+  var home: String?
 
   /// Redirects followed without a welcome before giving up on this attempt.
   static let maximumRedirects = 8
@@ -27,7 +29,7 @@ struct RelayRoute: Sendable {
 
   /// A welcome came: the relays it lists are the ones to fall back on.
   mutating func welcomed(listing relays: [RelayEndpoint]) {
-    var seen = Set<String>()
+    var seen: Set<String> = home.map { [$0] } ?? []
     known = relays.filter { seen.insert($0.address).inserted && $0 != current }
     if let current, !known.contains(current) { known.insert(current, at: 0) }
     redirectsInARow = 0
@@ -50,10 +52,11 @@ struct RelayRoute: Sendable {
   /// attempt. Returns whether there is another relay to try.
   @discardableResult
   mutating func failed(at now: LocalInstant) -> Bool {
-    failures[current?.address ?? ""] = now
+    failures[current?.address ?? home ?? ""] = now
     let all = candidates
     guard all.count > 1 else { return false }
-    let index = all.firstIndex(of: current) ?? 0
+    let index =
+      all.firstIndex(of: current) ?? (current?.address == home ? 0 : nil) ?? 0
     current = all[(index + 1) % all.count]
     return true
   }

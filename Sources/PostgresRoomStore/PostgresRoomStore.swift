@@ -274,7 +274,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       }
     }
     logger.warning(
-      "not written: \(fenced.sorted().joined(separator: ", ")) (this relay no longer holds their lease)")
+      "not written: \(fenced.sorted().joined(separator: ", ")) (this relay no longer holds their lease)"
+    )
   }
 
   public func removeRooms(writtenBefore wallNanoseconds: Int64) async throws(RoomStoreError)
@@ -352,7 +353,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   }
 
   /// One room as stored, and the clocks it was written on.
-  private func loadRoom(_ room: String) async throws(RoomStoreError) -> (StoredRoom?, ClockReading?) {
+  private func loadRoom(_ room: String) async throws(RoomStoreError) -> (StoredRoom?, ClockReading?)
+  {
     let logger = self.logger
     return try await bounded("reading \(room) from") { client in
       let decoder = JSONDecoder()
@@ -377,7 +379,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           protection: try protection.map {
             try decoder.decode(RoomProtection.self, from: Data($0.utf8))
           })
-        return (stored, ClockReading(group: GroupInstant(nanoseconds: group), wallNanoseconds: wall))
+        return (
+          stored, ClockReading(group: GroupInstant(nanoseconds: group), wallNanoseconds: wall)
+        )
       }
       return (nil, nil)
     }
@@ -396,7 +400,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
         """
         INSERT INTO cowatch_relay (id, address, fingerprint, expires)
         VALUES (\(me), \(address), \(fingerprint), clock_timestamp() + make_interval(secs => \(lease)))
-        ON CONFLICT (id) DO UPDATE SET expires = EXCLUDED.expires
+        ON CONFLICT (id) DO UPDATE SET expires = EXCLUDED.expires, address = EXCLUDED.address,
+          fingerprint = EXCLUDED.fingerprint
         """, logger: logger)
       var renewed: [String: Int64] = [:]
       guard !names.isEmpty else { return renewed }
@@ -449,7 +454,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
         WHERE expires > clock_timestamp() AND id <> \(me) AND address <> \(address)
         ORDER BY address LIMIT 32
         """, logger: logger)
-      for try await (address, fingerprint) in rows.decode((String, String?).self) {
+      for try await (address, fingerprint) in rows.decode((String, String?).self)
+      where RelayEndpoint.isPlausible(address: address) {
         peers.append(RelayEndpoint(address: address, fingerprint: fingerprint))
       }
       return peers

@@ -122,6 +122,7 @@ extension RelayRuntime {
   }
 
   private func keepLeases(through directory: any RoomDirectory) async {
+    guard !state.withLock({ $0.abandoned }) else { return }
     let started = clock.nanoseconds()
     do throws(RoomStoreError) {
       let lost = try await directory.renewLeases()

@@ -46,7 +46,7 @@ extension RelayRuntime {
 
   /// `retryingBusy`: when another write is under way, wait for it (bounded) and write after.
   func flushStore(retryingBusy: Bool) async -> Bool {
-    guard let store else { return true }
+    guard let store, !state.withLock({ $0.abandoned }) else { return true }
     var free = false
     for _ in 0..<(retryingBusy ? 1000 : 1) {
       free = storeWriter.withLock { w in

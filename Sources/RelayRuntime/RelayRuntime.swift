@@ -35,6 +35,8 @@ public final class RelayRuntime: Sendable {
     var outlets: [ConnectionID: any RelayOutlet] = [:]
     var nextConnection: UInt64 = 1
     var stopped = false
+    /// Stopped as a crash would (``abandon()``): nothing more is written or released.
+    var abandoned = false
     /// Where each connection comes from, and how many come from each address.
     var addresses: [ConnectionID: String] = [:]
     var perAddress: [String: Int] = [:]
@@ -209,6 +211,17 @@ public final class RelayRuntime: Sendable {
     }
   }
 
+  /// Stops as `kill -9` would, for fault drills and tests: every connection cut without a
+  /// word, nothing more written to the store, no lease given back (they expire).
+  public func abandon() {
+    state.withLock { s in
+      s.stopped = true
+      s.abandoned = true
+      for (_, outlet) in s.outlets { outlet.close(flush: false) }
+      s.outlets = [:]
+    }
+  }
+
   /// Stops taking connections, tells every participant why, and closes the connections.
   public func stop(reason: String = "the relay is shutting down") {
     let line = codec.encode(
@@ -251,7 +264,7 @@ public final class RelayRuntime: Sendable {
     }
     // Everything is written: the rooms' leases go back at once, so that another relay
     // takes them over as soon as their participants ask, not a lease later.
-    if let directory {
+    if let directory, !state.withLock({ $0.abandoned }) {
       let rooms = state.withLock { $0.core.roomNames }
       if !rooms.isEmpty { try? await Task { try await directory.release(rooms) }.value }
     }
@@ -264,6 +277,8 @@ public final class RelayRuntime: Sendable {
   }
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
+  /// Other relays of the shared database this relay knows of (see ``Welcome/relays``).
+  public var peerCount: Int { state.withLock { $0.core.peers.count } }
 
   /// Stops counting a connection against its address.
   static func forget(_ id: ConnectionID, in s: inout State) {

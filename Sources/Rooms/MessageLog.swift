@@ -48,7 +48,10 @@ struct MessageLog: Sendable {
 
   /// The log as stored: the numbers given and sent, and the payloads kept.
   var stored: (count: UInt64, sent: UInt64, messages: [StoredMessage]) {
-    (count, sent, entries[head...].map { StoredMessage(index: $0.index, message: $0.message, bytes: $0.bytes) })
+    (
+      count, sent,
+      entries[head...].map { StoredMessage(index: $0.index, message: $0.message, bytes: $0.bytes) }
+    )
   }
 
   /// A log brought back from a store, within this log's budget (the oldest go first).
@@ -62,7 +65,8 @@ struct MessageLog: Sendable {
       entries.append((stored.index, stored.message, max(0, stored.bytes)))
       bytes += max(0, stored.bytes)
     }
-    while entries.count - head > maximumCount || (bytes > maximumBytes && entries.count - head > 1) {
+    while entries.count - head > maximumCount || (bytes > maximumBytes && entries.count - head > 1)
+    {
       bytes -= entries[head].bytes
       head += 1
     }

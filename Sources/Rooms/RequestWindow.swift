@@ -67,7 +67,8 @@ struct RequestWindow: Sendable {
     var floor = self.floor
     for id in ids.dropLast(kept.count) { floor = max(floor, id) }
     return (
-      kept.compactMap { id in answers[id].map { StoredAnswer(id: id, answer: $0.message(id: id)) } },
+      kept.compactMap { id in answers[id].map { StoredAnswer(id: id, answer: $0.message(id: id)) }
+      },
       floor
     )
   }

@@ -27,7 +27,9 @@ enum SHA256Digest {
     data.append(0x80)
     while data.count % 64 != 56 { data.append(0) }
     let bits = UInt64(message.count) &* 8
-    for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      data.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+    }
     var w = [UInt32](repeating: 0, count: 64)
     for chunk in stride(from: 0, to: data.count, by: 64) {
       for i in 0..<16 {
@@ -67,7 +69,8 @@ enum SHA256Digest {
       h[6] = h[6] &+ g
       h[7] = h[7] &+ hh
     }
-    return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+    return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) }
+    }
   }
 
   private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

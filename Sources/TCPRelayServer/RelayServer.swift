@@ -88,6 +88,14 @@ public final class RelayServer: Sendable {
     await runTask.value
   }
 
+  /// Stops as `kill -9` would (fault drills, tests): connections cut without a word,
+  /// nothing more stored, leases left to expire.
+  public func kill() async {
+    runtime.abandon()
+    try? await serverChannel.close()
+    await runTask.value
+  }
+
   /// Closes every participant connection (they keep their places and reconnect).
   public func dropAllConnections() { runtime.dropAllConnections() }
 

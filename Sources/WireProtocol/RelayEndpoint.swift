@@ -56,7 +56,8 @@ public struct RelayEndpoint: Hashable, Sendable, Codable, CustomStringConvertibl
     return !host.isEmpty
       && host.unicodeScalars.allSatisfy {
         $0.isASCII
-          && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_:[]".unicodeScalars.contains($0))
+          && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+            || ".-_:[]".unicodeScalars.contains($0))
       }
   }
 

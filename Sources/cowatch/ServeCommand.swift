@@ -63,7 +63,8 @@ struct ServeCommand: AsyncParsableCommand {
     let shared = storePath.map(Self.isPostgres) ?? false
     if let advertise {
       guard shared else {
-        throw ValidationError("--advertise only applies with a PostgreSQL store (--store postgres://…)")
+        throw ValidationError(
+          "--advertise only applies with a PostgreSQL store (--store postgres://…)")
       }
       guard RelayEndpoint.isPlausible(address: advertise) else {
         throw ValidationError("--advertise must be HOST:PORT, not \"\(advertise)\"")

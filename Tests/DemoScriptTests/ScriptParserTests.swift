@@ -1,10 +1,10 @@
 import DemoScript
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import Testing
+import Transports
 
 @Suite("demo script parser")
 struct ScriptParserTests {

@@ -1,10 +1,10 @@
 import FrontSessions
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import TerminalFront
+import Transports
 
 /// A room with ann (this terminal) and bob; Harbour Lights to watch.
 enum Fixtures {

@@ -1,10 +1,10 @@
 import FrontSessions
 import GroupSessions
-import Participation
-import Transports
 import Media
+import Participation
 import PlaybackCoordination
 import Testing
+import Transports
 
 @testable import TerminalFront
 
@@ -253,7 +253,9 @@ struct RelayRestartTests {
     // The changes after the restart are told as usual.
     d.send(
       .client(
-        .state(Fixtures.playing(sequence: 14), events: [
+        .state(
+          Fixtures.playing(sequence: 14),
+          events: [
             Fixtures.change(14, .played(at: 160, rate: 1, startsAt: Fixtures.now))
           ])))
     #expect(d.session.model.notices.map(\.text).contains { $0.hasPrefix("bob played") })

@@ -122,7 +122,8 @@ struct ParticipantCoreTests {
     let sequence = try #require(net.runtime.state(ofRoom: "lobby")).sequence
     // bob's connection resets; ann writes to him; the relay dies before he is back.
     net.cut(people[1])
-    let ticket = net.request(.message(kind: "chat", body: "are you there?", to: .all), from: people[0])
+    let ticket = net.request(
+      .message(kind: "chat", body: "are you there?", to: .all), from: people[0])
     net.restartRelay(epoch: "epoch-2", keepingRooms: true)
     net.run(for: 5)
     for (p, id) in zip(people, ids) {

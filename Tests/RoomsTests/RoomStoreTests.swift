@@ -38,7 +38,9 @@ struct RoomStoreTests {
   @Test("SHA-256 gives the standard's digests")
   func sha256Vectors() {
     func hex(_ s: String) -> String {
-      SecretHash.of(s).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+      SecretHash.of(s).map {
+        String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+      }.joined()
     }
     #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
@@ -135,7 +137,8 @@ struct RoomStoreTests {
       store: store, restoring: store.rooms, epoch: "second",
       at: first.now.nanoseconds + 1_500_000_000)
     r.connect(2)
-    let forged = ResumeToken(participant: ann.participant, secret: String(repeating: "0", count: 32))
+    let forged = ResumeToken(
+      participant: ann.participant, secret: String(repeating: "0", count: 32))
     r.send(
       .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: forged), from: 2)
     #expect(r.welcome(2)?.resumed == false)
@@ -218,14 +221,17 @@ struct RoomStoreTests {
 
   @Test("the group clock continues across a reboot, not across wall-clock corrections")
   func clockContinuation() {
-    let stored = ClockReading(group: GroupInstant(seconds: 5000), wallNanoseconds: 1_000_000_000_000)
+    let stored = ClockReading(
+      group: GroupInstant(seconds: 5000), wallNanoseconds: 1_000_000_000_000)
     // Same boot, 10 s later, the wall clock corrected by half a second: same clock.
     let same = ClockReading(group: GroupInstant(seconds: 5010), wallNanoseconds: 1_010_500_000_000)
     #expect(ClockReading.continuation(of: stored, now: same) == 0)
     // After a reboot the monotonic clock reads 30 s, 60 s of wall time later.
-    let rebooted = ClockReading(group: GroupInstant(seconds: 30), wallNanoseconds: 1_060_000_000_000)
+    let rebooted = ClockReading(
+      group: GroupInstant(seconds: 30), wallNanoseconds: 1_060_000_000_000)
     let offset = ClockReading.continuation(of: stored, now: rebooted)
-    #expect(GroupInstant(nanoseconds: rebooted.group.nanoseconds + offset) == GroupInstant(seconds: 5060))
+    #expect(
+      GroupInstant(nanoseconds: rebooted.group.nanoseconds + offset) == GroupInstant(seconds: 5060))
   }
 
   @Test("loading removes rooms written longer ago than the retention and gives the clock offset")
@@ -235,7 +241,8 @@ struct RoomStoreTests {
     first.hello(1, "ann")
     #expect(await first.runtime.flushStore())
     let written = first.clock.nanoseconds() + 1_700_000_000_000_000_000
-    let now = ClockReading(group: GroupInstant(seconds: 7), wallNanoseconds: written + 60_000_000_000)
+    let now = ClockReading(
+      group: GroupInstant(seconds: 7), wallNanoseconds: written + 60_000_000_000)
     let kept = try await RelayRuntime.loadRooms(from: store, retention: 3600, now: now)
     #expect(kept.rooms.map(\.name) == ["lobby"] && kept.expired == 0)
     #expect(kept.clockOffset == first.clock.nanoseconds() + 60_000_000_000 - 7_000_000_000)
@@ -249,59 +256,60 @@ struct RoomStoreTests {
 /// message; ann's resent request is answered, not applied again; a newcomer gets a new id.
 /// `open` gives the store, each time as a new process would open it.
 func resumeAfterRestart(open: () throws -> any RoomStore) async throws {
-    // The first relay, and its store, are gone at the end of this scope, as with a process.
-    let (held, stateBefore, ann, bob, then) = try await {
-      let (before, ann, bob) = try await pausedRoom(store: try open())
-      let state = try #require(before.core.state(ofRoom: "lobby"))
-      return (before.runtime.storedRooms(), state, ann, bob, before.now)
-    }()
-    let store = try open()
-    let (rooms, _) = try await store.load()
-    #expect(rooms == held, "the store holds what the relay held")
+  // The first relay, and its store, are gone at the end of this scope, as with a process.
+  let (held, stateBefore, ann, bob, then) = try await {
+    let (before, ann, bob) = try await pausedRoom(store: try open())
+    let state = try #require(before.core.state(ofRoom: "lobby"))
+    return (before.runtime.storedRooms(), state, ann, bob, before.now)
+  }()
+  let store = try open()
+  let (rooms, _) = try await store.load()
+  #expect(rooms == held, "the store holds what the relay held")
 
-    // A new relay process, later on the same clock.
-    var r = RelayDriver(
-      store: store, restoring: rooms, epoch: "second", at: then.nanoseconds + 2_000_000_000)
-    let restored = try #require(r.core.state(ofRoom: "lobby"))
-    #expect(restored.session?.timeline == stateBefore.session?.timeline)
-    #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
-    #expect(restored.sequence > stateBefore.sequence)
+  // A new relay process, later on the same clock.
+  var r = RelayDriver(
+    store: store, restoring: rooms, epoch: "second", at: then.nanoseconds + 2_000_000_000)
+  let restored = try #require(r.core.state(ofRoom: "lobby"))
+  #expect(restored.session?.timeline == stateBefore.session?.timeline)
+  #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
+  #expect(restored.sequence > stateBefore.sequence)
 
-    r.connect(3)
-    r.send(
-      .hello(
-        version: ProtocolVersion.current, name: "bob", room: "lobby",
-        resume: ResumeToken(participant: bob.participant, secret: bob.secret, messagesReceived: 0)),
-      from: 3)
-    let welcome = try #require(r.welcome(3))
-    #expect(welcome.resumed)
-    #expect(welcome.participant == bob.participant)
-    #expect(welcome.relayEpoch == "second")
-    #expect(welcome.resume.secret == bob.secret)
-    let position = try #require(welcome.state.session).timeline.position(at: r.now)
-    #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
-    let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
-      if case .message(_, _, _, _, let b) = $0 { b } else { nil }
-    }
-    #expect(got == ["while you were away"])
-
-    // ann's request 4 (the pause) resent: answered again, not applied twice.
-    r.connect(4)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 4)
-    let sequence = try #require(r.lastState(4)).sequence
-    r.send(.command(id: 4, .pause(item: nil, at: 12.345)), from: 4)
-    #expect(r.accepted(4) == [4])
-    #expect(r.lastState(4)?.sequence == sequence)
-
-    // A newcomer does not get a number already given.
-    r.hello(5, "carol")
-    #expect(r.welcome(5)?.participant == ParticipantID("p3"))
+  r.connect(3)
+  r.send(
+    .hello(
+      version: ProtocolVersion.current, name: "bob", room: "lobby",
+      resume: ResumeToken(participant: bob.participant, secret: bob.secret, messagesReceived: 0)),
+    from: 3)
+  let welcome = try #require(r.welcome(3))
+  #expect(welcome.resumed)
+  #expect(welcome.participant == bob.participant)
+  #expect(welcome.relayEpoch == "second")
+  #expect(welcome.resume.secret == bob.secret)
+  let position = try #require(welcome.state.session).timeline.position(at: r.now)
+  #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
+  let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
+    if case .message(_, _, _, _, let b) = $0 { b } else { nil }
   }
+  #expect(got == ["while you were away"])
+
+  // ann's request 4 (the pause) resent: answered again, not applied twice.
+  r.connect(4)
+  r.send(
+    .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 4)
+  let sequence = try #require(r.lastState(4)).sequence
+  r.send(.command(id: 4, .pause(item: nil, at: 12.345)), from: 4)
+  #expect(r.accepted(4) == [4])
+  #expect(r.lastState(4)?.sequence == sequence)
+
+  // A newcomer does not get a number already given.
+  r.hello(5, "carol")
+  #expect(r.welcome(5)?.participant == ParticipantID("p3"))
+}
 
 @Suite("Room store: a member's stored answers")
 struct StoredAnswerTests {
-  @Test("only the latest answers are stored; older ids are refused as forgotten, never applied again")
+  @Test(
+    "only the latest answers are stored; older ids are refused as forgotten, never applied again")
   func latestAnswersOnly() async throws {
     let store = InMemoryRoomStore()
     var first = RelayDriver(store: store)
@@ -322,7 +330,8 @@ struct StoredAnswerTests {
 
     var r = RelayDriver(store: store, restoring: store.rooms, epoch: "second")
     r.connect(2)
-    r.send(.hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 2)
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 2)
     let sequence = try #require(r.lastState(2)).sequence
     r.send(.command(id: count, .setAutoAdvance(false)), from: 2)
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)

@@ -243,7 +243,8 @@ enum Golden {
     ),
     (
       .redirect(
-        room: "lobby", relay: RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")),
+        room: "lobby",
+        relay: RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")),
       #"{"relay":{"address":"relay2.example:7700","fingerprint":"SHA256:abc"},"room":"lobby","type":"redirect"}"#
     ),
   ]
