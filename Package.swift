@@ -70,6 +70,9 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // A throwaway PostgreSQL server (initdb + pg_ctl in a temporary directory) for the tests
+    // and benchmarks of the PostgreSQL store.
+    .target(name: "ThrowawayPostgres"),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
@@ -170,7 +173,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
-        "RelayTLS",
+        "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -183,7 +186,7 @@ let package = Package(
       dependencies: [
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports",
         "SQLiteRoomStore",
-        "RoomCrypto", "PostgresRoomStore",
+        "RoomCrypto", "PostgresRoomStore", "ThrowawayPostgres",
         // The shared-rooms tests run relays and participants over TCP.
         "GroupSessions", "Participation", "TCPRelayServer", "TCPRelayClient", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),

@@ -25,7 +25,10 @@ enum PropagationBench {
   /// The relay's clock runs 1 h 0.123456789 s ahead of the participants'.
   static let relayOffsetNanoseconds: Int64 = 3_600_123_456_789
 
-  static func run(sizes: [Int], rounds: Int, store: (any RoomStore)? = nil) async throws
+  static func run(
+    sizes: [Int], rounds: Int, store: (any RoomStore)? = nil,
+    directory: (any RoomDirectory)? = nil, room roomPrefix: String = "prop"
+  ) async throws
     -> [SizeResult]
   {
     var configuration = RelayConfiguration()
@@ -35,7 +38,8 @@ enum PropagationBench {
     configuration.messageBurst = 1000
     let server = try await RelayServer.start(
       host: "127.0.0.1", port: 0, configuration: configuration,
-      clock: MonotonicClock(offsetNanoseconds: relayOffsetNanoseconds), store: store)
+      clock: MonotonicClock(offsetNanoseconds: relayOffsetNanoseconds), store: store,
+      directory: directory)
     defer { Task { await server.stop() } }
     let transport = TCPTransport(host: "127.0.0.1", port: server.port)
     var results: [SizeResult] = []
@@ -43,7 +47,7 @@ enum PropagationBench {
       progress("propagation: \(size) participants, \(rounds) rounds of pause/seek/play")
       let recorder = ArrivalRecorder()
       let room = try await Room.make(
-        count: size, transport: transport, room: "prop\(size)", recorder: recorder,
+        count: size, transport: transport, room: "\(roomPrefix)\(size)", recorder: recorder,
         player: { i in
           var c = SimulatedPlayerConfiguration.ideal
           c.seed = UInt64(i + 1)

@@ -2,6 +2,7 @@ import Foundation
 import GroupSessions
 import Media
 import PlaybackCoordination
+import PostgresRoomStore
 import RelayRuntime
 import Rooms
 import SQLiteRoomStore
@@ -28,7 +29,40 @@ enum StoreBench {
 
   /// `repeats` runs per store, alternating, so that both see the same machine: the p99 of
   /// one run moves by milliseconds from run to run on a shared 2-core machine.
-  static func propagation(size: Int, rounds: Int, repeats: Int) async throws -> Table {
+  /// The store of a kind (`memory`: none); PostgreSQL in the shared mode relays run it in,
+  /// leases and fencing included.
+  static func store(_ kind: String, file: TemporaryFile, postgres: String?, port: Int = 1)
+    async throws -> PostgresOrOther
+  {
+    switch kind {
+    case "memory": return .other(nil)
+    case "sqlite": return .other(try SQLiteRoomStore(path: file.path))
+    default:
+      guard let postgres else { throw BenchError("no PostgreSQL server") }
+      return .postgres(
+        try await PostgresRoomStore.connect(
+          url: postgres, advertised: RelayEndpoint(address: "127.0.0.1:\(port)")))
+    }
+  }
+
+  enum PostgresOrOther {
+    case postgres(PostgresRoomStore)
+    case other((any RoomStore)?)
+    var store: (any RoomStore)? {
+      switch self {
+      case .postgres(let store): store
+      case .other(let store): store
+      }
+    }
+    var directory: (any RoomDirectory)? {
+      if case .postgres(let store) = self { store } else { nil }
+    }
+  }
+
+  static func propagation(size: Int, rounds: Int, repeats: Int, postgres: String? = nil)
+    async throws -> Table
+  {
+    let kinds = postgres == nil ? ["memory", "sqlite"] : ["memory", "sqlite", "postgres"]
     var t = Table(
       "store", "samples", "applied at player p50 / p99 / max (ms)",
       "update received p50 / p99 / max (ms)", "p99 of each run (ms)")
@@ -36,19 +70,20 @@ enum StoreBench {
     var update: [String: [Double]] = [:]
     var runs: [String: [Double]] = [:]
     for run in 0..<repeats {
-      for kind in ["memory", "sqlite"] {
+      for kind in kinds {
         let file = try TemporaryFile()
         defer { file.remove() }
-        let store: (any RoomStore)? =
-          kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
+        let opened = try await store(kind, file: file, postgres: postgres)
         progress("store: propagation run \(run + 1), \(size) participants, --store \(kind)")
-        let result = try await PropagationBench.run(sizes: [size], rounds: rounds, store: store)[0]
+        let result = try await PropagationBench.run(
+          sizes: [size], rounds: rounds, store: opened.store, directory: opened.directory,
+          room: "prop\(run)-")[0]
         player[kind, default: []] += result.allPlayer
         update[kind, default: []] += result.allUpdate
         runs[kind, default: []].append(Summary(result.allPlayer).p99)
       }
     }
-    for kind in ["memory", "sqlite"] {
+    for kind in kinds {
       let p = Summary(player[kind] ?? [])
       t.add(
         kind, "\(p.count)", p.text(3), Summary(update[kind] ?? []).text(3),
@@ -83,11 +118,15 @@ enum StoreBench {
   /// (each one a sequenced step, as every participant sends every few seconds) from each
   /// participant in turn, as fast as one thread can apply them, while the store's writer runs.
   static func throughput(
-    participants: Int, roomSize: Int, seconds: Double, store kind: String, rate: Double? = nil
+    participants: Int, roomSize: Int, seconds: Double, store kind: String, rate: Double? = nil,
+    postgres: String? = nil
   ) async throws -> Throughput {
     let file = try TemporaryFile()
     defer { file.remove() }
-    let store: (any RoomStore)? = kind == "memory" ? nil : try SQLiteRoomStore(path: file.path)
+    let opened = try await store(kind, file: file, postgres: postgres)
+    let store = opened.store
+    let prefix = "t\(UInt32.random(in: 0...UInt32.max))-"
+
     var configuration = RelayConfiguration()
     configuration.maximumConnections = participants + 10
     configuration.maximumConnectionsPerAddress = participants + 10
@@ -96,7 +135,10 @@ enum StoreBench {
     configuration.messageBurst = 1e6
     configuration.heartbeatTimeout = 3600
     configuration.reconnectGrace = 3600
-    let runtime = RelayRuntime(configuration: configuration, store: store)
+    // PostgreSQL as relays share it: each room's lease claimed on its first hello, renewed,
+    // every write fenced by it.
+    let runtime = RelayRuntime(
+      configuration: configuration, store: store, directory: opened.directory)
     let ticker = Task { await runtime.run() }
     progress("store: \(participants) participants with --store \(kind)")
     var ids: [ConnectionID] = []
@@ -104,9 +146,15 @@ enum StoreBench {
       guard let id = runtime.open(NullOutlet()) else { throw BenchError("connection refused") }
       runtime.received(
         .hello(
-          version: ProtocolVersion.current, name: "p\(i % roomSize)", room: "r\(i / roomSize)",
+          version: ProtocolVersion.current, name: "p\(i % roomSize)",
+          room: "\(prefix)r\(i / roomSize)",
           resume: nil), from: id)
       ids.append(id)
+    }
+    let rooms = (participants + roomSize - 1) / roomSize
+    for _ in 0..<2000 where runtime.roomNames.count < rooms { await sleepSeconds(0.01) }
+    guard runtime.roomNames.count == rooms else {
+      throw BenchError("only \(runtime.roomNames.count) of \(rooms) rooms were claimed")
     }
     // Everything so far written before the measured run.
     while runtime.storedRooms().count > 0, store != nil {
@@ -233,7 +281,9 @@ enum StoreBench {
   /// `restartAfter` seconds later. Per participant: the time from the kill to its welcome
   /// from the new relay as the same member, and to its player being within `tolerance` of
   /// the group's timeline; then the spread of all players' positions one second later.
-  static func restart(size: Int, runs: Int, restartAfter: Double, tolerance: Double)
+  static func restart(
+    size: Int, runs: Int, restartAfter: Double, tolerance: Double, postgres: String? = nil
+  )
     async throws -> Restart
   {
     var result = Restart()
@@ -241,11 +291,12 @@ enum StoreBench {
       progress("store: restart run \(run + 1) of \(runs), \(size) participants")
       let file = try TemporaryFile()
       defer { file.remove() }
-      var server = try ServerProcess.cowatch(store: file.path)
+      let storeArgument = postgres ?? file.path
+      var server = try ServerProcess.cowatch(store: storeArgument)
       let port = server.port
       let transport = TCPTransport(host: "127.0.0.1", port: port)
       let room = try await Room.make(
-        count: size, transport: transport, room: "restart", recorder: nil,
+        count: size, transport: transport, room: "restart\(run)", recorder: nil,
         player: { i in
           var c = SimulatedPlayerConfiguration.ideal
           c.seed = UInt64(i + 1)
@@ -262,36 +313,12 @@ enum StoreBench {
       let killed = monoNow()
       server.killNow()
       // Watched from the kill on, while the new relay starts.
-      let clients = room.clients
-      let (beforeIDs, beforeEpochs) = (before, epochs)
-      let watch = Task { () -> (resumed: [Int64?], synced: [Int64?], wrongID: Int) in
-        var resumedAt: [Int64?] = Array(repeating: nil, count: size)
-        var syncedAt: [Int64?] = Array(repeating: nil, count: size)
-        var wrongID = 0
-        let deadline = killed + 20_000_000_000
-        while monoNow() < deadline, syncedAt.contains(where: { $0 == nil }) {
-          for (i, c) in clients.enumerated() where syncedAt[i] == nil {
-            let epoch = await c.relayEpoch
-            let status = await c.connectionStatus
-            guard epoch != beforeEpochs[i], status == .connected else { continue }
-            if resumedAt[i] == nil {
-              resumedAt[i] = monoNow()
-              if await c.participantID != beforeIDs[i] { wrongID += 1 }
-            }
-            let s = await c.snapshot()
-            // The player may run a little fast or slow while it corrects: playing is enough.
-            if let player = s.player, let group = s.groupPosition, abs(player.rate - 1) < 0.1,
-              s.state.session?.status == .playing, abs(player.position - group) <= tolerance
-            {
-              syncedAt[i] = monoNow()
-            }
-          }
-          await sleepSeconds(0.002)
-        }
-        return (resumedAt, syncedAt, wrongID)
+      let watch = Task {
+        await watchBack(
+          room.clients, ids: before, epochs: epochs, killed: killed, tolerance: tolerance)
       }
       await sleepSeconds(restartAfter)
-      server = try ServerProcess.cowatch(port: port, store: file.path)
+      server = try ServerProcess.cowatch(port: port, store: storeArgument)
       let (resumedAt, syncedAt, wrongID) = await watch.value
       result.failures += wrongID
       result.failures += syncedAt.filter { $0 == nil }.count
@@ -307,6 +334,91 @@ enum StoreBench {
       }
       await room.stop()
       server.stop()
+    }
+    return result
+  }
+
+  /// Watches participants from a kill on: when each is back (welcomed by another relay run
+  /// than before: a new epoch) and when its player plays within `tolerance` of the timeline.
+  static func watchBack(
+    _ clients: [ParticipantClient], ids beforeIDs: [ParticipantID?], epochs beforeEpochs: [String?],
+    killed: Int64, tolerance: Double
+  ) async -> (resumed: [Int64?], synced: [Int64?], wrongID: Int) {
+    let size = clients.count
+    var resumedAt: [Int64?] = Array(repeating: nil, count: size)
+    var syncedAt: [Int64?] = Array(repeating: nil, count: size)
+    var wrongID = 0
+    let deadline = killed + 30_000_000_000
+    while monoNow() < deadline, syncedAt.contains(where: { $0 == nil }) {
+      for (i, c) in clients.enumerated() where syncedAt[i] == nil {
+        let epoch = await c.relayEpoch
+        let status = await c.connectionStatus
+        guard epoch != beforeEpochs[i], status == .connected else { continue }
+        if resumedAt[i] == nil {
+          resumedAt[i] = monoNow()
+          if await c.participantID != beforeIDs[i] { wrongID += 1 }
+        }
+        let s = await c.snapshot()
+        // The player may run a little fast or slow while it corrects: playing is enough.
+        if let player = s.player, let group = s.groupPosition, abs(player.rate - 1) < 0.1,
+          s.state.session?.status == .playing, abs(player.position - group) <= tolerance
+        {
+          syncedAt[i] = monoNow()
+        }
+      }
+      await sleepSeconds(0.002)
+    }
+    return (resumedAt, syncedAt, wrongID)
+  }
+
+  /// `size` participants playing together through the first of three `cowatch serve`
+  /// processes sharing one PostgreSQL database; that relay is killed with SIGKILL and not
+  /// started again: the room's lease expires and another relay takes it over when the
+  /// participants (who know the others from their welcome) ask.
+  static func takeover(size: Int, runs: Int, tolerance: Double, postgres: String) async throws
+    -> Restart
+  {
+    var result = Restart()
+    for run in 0..<runs {
+      progress("store: takeover run \(run + 1) of \(runs), \(size) participants, 3 relays")
+      var relays: [ServerProcess] = []
+      for _ in 0..<3 { relays.append(try ServerProcess.cowatch(store: postgres)) }
+      // The relays find each other (a renewal, a quarter of a lease) before anyone joins.
+      await sleepSeconds(PostgresRoomStore.defaultLeaseDuration / 4 + 0.5)
+      let transport = TCPTransport(host: "127.0.0.1", port: relays[0].port)
+      let room = try await Room.make(
+        count: size, transport: transport, room: "takeover\(run)", recorder: nil,
+        player: { i in
+          var c = SimulatedPlayerConfiguration.ideal
+          c.seed = UInt64(i + 1)
+          return c
+        })
+      try await room.startPlaying()
+      await sleepSeconds(2)
+      var before: [ParticipantID?] = []
+      var epochs: [String?] = []
+      for c in room.clients {
+        before.append(await c.participantID)
+        epochs.append(await c.relayEpoch)
+      }
+      let killed = monoNow()
+      relays[0].killNow()
+      let (resumedAt, syncedAt, wrongID) = await watchBack(
+        room.clients, ids: before, epochs: epochs, killed: killed, tolerance: tolerance)
+      result.failures += wrongID
+      result.failures += syncedAt.filter { $0 == nil }.count
+      result.resumed += resumedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
+      result.inSync += syncedAt.compactMap { $0 }.map { Double($0 - killed) / 1e9 }
+      await sleepSeconds(1)
+      var positions: [Double] = []
+      for c in room.clients {
+        if let p = await c.snapshot().player?.position { positions.append(p) }
+      }
+      if let low = positions.min(), let high = positions.max() {
+        result.spreadAfter.append((high - low) * 1000)
+      }
+      await room.stop()
+      for relay in relays.dropFirst() { relay.stop() }
     }
     return result
   }

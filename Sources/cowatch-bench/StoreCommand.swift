@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import PostgresRoomStore
+import ThrowawayPostgres
 
 struct StoreCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -17,8 +19,14 @@ struct StoreCommand: AsyncParsableCommand {
   @Option(help: "Participants in the restart run.") var restartSize = 10
   @Option(help: "Restart runs.") var runs = 5
   @Option(help: "Seconds between the kill and the restart.") var restartAfter = 1.0
+  @Flag(
+    help:
+      "Measure the PostgreSQL store instead, on a throwaway server (Debian's postgresql), with relays sharing it."
+  )
+  var postgres = false
 
   func run() async throws {
+    if postgres { return try await runPostgres() }
     let smoke = common.smoke
     let tolerance = 0.05
     let prop = try await StoreBench.propagation(
@@ -84,6 +92,80 @@ struct StoreCommand: AsyncParsableCommand {
         playing at rate 1 within that distance of where its group timeline says.
 
         \(restartTable.markdown)
+        """, smoke: smoke)
+  }
+
+  /// The PostgreSQL store as relays share it (leases, fencing), on a throwaway server.
+  func runPostgres() async throws {
+    let smoke = common.smoke
+    let tolerance = 0.05
+    guard ThrowawayPostgres.available else {
+      throw BenchError("PostgreSQL is not installed (apt-get install postgresql)")
+    }
+    let cluster = try ThrowawayPostgres()
+    defer { cluster.stop() }
+    let url = cluster.url
+    let prop = try await StoreBench.propagation(
+      size: smoke ? 3 : size, rounds: smoke ? 2 : rounds, repeats: smoke ? 1 : repeats,
+      postgres: url)
+    emit("Propagation with each store", prop)
+    let count = smoke ? 200 : participants
+    var results: [StoreBench.Throughput] = []
+    results.append(
+      try await StoreBench.throughput(
+        participants: count, roomSize: roomSize, seconds: smoke ? 0.5 : seconds,
+        store: "postgres", postgres: url))
+    var paced = try await StoreBench.throughput(
+      participants: count, roomSize: roomSize, seconds: smoke ? 0.5 : seconds,
+      store: "postgres", rate: smoke ? 1000 : 5000, postgres: url)
+    paced.store = "postgres, \(smoke ? 1000 : 5000) steps/s offered"
+    results.append(paced)
+    let throughput = StoreBench.throughputTable(results, participants: count, roomSize: roomSize)
+    emit("Steps sustained while writing to PostgreSQL (\(count) participants)", throughput)
+    let restart = try await StoreBench.restart(
+      size: smoke ? 3 : restartSize, runs: smoke ? 1 : runs, restartAfter: restartAfter,
+      tolerance: tolerance, postgres: url)
+    let restartTable = StoreBench.restartTable(
+      restart, restartAfter: restartAfter, tolerance: tolerance)
+    emit("kill -9 and a restart after \(restartAfter) s (PostgreSQL)", restartTable)
+    let takeover = try await StoreBench.takeover(
+      size: smoke ? 3 : restartSize, runs: smoke ? 1 : runs, tolerance: tolerance, postgres: url)
+    let takeoverTable = StoreBench.restartTable(
+      takeover, restartAfter: 0, tolerance: tolerance)
+    emit("kill -9 of the room's relay, taken over by another", takeoverTable)
+    let lease = PostgresRoomStore.defaultLeaseDuration
+    Report.write(
+      section: "store-postgres", title: "11. Rooms in PostgreSQL, shared by relays",
+      body: """
+        A throwaway PostgreSQL server (Debian's, `initdb` in a temporary directory, `fsync`
+        off as in the tests) on the same machine; relays use it as `cowatch serve --store
+        postgres://…` does: each room's lease claimed on its first hello and renewed every
+        \(lease / 4) s (lease \(lease) s), every write fenced by it in the same transaction.
+
+        **Propagation with each store.** As §8: \(smoke ? 3 : size) participants, real clients
+        over loopback TCP to an in-process relay, \(smoke ? 2 : rounds) rounds of pause, seek and
+        play, \(smoke ? 1 : repeats) runs per store, alternating.
+
+        \(prop.markdown)
+        **Steps sustained while writing.** As §8, PostgreSQL: \(count) participants in rooms of
+        \(roomSize) on one in-process runtime, `report` steps as fast as one thread applies
+        them, then paced at what that many participants send. *Writer busy* is the share of
+        the time spent waiting for PostgreSQL's transactions (the server runs on the same 2
+        cores).
+
+        \(throughput.markdown)
+        **kill -9 and a restart.** As §8, with the PostgreSQL store: one `cowatch serve`
+        process, killed with SIGKILL and started again on the same port \(restartAfter) s
+        later (its successor at the same address takes the rooms' leases at once).
+
+        \(restartTable.markdown)
+        **kill -9 and a takeover.** Three `cowatch serve` processes on the database;
+        \(smoke ? 3 : restartSize) participants playing together through the first, which is
+        killed with SIGKILL and not started again. The participants reconnect to the others
+        their welcome listed; the lease expires (at most \(lease) s after the last renewal) and
+        the next relay asked takes the room over from the database. Times are from the kill.
+
+        \(takeoverTable.markdown)
         """, smoke: smoke)
   }
 }

@@ -4,6 +4,7 @@ import PostgresRoomStore
 import RelayRuntime
 import Synchronization
 import Testing
+import ThrowawayPostgres
 import Transports
 import WireProtocol
 
@@ -11,12 +12,12 @@ import WireProtocol
 
 @Suite(
   "Room store in PostgreSQL (a throwaway server)", .serialized,
-  .enabled(if: PostgresCluster.available, "PostgreSQL is not installed (.ci/run installs it)"),
+  .enabled(if: ThrowawayPostgres.available, "PostgreSQL is not installed (.ci/run installs it)"),
   .timeLimit(.minutes(2)))
 struct PostgresRoomStoreTests {
   @Test("rooms written to the database come back from it for a new relay, and members resume")
   func restartFromDatabase() async throws {
-    let cluster = try PostgresCluster()
+    let cluster = try ThrowawayPostgres()
     defer { cluster.stop() }
     // Each relay process connects on its own; the database is what outlives them.
     let first = try await PostgresRoomStore.connect(url: cluster.url)
@@ -30,7 +31,7 @@ struct PostgresRoomStoreTests {
   @Test(
     "departures and emptied rooms are deleted; the password verifier is kept; idle rooms expire")
   func departuresAndRetention() async throws {
-    let cluster = try PostgresCluster()
+    let cluster = try ThrowawayPostgres()
     defer { cluster.stop() }
     let store = try await PostgresRoomStore.connect(url: cluster.url)
     defer { store.close() }

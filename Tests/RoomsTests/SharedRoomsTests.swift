@@ -10,6 +10,7 @@ import Synchronization
 import TCPRelayClient
 import TCPRelayServer
 import Testing
+import ThrowawayPostgres
 import Transports
 import WireProtocol
 
@@ -19,7 +20,7 @@ import WireProtocol
 /// fencing and takeover.
 @Suite(
   "Rooms shared by relays through PostgreSQL", .serialized,
-  .enabled(if: PostgresCluster.available, "PostgreSQL is not installed (.ci/run installs it)"),
+  .enabled(if: ThrowawayPostgres.available, "PostgreSQL is not installed (.ci/run installs it)"),
   .timeLimit(.minutes(2)))
 struct SharedRoomsTests {
   static func endpoint(_ port: Int) -> RelayEndpoint {
@@ -30,7 +31,7 @@ struct SharedRoomsTests {
     "one owner per room: a claim, a redirect to it, writes fenced by the lease, a takeover once it expires, a release"
   )
   func leases() async throws {
-    let cluster = try PostgresCluster()
+    let cluster = try ThrowawayPostgres()
     defer { cluster.stop() }
     let a = try await PostgresRoomStore.connect(
       url: cluster.url, advertised: Self.endpoint(7001), leaseDuration: 0.5)
@@ -104,7 +105,7 @@ struct SharedRoomsTests {
     let servers: [RelayServer]
     let stores: [PostgresRoomStore]
 
-    init(cluster: PostgresCluster, count: Int = 3, lease: Double) async throws {
+    init(cluster: ThrowawayPostgres, count: Int = 3, lease: Double) async throws {
       var servers: [RelayServer] = []
       var stores: [PostgresRoomStore] = []
       var configuration = RelayConfiguration()
@@ -162,7 +163,7 @@ struct SharedRoomsTests {
     "three relays: participants spread over them meet in one room; its relay killed, the room goes on on another with its state and the same members, never on two at once"
   )
   func takeover() async throws {
-    let cluster = try PostgresCluster()
+    let cluster = try ThrowawayPostgres()
     defer { cluster.stop() }
     let relays = try await Relays(cluster: cluster, lease: 1)
     defer {

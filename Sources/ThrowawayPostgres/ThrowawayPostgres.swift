@@ -1,15 +1,15 @@
 import Foundation
 
-/// A throwaway PostgreSQL server for tests: `initdb` in a temporary directory, `pg_ctl`
+/// A throwaway PostgreSQL server for tests and benchmarks: `initdb` in a temporary directory, `pg_ctl`
 /// on a free loopback port, trust authentication, stopped and removed afterwards. Needs
 /// Debian's postgresql (its binaries under /usr/lib/postgresql/*/bin; `.ci/run` installs
 /// it). As root, the server runs as the `postgres` user, which it insists on.
-final class PostgresCluster: Sendable {
-  let directory: String
-  let port: Int
-  var url: String { "postgres://cowatch@127.0.0.1:\(port)/postgres" }
+public final class ThrowawayPostgres: Sendable {
+  public let directory: String
+  public let port: Int
+  public var url: String { "postgres://cowatch@127.0.0.1:\(port)/postgres" }
 
-  static let binaries: String? = {
+  public static let binaries: String? = {
     guard
       let versions = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")
     else { return nil }
@@ -17,9 +17,9 @@ final class PostgresCluster: Sendable {
       .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
   }()
 
-  static var available: Bool { binaries != nil }
+  public static var available: Bool { binaries != nil }
 
-  init() throws {
+  public init() throws {
     guard let bin = Self.binaries else { throw ClusterError("PostgreSQL is not installed") }
     directory = NSTemporaryDirectory() + "cowatch-pg-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -39,7 +39,7 @@ final class PostgresCluster: Sendable {
       ])
   }
 
-  func stop() {
+  public func stop() {
     if let bin = Self.binaries {
       try? Self.run("\(bin)/pg_ctl", ["-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
     }
@@ -96,8 +96,8 @@ final class PostgresCluster: Sendable {
     return Int(UInt16(bigEndian: address.sin_port))
   }
 
-  struct ClusterError: Error, CustomStringConvertible {
-    let description: String
+  public struct ClusterError: Error, CustomStringConvertible {
+    public let description: String
     init(_ description: String) { self.description = description }
   }
 }
