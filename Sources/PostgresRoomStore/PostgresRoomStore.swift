@@ -224,34 +224,51 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
         where shared && held[room] == epoch {
           owned.insert(room)
         }
-        for name in batch.removed where owned.contains(name) {
+        // One statement per table, whatever the batch's size: a round trip per row made
+        // the writer fall behind at 10,000 participants (6,400 rows/s).
+        let removed = batch.removed.filter { owned.contains($0) }
+        if !removed.isEmpty {
           try await connection.query(
-            "DELETE FROM cowatch_room WHERE name = \(name)", logger: logger)
+            "DELETE FROM cowatch_room WHERE name = ANY(\(removed))", logger: logger)
         }
-        for (change, state, protection, members) in rooms where owned.contains(change.name) {
-          let next = Int64(clamping: change.nextNumber)
+        let kept = rooms.filter { owned.contains($0.0.name) }
+        if !kept.isEmpty {
+          let names = kept.map(\.0.name)
+          let states = kept.map(\.1)
+          let nexts = kept.map { Int64(clamping: $0.0.nextNumber) }
+          // No NULL in a bound array here: an empty string stands for "no password".
+          let protections = kept.map { $0.2 ?? "" }
           let wall = batch.clock.wallNanoseconds
           let group = batch.clock.group.nanoseconds
           try await connection.query(
             """
             INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns)
-            VALUES (\(change.name), \(state), \(next), \(wall), \(protection), \(group))
+            SELECT r.name, r.state, r.next, \(wall), NULLIF(r.protection, ''), \(group)
+            FROM UNNEST(\(names)::text[], \(states)::text[], \(nexts)::int8[], \(protections)::text[])
+              AS r(name, state, next, protection)
             ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state,
               next_number = EXCLUDED.next_number, written_wall_ns = EXCLUDED.written_wall_ns,
               protection = EXCLUDED.protection, group_ns = EXCLUDED.group_ns
             """, logger: logger)
-          for (participant, data) in members {
+          let memberRooms = kept.flatMap { change in change.3.map { _ in change.0.name } }
+          let participants = kept.flatMap { $0.3.map(\.0) }
+          let data = kept.flatMap { $0.3.map(\.1) }
+          if !participants.isEmpty {
             try await connection.query(
               """
               INSERT INTO cowatch_member (room, participant, data)
-              VALUES (\(change.name), \(participant), \(data))
+              SELECT * FROM UNNEST(\(memberRooms)::text[], \(participants)::text[], \(data)::text[])
               ON CONFLICT (room, participant) DO UPDATE SET data = EXCLUDED.data
               """, logger: logger)
           }
-          for gone in change.departed {
+          let goneRooms = kept.flatMap { change in change.0.departed.map { _ in change.0.name } }
+          let gone = kept.flatMap { $0.0.departed.map(\.rawValue) }
+          if !gone.isEmpty {
             try await connection.query(
-              "DELETE FROM cowatch_member WHERE room = \(change.name) AND participant = \(gone.rawValue)",
-              logger: logger)
+              """
+              DELETE FROM cowatch_member WHERE (room, participant) IN (
+                SELECT * FROM UNNEST(\(goneRooms)::text[], \(gone)::text[]))
+              """, logger: logger)
           }
         }
         let group = batch.clock.group.nanoseconds

@@ -160,7 +160,11 @@ struct ServeCommand: AsyncParsableCommand {
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     }
     Console.line(storeNote)
+    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
+    // written, and shared rooms' leases are given back so another relay takes them at once.
+    let stopping = StopSignals.watch { Task { await server.stop() } }
     await server.wait()
+    stopping.cancel()
   }
 
   /// `HOST:PORT`, with brackets for IPv6.

@@ -70,6 +70,22 @@ struct CommandLineTests {
       (["serve", "--frobnicate"], "Unknown option"),
       (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
       (["demo", "--speed", "-3"], "speed"),
+      (
+        ["serve", "--store", "memory", "--advertise", "relay.example:7700"],
+        "--advertise only applies with a PostgreSQL store"
+      ),
+      (
+        ["serve", "--host", "0.0.0.0", "--store", "postgres://cowatch@127.0.0.1:1/postgres"],
+        "--advertise HOST:PORT"
+      ),
+      (
+        ["serve", "--store", "postgres://cowatch@127.0.0.1:1/postgres", "--advertise", "relay"],
+        "--advertise must be HOST:PORT"
+      ),
+      (
+        ["serve", "--store", "postgres://cowatch@127.0.0.1:1/postgres", "--lease", "0"],
+        "--lease must be 0.2–600 seconds"
+      ),
     ])
   func badInvocations(arguments: [String], message: String) async throws {
     let p = try CowatchProcess(arguments)

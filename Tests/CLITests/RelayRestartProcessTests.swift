@@ -118,4 +118,37 @@ struct RelayRestartProcessTests {
     #expect(await ann.exitStatus() == 0)
     #expect(await bob.exitStatus() == 0)
   }
+
+  @Test(
+    "SIGTERM stops the relay cleanly: participants are told, what changed is written, the process exits 0"
+  )
+  func cleanStop() async throws {
+    let folder = NSTemporaryDirectory() + "cowatch-stop-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let file = folder + "/relay.sqlite"
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", file, "--no-tls",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let ann = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--no-tls",
+    ])
+    defer { ann.terminate() }
+    await ann.waitForLine(containing: [#""event":"welcome""#])
+    ann.send("start harbour/s1e1")
+    await ann.waitForLine(containing: [#""event":"session""#])
+    kill(relay.processIdentifier, SIGTERM)
+    #expect(await relay.exitStatus() == 0, "stderr: \(relay.standardError)")
+    #expect(!relay.standardError.contains("Backtrac"))
+    await ann.waitForLine(containing: [#""event":"error""#, "shutting down"])
+    // What the relay held is in its file: a relay started on it has the room back.
+    let again = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", file, "--no-tls",
+    ])
+    defer { again.terminate() }
+    #expect(await again.waitForLine(containing: ["1 restored"]) != nil)
+    ann.closeInput()
+  }
 }
