@@ -15,11 +15,15 @@ public struct FrontMoment: Hashable, Sendable {
   public var messagesSealed: Bool
   /// The rates the relay allows, once known.
   public var allowedRates: ClosedRange<Double>?
+  /// The suspension reasons the group waits for, once known.
+  public var waitingReasons: Set<SuspensionReason>?
 
   public init(
     groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot,
-    messagesSealed: Bool = false, allowedRates: ClosedRange<Double>? = nil
+    messagesSealed: Bool = false, allowedRates: ClosedRange<Double>? = nil,
+    waitingReasons: Set<SuspensionReason>? = nil
   ) {
+    self.waitingReasons = waitingReasons
     self.allowedRates = allowedRates
     self.groupTime = groupTime
     self.localTime = localTime

@@ -87,7 +87,7 @@ public struct FrontRunner: Sendable {
     return FrontMoment(
       groupTime: snapshot.groupTime, localTime: snapshot.localTime,
       player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed,
-      allowedRates: snapshot.allowedRates)
+      allowedRates: snapshot.allowedRates, waitingReasons: snapshot.waitingReasons)
   }
 
   /// The worker: makes the requests one after the other and reports failures.

@@ -97,6 +97,7 @@ public struct FrontSession: Sendable {
     model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
     model.messagesSealed = moment.messagesSealed
     if let rates = moment.allowedRates { model.allowedRates = rates }
+    if let reasons = moment.waitingReasons { model.waitingReasons = reasons }
     var effects: [Effect] = []
     switch input {
     case .started:

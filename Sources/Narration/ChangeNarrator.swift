@@ -56,7 +56,7 @@ public enum ChangeNarrator {
     case .reachedEnd(let item): return "\(episode(item)) ended"
     case .suspended(let reason):
       return reason == .stallRecovery
-        ? "\(whose) player stalled" : "\(who) stepped away (\(SuspensionText.describe(reason)))"
+        ? "\(whose) player stalled" : "\(who) \(SuspensionText.steppedAway(reason))"
     case .resumed(let reason):
       if reason == .stallRecovery { return "\(whose) player recovered" }
       return isYou ? "you are back with the group" : "\(who) is back with the group"

@@ -48,8 +48,20 @@ public enum ParticipantStatus: Hashable, Sendable {
     }
   }
 
-  /// The words: short enough for a column of the people pane.
+  /// The words, the reason included ("stepped away — a call").
   public var text: String {
+    guard let detail else { return label }
+    return "\(label) — \(detail)"
+  }
+
+  /// Why, when the state has a reason people should read (stepping away).
+  public var detail: String? {
+    if case .steppedAway(let reason) = self { return SuspensionText.describe(reason) }
+    return nil
+  }
+
+  /// The state alone, short enough for a column of the people pane.
+  public var label: String {
     switch self {
     case .reconnecting: "reconnecting"
     case .inTheRoom: "in the room"

@@ -1,14 +1,23 @@
 import PlaybackCoordination
 
-/// Suspension reasons in words.
+/// Suspension reasons in the words people read: "bob stepped away — a call".
 public enum SuspensionText {
   public static func describe(_ reason: SuspensionReason) -> String {
     switch reason {
-    case .interrupted: "interrupted"
-    case .stallRecovery: "recovering from a stall"
-    case .userActionRequired: "needs to act"
+    case .interrupted: "a call"
+    case .stallRecovery: "buffering"
+    case .userActionRequired: "their player needs them"
     case .changingTime: "choosing a time"
+    case .playerUnavailable: "their player can't play this"
     default: reason.rawValue
     }
   }
+
+  /// "stepped away — a call".
+  public static func steppedAway(_ reason: SuspensionReason) -> String {
+    "stepped away — \(describe(reason))"
+  }
+
+  /// Longest reason of one's own to type, in characters (the engine takes 64 bytes).
+  public static let maximumLength = DisplayText.maximumReasonBytes
 }

@@ -7,7 +7,7 @@ public enum WaitText {
     switch cause {
     case .loading: "loading"
     case .stalled, .suspended(.stallRecovery): "buffering"
-    case .suspended(let reason): "stepped away (\(SuspensionText.describe(reason)))"
+    case .suspended(let reason): SuspensionText.steppedAway(reason)
     }
   }
 

@@ -159,7 +159,8 @@ public struct ParticipantCore: Sendable {
       groupPosition: groupTime.flatMap { t in state.session.map { $0.position(at: t) } },
       requestedPosition: requestedPosition.flatMap { $0.item == item ? $0.position(at: now) : nil },
       requestedRate: requestedRate?.rate, unansweredRequests: outbox.count,
-      messagesSealed: hasPassword, allowedRates: replica?.configuration.allowedRates)
+      messagesSealed: hasPassword, allowedRates: replica?.configuration.allowedRates,
+      waitingReasons: replica?.configuration.waitingReasons)
   }
 
   /// Where this participant's player is, or else where the group is, by its estimate.

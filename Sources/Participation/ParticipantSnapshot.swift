@@ -27,4 +27,6 @@ public struct ParticipantSnapshot: Sendable {
   public var messagesSealed: Bool = false
   /// The rates the relay allows, once welcomed (its engine configuration).
   public var allowedRates: ClosedRange<Double>?
+  /// The suspension reasons the group waits for (the relay's waiting policy).
+  public var waitingReasons: Set<SuspensionReason>?
 }

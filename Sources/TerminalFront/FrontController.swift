@@ -17,7 +17,7 @@ public struct FrontController: Hashable, Sendable {
   public var bigSeekStep: Double
   /// How much `[` and `]` change the speed.
   public var rateStep: Double
-  /// The reason `s` suspends with.
+  /// The reason offered first when `s` asks why.
   public var suspensionReason: SuspensionReason
   /// This front's process runs the room's relay (`cowatch host`): quitting ends the room
   /// for everyone else, so it asks first.
@@ -95,6 +95,9 @@ public struct FrontController: Hashable, Sendable {
       showsHelp = false
       return [.redraw]
     }
+    if case .paste = key {
+      return [.localNotice("pasted text goes into the chat line: press c first")]
+    }
     guard let command = KeyBinding.command(for: key) else { return [] }
     return perform(command, model: model)
   }
@@ -147,7 +150,10 @@ public struct FrontController: Hashable, Sendable {
     guard let session = model.session else { return [] }
     switch command {
     case .suspendResume:
-      if model.localSuspensions.isEmpty { return [.suspend(suspensionReason)] }
+      if model.localSuspensions.isEmpty {
+        present(.stepAway(waits: model.waitingReasons))
+        return [.redraw]
+      }
       present(.comeBack(position: model.player.position, groupPosition: model.groupPosition))
       return [.redraw]
     default:
@@ -247,6 +253,13 @@ public struct FrontController: Hashable, Sendable {
       guard !others.isEmpty else { return [.localNotice("nobody else is in the room")] }
       present(.pickPerson(handOver: outcome == .chosen(.handOver), people: others))
       return [.redraw]
+    case (.stepAway, .chosen(.suspend(let reason))): return [.suspend(reason)]
+    case (.stepAway, .chosen(.otherReason)):
+      present(.stepAwayReason())
+      return [.redraw]
+    case (.stepAwayReason, .submitted(let text)):
+      let reason = SafeName.reason(text)
+      return reason.isEmpty ? [.redraw] : [.suspend(SuspensionReason(reason))]
     case (.pickPerson(let handOver), .chosen(.person(let id))):
       return [.roomCommand(handOver ? .transferOwnership(to: id) : .remove(id))]
     default:
@@ -272,6 +285,21 @@ public struct FrontController: Hashable, Sendable {
     if others.isEmpty { return [.start(id, together: true)] }
     present(.startSession(item: item, seriesTitle: series.title, others: others))
     return [.redraw]
+  }
+}
+
+/// A typed reason as the relay takes it: spaces trimmed, what ``DisplayText`` refuses
+/// dropped, cut to whole characters within its byte limit.
+enum SafeName {
+  static func reason(_ text: String) -> String {
+    let kept = String(
+      String.UnicodeScalarView(text.unicodeScalars.filter { !DisplayText.isUnsafe($0) }))
+    var out = ""
+    for character in kept.trimmingSpaces {
+      guard out.utf8.count + character.utf8.count <= DisplayText.maximumReasonBytes else { break }
+      out.append(character)
+    }
+    return out.trimmingSpaces
   }
 }
 

@@ -137,6 +137,9 @@ public struct FrontModel: Hashable, Sendable {
   public var invite: String?
   /// The rates the relay allows (its engine configuration; the default until welcomed).
   public var allowedRates: ClosedRange<Double> = EngineConfiguration().allowedRates
+  /// The suspension reasons the group waits for (the relay's waiting policy): the step-away
+  /// menu says which.
+  public var waitingReasons: Set<SuspensionReason> = EngineConfiguration().waitingReasons
   /// Messages in this room are sealed with its password (shown as a lock).
   public var messagesSealed = false
 

@@ -11,6 +11,8 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
   case resize
   /// SIGINT or SIGTERM: the terminal has already been restored; the app should wind down.
   case interrupt
+  /// Text the person pasted (bracketed paste): text, never keys, whatever it holds.
+  case paste(String)
 
   public var description: String {
     switch self {
@@ -33,6 +35,7 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     case .control(let c): "ctrl-\(c)"
     case .resize: "resize"
     case .interrupt: "interrupt"
+    case .paste(let text): "paste of \(text.count) characters"
     }
   }
 }

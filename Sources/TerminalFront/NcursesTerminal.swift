@@ -193,7 +193,13 @@ private final class CursesLoop {
   let tick: Int32
   let shared: TerminalShared
   var screen: OpaquePointer?
+  /// The terminal's output stream (for the bracketed-paste switches).
+  var output: UnsafeMutablePointer<FILE>?
   var colors = false
+  /// Pasted text becomes one key, never keys (see ``PasteDecoder``).
+  var paste = PasteDecoder()
+  /// When the paste under way began (monotonic seconds), to give up on one never closed.
+  var pasteStarted: Double?
   var shown: CellGrid?
   var oldHandlers: [Int32: sigaction] = [:]
 
@@ -236,6 +242,10 @@ private final class CursesLoop {
     }
     guard let screen = newterm(nil, out, input) else { throw .cursesFailed("newterm failed") }
     self.screen = screen
+    output = out
+    // Bracketed paste: the terminal marks pasted text, which then never runs as keys.
+    fputs("\u{1b}[?2004h", out)
+    fflush(out)
     set_term(screen)
     let win = cowatch_stdscr()
     cbreak()
@@ -342,16 +352,32 @@ private final class CursesLoop {
     var ch: wint_t = 0
     while true {
       let rc = wget_wch(cowatch_stdscr(), &ch)
-      if rc == ERR { return }
+      if rc == ERR {
+        // Input went quiet: a held-back ESC was the Esc key. A paste whose end has not
+        // come in 2 s is taken as it is.
+        if !paste.isPasting {
+          pasteStarted = nil
+          for key in paste.flush() { continuation.yield(key) }
+        } else if let started = pasteStarted, Self.seconds() - started > 2 {
+          pasteStarted = nil
+          for key in paste.abandonPaste() { continuation.yield(key) }
+        }
+        return
+      }
+      var key: Key?
       if rc == KEY_CODE_YES {
         if Int32(ch) == KEY_RESIZE {
           resize()
           continue
         }
-        if let key = KeyDecoder.functionKey(Int32(ch)) { continuation.yield(key) }
-      } else if let key = KeyDecoder.characterKey(UInt32(ch)) {
-        continuation.yield(key)
+        key = KeyDecoder.functionKey(Int32(ch))
+      } else {
+        key = KeyDecoder.characterKey(UInt32(ch))
       }
+      guard let key else { continue }
+      let wasPasting = paste.isPasting
+      for decoded in paste.feed(key) { continuation.yield(decoded) }
+      if paste.isPasting, !wasPasting { pasteStarted = Self.seconds() }
     }
   }
 
@@ -402,8 +428,19 @@ private final class CursesLoop {
   }
 
   /// Restores the terminal; afterwards nothing more is queued or woken.
+  static func seconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+
   func teardown() {
     shared.state.withLock { $0.stopped = true }
+    if let output {
+      fputs("\u{1b}[?2004l", output)
+      fflush(output)
+      self.output = nil
+    }
     if let screen {
       endwin()
       delscreen(screen)

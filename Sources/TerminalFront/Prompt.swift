@@ -29,6 +29,10 @@ public struct Prompt: Hashable, Sendable {
     case roomMenu
     /// Whom to hand the room to (`handOver`) or remove.
     case pickPerson(handOver: Bool)
+    /// Why this person steps away (SharePlay's suspension reasons, or one of their own).
+    case stepAway
+    /// A reason of their own, typed.
+    case stepAwayReason
   }
 
   /// What an option stands for.
@@ -44,6 +48,8 @@ public struct Prompt: Hashable, Sendable {
     case control(PlaybackControl)
     case handOver, removeSomeone
     case person(ParticipantID)
+    case suspend(SuspensionReason)
+    case otherReason
   }
 
   public struct Option: Hashable, Sendable {
@@ -103,8 +109,8 @@ public struct Prompt: Hashable, Sendable {
 
   public var layout: Layout {
     switch kind {
-    case .episodePicker, .roomMenu, .pickPerson: .list
-    case .chat: .input
+    case .episodePicker, .roomMenu, .pickPerson, .stepAway: .list
+    case .chat, .stepAwayReason: .input
     default: .buttons
     }
   }
@@ -142,6 +148,17 @@ public struct Prompt: Hashable, Sendable {
       while let last = input.last, last != " " { input.removeLast() }
     case .character(let c):
       if input.count < inputLimit { input.append(c) }
+    case .paste(let text):
+      // Text, whatever it holds: line breaks become spaces, controls (an ESC included)
+      // are dropped.
+      for c in text {
+        guard input.count < inputLimit else { break }
+        if c.isNewline || c == "\t" {
+          input.append(" ")
+        } else if !c.unicodeScalars.contains(where: DisplayText.isUnsafe) {
+          input.append(c)
+        }
+      }
     default: break
     }
     return .pending
@@ -311,6 +328,38 @@ extension Prompt {
         o.hotkey = nil
         return o
       })
+  }
+
+  /// The reasons `s` offers, in the order people reach for them.
+  public static let stepAwayReasons: [(label: String, reason: SuspensionReason)] = [
+    ("A call or an interruption", .interrupted),
+    ("Changing the time (to bring everyone there)", .changingTime),
+    ("My player needs me", .userActionRequired),
+    ("My player can't play this", .playerUnavailable),
+  ]
+
+  /// Why step away; each reason says whether the group waits for it (the relay's waiting
+  /// policy, `waits`).
+  public static func stepAway(waits: Set<SuspensionReason>) -> Prompt {
+    var options = stepAwayReasons.map { entry in
+      Option(
+        entry.label, hotkey: nil, choice: .suspend(entry.reason),
+        detail: waits.contains(entry.reason) ? "the group waits" : "the group plays on")
+    }
+    options.append(
+      Option(
+        "Other: type a reason", hotkey: nil, choice: .otherReason,
+        detail: "the group plays on"))
+    return Prompt(
+      kind: .stepAway, title: "Step away",
+      message: "Why? The others see it. Come back with s.", options: options)
+  }
+
+  /// A reason of one's own: what the others read ("bob stepped away — feeding the cat").
+  public static func stepAwayReason() -> Prompt {
+    Prompt(
+      kind: .stepAwayReason, title: "Step away because", message: "", options: [],
+      inputLimit: SuspensionText.maximumLength)
   }
 
   /// The chat line.

@@ -227,9 +227,9 @@ public enum ScreenRenderer {
     r += 1
     guard r < bottom else { return }
     // State line, with the rate on the right.
-    let state = stateLine(model)
     let rate = RateFormat.text(rateShown(model))
     let rateWidth = CharacterWidth.of(rate)
+    let state = stateLine(model, width: inner - rateWidth - 2)
     grid.write(
       TextLayout.truncate(state.text, to: inner - rateWidth - 2), row: r, col: left,
       style: state.style)
@@ -387,10 +387,15 @@ public enum ScreenRenderer {
     let listBottom = bottom - waitRows
     // Two lines each in narrow panes, unless that would hide people.
     let oneLine = inner >= 36 || people.count * 2 > listBottom - top
-    let needed = oneLine ? 1 : 2
-    let fitsAll = people.count * needed <= listBottom - top
+    // On one line, the reason someone stepped away goes on a line of its own below them,
+    // when every person still fits.
+    let details = people.map { participantState($0, model: model).detail }
+    let withDetails = oneLine && people.count + details.compactMap { $0 }.count <= listBottom - top
+    func rows(_ i: Int) -> Int { oneLine ? (withDetails && details[i] != nil ? 2 : 1) : 2 }
+    let fitsAll = people.indices.reduce(0) { $0 + rows($1) } <= listBottom - top
     var r = top
     for (i, p) in people.enumerated() {
+      let needed = rows(i)
       if r + needed + (fitsAll ? 0 : 1) > listBottom {
         if r < listBottom {
           grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted))
@@ -399,6 +404,11 @@ public enum ScreenRenderer {
       }
       drawParticipant(
         p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
+      if oneLine, needed == 2, let detail = details[i] {
+        grid.write(
+          TextLayout.truncate("— \(detail)", to: inner - 2), row: r + 1, col: left + 2,
+          style: participantState(p, model: model).style)
+      }
       r += needed
     }
     for (i, w) in waits.prefix(waitRows).enumerated() {
@@ -427,7 +437,7 @@ public enum ScreenRenderer {
       let name = TextLayout.truncate(p.name, to: nameWidth - 1 - CharacterWidth.of(you)) + you
       grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: nameWidth)
       grid.write(
-        TextLayout.truncate(state.text, to: stateWidth - 1), row: row, col: col + 2 + nameWidth,
+        TextLayout.truncate(state.label, to: stateWidth - 1), row: row, col: col + 2 + nameWidth,
         style: state.style)
       if offsetWidth > 0 {
         grid.write(
@@ -478,7 +488,7 @@ public enum ScreenRenderer {
   /// A participant's state in words (``ParticipantStatus``, shared with headless mode),
   /// with a style whose role colours the dot.
   static func participantState(_ p: Participant, model: FrontModel) -> (
-    text: String, style: CellStyle
+    text: String, label: String, detail: String?, style: CellStyle
   ) {
     let alone = p.id == model.localParticipant && model.showsLocalPlayback
     let status = ParticipantStatus(p, in: model.group, watchingAlone: alone)
@@ -491,13 +501,15 @@ public enum ScreenRenderer {
       case .watching, .ready: .playing
       case .paused: .paused
       }
-    return (status.text, CellStyle(role))
+    return (status.text, status.label, status.detail, CellStyle(role))
   }
 
   // MARK: - State line
 
   /// What the group (and this terminal) is doing, in one line.
-  static func stateLine(_ model: FrontModel) -> (text: String, style: CellStyle) {
+  /// `width`: the columns the line gets, when known (parts that matter less go first).
+  static func stateLine(_ model: FrontModel, width: Int? = nil) -> (text: String, style: CellStyle)
+  {
     switch model.connection {
     case .reconnecting: return ("⟳ reconnecting to the relay…", CellStyle(.warning, bold: true))
     case .disconnected(let reason):
@@ -520,10 +532,10 @@ public enum ScreenRenderer {
       return ("nothing playing", CellStyle(.muted, bold: true))
     }
     if let reason = model.localSuspensions.last {
-      return (
-        "you stepped away (\(SuspensionText.describe(reason))) · s to come back",
-        CellStyle(.warning, bold: true)
-      )
+      // How to come back matters more than the reason, which the people pane shows too.
+      let full = "you \(SuspensionText.steppedAway(reason)) · s to come back"
+      let fits = width.map { CharacterWidth.of(full) <= $0 } ?? true
+      return (fits ? full : "you stepped away · s to come back", CellStyle(.warning, bold: true))
     }
     switch session.status {
     case .finished:

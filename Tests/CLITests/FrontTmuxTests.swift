@@ -218,6 +218,23 @@ struct FrontTmuxTests {
         screen in
         screen.contains("⏸ paused by ann") && screen.contains("ann paused at 0:0") ? screen : nil
       })
+
+    // bob pastes text full of escape sequences into the chat line: it is sent as text and
+    // runs nothing (before bracketed paste, this set the group's speed to 0.75× twice).
+    try tmux.sendKeys("bob", "c")
+    try #require(await tmux.waitForScreen("bob", showing: ["enter send · esc cancel"]))
+    try tmux.run(["set-buffer", "-b", "pasted", "x\u{1b}[31mRED\u{1b}[2Jzz[["])
+    try tmux.run(["paste-buffer", "-p", "-b", "pasted", "-t", "bob"])
+    try tmux.sendKeys("bob", "Enter")
+    try #require(await tmux.waitForScreen("ann", showing: ["bob: x[31mRED[2Jzz[["]))
+    #expect(!tmux.capture("ann").contains("0.75×"), "nothing pasted ran as a key")
+
+    // bob steps away and says why; ann reads it in words.
+    try tmux.sendKeys("bob", "s")
+    try #require(await tmux.waitForScreen("bob", showing: ["Step away", "My player needs me"]))
+    try tmux.sendKeys("bob", "1")
+    try #require(await tmux.waitForScreen("ann", showing: ["bob stepped away — a call"]))
+    try #require(await tmux.waitForScreen("bob", showing: ["you stepped away — a call"]))
   }
 
   @Test(

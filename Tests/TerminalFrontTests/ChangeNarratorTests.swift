@@ -55,8 +55,8 @@ struct NoticeFormatterTests {
     #expect(text(.exited(.quit)) == "bob left the room")
     #expect(text(.exited(.timedOut)) == "bob went silent and was removed")
     #expect(text(.sessionEnded) == "bob ended the watch session for everyone")
-    #expect(text(.suspended(.interrupted)) == "bob stepped away (interrupted)")
-    #expect(text(.suspended("phone call")) == "bob stepped away (phone call)")
+    #expect(text(.suspended(.interrupted)) == "bob stepped away — a call")
+    #expect(text(.suspended("phone call")) == "bob stepped away — phone call")
     #expect(text(.resumed(nil)) == "bob is back with the group")
     #expect(
       text(.waitStarted(participant: Fixtures.carol, cause: .stalled), by: nil)

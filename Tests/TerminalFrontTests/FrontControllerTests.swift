@@ -178,10 +178,12 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("y"), model: Fixtures.noSession()) == [.quit])
   }
 
-  @Test("s suspends and resumes; a toggles auto-advance")
+  @Test("s asks why and steps away; s again asks how to come back; a toggles auto-advance")
   func suspendAndAutoAdvance() {
     var c = FrontController()
-    #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.suspend(.interrupted)])
+    #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.redraw])
+    #expect(c.activePrompt?.kind == .stepAway)
+    #expect(c.handle(key: .enter, model: Fixtures.playing()) == [.suspend(.interrupted)])
     #expect(c.handle(key: .character("a"), model: Fixtures.playing()) == [.setAutoAdvance(false)])
     let away = Fixtures.suspended()
     #expect(
@@ -459,6 +461,47 @@ struct LiveTextTests {
     model.post("bob paused at 12:34")
     model.post("speed is already 2×", kind: .error)
     #expect(model.notices.count == before + 3, "another notice between: shown again")
+  }
+
+  @Test(
+    "the step-away menu offers SharePlay's reasons and one's own, and says which ones the group waits for"
+  )
+  func stepAwayMenu() throws {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.waitingReasons = [.stallRecovery, .userActionRequired]
+    _ = c.handle(key: .character("s"), model: model)
+    let menu = try #require(c.activePrompt)
+    #expect(
+      menu.options.map(\.label) == [
+        "A call or an interruption", "Changing the time (to bring everyone there)",
+        "My player needs me", "My player can't play this", "Other: type a reason",
+      ])
+    #expect(
+      menu.options.map(\.detail) == [
+        "the group plays on", "the group plays on", "the group waits", "the group plays on",
+        "the group plays on",
+      ])
+    #expect(c.handle(key: .character("3"), model: model) == [.suspend(.userActionRequired)])
+    _ = c.handle(key: .character("s"), model: model)
+    #expect(c.handle(key: .character("4"), model: model) == [.suspend(.playerUnavailable)])
+    _ = c.handle(key: .character("s"), model: model)
+    #expect(c.handle(key: .escape, model: model) == [.redraw], "Esc: nothing happens")
+    #expect(c.activePrompt == nil)
+    // Other: a reason of one's own, typed; controls dropped, cut to what the relay takes.
+    _ = c.handle(key: .character("s"), model: model)
+    #expect(c.handle(key: .character("5"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .stepAwayReason)
+    for ch in "  feeding the cat\u{1b}  " { _ = c.handle(key: .character(ch), model: model) }
+    #expect(c.handle(key: .enter, model: model) == [.suspend("feeding the cat")])
+    _ = c.handle(key: .character("s"), model: model)
+    _ = c.handle(key: .character("5"), model: model)
+    for ch in String(repeating: "雪", count: 40) { _ = c.handle(key: .character(ch), model: model) }
+    let long = c.handle(key: .enter, model: model)
+    #expect(long == [.suspend(SuspensionReason(String(repeating: "雪", count: 21)))])
+    _ = c.handle(key: .character("s"), model: model)
+    _ = c.handle(key: .character("5"), model: model)
+    #expect(c.handle(key: .enter, model: model) == [.redraw], "an empty reason steps nobody away")
   }
 
   @Test("the Come back dialog's group time moves while it is open")

@@ -17,7 +17,7 @@ struct ParticipantStatusTests {
     #expect(words(Fixtures.waiting(), 0) == "ready")
     #expect(words(Fixtures.waiting(), 1) == "loading")
     #expect(words(Fixtures.waiting(), 2) == "stalled")
-    #expect(words(Fixtures.suspended(), 0) == "stepped away")
+    #expect(words(Fixtures.suspended(), 0) == "stepped away — a call")
     #expect(words(Fixtures.reconnecting(), 1) == "reconnecting")
     #expect(words(Fixtures.finished(), 1) == "finished")
     #expect(words(Fixtures.noSession(), 1) == "in the room")
@@ -30,7 +30,9 @@ struct ParticipantStatusTests {
     model.group.participants[1].suspensions = [.stallRecovery]
     #expect(words(model, 1) == "stalled")
     model.group.participants[1].suspensions = [.interrupted, .stallRecovery]
-    #expect(words(model, 1) == "stepped away")
+    #expect(words(model, 1) == "stepped away — a call")
+    model.group.participants[1].suspensions = ["feeding the cat"]
+    #expect(words(model, 1) == "stepped away — feeding the cat")
   }
 
   @Test("watching alone counts only for someone not joined")
@@ -49,6 +51,7 @@ struct ParticipantStatusTests {
   func pane() {
     let text = ScreenRenderer.render(Fixtures.suspended(), rows: 35, cols: 120).text
     #expect(text.contains("alice (you) stepped away"))
+    #expect(text.contains("stepped away — a call"), "the reason in words")
   }
 }
 

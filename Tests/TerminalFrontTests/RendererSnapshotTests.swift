@@ -130,8 +130,8 @@ struct RendererSnapshotTests {
       WaitText.line(name: "dan", cause: .suspended(.stallRecovery), secondsLeft: 4, width: 40)
         == "⏳ dan: buffering, 4 s left")
     #expect(
-      WaitText.line(name: "dan", cause: .suspended(.interrupted), secondsLeft: 4, width: 60)
-        == "⏳ dan: stepped away (interrupted), 4 s left")
+      WaitText.line(name: "dan", cause: .suspended(.interrupted), secondsLeft: 4, width: 70)
+        == "⏳ dan: stepped away — a call, 4 s left")
     let narrow = WaitText.line(
       name: "dan", cause: .suspended(.interrupted), secondsLeft: 14, width: 26)
     #expect(narrow.hasSuffix(", 14 s left") && narrow.contains("…"), "\(narrow)")
