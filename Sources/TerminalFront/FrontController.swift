@@ -11,6 +11,9 @@ public struct FrontController: Hashable, Sendable {
   /// Open prompts; the last one is on top and gets the keys.
   public private(set) var prompts: [Prompt] = []
   public private(set) var showsHelp = false
+  /// Which page of the help is shown (any number: the renderer takes it modulo the pages
+  /// the screen's size gives).
+  public private(set) var helpPage = 0
   /// The last session offered with the Join / Not now prompt (not offered twice).
   public private(set) var offeredSession: UInt64?
   public var seekStep: Double
@@ -75,6 +78,7 @@ public struct FrontController: Hashable, Sendable {
     }
     model.prompt = prompts.last
     model.showsHelp = showsHelp
+    model.helpPage = helpPage
   }
 
   /// What a key asks for. Prompts get keys first, then the help overlay, then the
@@ -92,7 +96,16 @@ public struct FrontController: Hashable, Sendable {
       return resolve(prompt, outcome, model: model)
     }
     if showsHelp {
-      showsHelp = false
+      // A pager: space, page-down or ↓ turn to the next page, page-up or ↑ back; any
+      // other key closes.
+      switch key {
+      case .character(" "), .pageDown, .down:
+        helpPage += 1
+      case .pageUp, .up:
+        helpPage -= 1
+      default:
+        showsHelp = false
+      }
       return [.redraw]
     }
     if case .paste = key {
@@ -106,6 +119,7 @@ public struct FrontController: Hashable, Sendable {
     switch command {
     case .help:
       showsHelp.toggle()
+      helpPage = 0
       return [.redraw]
     case .redraw:
       return [.redraw]

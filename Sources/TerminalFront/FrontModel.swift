@@ -114,6 +114,8 @@ public struct FrontModel: Hashable, Sendable {
   public var prompt: Prompt?
   /// The help overlay is shown (set by ``FrontController/prepare(_:)``).
   public var showsHelp: Bool
+  /// The help's page (see ``FrontController/helpPage``).
+  public var helpPage = 0
   /// Who last paused the group, for "paused by bob" (kept by ``apply(_:)``).
   public var pausedBy: String?
 

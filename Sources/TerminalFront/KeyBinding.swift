@@ -55,7 +55,7 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),
     KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
     KeyBinding(
-      [.character("s")], "s", "step away", "step away (suspend) / catch up again", .suspendResume),
+      [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(
       [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
     KeyBinding([.character("c"), .enter], "c", "chat", "say something to everyone", .chat),

@@ -16,7 +16,7 @@ public enum ScreenRenderer {
     } else {
       drawFull(model, into: &grid)
     }
-    if model.showsHelp { drawHelp(into: &grid) }
+    if model.showsHelp { drawHelp(page: model.helpPage, into: &grid) }
     if let prompt = model.prompt, prompt.layout != .input { drawPrompt(prompt, into: &grid) }
     return grid
   }
@@ -648,29 +648,59 @@ public enum ScreenRenderer {
 
   // MARK: - Overlays
 
-  private static func drawHelp(into grid: inout CellGrid) {
+  /// The key list, its lines wrapped to the screen and cut into pages when it does not
+  /// fit: nothing is cut off, however small the terminal.
+  static func helpPages(rows: Int, cols: Int) -> (
+    pages: [[(key: String, text: String)]], width: Int
+  ) {
     let entries = KeyBinding.helpEntries
     let keyWidth = entries.map { CharacterWidth.of($0.key) }.max() ?? 0
     let textWidth = entries.map { CharacterWidth.of($0.text) }.max() ?? 0
-    let width = min(grid.cols, keyWidth + textWidth + 7)
-    let height = min(grid.rows, entries.count + 4)
+    let width = min(cols, keyWidth + textWidth + 7)
+    let textRoom = max(1, width - 4 - keyWidth - 1)
+    // Box top and bottom, a blank line and the footer.
+    let perPage = max(1, min(rows, entries.count + 4) - 4)
+    var pages: [[(key: String, text: String)]] = [[]]
+    for entry in entries {
+      let lines = TextLayout.wrap(entry.text, width: textRoom)
+      let block = lines.enumerated().map { (i, line) in (key: i == 0 ? entry.key : "", text: line) }
+      // An entry stays on one page when it fits on one.
+      if pages[pages.count - 1].count + block.count > perPage, !pages[pages.count - 1].isEmpty {
+        pages.append([])
+      }
+      for line in block {
+        if pages[pages.count - 1].count == perPage { pages.append([]) }
+        pages[pages.count - 1].append(line)
+      }
+    }
+    return (pages, width)
+  }
+
+  private static func drawHelp(page wanted: Int, into grid: inout CellGrid) {
+    let (pages, width) = helpPages(rows: grid.rows, cols: grid.cols)
+    let page = ((wanted % pages.count) + pages.count) % pages.count
+    let keyWidth = KeyBinding.helpEntries.map { CharacterWidth.of($0.key) }.max() ?? 0
+    let longest = pages.map(\.count).max() ?? 0
+    let height = min(grid.rows, longest + 4)
     let row = max(0, (grid.rows - height) / 2)
     let col = max(0, (grid.cols - width) / 2)
     grid.fill(row: row, col: col, height: height, width: width)
+    let title = pages.count > 1 ? "Keys \(page + 1)/\(pages.count)" : "Keys"
     grid.box(
-      row: row, col: col, height: height, width: width, title: "Keys", style: CellStyle(.accent))
+      row: row, col: col, height: height, width: width, title: title, style: CellStyle(.accent))
     let inner = width - 4
-    for (i, e) in entries.enumerated() where row + 1 + i < row + height - 2 {
+    for (i, line) in pages[page].enumerated() where row + 1 + i < row + height - 2 {
       let r = row + 1 + i
       grid.write(
-        TextLayout.pad(e.key, to: keyWidth), row: r, col: col + 2,
+        TextLayout.pad(line.key, to: keyWidth), row: r, col: col + 2,
         style: CellStyle(.accent, bold: true))
-      grid.write(e.text, row: r, col: col + 3 + keyWidth, maxWidth: inner - keyWidth - 1)
+      grid.write(line.text, row: r, col: col + 3 + keyWidth, maxWidth: inner - keyWidth - 1)
     }
     if height >= 4 {
+      let footer =
+        pages.count > 1 ? "space: more · any other key closes" : "any key closes this help"
       grid.write(
-        "any key closes this help", row: row + height - 2, col: col + 2, style: CellStyle(.muted),
-        maxWidth: inner)
+        footer, row: row + height - 2, col: col + 2, style: CellStyle(.muted), maxWidth: inner)
     }
   }
 

@@ -258,7 +258,8 @@ struct FrontControllerTests {
     #expect(model.prompt == nil)
   }
 
-  @Test("? toggles help; any key closes it; playback keys need a joined session")
+  @Test(
+    "? toggles help; space pages it; any other key closes it; playback keys need a joined session")
   func help() {
     var c = FrontController()
     var model = Fixtures.playing()
@@ -266,6 +267,9 @@ struct FrontControllerTests {
     c.prepare(&model)
     #expect(model.showsHelp)
     #expect(c.handle(key: .character(" "), model: model) == [.redraw])
+    c.prepare(&model)
+    #expect(model.showsHelp && model.helpPage == 1, "space turns the page")
+    #expect(c.handle(key: .escape, model: model) == [.redraw])
     c.prepare(&model)
     #expect(!model.showsHelp)
     #expect(
@@ -516,5 +520,39 @@ struct LiveTextTests {
     let later = model.prompt?.message ?? ""
     #expect(first.contains("(the group is at 12:34)"), "\(first)")
     #expect(later.contains("(the group is at 13:04)"), "\(later)")
+  }
+}
+
+@Suite("Help on a small terminal")
+struct HelpPagingTests {
+  @Test("at 40×12 the help wraps and pages: every key and every word of it can be read")
+  func pagesAtFortyByTwelve() throws {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    _ = c.handle(key: .character("?"), model: model)
+    var seen = ""
+    var titles: [String] = []
+    for _ in 0..<6 {
+      c.prepare(&model)
+      let screen = ScreenRenderer.render(model, rows: 12, cols: 40).text
+      seen += screen
+      titles += screen.split(separator: "\n").compactMap { line in
+        line.range(of: "Keys [0-9]+/[0-9]+", options: .regularExpression).map { String(line[$0]) }
+      }
+      #expect(c.handle(key: .character(" "), model: model) == [.redraw])
+    }
+    #expect(titles.first == "Keys 1/\(titles.count > 0 ? String(titles[0].last!) : "?")")
+    let words = seen.split(whereSeparator: { $0 == " " || $0 == "│" || $0 == "\n" })
+    let shown = Set(words.map(String.init))
+    for entry in KeyBinding.helpEntries {
+      for word in entry.text.split(separator: " ") {
+        #expect(shown.contains(String(word)), "“\(word)” of “\(entry.text)” is shown")
+      }
+      #expect(seen.contains(entry.key), "\(entry.key) is listed")
+    }
+    // Any other key closes it.
+    #expect(c.handle(key: .character("x"), model: model) == [.redraw])
+    c.prepare(&model)
+    #expect(!model.showsHelp)
   }
 }
