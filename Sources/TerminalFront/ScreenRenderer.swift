@@ -375,7 +375,9 @@ public enum ScreenRenderer {
   private static func drawParticipants(
     _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
   ) {
-    let people = model.group.participants
+    // In order of arrival by their numbers (p1, p2, …), which a reconnection or a relay's
+    // restart never changes.
+    let people = model.group.participants.sorted { arrival($0.id) < arrival($1.id) }
     grid.box(row: row, col: col, height: height, width: width, title: "People (\(people.count))")
     let inner = width - 4
     let left = col + 2
@@ -423,7 +425,7 @@ public enum ScreenRenderer {
   ) {
     let isYou = p.id == model.localParticipant
     let state = participantState(p, model: model)
-    let offset = offsetText(p)
+    let offset = offsetText(p, model: model)
     let auto = p.autoAdvance ? "↻" : ""
     let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
@@ -478,8 +480,16 @@ public enum ScreenRenderer {
     return s <= 0 ? 0 : Int(s.rounded(.up))
   }
 
-  private static func offsetText(_ p: Participant) -> String {
-    guard p.isJoined, let offset = p.playerOffset else { return "" }
+  /// A participant id's number (`p12` → 12), for a stable order; unnumbered ids last.
+  static func arrival(_ id: ParticipantID) -> (UInt64, String) {
+    (UInt64(id.rawValue.dropFirst()) ?? .max, id.rawValue)
+  }
+
+  private static func offsetText(_ p: Participant, model: FrontModel) -> String {
+    // Out of touch with the relay, nobody's offset is known.
+    guard model.connection == .connected, p.isJoined, let offset = p.playerOffset else {
+      return ""
+    }
     let ms = Int((offset * 1000).rounded())
     if abs(ms) >= 10_000 { return (ms > 0 ? "+" : "−") + "\(abs(ms) / 1000)s" }
     return (ms > 0 ? "+" : ms < 0 ? "−" : "±") + "\(abs(ms))ms"
@@ -491,6 +501,13 @@ public enum ScreenRenderer {
     text: String, label: String, detail: String?, style: CellStyle
   ) {
     let alone = p.id == model.localParticipant && model.showsLocalPlayback
+    if model.connection != .connected {
+      // What the others do is not known while this front is out of touch: say so rather
+      // than show what was last heard as if it were now.
+      return p.id == model.localParticipant
+        ? ("reconnecting", "reconnecting", nil, CellStyle(.error))
+        : ("unknown", "unknown", nil, CellStyle(.muted))
+    }
     let status = ParticipantStatus(p, in: model.group, watchingAlone: alone)
     let role: ColorRole =
       switch status {

@@ -47,6 +47,26 @@ struct ParticipantStatusTests {
         == "watching")
   }
 
+  @Test(
+    "while this front reconnects, the others' states and offsets are not shown as if current; the order of people never changes"
+  )
+  func reconnectingPane() {
+    var model = Fixtures.playing()
+    model.connection = .reconnecting
+    let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(text.contains("alice (you) reconnecting"))
+    #expect(text.contains("bob         unknown"))
+    #expect(!text.contains("+12ms") && !text.contains("watching"))
+    // The state arrives in another order (a restored room, say): the pane keeps arrival order.
+    var shuffled = Fixtures.playing()
+    shuffled.group.participants.reverse()
+    let lines = ScreenRenderer.render(shuffled, rows: 35, cols: 120).text.split(separator: "\n")
+    let order = ["alice", "bob", "carol"].map { name in
+      lines.firstIndex { $0.contains("● \(name)") } ?? -1
+    }
+    #expect(order == order.sorted() && !order.contains(-1), "\(order)")
+  }
+
   @Test("the people pane shows the same words")
   func pane() {
     let text = ScreenRenderer.render(Fixtures.suspended(), rows: 35, cols: 120).text
