@@ -230,7 +230,9 @@ public struct FrontController: Hashable, Sendable {
 
   private mutating func openPicker(model: FrontModel) -> [FrontAction] {
     if model.isJoined, let session = model.session {
-      present(.episodePicker(series: [session.series], current: session.item.id))
+      // The series being watched first, then everything else this front knows of.
+      let others = model.catalog.filter { $0.id != session.series.id }
+      present(.episodePicker(series: [session.series] + others, current: session.item.id))
       return [.redraw]
     }
     guard !model.catalog.isEmpty else { return [.localNotice("there is nothing to pick from")] }
@@ -286,7 +288,10 @@ public struct FrontController: Hashable, Sendable {
       if id == session.item.id {
         return [.localNotice("already watching \(EpisodeLabel.code(id))")]
       }
-      guard let item = session.series.item(id) else { return [.redraw] }
+      guard
+        let item = session.series.item(id)
+          ?? model.catalog.lazy.compactMap({ $0.item(id) }).first
+      else { return [.redraw] }
       present(.confirmSwitch(to: item))
       return [.redraw]
     }

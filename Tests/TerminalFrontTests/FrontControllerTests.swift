@@ -98,16 +98,22 @@ struct FrontControllerTests {
       ])
   }
 
-  @Test("e opens the picker on the current episode; picking another asks to confirm")
+  @Test(
+    "e opens the picker on the current episode, the other series below; picking another asks to confirm"
+  )
   func picker() {
     var c = FrontController()
     let model = Fixtures.playing()
     _ = c.handle(key: .character("e"), model: model)
     #expect(c.activePrompt?.kind == .episodePicker)
     #expect(c.activePrompt?.selection == 1)
+    #expect(c.activePrompt?.options.last?.choice == .item("testcard/bars"), "every series")
+    _ = c.handle(key: .end, model: model)
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "testcard/bars"))
+    #expect(c.handle(key: .character("y"), model: model) == [.switchTo("testcard/bars")])
+    _ = c.handle(key: .character("e"), model: model)
     _ = press([.down, .down], model, &c)
-    #expect(c.activePrompt?.selection == 3)
-    _ = c.handle(key: .down, model: model)
     #expect(c.activePrompt?.selection == 3)
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e4"))
