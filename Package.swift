@@ -73,6 +73,9 @@ let package = Package(
     // A throwaway PostgreSQL server (initdb + pg_ctl in a temporary directory) for the tests
     // and benchmarks of the PostgreSQL store.
     .target(name: "ThrowawayPostgres"),
+    // A tmux server on a private socket, to drive the front as a person would (the front's
+    // end-to-end tests and benchmark).
+    .target(name: "TmuxDriver"),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
@@ -173,7 +176,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
-        "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres",
+        "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -225,7 +228,7 @@ let package = Package(
         "PlaybackCoordination",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
-    .testTarget(name: "CLITests", dependencies: []),
+    .testTarget(name: "CLITests", dependencies: ["TmuxDriver"]),
   ],
   swiftLanguageModes: [.v6]
 )

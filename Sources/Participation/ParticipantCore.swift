@@ -743,7 +743,7 @@ public struct ParticipantCore: Sendable {
         effects.append(.send(.ping(id: id, t0: now)))
       }
       if hasPlayer, let due = nextCorrection, due <= now {
-        nextCorrection = now.advanced(bySeconds: configuration.correctionInterval)
+        nextCorrection = now.advanced(bySeconds: correctionInterval)
         if let seen { effects += stepPlayer(seen, at: now) }
       }
       if let due = nextReport, due <= now {
@@ -756,12 +756,31 @@ public struct ParticipantCore: Sendable {
     return effects
   }
 
+  /// How often the player is checked against the group: often while the group plays or
+  /// waits (drift, scheduled starts); a paused or finished group's player only needs to
+  /// be seen settling (readiness), and with nothing watched it is idle. A front that
+  /// wakes 20 times a second for a paused group costs a laptop's battery for nothing.
+  var correctionInterval: Double {
+    switch state.session?.status {
+    case .playing, .waiting: configuration.correctionInterval
+    case .paused, .finished: max(configuration.correctionInterval, Self.pausedCorrectionInterval)
+    case nil: max(configuration.correctionInterval, 1)
+    }
+  }
+
+  static let pausedCorrectionInterval = 0.25
+
   // MARK: - State
 
   private mutating func receive(
     _ newState: GroupState, events: [ChangeEvent], at now: LocalInstant, seen: PlayerObservation?
   ) -> [ParticipantEffect] {
     state = newState
+    // Back to playing: the player is checked at the quick pace at once, not after a
+    // paused group's slower one.
+    if let due = nextCorrection {
+      nextCorrection = min(due, now.advanced(bySeconds: correctionInterval))
+    }
     var effects: [ParticipantEffect] = [.event(.state(newState, events: events))]
     effects += updatePhase(events: events)
     effects += drivePlayer(at: now) { coordinator, clock in

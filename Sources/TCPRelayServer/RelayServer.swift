@@ -6,6 +6,7 @@ import PlaybackCoordination
 import RelayRuntime
 import Rooms
 import TCPFraming
+import Synchronization
 import Transports
 
 /// The TCP relay: accepts participants with SwiftNIO and hands every line to one
@@ -18,16 +19,23 @@ public final class RelayServer: Sendable {
   public let runtime: RelayRuntime
   private let serverChannel: any Channel
   private let runTask: Task<Void, Never>
+  /// Connections still open, so that stopping waits for the goodbyes to go out.
+  private let openChannels: OpenChannels
+
+  final class OpenChannels: Sendable {
+    let count = Atomic<Int>(0)
+  }
 
   private init(
     host: String, port: Int, runtime: RelayRuntime, serverChannel: any Channel,
-    runTask: Task<Void, Never>
+    runTask: Task<Void, Never>, openChannels: OpenChannels
   ) {
     self.host = host
     self.port = port
     self.runtime = runtime
     self.serverChannel = serverChannel
     self.runTask = runTask
+    self.openChannels = openChannels
   }
 
   /// Binds and starts serving. Throws a ``RelayServerError`` with a readable message if the
@@ -43,6 +51,7 @@ public final class RelayServer: Sendable {
       configuration: configuration, clock: clock, logger: logger, store: store,
       directory: directory, restoring: restoring)
     let maximumFrame = configuration.maximumFrameBytes
+    let openChannels = OpenChannels()
     let serverChannel: any Channel
     do {
       serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -50,7 +59,11 @@ public final class RelayServer: Sendable {
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
+          openChannels.count.add(1, ordering: .relaxed)
+          channel.closeFuture.whenComplete { _ in
+            openChannels.count.subtract(1, ordering: .relaxed)
+          }
+          return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(TLSGate(expectsTLS: tls != nil))
             if let tls {
               try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
@@ -79,13 +92,18 @@ public final class RelayServer: Sendable {
     )
     return RelayServer(
       host: host, port: boundPort, runtime: runtime, serverChannel: serverChannel,
-      runTask: runTask)
+      runTask: runTask, openChannels: openChannels)
   }
 
-  /// Stops accepting, stops the tick loop and closes every connection.
+  /// Stops accepting, stops the tick loop and closes every connection, after telling each
+  /// participant why (waiting, at most a second, for those words to leave: a process that
+  /// exits right after must not cut them off).
   public func stop() async {
     try? await serverChannel.close()
     await runTask.value
+    for _ in 0..<100 where openChannels.count.load(ordering: .relaxed) > 0 {
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
   }
 
   /// Stops as `kill -9` would (fault drills, tests): connections cut without a word,

@@ -144,6 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
       // The port the system chose (for --port 0), before anyone can connect to ask.
       shared.advertised?.address = Self.address(host, server.port)
     }
+    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
+    // written, and shared rooms' leases are given back so another relay takes them at once.
+    let stopping = StopSignals.watch { Task { await server.stop() } }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
     if let identity {
       let kind =
@@ -160,9 +163,6 @@ struct ServeCommand: AsyncParsableCommand {
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     }
     Console.line(storeNote)
-    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
-    // written, and shared rooms' leases are given back so another relay takes them at once.
-    let stopping = StopSignals.watch { Task { await server.stop() } }
     await server.wait()
     stopping.cancel()
   }
