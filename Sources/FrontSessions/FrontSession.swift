@@ -230,6 +230,9 @@ public struct FrontSession: Sendable {
     case .localNotice(let text):
       model.post(text, kind: .error)
       return []
+    case .scrollNotices(let lines):
+      model.scrollNotices(by: lines)
+      return []
     case .start(let item, together: false):
       return watchAlone(item, at: moment)
     case .seekLocally(let delta):
@@ -272,7 +275,8 @@ public struct FrontSession: Sendable {
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
-    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice: return nil
+    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice, .scrollNotices:
+      return nil
     }
   }
 

@@ -110,7 +110,9 @@ public enum ChangeNarrator {
 
   /// "bob: hi there".
   public static func chat(from name: String, text: String) -> String {
-    "\(name): \(text)"
+    // "/me waves" is an action: "* bob waves".
+    if text.hasPrefix("/me "), text.count > 4 { return "* \(name) \(text.dropFirst(4))" }
+    return "\(name): \(text)"
   }
 
   /// Who caused a change, as shown: "you", their name, or "the group".

@@ -5,8 +5,8 @@ import NIOSSL
 import PlaybackCoordination
 import RelayRuntime
 import Rooms
-import TCPFraming
 import Synchronization
+import TCPFraming
 import Transports
 
 /// The TCP relay: accepts participants with SwiftNIO and hands every line to one

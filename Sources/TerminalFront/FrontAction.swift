@@ -39,6 +39,8 @@ public enum FrontAction: Hashable, Sendable {
   case redraw
   /// Feedback for this person only, e.g. "no next episode" (post it as an error notice).
   case localNotice(String)
+  /// Scroll the notices pane back (positive) or towards now (negative), in lines.
+  case scrollNotices(Int)
   /// One of the owner's commands (lock, playback control, hand over, remove).
   case roomCommand(GroupCommand)
 }

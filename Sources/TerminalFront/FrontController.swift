@@ -39,6 +39,9 @@ public struct FrontController: Hashable, Sendable {
 
   public var activePrompt: Prompt? { prompts.last }
 
+  /// Lines PgUp and PgDn scroll the notices by.
+  public static let scrollStep = 5
+
   /// Opens a prompt on top of any others (e.g. one the app itself wants to ask).
   public mutating func present(_ prompt: Prompt) {
     prompts.append(prompt)
@@ -123,8 +126,13 @@ public struct FrontController: Hashable, Sendable {
       return [.redraw]
     case .redraw:
       return [.redraw]
+    case .olderNotices:
+      return [.scrollNotices(Self.scrollStep)]
+    case .newerNotices:
+      return [.scrollNotices(-Self.scrollStep)]
     case .chat:
-      present(.chat())
+      let others = model.group.participants.filter { $0.id != model.localParticipant }
+      present(.chat(names: others.map(\.name)))
       return [.redraw]
     case .quit:
       let inRoom = model.group.participants.filter { $0.id != model.localParticipant }

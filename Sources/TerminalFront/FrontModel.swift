@@ -212,6 +212,25 @@ public struct FrontModel: Hashable, Sendable {
     return player.duration ?? 0
   }
 
+  /// Every notice and chat line of this run, newest first, however old (at most
+  /// ``historyCapacity``): what PgUp scrolls back through.
+  public private(set) var history: [Notice] = []
+  /// How many lines the notices pane is scrolled back (0: showing what is new).
+  public private(set) var scrollback = 0
+  public static let historyCapacity = 500
+
+  /// Scrolls the notices pane back (positive) or towards now, within the history.
+  public mutating func scrollNotices(by lines: Int) {
+    scrollback = min(max(0, scrollback + lines), max(0, history.count - 1))
+  }
+
+  private mutating func remember(_ notice: Notice) {
+    history.insert(notice, at: 0)
+    if history.count > Self.historyCapacity { history.removeLast() }
+    // Scrolled back, the same lines stay in view as new ones arrive.
+    if scrollback > 0 { scrollback = min(scrollback + 1, history.count - 1) }
+  }
+
   /// Adds a notice at ``now`` (newest first).
   public mutating func post(_ text: String, kind: Notice.Kind = .event) {
     // The same words again while still shown ("speed is already 2×" on every press) are
@@ -223,6 +242,13 @@ public struct FrontModel: Hashable, Sendable {
     }
     notices.insert(Notice(text, at: now, kind: kind), at: 0)
     if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
+    if let first = history.first, first.text == text, first.kind == kind,
+      now.seconds(since: first.at) < noticeLifetime
+    {
+      history[0] = notices[0]
+    } else {
+      remember(notices[0])
+    }
   }
 
   /// Adds a chat line "name: text".
@@ -248,6 +274,7 @@ public struct FrontModel: Hashable, Sendable {
     if let text = ChangeNarrator.notice(for: event, in: group, local: localParticipant) {
       notices.insert(Notice(text, at: event.at, kind: .event), at: 0)
       if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
+      remember(notices[0])
     }
   }
 

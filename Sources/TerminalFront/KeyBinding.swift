@@ -13,6 +13,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case help
   case quit
   case redraw
+  /// Scroll the notices and chat back, or forward towards now.
+  case olderNotices, newerNotices
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -71,6 +73,12 @@ public struct KeyBinding: Hashable, Sendable {
       .quit),
     KeyBinding(
       [.control("l")], "ctrl-l", "redraw", "redraw the screen", .redraw, inHelpLine: false),
+    KeyBinding(
+      [.pageUp], "PgUp/PgDn", "scroll",
+      "scroll the notices and chat back / forward (to now)", .olderNotices, inHelpLine: false),
+    KeyBinding(
+      [.pageDown], "PgDn", "newer", "scroll the notices and chat forward", .newerNotices,
+      inHelpLine: false),
   ]
 
   /// The command a key stands for on the main screen.
@@ -83,7 +91,9 @@ public struct KeyBinding: Hashable, Sendable {
 
   /// The help overlay's lines: pairs folded into one line each.
   public static var helpEntries: [(key: String, text: String)] {
-    all.filter { $0.inHelpLine || [.join, .redraw, .room].contains($0.command) }.map {
+    all.filter {
+      $0.inHelpLine || [.join, .redraw, .room, .olderNotices].contains($0.command)
+    }.map {
       ($0.keyLabel, $0.long)
     }
   }

@@ -92,6 +92,8 @@ public struct Prompt: Hashable, Sendable {
   public var input: String
   /// Longest input accepted, in characters.
   public var inputLimit: Int
+  /// Names `@` and Tab complete in the input (the others in the room).
+  public var completions: [String] = []
 
   public init(
     kind: Kind, title: String, message: String, options: [Option], selection: Int = 0,
@@ -142,6 +144,7 @@ public struct Prompt: Hashable, Sendable {
     case .escape: return .cancelled
     case .backspace, .delete:
       if !input.isEmpty { input.removeLast() }
+    case .tab: completeName()
     case .control("u"): input = ""
     case .control("w"):
       while input.last == " " { input.removeLast() }
@@ -362,8 +365,27 @@ extension Prompt {
       inputLimit: SuspensionText.maximumLength)
   }
 
-  /// The chat line.
-  public static func chat(draft: String = "") -> Prompt {
-    Prompt(kind: .chat, title: "Say", message: "", options: [], input: draft)
+  /// The chat line; `names` are completed after `@` with Tab.
+  public static func chat(draft: String = "", names: [String] = []) -> Prompt {
+    var prompt = Prompt(kind: .chat, title: "Say", message: "", options: [], input: draft)
+    prompt.completions = names
+    return prompt
+  }
+
+  /// `@par` and Tab: the name that starts so (ignoring case), or as much as all such names
+  /// share; a whole name gets a space after it.
+  mutating func completeName() {
+    guard let at = input.lastIndex(of: "@"),
+      !input[input.index(after: at)...].contains(" ")
+    else { return }
+    let typed = String(input[input.index(after: at)...]).lowercased()
+    let matches = completions.filter { $0.lowercased().hasPrefix(typed) }
+    guard let first = matches.first else { return }
+    var shared = first
+    for other in matches.dropFirst() {
+      while !other.lowercased().hasPrefix(shared.lowercased()) { shared.removeLast() }
+    }
+    let completed = String(input[...at]) + shared + (matches.count == 1 ? " " : "")
+    if completed.count <= inputLimit { input = completed }
   }
 }

@@ -632,12 +632,18 @@ public enum ScreenRenderer {
   private static func drawNotices(
     _ model: FrontModel, row: Int, col: Int, height: Int, width: Int, into grid: inout CellGrid
   ) {
-    grid.box(row: row, col: col, height: height, width: width, title: "Notices")
+    let scrolled = model.scrollback > 0
+    grid.box(
+      row: row, col: col, height: height, width: width,
+      title: scrolled ? "Notices · earlier (PgDn: newer)" : "Notices")
     let inner = width - 4
     var r = row + 1
     let bottom = row + height - 1
     guard inner > 0 else { return }
-    let visible = model.visibleNotices
+    // Scrolled back: the whole history from there, faded or not; else what is fresh.
+    let visible: [(notice: Notice, visibility: NoticeVisibility)] =
+      scrolled
+      ? model.history.dropFirst(model.scrollback).map { ($0, .fresh) } : model.visibleNotices
     if visible.isEmpty, r < bottom {
       grid.write(
         "Nothing yet. Press c to chat.", row: r, col: col + 2, style: CellStyle(.muted, dim: true),
@@ -646,11 +652,28 @@ public enum ScreenRenderer {
     }
     for (notice, visibility) in visible {
       guard r < bottom else { break }
+      // When each line was written, for chat (and everything scrolled back to): "3m".
+      let age =
+        notice.kind == .chat || scrolled ? ageText(since: notice.at, now: model.now) : ""
+      let ageWidth = age.isEmpty ? 0 : CharacterWidth.of(age) + 1
       grid.write(
-        TextLayout.truncate(notice.text, to: inner), row: r, col: col + 2,
+        TextLayout.truncate(notice.text, to: inner - ageWidth), row: r, col: col + 2,
         style: noticeStyle(notice, visibility))
+      if !age.isEmpty {
+        grid.write(
+          age, row: r, col: col + 2 + inner - CharacterWidth.of(age),
+          style: CellStyle(.muted, dim: true))
+      }
       r += 1
     }
+  }
+
+  /// "now", "5m", "2h": how long ago, to the minute (nothing under one).
+  static func ageText(since at: GroupInstant, now: GroupInstant) -> String {
+    let seconds = now.seconds(since: at)
+    guard seconds >= 60 else { return "" }
+    let minutes = Int(seconds / 60)
+    return minutes < 60 ? "\(minutes)m" : "\(minutes / 60)h"
   }
 
   private static func noticeStyle(_ notice: Notice, _ visibility: NoticeVisibility) -> CellStyle {

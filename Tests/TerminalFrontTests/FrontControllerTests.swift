@@ -562,3 +562,59 @@ struct HelpPagingTests {
     #expect(!model.showsHelp)
   }
 }
+
+@Suite("Chat people use")
+struct ChatTests {
+  @Test("PgUp scrolls the notices back through everything said, with when; PgDn comes back")
+  func scrollback() throws {
+    var model = Fixtures.playing()
+    let start = model.now
+    for i in 1...30 {
+      model.now = start.advanced(bySeconds: Double(i) * 30)
+      model.receiveChat(from: "bob", text: "line \(i)")
+    }
+    model.now = start.advanced(bySeconds: 30 * 30 + 600)
+    model.pruneNotices()
+    var c = FrontController()
+    let live = ScreenRenderer.render(model, rows: 24, cols: 80).text
+    #expect(!live.contains("line 1 "), "old lines have gone from the live pane")
+    var actions: [FrontAction] = []
+    for _ in 0..<5 { actions += c.handle(key: .pageUp, model: model) }
+    #expect(actions.allSatisfy { $0 == .scrollNotices(FrontController.scrollStep) })
+    for case .scrollNotices(let lines) in actions { model.scrollNotices(by: lines) }
+    let back = ScreenRenderer.render(model, rows: 24, cols: 80).text
+    #expect(back.contains("Notices · earlier (PgDn: newer)"))
+    #expect(back.contains("bob: line 5 "), "\(back)")
+    #expect(back.contains("bob: line 5") && back.contains("22m"), "each line says when")
+    // A new line while scrolled back does not move what is in view.
+    let before = back.split(separator: "\n").filter { $0.contains("bob: line") }
+    model.receiveChat(from: "carol", text: "new")
+    let after = ScreenRenderer.render(model, rows: 24, cols: 80).text.split(separator: "\n")
+      .filter { $0.contains("bob: line") }
+    #expect(before.first?.contains("line 5 ") == true && after.first?.contains("line 5 ") == true)
+    for case .scrollNotices(let lines) in (0..<20).flatMap({ _ in
+      c.handle(key: .pageDown, model: model)
+    }) { model.scrollNotices(by: lines) }
+    #expect(model.scrollback == 0)
+    #expect(!ScreenRenderer.render(model, rows: 24, cols: 80).text.contains("earlier"))
+  }
+
+  @Test("/me is an action; @ and tab complete a name")
+  func meAndCompletion() {
+    #expect(ChangeNarrator.chat(from: "bob", text: "/me waves") == "* bob waves")
+    #expect(ChangeNarrator.chat(from: "bob", text: "/me") == "bob: /me")
+    var c = FrontController()
+    let model = Fixtures.playing()
+    _ = c.handle(key: .character("c"), model: model)
+    for ch in "hi @ca" { _ = c.handle(key: .character(ch), model: model) }
+    _ = c.handle(key: .tab, model: model)
+    #expect(c.activePrompt?.input == "hi @carol ")
+    var prompt = Prompt.chat(names: ["Ann", "Annika", "bob"])
+    for ch in "@a" { _ = prompt.handle(.character(ch)) }
+    _ = prompt.handle(.tab)
+    #expect(prompt.input == "@Ann", "as much as the names share")
+    _ = prompt.handle(.character("i"))
+    _ = prompt.handle(.tab)
+    #expect(prompt.input == "@Annika ")
+  }
+}

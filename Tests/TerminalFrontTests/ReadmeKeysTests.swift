@@ -14,7 +14,7 @@ struct ReadmeKeysTests {
     let readme = try String(
       contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     let start = try #require(readme.range(of: "In the front:"))
-    let keyList = String(readme[start.lowerBound...].prefix(1500))
+    let keyList = String(readme[start.lowerBound...].prefix(2500))
     for binding in KeyBinding.all {
       for key in binding.keys {
         let name: String
