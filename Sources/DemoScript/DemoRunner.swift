@@ -178,7 +178,7 @@ public actor DemoRunner {
         case .stall(let name, let duration):
           stall(name, duration)
         case .expect(let expectation):
-          if let failed = await check(expectation, line: step.line) {
+          if let failed = await check(expectation, line: step.line, scheduled: step.time) {
             failure = failed
             break steps
           }
@@ -298,13 +298,18 @@ public actor DemoRunner {
   }
 
   /// Checks an expectation until it holds or its grace runs out; returns the failure.
-  private func check(_ expectation: Expectation, line: Int) async -> ExpectationFailure? {
+  private func check(_ expectation: Expectation, line: Int, scheduled: Double) async
+    -> ExpectationFailure?
+  {
     let grace = max(expectation.grace ?? options.defaultGrace, options.minimumRealGrace * speed)
     let deadline = scriptTime() + grace
+    // How late the check starts (a loaded machine): a playing group's expected position
+    // moves on by that much, not by the grace the check then waits.
+    let late = max(0, scriptTime() - scheduled)
     var problems: [String] = []
     while true {
       let views = await observations(for: expectation.who)
-      problems = ExpectationEvaluator.mismatches(expectation, in: views)
+      problems = ExpectationEvaluator.mismatches(expectation, in: views, lateness: late)
       if problems.isEmpty {
         passed += 1
         emit(.passed(line: line), "✓ expect \(expectation.summary)")

@@ -65,7 +65,11 @@ public struct ParticipantObservation: Hashable, Sendable {
 /// Checks an expectation against observations. Pure, so tests can check it without a run.
 public enum ExpectationEvaluator {
   /// What did not hold, one sentence per failing check and participant; empty if all held.
-  public static func mismatches(_ expectation: Expectation, in views: [ParticipantObservation])
+  /// `lateness`: script seconds between the line's time and now (a loaded machine can run a
+  /// check late): a playing group's expected position moves on by it, at the group's rate.
+  public static func mismatches(
+    _ expectation: Expectation, in views: [ParticipantObservation], lateness: Double = 0
+  )
     -> [String]
   {
     var problems: [String] = []
@@ -90,6 +94,12 @@ public enum ExpectationEvaluator {
         continue
       }
       for view in views {
+        var check = check
+        if case .position(let expected, let tolerance) = check, lateness > 0,
+          let session = view.group.session, session.status == .playing
+        {
+          check = .position(expected + lateness * session.playbackRate, tolerance: tolerance)
+        }
         if let problem = mismatch(check, view) { problems.append("\(view.name): \(problem)") }
       }
     }

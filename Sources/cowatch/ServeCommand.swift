@@ -146,7 +146,14 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
     // written, and shared rooms' leases are given back so another relay takes them at once.
-    let stopping = StopSignals.watch { Task { await server.stop() } }
+    let stopRequested = AsyncStream<Void>.makeStream()
+    let stopping = StopSignals.watch { stopRequested.continuation.yield() }
+    let stopper = Task {
+      for await _ in stopRequested.stream {
+        await server.stop()
+        return
+      }
+    }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
     if let identity {
       let kind =
@@ -164,6 +171,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
     Console.line(storeNote)
     await server.wait()
+    // A stop asked for by a signal ends when the goodbyes have gone out: the process must
+    // not exit under them.
+    stopRequested.continuation.finish()
+    await stopper.value
     stopping.cancel()
   }
 

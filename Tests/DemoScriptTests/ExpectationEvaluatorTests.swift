@@ -38,6 +38,21 @@ private func view(
 
 @Suite("expect checks")
 struct ExpectationEvaluatorTests {
+  @Test("a check run late (a loaded machine) expects a playing group further on, a paused one not")
+  func lateness() {
+    let expect = Expectation(who: .all, checks: [.position(5, tolerance: 0.5)])
+    #expect(
+      !ExpectationEvaluator.mismatches(expect, in: [view("ann", group(), position: 15.2)]).isEmpty)
+    #expect(
+      ExpectationEvaluator.mismatches(
+        expect, in: [view("ann", group(), position: 15.2)], lateness: 10
+      ).isEmpty, "10 s late at 1×: 15 expected")
+    #expect(
+      !ExpectationEvaluator.mismatches(
+        expect, in: [view("ann", group(status: 0), position: 15.2)], lateness: 10
+      ).isEmpty, "paused: where it was")
+  }
+
   @Test("a participant's state word: the group's status, or suspended, or none")
   func stateWords() {
     #expect(view("ann", group()).state == .playing)
