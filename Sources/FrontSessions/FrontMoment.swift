@@ -17,12 +17,15 @@ public struct FrontMoment: Hashable, Sendable {
   public var allowedRates: ClosedRange<Double>?
   /// The suspension reasons the group waits for, once known.
   public var waitingReasons: Set<SuspensionReason>?
+  /// The local player (mpv) has quit and can be started again.
+  public var playerGone = false
 
   public init(
     groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot,
     messagesSealed: Bool = false, allowedRates: ClosedRange<Double>? = nil,
-    waitingReasons: Set<SuspensionReason>? = nil
+    waitingReasons: Set<SuspensionReason>? = nil, playerGone: Bool = false
   ) {
+    self.playerGone = playerGone
     self.waitingReasons = waitingReasons
     self.allowedRates = allowedRates
     self.groupTime = groupTime

@@ -14,14 +14,17 @@ public struct FrontRunner: Sendable {
   public let client: ParticipantClient
   public let terminal: TerminalSession
   public let player: any ShowablePlayer
+  /// How to start the player again when it quits (mpv), if it can be.
+  public let restartPlayer: PlayerRestart?
   private let session: FrontSession
   /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
   private let clock = MonotonicClock()
 
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
-    session: FrontSession
+    session: FrontSession, restartPlayer: PlayerRestart? = nil
   ) {
+    self.restartPlayer = restartPlayer
     self.client = client
     self.terminal = terminal
     self.player = player
@@ -73,6 +76,12 @@ public struct FrontRunner: Sendable {
           let size = terminal.size
           terminal.show(ScreenRenderer.render(session.model, rows: size.rows, cols: size.cols))
         case .repaint: terminal.repaint()
+        case .restartPlayer:
+          if let restartPlayer {
+            Task { input.yield(.playerRestarted(await restartPlayer.run())) }
+          } else {
+            input.yield(.playerRestarted("this player cannot be restarted"))
+          }
         case .finish: return
         }
       }
@@ -87,7 +96,8 @@ public struct FrontRunner: Sendable {
     return FrontMoment(
       groupTime: snapshot.groupTime, localTime: snapshot.localTime,
       player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed,
-      allowedRates: snapshot.allowedRates, waitingReasons: snapshot.waitingReasons)
+      allowedRates: snapshot.allowedRates, waitingReasons: snapshot.waitingReasons,
+      playerGone: restartPlayer?.isNeeded() ?? false)
   }
 
   /// The worker: makes the requests one after the other and reports failures.

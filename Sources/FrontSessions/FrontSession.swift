@@ -29,6 +29,8 @@ public struct FrontSession: Sendable {
     case failed(String)
     /// The client has stopped after ``FrontRequest/stop``.
     case stopped
+    /// The player was started again (nil), or could not be (why).
+    case playerRestarted(String?)
   }
 
   /// What the runner does, in order.
@@ -43,6 +45,8 @@ public struct FrontSession: Sendable {
     case repaint
     /// The loop is over: restore the terminal and return.
     case finish
+    /// Start the local player again; report ``Input/playerRestarted(_:)``.
+    case restartPlayer
   }
 
   /// What the screen shows; render it with `ScreenRenderer.render(model, rows:cols:)`.
@@ -98,6 +102,10 @@ public struct FrontSession: Sendable {
     model.messagesSealed = moment.messagesSealed
     if let rates = moment.allowedRates { model.allowedRates = rates }
     if let reasons = moment.waitingReasons { model.waitingReasons = reasons }
+    if moment.playerGone, !model.playerGone {
+      model.post("your player stopped — press r to start it again", kind: .error)
+    }
+    model.playerGone = moment.playerGone
     var effects: [Effect] = []
     switch input {
     case .started:
@@ -121,6 +129,13 @@ public struct FrontSession: Sendable {
       model.post(text, kind: .error)
     case .stopped:
       return [.finish]
+    case .playerRestarted(let failure):
+      if let failure {
+        model.post("the player did not start again: \(failure)", kind: .error)
+      } else {
+        model.playerGone = false
+        model.post("your player is back, in step with the group")
+      }
     }
     controller.prepare(&model)
     if redrawRequested || effects.contains(.repaint) || drawn != model {
@@ -233,6 +248,9 @@ public struct FrontSession: Sendable {
     case .scrollNotices(let lines):
       model.scrollNotices(by: lines)
       return []
+    case .restartPlayer:
+      model.post("starting your player again…")
+      return [.restartPlayer]
     case .start(let item, together: false):
       return watchAlone(item, at: moment)
     case .seekLocally(let delta):
@@ -275,7 +293,8 @@ public struct FrontSession: Sendable {
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
-    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice, .scrollNotices:
+    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice, .scrollNotices,
+      .restartPlayer:
       return nil
     }
   }

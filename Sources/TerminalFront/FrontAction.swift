@@ -41,6 +41,8 @@ public enum FrontAction: Hashable, Sendable {
   case localNotice(String)
   /// Scroll the notices pane back (positive) or towards now (negative), in lines.
   case scrollNotices(Int)
+  /// Start the local player again (it quit).
+  case restartPlayer
   /// One of the owner's commands (lock, playback control, hand over, remove).
   case roomCommand(GroupCommand)
 }

@@ -126,6 +126,9 @@ public struct FrontController: Hashable, Sendable {
       return [.redraw]
     case .redraw:
       return [.redraw]
+    case .restartPlayer:
+      guard model.playerGone else { return [.localNotice("your player is running")] }
+      return [.restartPlayer]
     case .olderNotices:
       return [.scrollNotices(Self.scrollStep)]
     case .newerNotices:

@@ -139,6 +139,8 @@ public struct FrontModel: Hashable, Sendable {
   public var invite: String?
   /// The rates the relay allows (its engine configuration; the default until welcomed).
   public var allowedRates: ClosedRange<Double> = EngineConfiguration().allowedRates
+  /// The local player (mpv) has quit; `r` starts it again.
+  public var playerGone = false
   /// The suspension reasons the group waits for (the relay's waiting policy): the step-away
   /// menu says which.
   public var waitingReasons: Set<SuspensionReason> = EngineConfiguration().waitingReasons

@@ -15,6 +15,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case redraw
   /// Scroll the notices and chat back, or forward towards now.
   case olderNotices, newerNotices
+  /// Start the player (mpv) again after it quit.
+  case restartPlayer
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -74,6 +76,9 @@ public struct KeyBinding: Hashable, Sendable {
     KeyBinding(
       [.control("l")], "ctrl-l", "redraw", "redraw the screen", .redraw, inHelpLine: false),
     KeyBinding(
+      [.character("r")], "r", "restart player", "start your player (mpv) again after it quit",
+      .restartPlayer, inHelpLine: false),
+    KeyBinding(
       [.pageUp], "PgUp/PgDn", "scroll",
       "scroll the notices and chat back / forward (to now)", .olderNotices, inHelpLine: false),
     KeyBinding(
@@ -92,7 +97,8 @@ public struct KeyBinding: Hashable, Sendable {
   /// The help overlay's lines: pairs folded into one line each.
   public static var helpEntries: [(key: String, text: String)] {
     all.filter {
-      $0.inHelpLine || [.join, .redraw, .room, .olderNotices].contains($0.command)
+      $0.inHelpLine
+        || [.join, .redraw, .room, .olderNotices, .restartPlayer].contains($0.command)
     }.map {
       ($0.keyLabel, $0.long)
     }

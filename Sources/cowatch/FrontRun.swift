@@ -11,7 +11,7 @@ enum FrontRun {
   /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
-    room: String, invite: String?, hostsRoom: Bool
+    room: String, invite: String?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -23,6 +23,9 @@ enum FrontRun {
     }
     let session = FrontSession(
       roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom)
-    await FrontRunner(client: client, terminal: terminal, player: player, session: session).run()
+    await FrontRunner(
+      client: client, terminal: terminal, player: player, session: session,
+      restartPlayer: restartPlayer
+    ).run()
   }
 }

@@ -99,7 +99,7 @@ enum ParticipantRun {
       do {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
-          invite: invite, hostsRoom: hostsRoom)
+          invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer)
       } catch {
         await stopPlayer()
         throw error

@@ -342,3 +342,30 @@ struct HostQuitTests {
     #expect(!d.screen().contains("You host this room"))
   }
 }
+
+@Suite("Front session: a player that quit")
+struct PlayerRestartFrontTests {
+  @Test("mpv quits: the front says so once and r starts it again; r with a running player says so")
+  func restartKey() {
+    var d = Driver.watching()
+    d.press(.character("r"))
+    #expect(d.session.model.notices.first?.text == "your player is running")
+    d.moment.playerGone = true
+    d.send(.tick)
+    d.send(.tick)
+    let said = d.session.model.notices.filter {
+      $0.text == "your player stopped — press r to start it again"
+    }
+    #expect(said.count == 1, "said once")
+    let effects = d.press(.character("r"))
+    #expect(effects.contains(.restartPlayer))
+    #expect(d.session.model.notices.first?.text == "starting your player again…")
+    d.moment.playerGone = false
+    d.send(.playerRestarted(nil))
+    #expect(!d.session.model.playerGone)
+    #expect(d.session.model.notices.first?.text == "your player is back, in step with the group")
+    d.send(.playerRestarted("mpv is not installed"))
+    #expect(
+      d.session.model.notices.first?.text == "the player did not start again: mpv is not installed")
+  }
+}
