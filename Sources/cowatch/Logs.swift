@@ -38,7 +38,15 @@ enum Logs {
   /// never the current directory. One file per participant name, so that two fronts on one
   /// machine do not write over each other.
   static func defaultFrontLogFile(name: String) -> String {
-    let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    // The name as people wrote it (雪, Zoë, 🙂 all stay): only what a file name cannot or
+    // should not hold becomes `_` (a slash, spaces, controls, a leading dot).
+    var safe = String(
+      name.map { c -> Character in
+        let unsafe = c == "/" || c.isWhitespace
+          || c.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return unsafe ? "_" : c
+      })
+    if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
     let env = ProcessInfo.processInfo.environment
     let state: String? =
       if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") {
