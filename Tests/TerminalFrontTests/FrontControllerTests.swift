@@ -618,3 +618,24 @@ struct ChatTests {
     #expect(prompt.input == "@Annika ")
   }
 }
+
+@Suite("Chat in wide characters")
+struct ChatWidthTests {
+  @Test("CJK and emoji lines, cut or not, keep the pane's border and the age column in place")
+  func wideCharacters() {
+    var model = Fixtures.playing()
+    let start = model.now
+    model.receiveChat(from: "雪", text: "你好世界 🍿 " + String(repeating: "漢字", count: 60))
+    model.receiveChat(from: "zoë", text: "👋🏽 hi")
+    model.now = start.advanced(bySeconds: 90)
+    for cols in [60, 80, 120] {
+      let screen = ScreenRenderer.render(model, rows: 24, cols: cols)
+      let lines = screen.text.split(separator: "\n", omittingEmptySubsequences: false)
+      for line in lines where line.contains("雪: 你好") || line.contains("zoë: 👋🏽") {
+        #expect(CharacterWidth.of(String(line)) == cols, "\(cols) columns: \(line)")
+        #expect(line.hasSuffix("1m │"), "the age sits at the right edge: \(line)")
+      }
+      #expect(lines.contains { $0.contains("雪: 你好世界 🍿") }, "\(cols): \(screen.text)")
+    }
+  }
+}
