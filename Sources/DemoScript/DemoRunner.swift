@@ -367,7 +367,7 @@ public actor DemoRunner {
           emit(.notice(observer: name), "\(name) sees: \(sentence)")
         }
       }
-    case .message(_, let from, let kind, let body):
+    case .message(_, let from, let kind, let body, _):
       member.chats.append("\(from): \(body)")
       if !finishing {
         let what = kind == "chat" ? "a message" : "a \(kind) message"

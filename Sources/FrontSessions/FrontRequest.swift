@@ -17,6 +17,8 @@ public enum FrontRequest: Hashable, Sendable {
   case changeRate(by: Double)
   /// Say something to everyone.
   case chat(String)
+  /// Say something to these people only (`/tell bob,carol …`).
+  case tell([ParticipantID], String)
   /// Leave the watch session; skipped when the relay is not there (on the way out, do not
   /// wait for it).
   case leave

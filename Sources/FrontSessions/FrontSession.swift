@@ -178,13 +178,20 @@ public struct FrontSession: Sendable {
         }
       case .invalidated(let reason): model.membership = .invalidated(reason: reason.description)
       }
-    case .message(_, let name, let kind, let body):
-      if kind == "chat" { model.receiveChat(from: name, text: body) }
+    case .message(_, let name, let kind, let body, let to):
+      if kind == "chat" { model.receiveChat(from: name, text: body, to: to.map(names(of:))) }
     case .rejected(_, let rejection, _):
       model.post(rejection.description, kind: .error)
     case .error(let text):
       lastError = text
       model.post(text, kind: .error)
+    }
+  }
+
+  /// Names for ids, "you" for this person, as notices say them.
+  private func names(of people: [ParticipantID]) -> [String] {
+    people.map { id in
+      id == model.localParticipant ? "you" : (model.group.participant(id)?.name ?? id.rawValue)
     }
   }
 
@@ -257,6 +264,31 @@ public struct FrontSession: Sendable {
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
     case .chat(let text):
+      // `/tell NAME[,NAME] text`: for those people only.
+      if text.hasPrefix("/tell ") {
+        let rest = text.dropFirst("/tell ".count).drop { $0 == " " }
+        guard let space = rest.firstIndex(of: " ") else {
+          model.post("say /tell NAME[,NAME] and what to say", kind: .error)
+          return []
+        }
+        let wanted = rest[..<space].split(separator: ",").map(String.init)
+        let message = String(rest[rest.index(after: space)...]).trimmingCharacters(in: .whitespaces)
+        var people: [ParticipantID] = []
+        for name in wanted {
+          guard
+            let person = model.group.participants.first(where: {
+              $0.name.lowercased() == name.lowercased() && $0.id != model.localParticipant
+            })
+          else {
+            model.post("nobody called \(name) is in the room", kind: .error)
+            return []
+          }
+          people.append(person.id)
+        }
+        guard !message.isEmpty else { return [] }
+        model.receiveChat(from: "you", text: message, to: names(of: people))
+        return [.request(.tell(people, message))]
+      }
       // The relay does not echo our own messages back.
       model.receiveChat(from: "you", text: text)
       return [.request(.chat(text))]

@@ -130,12 +130,19 @@ public struct HeadlessRunner: Sendable {
         emit(.object([("event", "connection"), ("status", .string(status.rawValue))]))
       case .session(let phase):
         emit(Self.phaseLine(phase))
-      case .message(_, let name, let kind, let body):
-        emit(
-          .object([
-            ("event", kind == "chat" ? "chat" : "message"), ("from", .string(name)),
-            ("kind", .string(kind)), ("text", .string(body)),
-          ]))
+      case .message(_, let name, let kind, let body, let to):
+        var fields: [(String, JSONValue)] = [
+          ("event", kind == "chat" ? "chat" : "message"), ("from", .string(name)),
+          ("kind", .string(kind)), ("text", .string(body)),
+        ]
+        // Meant for some people only: their names, as `tell` takes them.
+        if let to {
+          let names = to.map { id in
+            lastParticipants.first { $0.id == id }?.name ?? id.rawValue
+          }
+          fields.append(("to", .array(names.map { .string($0) })))
+        }
+        emit(.object(fields))
       case .rejected(_, let reason, let awaited):
         // An action's own refusal is reported once, as its answer (with its "input").
         if !awaited {

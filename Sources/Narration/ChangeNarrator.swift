@@ -109,10 +109,15 @@ public enum ChangeNarrator {
   }
 
   /// "bob: hi there".
-  public static func chat(from name: String, text: String) -> String {
+  /// `to`: the recipients of a message meant for some people only, marked so nobody
+  /// takes it for one everyone read ("bob → you, carol: see you").
+  public static func chat(from name: String, text: String, to: [String]? = nil) -> String {
+    let only = to.map { " → \($0.joined(separator: ", "))" } ?? ""
     // "/me waves" is an action: "* bob waves".
-    if text.hasPrefix("/me "), text.count > 4 { return "* \(name) \(text.dropFirst(4))" }
-    return "\(name): \(text)"
+    if text.hasPrefix("/me "), text.count > 4 {
+      return "* \(name) \(text.dropFirst(4))" + (to == nil ? "" : " (\(only.dropFirst(3)) only)")
+    }
+    return "\(name)\(only): \(text)"
   }
 
   /// Who caused a change, as shown: "you", their name, or "the group".

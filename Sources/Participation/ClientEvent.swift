@@ -48,7 +48,10 @@ public enum ClientEvent: Sendable, Hashable {
   case state(GroupState, events: [ChangeEvent])
   case connection(ConnectionStatus)
   case session(SessionPhase)
-  case message(from: ParticipantID, name: String, kind: String, body: String)
+  /// A messenger payload; `to` lists its recipients when it was meant for some people
+  /// only (nil: everyone).
+  case message(
+    from: ParticipantID, name: String, kind: String, body: String, to: [ParticipantID]? = nil)
   /// The relay refused a command. `awaited`: whoever asked is waiting for the answer and
   /// hears of it there too (headless mode reports it once, with the action that asked).
   case rejected(GroupCommand, Rejection, awaited: Bool)

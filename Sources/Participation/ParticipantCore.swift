@@ -607,9 +607,9 @@ public struct ParticipantCore: Sendable {
       return drivePlayer(at: now) { coordinator, clock in
         coordinator.adopt(current, at: now, clock: clock)
       } + reportIfNewSession(at: now)
-    case .message(let from, let name, _, let kind, let body):
+    case .message(let from, let name, _, let kind, let body, let to):
       messagesReceived += 1
-      return opened(from: from, name: name, kind: kind, body: body)
+      return opened(from: from, name: name, kind: kind, body: body, to: to)
     case .error(let code, let text, let fatal):
       var effects: [ParticipantEffect] = [.event(.error(text))]
       if fatal, code == .roomFull || Self.endsParticipation.contains(code) {
@@ -621,7 +621,9 @@ public struct ParticipantCore: Sendable {
 
   /// A messenger payload as the person may see it. With a password, only what opens with
   /// the room's key is shown; anything else is reported, never shown as if it were theirs.
-  private func opened(from: ParticipantID, name: String, kind: String, body: String)
+  private func opened(
+    from: ParticipantID, name: String, kind: String, body: String, to: [ParticipantID]?
+  )
     -> [ParticipantEffect]
   {
     let who = name
@@ -634,7 +636,7 @@ public struct ParticipantCore: Sendable {
             ))
         ]
       }
-      return [.event(.message(from: from, name: name, kind: kind, body: body))]
+      return [.event(.message(from: from, name: name, kind: kind, body: body, to: to))]
     }
     guard kind == RoomKeys.sealedKind else {
       return [
@@ -645,7 +647,7 @@ public struct ParticipantCore: Sendable {
     do throws(RoomCryptoError) {
       let (innerKind, text) = try roomKeys.open(
         body, room: configuration.room, sender: from.rawValue)
-      return [.event(.message(from: from, name: name, kind: innerKind, body: text))]
+      return [.event(.message(from: from, name: name, kind: innerKind, body: text, to: to))]
     } catch {
       return [.event(.error("a message from \(who) was not shown: \(error.description)"))]
     }

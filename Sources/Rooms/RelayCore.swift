@@ -745,8 +745,10 @@ public struct RelayCore: Sendable {
       }
       targets = Array(Set(ids)).sorted()
     }
+    let privately: [ParticipantID]? =
+      if case .only = recipients { targets } else { nil }
     let message = ServerMessage.message(
-      from: participant, fromName: sender.name, seq: seq, kind: kind, body: body)
+      from: participant, fromName: sender.name, seq: seq, kind: kind, body: body, to: privately)
     var live: [ConnectionID] = []
     let size = kind.utf8.count + body.utf8.count + sender.name.utf8.count + 64
     var notices: [RelayAction] = []
@@ -759,7 +761,7 @@ public struct RelayCore: Sendable {
       // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
       // (the member hears how many on its return).
       var bySender: [ParticipantID: Int] = [:]
-      for case .message(let from, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
+      for case .message(let from, _, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
       for (from, n) in bySender.sorted(by: { $0.key < $1.key }) {
         guard let c = room.members[from]?.connection else { continue }
         let text =

@@ -253,9 +253,10 @@ public struct FrontModel: Hashable, Sendable {
     }
   }
 
-  /// Adds a chat line "name: text".
-  public mutating func receiveChat(from name: String, text: String) {
-    post(ChangeNarrator.chat(from: name, text: text), kind: .chat)
+  /// Adds a chat line "name: text"; `to` names the recipients of one meant for some
+  /// people only ("bob → you: text").
+  public mutating func receiveChat(from name: String, text: String, to: [String]? = nil) {
+    post(ChangeNarrator.chat(from: name, text: text, to: to), kind: .chat)
   }
 
   /// Takes in an applied change: posts its notice (once per sequence number) and keeps

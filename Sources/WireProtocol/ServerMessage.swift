@@ -24,8 +24,11 @@ public enum ServerMessage: Hashable, Sendable {
   /// Answer to `ping`: `t1` when the relay received it, `t2` when it answered (group
   /// clock).
   case pong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant)
-  /// A messenger payload from another participant.
-  case message(from: ParticipantID, fromName: String, seq: UInt64, kind: String, body: String)
+  /// A messenger payload from another participant; `to` lists its recipients when it was
+  /// meant for some people only (nil: for everyone in the room).
+  case message(
+    from: ParticipantID, fromName: String, seq: UInt64, kind: String, body: String,
+    to: [ParticipantID]? = nil)
   /// Something was wrong; if `fatal`, the relay closes the connection after it.
   case error(code: ErrorCode, message: String, fatal: Bool)
   /// The room lives on another relay of the same database: connect there with the same
@@ -106,7 +109,7 @@ extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
-    case kind, body, code, message, fatal, room, relay
+    case kind, body, code, message, fatal, room, relay, to
   }
 
   public init(from decoder: any Decoder) throws {
@@ -143,7 +146,8 @@ extension ServerMessage: Codable {
         fromName: try c.decode(String.self, forKey: .fromName),
         seq: try c.decode(UInt64.self, forKey: .seq),
         kind: try c.decode(String.self, forKey: .kind),
-        body: try c.decode(String.self, forKey: .body))
+        body: try c.decode(String.self, forKey: .body),
+        to: try c.decodeIfPresent([ParticipantID].self, forKey: .to))
     case "error":
       self = .error(
         code: try c.decode(ErrorCode.self, forKey: .code),
@@ -189,13 +193,14 @@ extension ServerMessage: Codable {
       try c.encode(t0, forKey: .t0)
       try c.encode(t1, forKey: .t1)
       try c.encode(t2, forKey: .t2)
-    case .message(let from, let fromName, let seq, let kind, let body):
+    case .message(let from, let fromName, let seq, let kind, let body, let to):
       try c.encode("message", forKey: .type)
       try c.encode(from, forKey: .from)
       try c.encode(fromName, forKey: .fromName)
       try c.encode(seq, forKey: .seq)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
+      try c.encodeIfPresent(to, forKey: .to)
     case .error(let code, let message, let fatal):
       try c.encode("error", forKey: .type)
       try c.encode(code, forKey: .code)

@@ -42,7 +42,8 @@ enum Logs {
     // should not hold becomes `_` (a slash, spaces, controls, a leading dot).
     var safe = String(
       name.map { c -> Character in
-        let unsafe = c == "/" || c.isWhitespace
+        let unsafe =
+          c == "/" || c.isWhitespace
           || c.unicodeScalars.contains { $0.properties.generalCategory == .control }
         return unsafe ? "_" : c
       })

@@ -144,16 +144,6 @@ struct ServeCommand: AsyncParsableCommand {
       // The port the system chose (for --port 0), before anyone can connect to ask.
       shared.advertised?.address = Self.address(host, server.port)
     }
-    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
-    // written, and shared rooms' leases are given back so another relay takes them at once.
-    let stopRequested = AsyncStream<Void>.makeStream()
-    let stopping = StopSignals.watch { stopRequested.continuation.yield() }
-    let stopper = Task {
-      for await _ in stopRequested.stream {
-        await server.stop()
-        return
-      }
-    }
     Console.line("cowatch relay listening on \(server.host):\(server.port)")
     if let identity {
       let kind =
@@ -170,6 +160,16 @@ struct ServeCommand: AsyncParsableCommand {
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     }
     Console.line(storeNote)
+    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
+    // written, and shared rooms' leases are given back so another relay takes them at once.
+    let stopRequested = AsyncStream<Void>.makeStream()
+    let stopping = StopSignals.watch { stopRequested.continuation.yield() }
+    let stopper = Task {
+      for await _ in stopRequested.stream {
+        await server.stop()
+        return
+      }
+    }
     await server.wait()
     // A stop asked for by a signal ends when the goodbyes have gone out: the process must
     // not exit under them.

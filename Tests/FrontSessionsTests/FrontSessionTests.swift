@@ -369,3 +369,26 @@ struct PlayerRestartFrontTests {
       d.session.model.notices.first?.text == "the player did not start again: mpv is not installed")
   }
 }
+
+@Suite("Front session: messages for some people only")
+struct PrivateChatFrontTests {
+  @Test("a message for some people only is marked; /tell sends one")
+  func tell() {
+    var d = Driver.watching()
+    d.send(
+      .client(
+        .message(from: Fixtures.bob, name: "bob", kind: "chat", body: "psst", to: [Fixtures.ann])))
+    #expect(d.session.model.notices.first?.text == "bob → you: psst")
+    d.send(.client(.message(from: Fixtures.bob, name: "bob", kind: "chat", body: "/me waves")))
+    #expect(d.session.model.notices.first?.text == "* bob waves")
+    d.press(.character("c"))
+    for ch in "/tell BOB see you at 3" { d.press(.character(ch)) }
+    d.press(.enter)
+    #expect(d.requests.last == .tell([Fixtures.bob], "see you at 3"))
+    #expect(d.session.model.notices.first?.text == "you → bob: see you at 3")
+    d.press(.character("c"))
+    for ch in "/tell zed hi" { d.press(.character(ch)) }
+    d.press(.enter)
+    #expect(d.session.model.notices.first?.text == "nobody called zed is in the room")
+  }
+}

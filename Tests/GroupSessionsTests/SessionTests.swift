@@ -170,7 +170,8 @@ struct SessionTests {
   }
 
   @Test(
-    "a message .only to one participant reaches only that one", arguments: TransportKind.allCases)
+    "a message .only to one participant reaches only that one, marked as such",
+    arguments: TransportKind.allCases)
   func messengerOnly(kind: TransportKind) async throws {
     let relay = try await RelayHarness(kind)
     let ann = try await relay.participant("ann")
@@ -180,8 +181,9 @@ struct SessionTests {
     for (name, client) in [("bob", bob), ("cat", cat)] {
       Task {
         for await event in client.events {
-          if case .message(_, let from, let kind, let body) = event {
-            await received.add("\(name)<-\(from):\(kind):\(body)")
+          if case .message(_, let from, let kind, let body, let to) = event {
+            let only = to.map { " (only \($0.map(\.rawValue).joined(separator: ",")))" } ?? ""
+            await received.add("\(name)<-\(from):\(kind):\(body)\(only)")
           }
         }
       }
@@ -198,7 +200,8 @@ struct SessionTests {
     }
     #expect(
       await received.entries.sorted() == [
-        "bob<-ann:chat:end", "bob<-ann:chat:hello all", "bob<-ann:chat:psst",
+        "bob<-ann:chat:end", "bob<-ann:chat:hello all",
+        "bob<-ann:chat:psst (only \(bobID.rawValue))",
         "cat<-ann:chat:end", "cat<-ann:chat:hello all",
       ])
     await ann.stop()

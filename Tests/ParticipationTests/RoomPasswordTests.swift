@@ -7,7 +7,7 @@ import WireProtocol
 struct RoomPasswordTests {
   func chats(_ net: SimulatedNetwork, _ index: Int) -> [String] {
     net.members[index].events.compactMap {
-      guard case .message(_, _, "chat", let body) = $0 else { return nil }
+      guard case .message(_, _, "chat", let body, _) = $0 else { return nil }
       return body
     }
   }
@@ -37,7 +37,7 @@ struct RoomPasswordTests {
     #expect(chats(net, ann) == ["the secret plot twist 🎬"])
     #expect(
       net.members[bob].events.contains {
-        if case .message(_, "ann", "reaction", "gasp-at-the-lighthouse") = $0 {
+        if case .message(_, "ann", "reaction", "gasp-at-the-lighthouse", _) = $0 {
           true
         } else {
           false

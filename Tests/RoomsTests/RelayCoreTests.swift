@@ -365,7 +365,7 @@ struct RelayCoreTests {
     r.send(.send(seq: 3, to: .only(["nobody"]), kind: "chat", body: "?"), from: 1)
     func bodies(_ id: UInt64) -> [String] {
       (r.outbox[ConnectionID(id)] ?? []).compactMap {
-        if case .message(_, _, _, _, let b) = $0 { b } else { nil }
+        if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
       }
     }
     #expect(bodies(2) == ["psst", "hi"])
@@ -401,7 +401,7 @@ struct RelayCoreTests {
     r.send(
       .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
     let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
-      if case .message(_, _, _, _, let b) = $0 { b } else { nil }
+      if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
     }
     #expect(got == ["while you were away"])
   }

@@ -240,7 +240,7 @@ struct AwayMessageTests {
       .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
     let back = r.outbox[ConnectionID(3)] ?? []
     let bodies = back.compactMap { m -> String? in
-      if case .message(_, _, _, _, let body) = m { body } else { nil }
+      if case .message(_, _, _, _, let body, _) = m { body } else { nil }
     }
     #expect(bodies == ["m3", "m4", "m5"])
     #expect(

@@ -238,6 +238,10 @@ enum Golden {
       #"{"body":"hello","from":"p1","fromName":"ann","kind":"chat","seq":3,"type":"message"}"#
     ),
     (
+      .message(from: "p1", fromName: "ann", seq: 4, kind: "chat", body: "psst", to: ["p2"]),
+      #"{"body":"psst","from":"p1","fromName":"ann","kind":"chat","seq":4,"to":["p2"],"type":"message"}"#
+    ),
+    (
       .error(code: .roomFull, message: "room lobby is full (64 participants)", fatal: true),
       #"{"code":"roomFull","fatal":true,"message":"room lobby is full (64 participants)","type":"error"}"#
     ),
