@@ -63,6 +63,8 @@ public struct FrontSession: Sendable {
   private var localSeekTarget: Double?
   /// The relay's epoch from the last welcome; a different one means it restarted.
   private var relayEpoch: String?
+  /// Where the last welcome came from (nil: the relay this front started with).
+  private var relayAddress: String?
   /// The reason the client gave up, for the disconnected header.
   private var lastError: String?
   /// The model as last drawn, so that an input that changes nothing draws nothing.
@@ -150,11 +152,15 @@ public struct FrontSession: Sendable {
 
   private mutating func receive(_ event: ClientEvent) {
     switch event {
-    case .welcomed(let participant, let resumed, let epoch):
+    case .welcomed(let participant, let resumed, let epoch, let relay):
       model.localParticipant = participant
-      // A new epoch is a new relay process: with the room it kept (resumed), or a new one.
-      if let relayEpoch, relayEpoch != epoch { model.relayRestarted(resumed: resumed) }
+      // A new epoch is a new relay process: with the room it kept (resumed), or a new one;
+      // at another address, the room moved there (a takeover).
+      if let relayEpoch, relayEpoch != epoch {
+        model.relayRestarted(resumed: resumed, movedTo: relay != relayAddress ? relay : nil)
+      }
       relayEpoch = epoch
+      relayAddress = relay
     case .state(let state, let events):
       model.group = state
       // Every change of an update, not only the last one.

@@ -82,19 +82,24 @@ public struct HeadlessRunner: Sendable {
   private func forwardEvents() async {
     var lastParticipants: [Participant] = []
     var lastEpoch: String?
+    var lastRelay: String?
     for await event in client.events {
       switch event {
-      case .welcomed(let participant, let resumed, let epoch):
+      case .welcomed(let participant, let resumed, let epoch, let relay):
         var fields: [(String, JSONValue)] = [
           ("event", "welcome"), ("participant", .string(participant.rawValue)),
           ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
         ]
         // Another epoch: the relay process restarted; resumed, it kept the room.
+        if let relay { fields.append(("relay", .string(relay))) }
         if let lastEpoch, lastEpoch != epoch {
           fields.append(("relay_restarted", true))
-          fields.append(("text", .string(ChangeNarrator.relayRestarted(resumed: resumed))))
+          let moved = relay != lastRelay ? relay : nil
+          fields.append(
+            ("text", .string(ChangeNarrator.relayRestarted(resumed: resumed, movedTo: moved))))
         }
         lastEpoch = epoch
+        lastRelay = relay
         emit(.object(fields))
       case .state(let newState, let changes):
         for change in changes where change.kind != .reported {

@@ -8,8 +8,11 @@ public enum ChangeNarrator {
   /// What a participant hears when the relay's process changed under it: `resumed`, the
   /// relay kept the room and it is back as the same member (nothing was lost); otherwise the
   /// room started afresh.
-  public static func relayRestarted(resumed: Bool) -> String {
-    resumed ? "the relay restarted; back with the group" : "the relay restarted"
+  /// `movedTo`: the room is now on another relay (its relay died and another took it
+  /// over), at that address.
+  public static func relayRestarted(resumed: Bool, movedTo: String? = nil) -> String {
+    let what = movedTo.map { "the room moved to the relay at \($0)" } ?? "the relay restarted"
+    return resumed ? "\(what); back with the group" : what
   }
 
   /// The sentence for a change, or nil for changes nobody needs to read about (reports, a

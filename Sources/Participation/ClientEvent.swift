@@ -43,7 +43,10 @@ public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
 public enum ClientEvent: Sendable, Hashable {
   /// Entered (or re-entered) the room. `relayEpoch` changes when the relay restarted:
   /// sequence numbers start again, so whoever tracks them must start over.
-  case welcomed(participant: ParticipantID, resumed: Bool, relayEpoch: String)
+  /// `relay`: the address of the relay that welcomed, when it is not the one this
+  /// participant started with (a redirect, or a takeover after a relay died).
+  case welcomed(
+    participant: ParticipantID, resumed: Bool, relayEpoch: String, relay: String? = nil)
   /// A new group state with the changes that led to it (none for a refresh).
   case state(GroupState, events: [ChangeEvent])
   case connection(ConnectionStatus)

@@ -680,7 +680,7 @@ public struct ParticipantCore: Sendable {
       .event(
         .welcomed(
           participant: welcome.participant, resumed: welcome.resumed,
-          relayEpoch: welcome.relayEpoch)))
+          relayEpoch: welcome.relayEpoch, relay: route.current?.address)))
     replica = GroupEngine(configuration: welcome.configuration, state: welcome.state)
     resyncing = false
     readyRequested = false

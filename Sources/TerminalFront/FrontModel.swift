@@ -287,13 +287,15 @@ public struct FrontModel: Hashable, Sendable {
   /// forgotten (kept, it could silence the notices of the steps that replace them).
   /// Otherwise the room is new, counting from 1, and who paused and who started went with
   /// the old relay's session.
-  public mutating func relayRestarted(resumed: Bool = false) {
+  public mutating func relayRestarted(resumed: Bool = false, movedTo: String? = nil) {
     lastAppliedSequence = nil
     if !resumed {
       pausedBy = nil
       sessionStartedBy = nil
     }
-    post(ChangeNarrator.relayRestarted(resumed: resumed), kind: resumed ? .event : .error)
+    post(
+      ChangeNarrator.relayRestarted(resumed: resumed, movedTo: movedTo),
+      kind: resumed ? .event : .error)
   }
 
   /// How visible a notice is now.

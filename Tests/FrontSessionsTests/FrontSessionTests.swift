@@ -392,3 +392,26 @@ struct PrivateChatFrontTests {
     #expect(d.session.model.notices.first?.text == "nobody called zed is in the room")
   }
 }
+
+@Suite("Front session: a room taken over by another relay")
+struct RoomMovedFrontTests {
+  @Test("welcomed back by another relay (a takeover), the front says the room moved there")
+  func moved() {
+    var d = Driver.watching()
+    d.send(
+      .client(
+        .welcomed(
+          participant: Fixtures.ann, resumed: true, relayEpoch: "e2", relay: "10.0.0.2:7700")
+      ))
+    #expect(
+      d.session.model.notices.first?.text
+        == "the room moved to the relay at 10.0.0.2:7700; back with the group")
+    // The same relay restarting later is a restart again.
+    d.send(
+      .client(
+        .welcomed(
+          participant: Fixtures.ann, resumed: true, relayEpoch: "e3", relay: "10.0.0.2:7700")
+      ))
+    #expect(d.session.model.notices.first?.text == "the relay restarted; back with the group")
+  }
+}
