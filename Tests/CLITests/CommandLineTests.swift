@@ -96,6 +96,15 @@ struct CommandLineTests {
     #expect(p.standardError.split(separator: "\n").count == 1, "one line: \(p.standardError)")
   }
 
+  @Test("the front's log file keeps the person's name as written (non-ASCII letters, emoji)")
+  func logFileName() async throws {
+    let p = try CowatchProcess(
+      ["join", "127.0.0.1:1", "--name", "雪🙂 zoë"], environment: ["TERM": "dumb"])
+    #expect(await p.exitStatus() != 0, "TERM=dumb: refused")
+    let path = CowatchProcess.runDirectory + "/state/cowatch/cowatch-雪🙂_zoë.log"
+    #expect(FileManager.default.fileExists(atPath: path), "\(path)")
+  }
+
   @Test("--help lists the subcommands and --version prints one")
   func help() async throws {
     let p = try CowatchProcess(["--help"])

@@ -9,6 +9,8 @@ final class CowatchProcess: Sendable {
   private let input: Pipe
   private let lines = Locked<[String]>([])
   private let errorText = Locked<String>("")
+  /// How many of the two output readers have seen the end of their pipe.
+  private let drainedReaders = Locked<Int>(0)
 
   /// The `cowatch` executable built next to the test bundle.
   static var executable: URL {
@@ -57,6 +59,7 @@ final class CowatchProcess: Sendable {
     process.standardError = errors
     let lines = self.lines
     let errorText = self.errorText
+    let drainedReaders = self.drainedReaders
     try process.run()
     Thread.detachNewThread {
       var pending = Data()
@@ -70,6 +73,7 @@ final class CowatchProcess: Sendable {
           lines.withLock { $0.append(line) }
         }
       }
+      drainedReaders.withLock { $0 += 1 }
     }
     Thread.detachNewThread {
       while true {
@@ -77,6 +81,7 @@ final class CowatchProcess: Sendable {
         if chunk.isEmpty { break }
         errorText.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
       }
+      drainedReaders.withLock { $0 += 1 }
     }
   }
 
@@ -108,7 +113,8 @@ final class CowatchProcess: Sendable {
     return nil
   }
 
-  /// Waits (bounded) for the process to exit; kills it if it does not.
+  /// Waits (bounded) for the process to exit and for what it wrote to be read (an exit
+  /// can be seen before the last bytes of its output are); kills it if it does not exit.
   func exitStatus(within seconds: Double = 10) async -> Int32? {
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning && Date() < deadline {
@@ -117,6 +123,11 @@ final class CowatchProcess: Sendable {
     if process.isRunning {
       process.terminate()
       return nil
+    }
+    // A child it left behind (an mpv) may hold the pipes open: the wait is bounded.
+    let drained = Date().addingTimeInterval(2)
+    while drainedReaders.withLock({ $0 }) < 2 && Date() < drained {
+      try? await Task.sleep(nanoseconds: 5_000_000)
     }
     return process.terminationStatus
   }
