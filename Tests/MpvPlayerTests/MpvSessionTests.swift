@@ -3,6 +3,7 @@ import GroupSessions
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import Synchronization
 import Testing
 import Transports
 
@@ -209,6 +210,95 @@ struct MpvSessionTests {
     await stopAll()
   }
 
+  @Test(
+    "one player starved of input (its file comes over HTTP, which stalls): the group waits for it, then all go on together"
+  )
+  func starvedPlayer() async throws {
+    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    // Matroska keeps its header up front: mpv plays from the first bytes that arrive.
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-starved-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let mkv = dir.appendingPathComponent("clip.mkv").path
+    let remux = Process()
+    remux.executableURL = URL(fileURLWithPath: try #require(RealMpv.find("ffmpeg")))
+    remux.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c", "copy", mkv]
+    try remux.run()
+    remux.waitUntilExit()
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: mkv))
+    // Twice as fast as it plays, after the first second: the player keeps a few seconds
+    // ahead, not the whole file, and runs dry soon after the network stops.
+    let server = try StallingFileServer(
+      data: bytes, bytesPerSecond: bytes.count / 15, burst: bytes.count / 30)
+    let url = "http://127.0.0.1:\(server.port)/clip.mkv"
+
+    let clock = MonotonicClock()
+    let relay = InMemoryRelay(clock: clock)
+    relay.start()
+    var players: [MpvPlayer] = []
+    var clients: [ParticipantClient] = []
+    for name in ["ann", "bob", "cat"] {
+      let starved = name == "cat"
+      let player = try await MpvPlayer.launch(
+        arguments: ["--vo=null", "--ao=null"] + (starved ? ["--cache-pause-wait=0.5"] : []),
+        resolver: { _ in starved ? url : clip }, clock: clock)
+      let client = ParticipantClient(
+        transport: relay.transport, configuration: ParticipantConfiguration(name: name),
+        player: player, clock: clock)
+      try await client.start()
+      players.append(player)
+      clients.append(client)
+    }
+    func stopAll() async {
+      server.stop()
+      for c in clients { await c.stop() }
+      for p in players { await p.stop() }
+      await relay.stop()
+    }
+    do {
+      // cat starts (the group waits for everyone's first load of an episode it starts).
+      _ = try await clients[2].send(.start(series: RealMpv.series, item: "clip/e1")).get()
+      for c in clients.prefix(2) { _ = try await c.send(.join).get() }
+      func seen() -> [PlayerObservation] {
+        let now = clock.localNow()
+        return players.map { $0.observe(at: now) }
+      }
+      try await until("everyone plays", within: 15) {
+        seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
+      }
+      // cat's network stops: its mpv runs out of input a few seconds on, the group waits
+      // for cat, and the others stop rather than play on without it.
+      try await until("a second played") { seen().allSatisfy { $0.position > 1 } }
+      server.stall()
+      try await until("the group waits for cat", within: 15) {
+        await clients[0].groupState.waitingFor == ["cat"]
+      }
+      try await until("ann and bob stopped for cat") {
+        seen().prefix(2).allSatisfy { $0.rate == 0 }
+      }
+      let waitedAt = try #require(await clients[0].groupState.session?.timeline.itemTime)
+      #expect(waitedAt > 1 && waitedAt < 20, "waited at \(waitedAt)")
+      // The network comes back: cat goes on, and so does the group, together.
+      server.resume()
+      try await until("the group no longer waits", within: 15) {
+        await clients[0].groupState.waitingFor.isEmpty
+      }
+      try await until("everyone plays again", within: 15) {
+        seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
+      }
+      try await until("everyone together again", within: 10) {
+        let p = seen().map(\.position)
+        return p.max()! - p.min()! < 0.01
+      }
+      #expect(seen().allSatisfy { $0.position >= waitedAt }, "went on from where it waited")
+    } catch {
+      await stopAll()
+      throw error
+    }
+    await stopAll()
+  }
+
   @Test("mpv quitting is a problem the participant steps away with, not a stuck group")
   func mpvQuits() async throws {
     let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
@@ -239,5 +329,107 @@ struct MpvSessionTests {
     } catch {
       #expect(error.description.contains("not found on PATH"))
     }
+  }
+}
+
+/// Serves one file over HTTP on loopback, with byte ranges, as a slow network share
+/// would: at `bytesPerSecond` (after a first burst), so that a player keeps only a few
+/// seconds ahead, and not at all while stalled (``stall()`` … ``resume()``): a player
+/// reading from it runs out of input, as on a network that stops. Blocking sockets, a
+/// thread per connection; every wait is bounded.
+final class StallingFileServer: Sendable {
+  let port: Int
+  private let listener: Int32
+  private let stalled = Mutex(false)
+  private let stopped = Mutex(false)
+
+  init(data: Data, bytesPerSecond: Int, burst: Int) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    port = Int(UInt16(bigEndian: address.sin_port))
+    listener = fd
+    Thread.detachNewThread { [self] in
+      while !stopped.withLock({ $0 }) {
+        let client = accept(fd, nil, nil)
+        guard client >= 0 else { return }
+        Thread.detachNewThread {
+          self.serve(client, data: data, bytesPerSecond: bytesPerSecond, burst: burst)
+        }
+      }
+    }
+  }
+
+  private func serve(_ client: Int32, data: Data, bytesPerSecond: Int, burst: Int) {
+    defer { close(client) }
+    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var head = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while head.range(of: Data("\r\n\r\n".utf8)) == nil {
+      let n = read(client, &buffer, buffer.count)
+      guard n > 0, head.count < 65536 else { return }
+      head.append(contentsOf: buffer[0..<n])
+    }
+    let text = String(decoding: head, as: UTF8.self)
+    var start = 0
+    if let range = text.range(of: "Range: bytes=", options: .caseInsensitive) {
+      start = Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+    start = min(start, data.count)
+    let status = start > 0 ? "206 Partial Content" : "200 OK"
+    var response = "HTTP/1.1 \(status)\r\nContent-Type: video/x-matroska\r\n"
+    response += "Accept-Ranges: bytes\r\nContent-Length: \(data.count - start)\r\n"
+    if start > 0 { response += "Content-Range: bytes \(start)-\(data.count - 1)/\(data.count)\r\n" }
+    response += "Connection: close\r\n\r\n"
+    guard send(client, Data(response.utf8)) else { return }
+    var offset = start
+    let first = min(data.count, offset + burst)
+    guard send(client, data[offset..<first]) else { return }
+    offset = first
+    // Then a slice every 50 ms, none while stalled; a minute at most.
+    let slice = max(1, bytesPerSecond / 20)
+    let deadline = Date().addingTimeInterval(60)
+    while offset < data.count, !stopped.withLock({ $0 }), Date() < deadline {
+      usleep(50_000)
+      if stalled.withLock({ $0 }) { continue }
+      let end = min(data.count, offset + slice)
+      guard send(client, data[offset..<end]) else { return }
+      offset = end
+    }
+  }
+
+  private func send(_ client: Int32, _ bytes: Data) -> Bool {
+    bytes.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = write(client, raw.baseAddress! + offset, raw.count - offset)
+        guard n > 0 else { return false }
+        offset += n
+      }
+      return true
+    }
+  }
+
+  func stall() { stalled.withLock { $0 = true } }
+  func resume() { stalled.withLock { $0 = false } }
+
+  func stop() {
+    stopped.withLock { $0 = true }
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
   }
 }
