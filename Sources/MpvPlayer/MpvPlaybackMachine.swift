@@ -113,6 +113,8 @@ public struct MpvPlaybackMachine: Sendable {
   private var audioSeen = false
   /// How early `pause=false` is sent before a scheduled start, seconds (learned).
   public private(set) var unpauseLead: Double
+  /// How late the next scheduled start is sent on purpose (see ``delayNextStart(by:)``).
+  public private(set) var nextStartDelay = 0.0
   /// The start whose lateness the next audio reading measures.
   private var scheduledStart: (itemTime: Double, at: LocalInstant)?
   private var audioMisses = 0
@@ -508,6 +510,13 @@ public struct MpvPlaybackMachine: Sendable {
     return [request(["set_property", "pause", .bool(true)])]
   }
 
+  /// Sends the next scheduled start `seconds` late, without counting on it: the player
+  /// starts behind the group as one slow to start would, and the coordinator must see the
+  /// gap (from mpv's audio clock) and close it. For benchmarks and drills with real players.
+  public mutating func delayNextStart(by seconds: Double) {
+    nextStartDelay = max(0, min(seconds, 10))
+  }
+
   /// Whether `effect` must wait while mpv is held: an unpause would end the hold early.
   public func isHolding(_ effect: Effect) -> Bool {
     guard heldUntil != nil, case .send(let request) = effect else { return false }
@@ -592,7 +601,8 @@ public struct MpvPlaybackMachine: Sendable {
       freeze(at: at)
       return []
     case .play(let itemTime, let startAt, let rate):
-      let unpause = startAt.advanced(bySeconds: -unpauseLead)
+      let unpause = startAt.advanced(bySeconds: nextStartDelay - unpauseLead)
+      nextStartDelay = 0
       if unpause > now {
         phase = .prerolled
         freeze(at: itemTime)

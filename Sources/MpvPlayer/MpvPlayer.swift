@@ -200,6 +200,12 @@ public final class MpvPlayer: PlayerDriver {
     apply { $0.hold(until: now.advanced(bySeconds: seconds), at: now) }
   }
 
+  /// Starts the next scheduled start `seconds` late, as a player slow to start would (see
+  /// ``MpvPlaybackMachine/delayNextStart(by:)``).
+  public func delayNextStart(by seconds: Double) {
+    state.withLock { $0.machine.delayNextStart(by: seconds) }
+  }
+
   /// Whether mpv still runs and its socket is open.
   public var isRunning: Bool {
     process.isRunning && state.withLock { $0.channel != nil && !$0.machine.isLost }

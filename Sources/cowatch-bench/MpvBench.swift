@@ -18,8 +18,19 @@ struct MpvCommand: AsyncParsableCommand {
   @Option(help: "Seconds of steady playing sampled.") var seconds = 60.0
   @Option(help: "Speed error injected into the players, ± ppm.") var driftPpm = 200.0
   @Option(help: "Rounds of pause, play and seek.") var rounds = 8
+  @Flag(
+    help:
+      "Also run the workload with syncplay-server and Syncplay's own client driving mpv (installs Debian's syncplay; runs in `unshare -n`)."
+  )
+  var syncplay = false
 
   func run() async throws {
+    if syncplay && !NetworkNamespace.isInside {
+      try NetworkNamespace.ensureInstalled("syncplay-server", package: "syncplay-server")
+      try NetworkNamespace.ensureInstalled("syncplay", package: "syncplay")
+      try NetworkNamespace.rerunInside()
+      return
+    }
     let seconds = common.smoke ? 3 : seconds
     let rounds = common.smoke ? 2 : rounds
     BenchLogging.setup()
@@ -80,12 +91,17 @@ struct MpvCommand: AsyncParsableCommand {
     var pauseFramesEqual = 0
     var pausePointError: [Double] = []
     var seekTogether: [Double] = []
+    var remotePause: [Double] = []
     for round in 0..<rounds {
-      _ = await clients[round % 3].pause()
+      let originator = round % 3
+      _ = await clients[originator].pause()
       _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
       let at = await clients[0].groupState.session?.timeline.itemTime ?? 0
       var frames: [Double] = []
       for p in players { frames.append(await p.property("time-pos")?.number ?? -1) }
+      for i in 0..<3 where i != originator {
+        remotePause.append((frames[i] - frames[originator]) * 1000)
+      }
       if frames.allSatisfy({ abs($0 - frames[0]) < 1e-6 }) { pauseFramesEqual += 1 }
       // mpv shows the frame at or just before the pause point.
       pausePointError.append(contentsOf: frames.map { (at - $0) * 1000 })
@@ -105,11 +121,45 @@ struct MpvCommand: AsyncParsableCommand {
         seekSpread += await sampleSecond()
       }
     }
+    // One player starts 100 ms late (as a slow machine would): how soon it is back in step.
+    _ = await clients[0].pause()
+    _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
+    var lateStart: [Double] = []
+    var lateGap: [Double] = []
+    for _ in 0..<(common.smoke ? 1 : 3) {
+      players[2].delayNextStart(by: 0.1)
+      _ = await clients[1].play()
+      _ = await until(5) { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
+      let started = monoNow()
+      var largest = 0.0
+      // Together once within 2 ms for 200 ms running.
+      var since: Int64?
+      while monoNow() - started < 10_000_000_000 {
+        let s = spread()
+        largest = max(largest, s)
+        if s < 2 {
+          if since == nil { since = monoNow() }
+          if monoNow() - since! > 200_000_000 { break }
+        } else {
+          since = nil
+        }
+        await sleepSeconds(0.005)
+      }
+      if let since { lateStart.append(Double(since - started) / 1e6) }
+      lateGap.append(largest)
+      _ = await clients[0].pause()
+      _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
+    }
     // Steady playing with the injected speed errors.
+    _ = await clients[0].play()
+    _ = await until(5) { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
     var steady: [Double] = []
+    var steadyEnd: [Double] = []
     let end = monoNow() + Int64(seconds * 1e9)
     while monoNow() < end {
-      steady.append(spread())
+      let s = spread()
+      steady.append(s)
+      if end - monoNow() < 1_000_000_000 { steadyEnd.append(s) }
       await sleepSeconds(0.01)
     }
     for c in clients { await c.stop() }
@@ -123,6 +173,9 @@ struct MpvCommand: AsyncParsableCommand {
       ("spread, steady, ±\(Int(driftPpm)) ppm injected, \(Int(seconds)) s", steady),
       ("time from a seek to all within 2 ms", seekTogether),
       ("pause: group point − time-pos of the frame shown", pausePointError),
+      ("a remote pause: others' frame past the originator's", remotePause),
+      ("one started 100 ms late: time to within 2 ms (held 200 ms)", lateStart),
+      ("one started 100 ms late: largest spread seen", lateGap),
     ]
     for (name, values) in rows {
       let s = Summary(values)
@@ -130,6 +183,40 @@ struct MpvCommand: AsyncParsableCommand {
     }
     t.add("pauses on the same frame in all three", "\(rounds)", "\(pauseFramesEqual) of \(rounds)")
     emit("mpv", t)
+    var sideBySide = ""
+    if syncplay {
+      let s = try await SyncplayMpvRun(
+        clip: clip, rounds: rounds, seconds: seconds, driftPpm: driftPpm
+      ).run()
+      var table = Table("measure", "Cowatch p50 / p99 / max (ms)", "Syncplay p50 / p99 / max (ms)")
+      table.add(
+        "a remote pause: where the others stop past the originator", Summary(remotePause).text(1),
+        Summary(s.pauseOvershoot).text(1))
+      table.add(
+        "spread in the second after a start", Summary(startSpread).text(2),
+        Summary(s.startSpread).text(2))
+      table.add(
+        "spread while playing \(Int(seconds)) s, ±\(Int(driftPpm)) ppm injected",
+        Summary(steady).text(2), Summary(s.steadySpread).text(2))
+      table.add(
+        "spread in the last second of it", Summary(steadyEnd).text(2),
+        Summary(s.endSpread).text(2))
+      table.add("seeks mpv made while playing on", "–", "\(s.steadySeeks)")
+      emit("mpv, Cowatch beside Syncplay \(s.version)", table)
+      sideBySide = """
+
+        **Beside Syncplay \(s.version).** The same clip, players and injected speed errors
+        (given to Syncplay's mpv as `--speed`, which Syncplay's own slow-down resets to 1),
+        with syncplay-server (`--disable-ready`, so that an unpause is not held for
+        readiness, as in Cowatch) and three Syncplay clients (`syncplay --no-gui`, commands
+        on stdin), all inside a network namespace with only loopback. Each mpv is read
+        through a second connection to its IPC socket (audio clocks carried to one instant;
+        paused frames from `time-pos`). \(rounds) rounds of a start by one client and a
+        pause by another, then \(Int(seconds)) s of playing.
+
+        \(table.markdown)
+        """
+    }
     Report.write(
       section: "mpv", title: "9. Three real mpv players",
       body: """
@@ -138,10 +225,11 @@ struct MpvCommand: AsyncParsableCommand {
         and +\(Int(driftPpm)) ppm (as drifting sound cards would play them); positions are
         the drivers' models of mpv's audio clock (read every 50 ms at the midpoint of
         request and reply), sampled every 10 ms; paused frames are mpv's own `time-pos`.
-        \(rounds) rounds of pause, play and seek by different participants, then
-        \(Int(seconds)) s of steady playing.
+        \(rounds) rounds of pause, play and seek by different participants; three starts
+        with one player's unpause sent 100 ms late (`MpvPlayer.delayNextStart(by:)`, as a
+        machine slow to start would); then \(Int(seconds)) s of steady playing.
 
-        \(t.markdown)
+        \(t.markdown)\(sideBySide)
         """, smoke: common.smoke)
   }
 

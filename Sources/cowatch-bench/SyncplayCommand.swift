@@ -15,43 +15,12 @@ struct SyncplayCommand: AsyncParsableCommand {
   @Option(help: "Measured seconds per scale step.") var seconds = 8.0
 
   func run() async throws {
-    if ProcessInfo.processInfo.environment["COWATCH_BENCH_NETNS"] == "1" {
+    if NetworkNamespace.isInside {
       try await inside()
       return
     }
-    try Self.ensureInstalled()
-    // Re-run this very command inside a fresh network namespace with only loopback up.
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-    let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-    p.arguments =
-      ["-n", "--", "/bin/sh", "-c", "ip link set lo up && exec \"$@\"", "sh", me]
-      + Array(CommandLine.arguments.dropFirst())
-    var env = ProcessInfo.processInfo.environment
-    env["COWATCH_BENCH_NETNS"] = "1"
-    env["COWATCH_BENCH_COMMAND"] = Report.commandLine
-    p.environment = env
-    try p.run()
-    p.waitUntilExit()
-    if p.terminationStatus != 0 { throw ExitCode(p.terminationStatus) }
-  }
-
-  static func ensureInstalled() throws {
-    if Machine.which("syncplay-server") != nil { return }
-    progress("syncplay-server is missing; installing Debian's package")
-    let policy = Machine.run("/usr/bin/apt-cache", ["policy", "syncplay-server"])
-    if !policy.contains("Candidate:") || policy.contains("Candidate: (none)") {
-      _ = Machine.run("/usr/bin/apt-get", ["update"])
-    }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/apt-get")
-    p.arguments = ["install", "-y", "syncplay-server"]
-    p.environment = ["DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"]
-    try p.run()
-    p.waitUntilExit()
-    guard Machine.which("syncplay-server") != nil else {
-      throw BenchError("could not install syncplay-server (apt-get install -y syncplay-server)")
-    }
+    try NetworkNamespace.ensureInstalled("syncplay-server", package: "syncplay-server")
+    try NetworkNamespace.rerunInside()
   }
 
   private func inside() async throws {

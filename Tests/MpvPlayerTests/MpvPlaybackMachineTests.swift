@@ -62,6 +62,24 @@ struct MpvPlaybackMachineTests {
     #expect(!seen.isBusy && abs(seen.position - 6) < 1e-9 && seen.rate == 1)
   }
 
+  @Test("a start delayed on purpose is sent that late, once, and the next is on time")
+  func delayedStart() {
+    var m = loaded()
+    m.delayNextStart(by: 0.1)
+    let play = m.perform(.play(itemTime: 5, startAt: t(3), rate: 1), path: nil, at: t(2))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(2.01))
+    _ = m.received(.event("playback-restart"), at: t(2.05))
+    #expect(m.nextWake == t(3.1 - 0.0005))
+    #expect(m.nextStartDelay == 0)
+    _ = m.wake(at: t(3.0995))
+    _ = m.perform(.pause(at: 7), path: nil, at: t(5))
+    let again = m.perform(.play(itemTime: 7, startAt: t(8), rate: 1), path: nil, at: t(6))
+    let seek = ids(again).last!
+    _ = m.received(.reply(requestID: seek, data: .null, error: "success"), at: t(6.01))
+    _ = m.received(.event("playback-restart"), at: t(6.05))
+    #expect(m.nextWake == t(8 - 0.0005))
+  }
+
   @Test("a seek while playing plays on until the seek latency before the switch")
   func seekWhilePlaying() {
     var m = loaded()
