@@ -54,9 +54,18 @@ public final class MpvPlayer: PlayerDriver {
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
-    configuration: MpvPlaybackMachine.Configuration = .init()
+    configuration: MpvPlaybackMachine.Configuration = .init(), videoTerminal: String? = nil
   ) async throws(MpvError) -> MpvPlayer {
     guard let path = Self.find(executable) else { throw .notInstalled(executable) }
+    // A terminal video output (`--vo=tct`) draws on mpv's standard output: the terminal
+    // given for it (another pane), never the one Cowatch's front owns.
+    var output = FileHandle.nullDevice
+    if let videoTerminal {
+      guard let handle = FileHandle(forWritingAtPath: videoTerminal) else {
+        throw .cannotStart("cannot open the terminal \(videoTerminal) for the picture")
+      }
+      output = handle
+    }
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-mpv-\(UInt64.random(in: 0...UInt64.max))")
     do {
@@ -88,7 +97,7 @@ public final class MpvPlayer: PlayerDriver {
         "--really-quiet",
       ] + arguments
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
+    process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     do {
       try process.run()

@@ -25,12 +25,12 @@ public final class RestartableMpvPlayer: PlayerDriver {
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.mpv")
+    logger: Logger = Logger(label: "cowatch.mpv"), videoTerminal: String? = nil
   ) async throws(MpvError) -> RestartableMpvPlayer {
     let start: @Sendable () async throws(MpvError) -> MpvPlayer = { () async throws(MpvError) in
       try await MpvPlayer.launch(
         executable: executable, arguments: arguments, resolver: resolver, clock: clock,
-        logger: logger)
+        logger: logger, videoTerminal: videoTerminal)
     }
     return RestartableMpvPlayer(try await start(), relaunch: start)
   }

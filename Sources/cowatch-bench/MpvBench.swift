@@ -34,7 +34,7 @@ struct MpvCommand: AsyncParsableCommand {
     let seconds = common.smoke ? 3 : seconds
     let rounds = common.smoke ? 2 : rounds
     BenchLogging.setup()
-    let clip = try Self.makeClip(seconds: 240)
+    let clip = try Self.makeClip(seconds: 300)
     defer { try? FileManager.default.removeItem(atPath: clip) }
     let clock = MonotonicClock()
     let relay = InMemoryRelay(clock: clock)
@@ -55,7 +55,7 @@ struct MpvCommand: AsyncParsableCommand {
       clients.append(client)
     }
     let series = SeriesInfo(
-      id: "clip", title: "Clip", items: [ItemInfo(id: "clip/e1", title: "Pattern", duration: 240)])
+      id: "clip", title: "Clip", items: [ItemInfo(id: "clip/e1", title: "Pattern", duration: 300)])
     func seen() -> [PlayerObservation] {
       let now = clock.localNow()
       return players.map { $0.observe(at: now) }
@@ -122,8 +122,11 @@ struct MpvCommand: AsyncParsableCommand {
       }
     }
     // One player starts 100 ms late (as a slow machine would): how soon it is back in step.
+    // From early in the clip, so that the steady minute after it ends before the clip does.
     _ = await clients[0].pause()
     _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
+    _ = await clients[0].seek(to: 10)
+    _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy && $0.position >= 10 } }
     var lateStart: [Double] = []
     var lateGap: [Double] = []
     for _ in 0..<(common.smoke ? 1 : 3) {

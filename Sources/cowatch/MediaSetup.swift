@@ -55,16 +55,24 @@ enum MediaSetup {
     if options.player == "mpv" {
       let paths = media.paths
       var arguments = options.mpvArgs.split(separator: " ").map(String.init)
-      let env = ProcessInfo.processInfo.environment
-      let hasDisplay = env["DISPLAY"] != nil || env["WAYLAND_DISPLAY"] != nil
-      if !hasDisplay, !arguments.contains(where: { $0.hasPrefix("--vo") }) {
-        // No window to open: sound only, unless the person chose a video output.
-        arguments.insert("--vo=null", at: 0)
+      let picture = try VideoPlacement.choose(
+        command: command, options: options, environment: ProcessInfo.processInfo.environment)
+      let chosesOutput = arguments.contains(where: { $0.hasPrefix("--vo") })
+      var videoTerminal: String?
+      var pane: VideoPane?
+      switch picture {
+      case .window: break
+      case .none: if !chosesOutput { arguments.insert("--vo=null", at: 0) }
+      case .terminal(let path, let opened):
+        videoTerminal = path
+        pane = opened
+        if !chosesOutput { arguments.insert("--vo=tct", at: 0) }
       }
+      let openedPane = pane
       do {
         let mpv = try await RestartableMpvPlayer.launch(
           arguments: arguments, resolver: { paths[$0] }, clock: clock,
-          logger: Logger(label: "cowatch.mpv"))
+          logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)
         let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {
           do throws(MpvError) {
             try await mpv.restart()
@@ -73,8 +81,15 @@ enum MediaSetup {
             return error.description
           }
         }
-        return (ObservedPlayer(mpv, catalog: media.catalog), { await mpv.stop() }, restart)
+        return (
+          ObservedPlayer(mpv, catalog: media.catalog),
+          {
+            await mpv.stop()
+            openedPane?.close()
+          }, restart
+        )
       } catch {
+        pane?.close()
         throw CommandFailure(command, error.description)
       }
     }

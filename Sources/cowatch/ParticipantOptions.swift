@@ -26,8 +26,18 @@ struct ParticipantOptions: ParsableArguments {
       "Watch your own videos: a directory with a folder per series (or one flat folder); episodes ordered by S01E02 numbers in their names."
   )
   var media: String?
-  @Option(help: "With --player mpv: more options for mpv, e.g. \"--vo=tct\" or \"--fs\".")
+  @Option(help: "With --player mpv: more options for mpv, e.g. \"--fs\" or \"--vo=kitty\".")
   var mpvArgs = ""
+  @Option(
+    help:
+      "With --player mpv: where the picture goes: window (needs a display), terminal (a tmux pane below the front, or --video-tty), none (sound only), or auto: a window if there is a display, else a tmux pane inside tmux, else none."
+  )
+  var video = "auto"
+  @Option(
+    help: ArgumentHelp(
+      "With --player mpv: draw the picture in this other terminal (run `tty` there to learn its path).",
+      valueName: "PATH"))
+  var videoTty: String?
   @Option(help: "Simulated player clock drift, parts per million.") var driftPpm = 0.0
   @Option(help: "Simulated player start-up latency, milliseconds.") var latencyMs = 0.0
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
@@ -49,6 +59,12 @@ struct ParticipantOptions: ParsableArguments {
     guard sampleMilliseconds >= 0 else { throw ValidationError("--sample-ms must be 0 or more") }
     guard ["simulated", "mpv"].contains(player) else {
       throw ValidationError("--player must be simulated or mpv, not \(player)")
+    }
+    guard ["auto", "window", "terminal", "none"].contains(video) else {
+      throw ValidationError("--video must be auto, window, terminal or none, not \(video)")
+    }
+    if let videoTty, !FileManager.default.isWritableFile(atPath: videoTty) {
+      throw ValidationError("--video-tty: cannot write to \(videoTty)")
     }
     if player == "mpv", media == nil {
       throw ValidationError(

@@ -201,4 +201,54 @@ struct FrontTmuxTests {
     try #require(await tmux.waitForScreen("ann", showing: ["[exited 0]"]))
     try #require(await tmux.waitForScreen("bob", showing: ["reconnecting"]))
   }
+
+  @Test(
+    "with mpv and no display, the picture is drawn in a tmux pane below the front, which closes with it",
+    .enabled(if: Tmux.executable != nil && MpvTools.available, "needs tmux, mpv and ffmpeg"),
+    .timeLimit(.minutes(1)))
+  func videoInItsOwnPane() async throws {
+    let library = try MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory", "--no-tls",
+    ])
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let tmux = Tmux()
+    defer { tmux.kill() }
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent(tmux.socket)
+    defer { try? FileManager.default.removeItem(at: state) }
+    try tmux.newSession(
+      "ann", columns: 120, rows: 40, directory: CowatchProcess.repositoryRoot,
+      environment: [
+        "TERM": "xterm-256color", "XDG_STATE_HOME": state.path,
+        "XDG_CONFIG_HOME": state.appendingPathComponent("config").path,
+      ],
+      command: [
+        CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "ann", "--no-tls",
+        "--player", "mpv", "--media", library,
+      ])
+    func panes() -> [String] {
+      let listed = try? tmux.run(
+        ["list-panes", "-t", "ann", "-F", "#{pane_id}"], readOutput: true)
+      return listed?.output.split(separator: "\n").map(String.init) ?? []
+    }
+    try #require(await tmux.waitForScreen("ann", showing: ["People (1)"]))
+    // No display here: the front, inside tmux, opened a pane below itself for the picture.
+    #expect(panes().count == 2, "panes: \(panes())")
+    let picture = try #require(panes().last)
+    try tmux.sendKeys("ann", "e")
+    try #require(await tmux.waitForScreen("ann", showing: ["enter choose"]))
+    try tmux.sendKeys("ann", "1")
+    try #require(await tmux.waitForScreen("ann", showing: ["▶ playing"]))
+    // mpv draws the test pattern there in half blocks; the front's pane keeps its text.
+    try #require(await tmux.waitForScreen(picture, showing: ["▄", "▀"]))
+    #expect(tmux.capture("ann").contains("Night Ferry"))
+    try tmux.sendKeys("ann", "q")
+    try #require(await tmux.waitForScreen("ann", showing: ["Only me"]))
+    try tmux.sendKeys("ann", "Enter")
+    try #require(await tmux.waitForScreen("ann", showing: ["[exited 0]"]))
+    #expect(panes().count == 1, "the picture's pane closed with the front: \(panes())")
+  }
 }
