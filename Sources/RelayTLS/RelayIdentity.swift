@@ -42,30 +42,54 @@ public struct RelayIdentity: Sendable {
     let certificatePath = (directory as NSString).appendingPathComponent("relay-certificate.pem")
     let keyPath = (directory as NSString).appendingPathComponent("relay-key.pem")
     let files = FileManager.default
+    do {
+      try files.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .unwritable(path: directory, reason: error.localizedDescription)
+    }
+    // Relays started at once on a fresh machine (a test suite, a service manager) must not
+    // each make a certificate, nor read one another's half-written files: one at a time.
+    let lockPath = (directory as NSString).appendingPathComponent("relay-identity.lock")
+    let lock = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+    guard lock >= 0 else {
+      throw .unwritable(path: lockPath, reason: String(cString: strerror(errno)))
+    }
+    defer { close(lock) }
+    let deadline = Date().addingTimeInterval(10)
+    while flock(lock, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+        throw .unwritable(
+          path: lockPath, reason: "another relay has held it for 10 s (is one stuck starting?)")
+      }
+      usleep(10_000)
+    }
+    defer { flock(lock, LOCK_UN) }
     if files.fileExists(atPath: certificatePath), files.fileExists(atPath: keyPath) {
       let identity = try load(certificate: certificatePath, key: keyPath)
       return try RelayIdentity(
         certificatePEM: identity.certificatePEM, keyPEM: identity.keyPEM, isSelfSigned: true)
     }
     let made = try makeSelfSigned(now: now)
-    do {
-      try files.createDirectory(
-        atPath: directory, withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700])
-      // The key first, readable by its owner only, so that it never exists without the
-      // certificate it goes with being written after it.
-      guard
-        files.createFile(
-          atPath: keyPath, contents: Data(made.keyPEM.utf8),
-          attributes: [.posixPermissions: 0o600])
-      else { throw RelayTLSError.unwritable(path: keyPath, reason: "cannot create the file") }
-      try made.certificatePEM.write(toFile: certificatePath, atomically: true, encoding: .utf8)
-    } catch let error as RelayTLSError {
-      throw error
-    } catch {
-      throw .unwritable(path: directory, reason: error.localizedDescription)
-    }
+    // Each file is written whole under a temporary name and renamed into place; the key
+    // first, readable by its owner only, so that a certificate never exists without it.
+    try writeAtomically(made.keyPEM, to: keyPath)
+    try writeAtomically(made.certificatePEM, to: certificatePath)
     return made
+  }
+
+  private static func writeAtomically(_ text: String, to path: String) throws(RelayTLSError) {
+    let temporary = path + ".\(getpid()).tmp"
+    guard
+      FileManager.default.createFile(
+        atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    else { throw .unwritable(path: temporary, reason: "cannot create the file") }
+    guard rename(temporary, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw .unwritable(path: path, reason: reason)
+    }
   }
 
   /// A new P-256 key and a certificate for it, signed by itself, valid for ten years.

@@ -57,16 +57,16 @@ enum MediaSetup {
       var arguments = options.mpvArgs.split(separator: " ").map(String.init)
       let picture = try VideoPlacement.choose(
         command: command, options: options, environment: ProcessInfo.processInfo.environment)
-      let chosesOutput = arguments.contains(where: { $0.hasPrefix("--vo") })
+      let choosesOutput = arguments.contains(where: { $0.hasPrefix("--vo") })
       var videoTerminal: String?
       var pane: VideoPane?
       switch picture {
       case .window: break
-      case .none: if !chosesOutput { arguments.insert("--vo=null", at: 0) }
+      case .none: if !choosesOutput { arguments.insert("--vo=null", at: 0) }
       case .terminal(let path, let opened):
         videoTerminal = path
         pane = opened
-        if !chosesOutput { arguments.insert("--vo=tct", at: 0) }
+        if !choosesOutput { arguments.insert("--vo=tct", at: 0) }
       }
       let openedPane = pane
       do {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A tmux pane for the picture, opened below the front when there is no display: mpv
 /// draws the video there (`--vo=tct`) while the front keeps the group, the people and the
-/// prompts. The pane runs only a `sleep` that keeps it open; closing it ends that too.
+/// prompts. The pane runs only a loop that keeps it open while this process lives.
 struct VideoPane: Sendable {
   /// tmux's id for the pane (`%12`), and the terminal device mpv writes to.
   let id: String
@@ -11,9 +11,11 @@ struct VideoPane: Sendable {
   /// Splits the current tmux window; nil with the reason when it cannot.
   static func open(environment: [String: String]) -> Result<VideoPane, VideoPaneError> {
     guard environment["TMUX"] != nil else { return .failure(.notInTmux) }
+    // The pane lives as long as this process: killed (SIGKILL, a closed terminal) without
+    // closing it, it closes itself within a second.
     let output = tmux([
       "split-window", "-d", "-v", "-l", "45%", "-P", "-F", "#{pane_id} #{pane_tty}",
-      "exec sleep 2147483647",
+      "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done",
     ])
     let fields = output?.split(separator: " ").map(String.init) ?? []
     guard fields.count == 2, fields[0].hasPrefix("%"), fields[1].hasPrefix("/dev/") else {

@@ -107,4 +107,25 @@ struct RelayTrustTests {
         certificate: directory + "/nope.pem", key: directory + "/relay-key.pem")
     }
   }
+
+  @Test(
+    "relays started at once on a fresh machine all use one certificate: nobody reads a half-written key or a key that is not its certificate's"
+  )
+  func identityMadeOnceUnderRace() async throws {
+    for _ in 0..<5 {
+      let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("cowatch-identity-race-\(UInt64.random(in: 0...UInt64.max))").path
+      defer { try? FileManager.default.removeItem(atPath: directory) }
+      let fingerprints = await withTaskGroup(of: String?.self) { group in
+        for _ in 0..<8 {
+          group.addTask { try? RelayIdentity.loadOrCreate(in: directory).fingerprint }
+        }
+        var all: [String?] = []
+        for await f in group { all.append(f) }
+        return all
+      }
+      #expect(fingerprints.allSatisfy { $0 != nil }, "every relay could start")
+      #expect(Set(fingerprints.compactMap { $0 }).count == 1, "one certificate")
+    }
+  }
 }
