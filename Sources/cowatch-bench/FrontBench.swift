@@ -77,16 +77,7 @@ enum FrontBench {
 
   /// The process's share of one core over `seconds`.
   static func cpuShare(of pid: Int32, seconds: Double) async throws -> Double {
-    func cpu() -> Double {
-      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-      else { return .nan }
-      let fields = stat[stat.index(after: close)...].split(separator: " ")
-      guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else {
-        return .nan
-      }
-      return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    func cpu() -> Double { ServerProcess.cpuSeconds(of: pid) }
     let c0 = cpu()
     let t0 = monoNow()
     await sleepSeconds(seconds)

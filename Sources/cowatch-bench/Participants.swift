@@ -113,9 +113,28 @@ struct Room {
   var players: [SimulatedPlayer]
   var listeners: [Task<Void, Never>]
 
+  /// An ideal simulated player, seeded by its participant's index (reproducible runs).
+  static func idealPlayer(_ index: Int) -> SimulatedPlayerConfiguration {
+    var c = SimulatedPlayerConfiguration.ideal
+    c.seed = UInt64(index + 1)
+    return c
+  }
+
+  /// Each client's participant id and the relay epoch it was welcomed in: what a
+  /// resumption after a relay's death is checked against.
+  func identities() async -> (ids: [ParticipantID?], epochs: [String?]) {
+    var ids: [ParticipantID?] = []
+    var epochs: [String?] = []
+    for c in clients {
+      ids.append(await c.participantID)
+      epochs.append(await c.relayEpoch)
+    }
+    return (ids, epochs)
+  }
+
   static func make(
     count: Int, transport: any Transport, room: String, recorder: ArrivalRecorder?,
-    player configure: (Int) -> SimulatedPlayerConfiguration
+    player configure: (Int) -> SimulatedPlayerConfiguration = Room.idealPlayer
   ) async throws -> Room {
     var clients: [ParticipantClient] = []
     var players: [SimulatedPlayer] = []

@@ -47,12 +47,7 @@ enum PropagationBench {
       progress("propagation: \(size) participants, \(rounds) rounds of pause/seek/play")
       let recorder = ArrivalRecorder()
       let room = try await Room.make(
-        count: size, transport: transport, room: "\(roomPrefix)\(size)", recorder: recorder,
-        player: { i in
-          var c = SimulatedPlayerConfiguration.ideal
-          c.seed = UInt64(i + 1)
-          return c
-        })
+        count: size, transport: transport, room: "\(roomPrefix)\(size)", recorder: recorder)
       try await room.startPlaying()
       // Let the clock sync's first burst settle.
       await sleepSeconds(0.6)

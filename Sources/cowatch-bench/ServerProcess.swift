@@ -131,7 +131,10 @@ final class ServerProcess: @unchecked Sendable {
   }
 
   /// User + system CPU seconds so far.
-  var cpuSeconds: Double {
+  var cpuSeconds: Double { Self.cpuSeconds(of: pid) }
+
+  /// User + system CPU seconds a process has used so far (from /proc), NaN if unreadable.
+  static func cpuSeconds(of pid: Int32) -> Double {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
       let close = stat.lastIndex(of: ")")
     else { return .nan }

@@ -296,20 +296,10 @@ enum StoreBench {
       let port = server.port
       let transport = TCPTransport(host: "127.0.0.1", port: port)
       let room = try await Room.make(
-        count: size, transport: transport, room: "restart\(run)", recorder: nil,
-        player: { i in
-          var c = SimulatedPlayerConfiguration.ideal
-          c.seed = UInt64(i + 1)
-          return c
-        })
+        count: size, transport: transport, room: "restart\(run)", recorder: nil)
       try await room.startPlaying()
       await sleepSeconds(2)
-      var before: [ParticipantID?] = []
-      var epochs: [String?] = []
-      for c in room.clients {
-        before.append(await c.participantID)
-        epochs.append(await c.relayEpoch)
-      }
+      let (before, epochs) = await room.identities()
       let killed = monoNow()
       server.killNow()
       // Watched from the kill on, while the new relay starts.
@@ -387,20 +377,10 @@ enum StoreBench {
       await sleepSeconds(PostgresRoomStore.defaultLeaseDuration / 4 + 0.5)
       let transport = TCPTransport(host: "127.0.0.1", port: relays[0].port)
       let room = try await Room.make(
-        count: size, transport: transport, room: "takeover\(run)", recorder: nil,
-        player: { i in
-          var c = SimulatedPlayerConfiguration.ideal
-          c.seed = UInt64(i + 1)
-          return c
-        })
+        count: size, transport: transport, room: "takeover\(run)", recorder: nil)
       try await room.startPlaying()
       await sleepSeconds(2)
-      var before: [ParticipantID?] = []
-      var epochs: [String?] = []
-      for c in room.clients {
-        before.append(await c.participantID)
-        epochs.append(await c.relayEpoch)
-      }
+      let (before, epochs) = await room.identities()
       let killed = monoNow()
       relays[0].killNow()
       let (resumedAt, syncedAt, wrongID) = await watchBack(

@@ -35,12 +35,7 @@ enum TLSBench {
     defer { server.stop() }
     let recorder = ArrivalRecorder()
     let room = try await Room.make(
-      count: participants, transport: transport(server, tls: tls), room: "tls", recorder: recorder,
-      player: { i in
-        var c = SimulatedPlayerConfiguration.ideal
-        c.seed = UInt64(i + 1)
-        return c
-      })
+      count: participants, transport: transport(server, tls: tls), room: "tls", recorder: recorder)
     try await room.startPlaying()
     await sleepSeconds(0.6)
     var mode = Mode(tls: tls)

@@ -5,12 +5,8 @@ import Testing
 struct CommandLineTests {
   @Test("two headless participants drive each other through a real relay on loopback")
   func twoHeadlessParticipants() async throws {
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
 
     let ann = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "200",

@@ -85,6 +85,24 @@ final class CowatchProcess: Sendable {
     }
   }
 
+  /// Starts `cowatch serve` on a free loopback port, with `arguments` added, and waits
+  /// (bounded) until it listens; returns it with that port.
+  static func relay(
+    _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (relay: CowatchProcess, port: String) {
+    let relay = try CowatchProcess(
+      ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments)
+    guard
+      let listening = await relay.waitForLine(
+        containing: ["listening on 127.0.0.1:"], sourceLocation: sourceLocation),
+      let port = listening.split(separator: ":").last.map(String.init)
+    else {
+      relay.terminate()
+      throw CancellationError()
+    }
+    return (relay, port)
+  }
+
   var output: [String] { lines.withLock { $0 } }
   var standardError: String { errorText.withLock { $0 } }
 

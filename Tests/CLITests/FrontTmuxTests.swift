@@ -44,12 +44,8 @@ struct FrontTmuxTests {
       if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
     .timeLimit(.minutes(1)))
   func pauseReachesTheOtherFront() async throws {
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
 
     let tmux = Tmux()
     defer { tmux.kill() }
@@ -125,12 +121,8 @@ struct FrontTmuxTests {
       if: Tmux.executable != nil, "tmux is not installed; the front's end-to-end test needs it"),
     .timeLimit(.minutes(1)))
   func dumbTerminalRefusedFirst() async throws {
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory", "--no-tls",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory", "--no-tls"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let ann = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--no-tls",
     ])
@@ -209,12 +201,8 @@ struct FrontTmuxTests {
   func videoInItsOwnPane() async throws {
     let library = try MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory", "--no-tls",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory", "--no-tls"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let tmux = Tmux()
     defer { tmux.kill() }
     let state = FileManager.default.temporaryDirectory.appendingPathComponent(tmux.socket)

@@ -44,12 +44,8 @@ struct MpvCommandLineTests {
   func headlessWithMpv() async throws {
     let library = try MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     // Durations are cached under XDG_CACHE_HOME: keep the test's out of the home directory.
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
     let options = [
@@ -107,12 +103,8 @@ struct MpvCommandLineTests {
       atPath: library + "/Night Ferry/Night.Ferry.S01E01.Departure.mp4",
       toPath: bobs + "/Night Ferry/night ferry s01e01.mp4")
     defer { try? FileManager.default.removeItem(atPath: bobs) }
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
     let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
     let ann = try CowatchProcess(
@@ -158,12 +150,8 @@ struct MpvCommandLineTests {
     ]
     try cut.run()
     cut.waitUntilExit()
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
     let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
     let ann = try CowatchProcess(
@@ -200,12 +188,8 @@ struct MpvCommandLineTests {
   func restartAfterCrash() async throws {
     let library = try MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
     let options = [
       "--headless", "--trust-new-relay", "--player", "mpv", "--media", library, "--sample-ms",
@@ -264,12 +248,8 @@ struct MpvCommandLineTests {
       .appendingPathComponent("cowatch-empty-\(UInt64.random(in: 0...UInt64.max))")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: empty) }
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let join = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "ann", "--player", "mpv", "--media", empty.path,
       "--headless",

@@ -62,12 +62,8 @@ struct ReadmeHeadlessTests {
   func exampleIsTrue() async throws {
     let example = try Self.example()
     #expect(example.steps.count >= 2)
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory", "--no-tls",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory", "--no-tls"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let arguments = example.arguments.map { $0 == "127.0.0.1:7700" ? "127.0.0.1:\(port)" : $0 }
     let bot = try CowatchProcess(arguments)
     defer { bot.terminate() }

@@ -126,12 +126,8 @@ struct RelayRestartProcessTests {
     let folder = NSTemporaryDirectory() + "cowatch-stop-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let file = folder + "/relay.sqlite"
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", file, "--no-tls",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", file, "--no-tls"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let ann = try CowatchProcess([
       "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--no-tls",
     ])

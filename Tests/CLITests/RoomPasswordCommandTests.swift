@@ -14,12 +14,8 @@ struct RoomPasswordCommandTests {
     let file = directory.appendingPathComponent("password").path
     try "correct horse battery\n".write(toFile: file, atomically: true, encoding: .utf8)
 
-    let relay = try CowatchProcess([
-      "serve", "--host", "127.0.0.1", "--port", "0", "--store", "memory",
-    ])
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
-    let port = try #require(listening.split(separator: ":").last.map(String.init))
     let address = "127.0.0.1:\(port)"
 
     let ann = try CowatchProcess(

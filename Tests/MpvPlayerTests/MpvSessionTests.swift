@@ -43,6 +43,58 @@ enum RealMpv {
   )
 }
 
+/// Participants with real mpv players in one in-process room; stopped together however
+/// the test body ends.
+struct MpvRoom {
+  let clock: MonotonicClock
+  let players: [MpvPlayer]
+  let clients: [ParticipantClient]
+
+  /// `player(name)`: the options that person's mpv gets and the file it plays.
+  static func run(
+    _ names: [String], autoAdvance: Bool = false,
+    player: (String) -> (arguments: [String], path: String),
+    _ body: (MpvRoom) async throws -> Void
+  ) async throws {
+    let clock = MonotonicClock()
+    let relay = InMemoryRelay(clock: clock)
+    relay.start()
+    var players: [MpvPlayer] = []
+    var clients: [ParticipantClient] = []
+    func stopAll() async {
+      for c in clients { await c.stop() }
+      for p in players { await p.stop() }
+      await relay.stop()
+    }
+    do {
+      for name in names {
+        let (arguments, path) = player(name)
+        let mpv = try await MpvPlayer.launch(
+          arguments: ["--vo=null", "--ao=null"] + arguments, resolver: { _ in path },
+          clock: clock)
+        players.append(mpv)
+        let client = ParticipantClient(
+          transport: relay.transport,
+          configuration: ParticipantConfiguration(name: name, autoAdvance: autoAdvance),
+          player: mpv, clock: clock)
+        try await client.start()
+        clients.append(client)
+      }
+      try await body(MpvRoom(clock: clock, players: players, clients: clients))
+    } catch {
+      await stopAll()
+      throw error
+    }
+    await stopAll()
+  }
+
+  /// What every player shows now.
+  func seen() -> [PlayerObservation] {
+    let now = clock.localNow()
+    return players.map { $0.observe(at: now) }
+  }
+}
+
 @Suite(
   "Three participants watch with real mpv players", .serialized, .enabled(if: RealMpv.available),
   .timeLimit(.minutes(2)))
@@ -64,33 +116,10 @@ struct MpvSessionTests {
   @Test("start together, a pause on one frame at the originator's time, a seek, a rate change")
   func watchTogether() async throws {
     let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
-    let clock = MonotonicClock()
-    let relay = InMemoryRelay(clock: clock)
-    relay.start()
-    var players: [MpvPlayer] = []
-    var clients: [ParticipantClient] = []
-    for name in ["ann", "bob", "cat"] {
-      let player = try await MpvPlayer.launch(
-        arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip }, clock: clock)
-      let client = ParticipantClient(
-        transport: relay.transport, configuration: ParticipantConfiguration(name: name),
-        player: player, clock: clock)
-      try await client.start()
-      players.append(player)
-      clients.append(client)
-    }
-    func stopAll() async {
-      for c in clients { await c.stop() }
-      for p in players { await p.stop() }
-      await relay.stop()
-    }
-    do {
+    try await MpvRoom.run(["ann", "bob", "cat"], player: { _ in ([], clip) }) { room in
+      let (players, clients, seen) = (room.players, room.clients, room.seen)
       _ = try await clients[0].send(.start(series: RealMpv.series, item: "clip/e1")).get()
       for c in clients.dropFirst() { _ = try await c.send(.join).get() }
-      func seen() -> [PlayerObservation] {
-        let now = clock.localNow()
-        return players.map { $0.observe(at: now) }
-      }
       func spread() -> Double {
         let p = seen().map(\.position)
         return p.max()! - p.min()!
@@ -149,11 +178,7 @@ struct MpvSessionTests {
           && change.map { "\($0.kind)" }?.contains("paused") == true
       }
       try await until("everyone paused") { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
-    } catch {
-      await stopAll()
-      throw error
     }
-    await stopAll()
   }
 
   @Test("the end of the file advances the group to the next episode, and every mpv plays it")
@@ -165,34 +190,11 @@ struct MpvSessionTests {
         ItemInfo(id: "clip/e1", title: "Pattern", duration: 30),
         ItemInfo(id: "clip/e2", title: "Pattern again", duration: 30),
       ])
-    let clock = MonotonicClock()
-    let relay = InMemoryRelay(clock: clock)
-    relay.start()
-    var players: [MpvPlayer] = []
-    var clients: [ParticipantClient] = []
-    for name in ["ann", "bob"] {
-      let player = try await MpvPlayer.launch(
-        arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip }, clock: clock)
-      let client = ParticipantClient(
-        transport: relay.transport,
-        configuration: ParticipantConfiguration(name: name, autoAdvance: true), player: player,
-        clock: clock)
-      try await client.start()
-      players.append(player)
-      clients.append(client)
-    }
-    func stopAll() async {
-      for c in clients { await c.stop() }
-      for p in players { await p.stop() }
-      await relay.stop()
-    }
-    do {
+    try await MpvRoom.run(["ann", "bob"], autoAdvance: true, player: { _ in ([], clip) }) {
+      room in
+      let (clients, seen) = (room.clients, room.seen)
       _ = try await clients[0].send(.start(series: series, item: "clip/e1")).get()
       _ = try await clients[1].send(.join).get()
-      func seen() -> [PlayerObservation] {
-        let now = clock.localNow()
-        return players.map { $0.observe(at: now) }
-      }
       try await until("everyone plays") { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
       _ = try await clients[1].seek(to: 28).get()
       try await until("the group advanced to the next episode", within: 15) {
@@ -203,11 +205,7 @@ struct MpvSessionTests {
           $0.item == "clip/e2" && $0.rate > 0 && !$0.isBusy && $0.position < 10
         }
       }
-    } catch {
-      await stopAll()
-      throw error
     }
-    await stopAll()
   }
 
   @Test(
@@ -233,37 +231,15 @@ struct MpvSessionTests {
       data: bytes, bytesPerSecond: bytes.count / 15, burst: bytes.count / 30)
     let url = "http://127.0.0.1:\(server.port)/clip.mkv"
 
-    let clock = MonotonicClock()
-    let relay = InMemoryRelay(clock: clock)
-    relay.start()
-    var players: [MpvPlayer] = []
-    var clients: [ParticipantClient] = []
-    for name in ["ann", "bob", "cat"] {
-      let starved = name == "cat"
-      let player = try await MpvPlayer.launch(
-        arguments: ["--vo=null", "--ao=null"] + (starved ? ["--cache-pause-wait=0.5"] : []),
-        resolver: { _ in starved ? url : clip }, clock: clock)
-      let client = ParticipantClient(
-        transport: relay.transport, configuration: ParticipantConfiguration(name: name),
-        player: player, clock: clock)
-      try await client.start()
-      players.append(player)
-      clients.append(client)
-    }
-    func stopAll() async {
-      server.stop()
-      for c in clients { await c.stop() }
-      for p in players { await p.stop() }
-      await relay.stop()
-    }
-    do {
+    defer { server.stop() }
+    try await MpvRoom.run(
+      ["ann", "bob", "cat"],
+      player: { name in name == "cat" ? (["--cache-pause-wait=0.5"], url) : ([], clip) }
+    ) { room in
+      let (clients, seen) = (room.clients, room.seen)
       // cat starts (the group waits for everyone's first load of an episode it starts).
       _ = try await clients[2].send(.start(series: RealMpv.series, item: "clip/e1")).get()
       for c in clients.prefix(2) { _ = try await c.send(.join).get() }
-      func seen() -> [PlayerObservation] {
-        let now = clock.localNow()
-        return players.map { $0.observe(at: now) }
-      }
       try await until("everyone plays", within: 15) {
         seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
       }
@@ -292,11 +268,7 @@ struct MpvSessionTests {
         return p.max()! - p.min()! < 0.01
       }
       #expect(seen().allSatisfy { $0.position >= waitedAt }, "went on from where it waited")
-    } catch {
-      await stopAll()
-      throw error
     }
-    await stopAll()
   }
 
   @Test("mpv quitting is a problem the participant steps away with, not a stuck group")
