@@ -170,12 +170,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
         (String, String, Int64, String?).self)
       {
         rooms.append(
-          StoredRoom(
-            name: name, state: try decoder.decode(GroupState.self, from: Data(state.utf8)),
-            nextNumber: UInt64(max(0, next)), members: members[name] ?? [],
-            protection: try protection.map {
-              try decoder.decode(RoomProtection.self, from: Data($0.utf8))
-            }))
+          try Self.storedRoom(
+            name, state: state, nextNumber: next, protection: protection,
+            members: members[name] ?? [], decoder: decoder))
       }
       var clock: ClockReading?
       let clockRows = try await client.query(
@@ -370,6 +367,19 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   }
 
   /// One room as stored, and the clocks it was written on.
+  /// A room as its row keeps it (state and protection as JSON text).
+  private static func storedRoom(
+    _ name: String, state: String, nextNumber: Int64, protection: String?,
+    members: [StoredMember], decoder: JSONDecoder
+  ) throws -> StoredRoom {
+    StoredRoom(
+      name: name, state: try decoder.decode(GroupState.self, from: Data(state.utf8)),
+      nextNumber: UInt64(max(0, nextNumber)), members: members,
+      protection: try protection.map {
+        try decoder.decode(RoomProtection.self, from: Data($0.utf8))
+      })
+  }
+
   private func loadRoom(_ room: String) async throws(RoomStoreError) -> (StoredRoom?, ClockReading?)
   {
     let logger = self.logger
@@ -390,12 +400,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       for try await (state, next, protection, group, wall) in rows.decode(
         (String, Int64, String?, Int64, Int64).self)
       {
-        let stored = StoredRoom(
-          name: room, state: try decoder.decode(GroupState.self, from: Data(state.utf8)),
-          nextNumber: UInt64(max(0, next)), members: members,
-          protection: try protection.map {
-            try decoder.decode(RoomProtection.self, from: Data($0.utf8))
-          })
+        let stored = try Self.storedRoom(
+          room, state: state, nextNumber: next, protection: protection, members: members,
+          decoder: decoder)
         return (
           stored, ClockReading(group: GroupInstant(nanoseconds: group), wallNanoseconds: wall)
         )

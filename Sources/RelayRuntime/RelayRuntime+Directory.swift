@@ -71,11 +71,7 @@ extension RelayRuntime {
         return !s.core.hasRoom(room)
       case .success(.elsewhere(let relay)):
         for id in waiting where s.held.removeValue(forKey: id) != nil {
-          guard let outlet = s.outlets.removeValue(forKey: id) else { continue }
-          _ = outlet.write(codec.encode(ServerMessage.redirect(room: room, relay: relay)))
-          outlet.close(flush: true)
-          Self.forget(id, in: &s)
-          perform(s.core.disconnected(id, at: now), in: &s)
+          answerAndClose(id, .redirect(room: room, relay: relay), in: &s)
         }
         return false
       case .failure(let error):
@@ -97,8 +93,13 @@ extension RelayRuntime {
 
   /// Answers a connection with one error and closes it.
   private func reject(_ id: ConnectionID, code: ErrorCode, _ text: String, in s: inout State) {
+    answerAndClose(id, .error(code: code, message: text, fatal: true), in: &s)
+  }
+
+  /// Sends a connection one last message (flushed) and closes it.
+  private func answerAndClose(_ id: ConnectionID, _ message: ServerMessage, in s: inout State) {
     guard let outlet = s.outlets.removeValue(forKey: id) else { return }
-    _ = outlet.write(codec.encode(ServerMessage.error(code: code, message: text, fatal: true)))
+    _ = outlet.write(codec.encode(message))
     outlet.close(flush: true)
     Self.forget(id, in: &s)
     perform(s.core.disconnected(id, at: clock.groupNow()), in: &s)
