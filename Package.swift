@@ -133,6 +133,24 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Syncplay's wire protocol (JSON lines, CRLF): typed messages, checked on the way in.
+    .target(name: "SyncplayProtocol"),
+    // A Syncplay client as a Cowatch participant: a pure state machine that turns its
+    // lines into requests and the coordinator's player commands into its forced states.
+    .target(
+      name: "SyncplayBridge",
+      dependencies: ["PlaybackCoordination", "Participation", "Narration", "SyncplayProtocol"]),
+    // The relay's Syncplay port (SwiftNIO): each client becomes a participant of the same
+    // relay runtime, through an in-process transport.
+    .target(
+      name: "SyncplayServer",
+      dependencies: [
+        "SyncplayBridge", "SyncplayProtocol", "GroupSessions", "Participation", "RelayRuntime",
+        "Transports", "PlaybackCoordination", "TCPFraming", "RoomCrypto",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     // ncursesw with wide characters; links ncursesw and tinfo (see module.modulemap).
     .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
     // Screen model drawn into a cell grid; ncurses only blits it.
@@ -165,7 +183,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
         "RoomCrypto",
-        "PostgresRoomStore",
+        "PostgresRoomStore", "SyncplayServer",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -229,6 +247,13 @@ let package = Package(
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(name: "CLITests", dependencies: ["TmuxDriver"]),
+    .testTarget(
+      name: "SyncplayTests",
+      dependencies: [
+        "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
+        "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
+        "WireProtocol",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -22,6 +22,9 @@ public actor ParticipantClient {
   private let logger: Logger
   /// The room's password, if the person gave one: only ever used to derive keys here.
   private let password: RoomPassword?
+  /// Hears every event synchronously, before the player commands that follow it (a bridge
+  /// that needs to know who made a change when its player is told of it).
+  private let observer: (@Sendable (ClientEvent) -> Void)?
 
   private var core: ParticipantCore
   private var connection: (any TransportConnection)?
@@ -44,8 +47,10 @@ public actor ParticipantClient {
   public init(
     transport: any Transport, configuration: ParticipantConfiguration,
     player: (any PlayerDriver)? = nil, clock: any SessionClock = MonotonicClock(),
-    password: RoomPassword? = nil, logger: Logger = Logger(label: "cowatch.participant")
+    password: RoomPassword? = nil, logger: Logger = Logger(label: "cowatch.participant"),
+    observer: (@Sendable (ClientEvent) -> Void)? = nil
   ) {
+    self.observer = observer
     self.transport = transport
     self.configuration = configuration
     self.player = player
@@ -239,6 +244,7 @@ public actor ParticipantClient {
           }
         }
         if case .error(let text) = event { logger.info("\(text)") }
+        observer?(event)
         eventSink.yield(event)
       case .answer(let ticket, let result):
         waiters.removeValue(forKey: ticket)?.resume(returning: result)

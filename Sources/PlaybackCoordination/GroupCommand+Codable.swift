@@ -7,7 +7,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant
+    case locked, playback, participant, origin
   }
 
   public init(from decoder: any Decoder) throws {
@@ -15,7 +15,9 @@ extension GroupCommand: Codable {
     let type = try c.decode(String.self, forKey: .type)
     switch type {
     case "enter":
-      self = .enter(name: try c.decode(String.self, forKey: .name))
+      self = .enter(
+        name: try c.decode(String.self, forKey: .name),
+        origin: try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch)
     case "exit":
       self = .exit(reason: try c.decode(ExitReason.self, forKey: .reason))
     case "setConnected":
@@ -85,9 +87,10 @@ extension GroupCommand: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     switch self {
-    case .enter(let name):
+    case .enter(let name, let origin):
       try c.encode("enter", forKey: .type)
       try c.encode(name, forKey: .name)
+      if origin != .cowatch { try c.encode(origin, forKey: .origin) }
     case .exit(let reason):
       try c.encode("exit", forKey: .type)
       try c.encode(reason, forKey: .reason)

@@ -4,8 +4,9 @@
 /// Position commands carry the item the originator saw, so that a command meant for one
 /// episode is rejected as stale once the group has moved on to another.
 public enum GroupCommand: Hashable, Sendable {
-  /// Arrive in the room (eligible to join the session). Issued by the relay on hello.
-  case enter(name: String)
+  /// Arrive in the room (eligible to join the session). Issued by the relay on hello, with
+  /// the program the connection is for.
+  case enter(name: String, origin: ParticipantOrigin = .cowatch)
   /// Leave the room. Issued by the relay on quit, disconnect or heartbeat timeout.
   case exit(reason: ExitReason)
   /// Connection lost (`false`) or back (`true`); the participant stays in the room.

@@ -44,7 +44,7 @@ public struct GroupEngine: Sendable {
     _ command: GroupCommand, from participant: ParticipantID, at now: GroupInstant
   ) -> Result<[ChangeEvent], Rejection> {
     let name: String?
-    if case .enter(let newName) = command {
+    if case .enter(let newName, _) = command {
       name = state.participant(participant)?.name ?? newName
     } else {
       name = state.participant(participant)?.name

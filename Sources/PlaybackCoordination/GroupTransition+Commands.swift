@@ -2,10 +2,11 @@
 extension GroupTransition {
   // MARK: - Room
 
-  mutating func enter(_ id: ParticipantID, name: String) throws(Rejection) {
+  mutating func enter(_ id: ParticipantID, name: String, origin: ParticipantOrigin) throws(Rejection)
+  {
     guard index(of: id) == nil else { throw .alreadyInRoom(id) }
     guard Self.isValidName(name) else { throw .invalidName(name) }
-    state.participants.append(Participant(id: id, name: name))
+    state.participants.append(Participant(id: id, name: name, origin: origin))
     claimOwnershipIfVacant(id)
     emit(.entered)
   }

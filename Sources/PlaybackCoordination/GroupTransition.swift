@@ -48,8 +48,8 @@ struct GroupTransition {
   }
 
   mutating func perform(_ command: GroupCommand, from id: ParticipantID) throws(Rejection) {
-    if case .enter(let name) = command {
-      try enter(id, name: name)
+    if case .enter(let name, let origin) = command {
+      try enter(id, name: name, origin: origin)
       return
     }
     guard let index = index(of: id) else { throw .unknownParticipant(id) }

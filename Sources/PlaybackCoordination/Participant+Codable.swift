@@ -1,12 +1,12 @@
 /// Wire format (protocol 2): an object with every stored property by name;
-/// `playerOffset` is omitted until reported.
+/// `playerOffset` is omitted until reported, `origin` when it is `cowatch`.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension Participant: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
-      startupLatency, playerOffset
+      startupLatency, playerOffset, origin
   }
 
   public init(from decoder: any Decoder) throws {
@@ -21,6 +21,7 @@ extension Participant: Codable {
     roundTrip = try c.decode(Double.self, forKey: .roundTrip)
     startupLatency = try c.decode(Double.self, forKey: .startupLatency)
     playerOffset = try c.decodeIfPresent(Double.self, forKey: .playerOffset)
+    origin = try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -35,5 +36,6 @@ extension Participant: Codable {
     try c.encode(roundTrip, forKey: .roundTrip)
     try c.encode(startupLatency, forKey: .startupLatency)
     try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
+    if origin != .cowatch { try c.encode(origin, forKey: .origin) }
   }
 }

@@ -26,12 +26,16 @@ public struct Participant: Hashable, Sendable, Identifiable {
   /// Last reported gap between this participant's player and the group, seconds
   /// (positive = ahead). Nil until reported.
   public var playerOffset: Double?
+  /// The program this participant uses (a Syncplay client through the relay's bridge).
+  public var origin: ParticipantOrigin
 
   public init(
     id: ParticipantID, name: String, isJoined: Bool = false, readiness: Readiness = .ready,
     suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
-    roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil
+    roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil,
+    origin: ParticipantOrigin = .cowatch
   ) {
+    self.origin = origin
     self.id = id
     self.name = name
     self.isJoined = isJoined

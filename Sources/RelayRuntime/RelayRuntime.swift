@@ -111,10 +111,12 @@ public final class RelayRuntime: Sendable {
 
   // MARK: - Connections
 
-  /// A new connection from `address` (nil: in-process): returns its id, or nil when the
-  /// relay has stopped or holds as many connections as it allows — then the outlet has
-  /// been told why and closed.
-  public func open(_ outlet: any RelayOutlet, address: String? = nil) -> ConnectionID? {
+  /// A new connection from `address` (nil: in-process) for a participant of `origin` (the
+  /// Syncplay bridge opens its own): returns its id, or nil when the relay has stopped or
+  /// holds as many connections as it allows — then the outlet has been told why and closed.
+  public func open(
+    _ outlet: any RelayOutlet, address: String? = nil, origin: ParticipantOrigin = .cowatch
+  ) -> ConnectionID? {
     state.withLock { s in
       guard !s.stopped else { return nil }
       let full = s.outlets.count >= configuration.maximumConnections
@@ -137,7 +139,8 @@ public final class RelayRuntime: Sendable {
         s.addresses[id] = address
         s.perAddress[address, default: 0] += 1
       }
-      perform(s.core.connected(id, address: address, at: clock.groupNow()), in: &s)
+      perform(
+        s.core.connected(id, address: address, origin: origin, at: clock.groupNow()), in: &s)
       return id
     }
   }

@@ -60,6 +60,9 @@ public struct RelayCore: Sendable {
   private struct Connection {
     /// Where it comes from (nil: in-process), for the rooms-per-address limit.
     var address: String?
+    /// What kind of participant it carries: decided by the relay's edge that accepted it
+    /// (the Syncplay port's bridge), never by what the peer says.
+    var origin: ParticipantOrigin = .cowatch
     var since: GroupInstant
     var lastSeen: GroupInstant
     var member: (room: String, participant: ParticipantID)?
@@ -122,10 +125,11 @@ public struct RelayCore: Sendable {
   // MARK: - Events
 
   public mutating func connected(
-    _ id: ConnectionID, address: String? = nil, at now: GroupInstant
+    _ id: ConnectionID, address: String? = nil, origin: ParticipantOrigin = .cowatch,
+    at now: GroupInstant
   ) -> [RelayAction] {
     connections[id] = Connection(
-      address: address, since: now, lastSeen: now, member: nil,
+      address: address, origin: origin, since: now, lastSeen: now, member: nil,
       tokens: configuration.messageBurst, tokensAt: now)
     return []
   }
@@ -524,11 +528,12 @@ public struct RelayCore: Sendable {
         at: now)
     }
     let participant = ParticipantID("p\(room.nextNumber)")
+    let origin = connections[id]?.origin ?? .cowatch
     room.nextNumber += 1
     let secret = makeSecret()
     var engine = room.engine
     let before = engine.state.sequence
-    switch engine.apply(.enter(name: name), from: participant, at: now) {
+    switch engine.apply(.enter(name: name, origin: origin), from: participant, at: now) {
     case .failure(let rejection):
       return fatal(id, .invalidHello, rejection.description, at: now)
     case .success:
@@ -557,7 +562,7 @@ public struct RelayCore: Sendable {
       ]
       actions += broadcastStep(
         in: roomName, before: before, at: now,
-        input: .command(.enter(name: name), from: participant), except: id)
+        input: .command(.enter(name: name, origin: origin), from: participant), except: id)
       return actions
     }
   }

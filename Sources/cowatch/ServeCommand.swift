@@ -5,6 +5,7 @@ import PostgresRoomStore
 import RelayRuntime
 import Rooms
 import SQLiteRoomStore
+import SyncplayServer
 import TCPRelayClient
 import TCPRelayServer
 import Transports
@@ -41,10 +42,24 @@ struct ServeCommand: AsyncParsableCommand {
       "With a PostgreSQL store: seconds a room stays this relay's without renewing its lease; a dead relay's rooms move within it."
   )
   var lease = PostgresRoomStore.defaultLeaseDuration
+  @Option(
+    help: ArgumentHelp(
+      "Also accept Syncplay's clients on this TCP port (Syncplay's own is 8999), into the same rooms.",
+      discussion: "Off unless given. Syncplay clients connect in the clear: see docs/SYNCPLAY.md.",
+      valueName: "port"))
+  var syncplayPort: Int?
   @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+    if let syncplayPort {
+      guard (0...65535).contains(syncplayPort) else {
+        throw ValidationError("--syncplay-port must be 0–65535")
+      }
+      guard syncplayPort != port || port == 0 else {
+        throw ValidationError("--syncplay-port must differ from --port (\(port))")
+      }
+    }
     guard maxParticipants >= 1 else {
       throw ValidationError("--max-participants must be at least 1")
     }
@@ -160,12 +175,28 @@ struct ServeCommand: AsyncParsableCommand {
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     }
     Console.line(storeNote)
+    let syncplay: SyncplayServer?
+    if let syncplayPort {
+      do {
+        let started = try await SyncplayServer.start(
+          runtime: server.runtime, host: host, port: syncplayPort, clock: clock)
+        syncplay = started
+        Console.line(
+          "Syncplay clients accepted on \(Self.address(host, started.port)) (plain TCP)")
+      } catch {
+        await server.stop()
+        throw CommandFailure("serve", error.description)
+      }
+    } else {
+      syncplay = nil
+    }
     // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
     // written, and shared rooms' leases are given back so another relay takes them at once.
     let stopRequested = AsyncStream<Void>.makeStream()
     let stopping = StopSignals.watch { stopRequested.continuation.yield() }
     let stopper = Task {
       for await _ in stopRequested.stream {
+        await syncplay?.stop()
         await server.stop()
         return
       }
@@ -175,6 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
     // not exit under them.
     stopRequested.continuation.finish()
     await stopper.value
+    await syncplay?.stop()
     stopping.cancel()
   }
 

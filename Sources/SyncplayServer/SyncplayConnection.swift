@@ -1,0 +1,235 @@
+import GroupSessions
+import Logging
+import NIOCore
+import Participation
+import PlaybackCoordination
+import RelayRuntime
+import RoomCrypto
+import Synchronization
+import SyncplayBridge
+import SyncplayProtocol
+import TCPFraming
+import Transports
+
+/// One Syncplay client: the runtime around a ``SyncplayBridgeCore``. It holds the channel,
+/// the Cowatch participant that stands for the client (a ``ParticipantClient`` of this
+/// relay's runtime, through an ``InProcessTransport``) and a timer, feeds the core what
+/// happens with the time, and performs what it returns. It is also that participant's
+/// player: the coordinator's commands go to the core and become the client's states.
+final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
+  // @unchecked: every mutable field is inside `state` (a Mutex); the rest is immutable.
+  private struct State {
+    var core: SyncplayBridgeCore
+    var client: ParticipantClient?
+    var timer: Task<Void, Never>?
+    var timerDeadline: LocalInstant?
+    var closed = false
+  }
+
+  private let state: Mutex<State>
+  /// Bytes written and not yet taken by the socket (apart from the lock: a write on the
+  /// channel's own thread completes, and counts down, within the write).
+  private let queuedBytes = Atomic<Int>(0)
+  private let channel: any Channel
+  private let runtime: RelayRuntime
+  private let address: String?
+  private let clock: any SessionClock
+  private let logger: Logger
+  private let codec = SyncplayCodec()
+  private let requests: AsyncStream<ParticipantRequest>.Continuation
+  private let requestStream: AsyncStream<ParticipantRequest>
+  /// Bytes queued for a client that does not read, at most; past it the client is dropped.
+  static let maximumQueuedBytes = 1 << 20
+  /// Requests waiting for the participant, at most (the relay's own rate limits refuse a
+  /// flood long before).
+  static let maximumQueuedRequests = 256
+
+  init(
+    channel: any Channel, runtime: RelayRuntime, configuration: SyncplayBridgeConfiguration,
+    clock: any SessionClock, logger: Logger
+  ) {
+    self.channel = channel
+    self.runtime = runtime
+    self.address = channel.remoteAddress?.ipAddress
+    self.clock = clock
+    self.logger = logger
+    state = Mutex(State(core: SyncplayBridgeCore(configuration: configuration)))
+    (requestStream, requests) = AsyncStream.makeStream(
+      bufferingPolicy: .bufferingOldest(Self.maximumQueuedRequests))
+  }
+
+  // MARK: - Inputs
+
+  func received(_ frame: InboundFrame) {
+    let now = clock.localNow()
+    state.withLock { s in
+      switch frame {
+      case .line(let bytes):
+        logger.trace("syncplay << \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        do throws(SyncplayError) {
+          for message in try codec.decode(bytes) {
+            run(s.core.received(message, at: now), in: &s)
+          }
+        } catch {
+          run(s.core.receivedInvalid(error), in: &s)
+        }
+      case .tooLarge(let limit):
+        run(s.core.receivedInvalid(.lineTooLong(limit: limit)), in: &s)
+      }
+    }
+  }
+
+  /// The client went away: its participant leaves the room at once (a Syncplay client
+  /// that comes back is a new participant, and its name must be free for it).
+  func channelClosed() {
+    let client = state.withLock { s -> ParticipantClient? in
+      _ = s.core.close()
+      s.closed = true
+      s.timer?.cancel()
+      s.timer = nil
+      defer { s.client = nil }
+      return s.client
+    }
+    requests.finish()
+    if let client { Task { await client.stop() } }
+  }
+
+  private func clientEvent(_ event: ClientEvent) {
+    let now = clock.localNow()
+    state.withLock { s in run(s.core.clientEvent(event, at: now), in: &s) }
+  }
+
+  private func enterFailed(_ error: ClientError) {
+    state.withLock { s in run(s.core.enterFailed(error.description), in: &s) }
+  }
+
+  private func fire() {
+    let now = clock.localNow()
+    state.withLock { s in
+      s.timer = nil
+      s.timerDeadline = nil
+      run(s.core.tick(at: now), in: &s)
+    }
+  }
+
+  // MARK: - PlayerDriver
+
+  func perform(_ command: PlayerCommand, at now: LocalInstant) {
+    state.withLock { s in run(s.core.perform(command, at: now), in: &s) }
+  }
+
+  func observe(at now: LocalInstant) -> PlayerObservation {
+    state.withLock { $0.core.observe(at: now) }
+  }
+
+  func takeUserActions() -> [PlayerUserAction] {
+    state.withLock { $0.core.takeUserActions() }
+  }
+
+  // MARK: - Effects
+
+  /// Performs effects under the lock, so that lines leave in the order the core decided
+  /// them (a channel write from here only queues on the channel's event loop).
+  private func run(_ effects: [SyncplayBridgeEffect], in s: inout State) {
+    for effect in effects {
+      switch effect {
+      case .send(let message):
+        guard !s.closed else { continue }
+        let line = codec.encode(message)
+        logger.trace("syncplay >> \(String(decoding: line.prefix(300), as: UTF8.self))")
+        let queued = queuedBytes.add(line.count, ordering: .relaxed).newValue
+        if queued > Self.maximumQueuedBytes {
+          logger.notice("a Syncplay client at \(address ?? "?") is not reading; closing it")
+          s.closed = true
+          channel.close(promise: nil)
+          continue
+        }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { [weak self] _ in
+          self?.queuedBytes.subtract(line.count, ordering: .relaxed)
+        }
+        channel.writeAndFlush(ByteBuffer(bytes: line), promise: promise)
+      case .enter(let name, let room, let password):
+        enter(name: name, room: room, password: password, in: &s)
+      case .request(let request):
+        if case .dropped = requests.yield(request) {
+          run(
+            [
+              .send(
+                .chat(
+                  username: SyncplayBridgeCore.narrator,
+                  message: "too much at once: that was not sent; slow down"))
+            ],
+            in: &s)
+        }
+      case .close:
+        guard !s.closed else { continue }
+        s.closed = true
+        let channel = self.channel
+        // After what is queued (the error that says why).
+        channel.writeAndFlush(ByteBuffer(), promise: nil)
+        channel.close(promise: nil)
+      }
+    }
+    schedule(in: &s)
+  }
+
+  private func enter(name: String, room: String, password: String?, in s: inout State) {
+    var roomPassword: RoomPassword?
+    if let password {
+      do throws(RoomCryptoError) {
+        roomPassword = try RoomPassword(password)
+      } catch {
+        run(s.core.enterFailed("the password: \(error)"), in: &s)
+        return
+      }
+    }
+    var configuration = ParticipantConfiguration(name: name, room: room)
+    // The client's player is known only through its reports (ten reads a second, and
+    // frames of 40 ms): the coordinator never bends its speed and leaves small gaps alone;
+    // the bridge decides when a drift is worth a seek.
+    configuration.sync.tolerance = 0.1
+    configuration.sync.deadband = 1_000
+    configuration.sync.seekThreshold = s.core.configuration.driftThreshold
+    configuration.sync.maximumRateError = 0
+    configuration.correctionInterval = 0.1
+    let client = ParticipantClient(
+      transport: InProcessTransport(runtime: runtime, address: address, origin: .syncplay),
+      configuration: configuration, player: self, clock: clock, password: roomPassword,
+      logger: logger,
+      observer: { [weak self] event in self?.clientEvent(event) })
+    s.client = client
+    let requests = requestStream
+    Task { [weak self] in
+      do throws(ClientError) {
+        try await client.start()
+      } catch {
+        self?.enterFailed(error)
+        await client.stop()
+        return
+      }
+      // Every event reaches the core through the observer; the stream is only drained.
+      Task { for await _ in client.events {} }
+      for await request in requests { await client.submit(request) }
+    }
+  }
+
+  /// Keeps one timer task sleeping until the core's next deadline.
+  private func schedule(in s: inout State) {
+    guard !s.closed, let deadline = s.core.nextDeadline else {
+      s.timer?.cancel()
+      s.timer = nil
+      s.timerDeadline = nil
+      return
+    }
+    if s.timer != nil, s.timerDeadline == deadline { return }
+    s.timer?.cancel()
+    s.timerDeadline = deadline
+    let clock = self.clock
+    s.timer = Task { [weak self] in
+      await clock.sleep(untilNanoseconds: deadline.nanoseconds)
+      guard !Task.isCancelled else { return }
+      self?.fire()
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import Logging
+import NIOCore
+import NIOPosix
+import RelayRuntime
+import Synchronization
+import SyncplayBridge
+import SyncplayProtocol
+import TCPFraming
+import Transports
+
+/// The relay's Syncplay port: Syncplay's own clients connect here (its protocol, JSON
+/// lines over TCP) and each becomes a participant of the same ``RelayRuntime`` as Cowatch's
+/// participants, in the room its Hello names. One engine, one set of rules; the bridge is
+/// an edge. See docs/SYNCPLAY.md.
+public final class SyncplayServer: Sendable {
+  public let host: String
+  public let port: Int
+  private let serverChannel: any Channel
+  private let connections: Connections
+
+  final class Connections: Sendable {
+    let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+  }
+
+  private init(host: String, port: Int, serverChannel: any Channel, connections: Connections) {
+    self.host = host
+    self.port = port
+    self.serverChannel = serverChannel
+    self.connections = connections
+  }
+
+  /// Binds `host:port` (port 0: one the system picks) and serves Syncplay clients into
+  /// `runtime`'s rooms.
+  public static func start(
+    runtime: RelayRuntime, host: String = "127.0.0.1", port: Int = 8999,
+    configuration: SyncplayBridgeConfiguration = .init(),
+    clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.syncplay")
+  ) async throws(SyncplayServerError) -> SyncplayServer {
+    let connections = Connections()
+    let serverChannel: any Channel
+    do {
+      serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.backlog, value: 256)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+        .childChannelInitializer { channel in
+          let key = ObjectIdentifier(channel)
+          connections.open.withLock { $0[key] = channel }
+          channel.closeFuture.whenComplete { _ in
+            _ = connections.open.withLock { $0.removeValue(forKey: key) }
+          }
+          return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              ByteToMessageHandler(
+                LineFrameDecoder(maximumFrameBytes: SyncplayCodec.maximumLineLength + 2)))
+            try channel.pipeline.syncOperations.addHandler(
+              SyncplayChannelHandler { channel in
+                SyncplayConnection(
+                  channel: channel, runtime: runtime, configuration: configuration, clock: clock,
+                  logger: logger)
+              })
+          }
+        }
+        .bind(host: host, port: port).get()
+    } catch {
+      throw .cannotBind(host: host, port: port, reason: "\(error)")
+    }
+    let bound = serverChannel.localAddress?.port ?? port
+    logger.info("Syncplay clients accepted on \(host):\(bound)")
+    return SyncplayServer(
+      host: host, port: bound, serverChannel: serverChannel, connections: connections)
+  }
+
+  /// Stops accepting and closes every Syncplay connection (their participants leave).
+  public func stop() async {
+    try? await serverChannel.close()
+    let open = connections.open.withLock { Array($0.values) }
+    for channel in open { try? await channel.close() }
+  }
+
+  public var connectionCount: Int { connections.open.withLock { $0.count } }
+}
+
+public enum SyncplayServerError: Error, CustomStringConvertible, Sendable {
+  case cannotBind(host: String, port: Int, reason: String)
+
+  public var description: String {
+    switch self {
+    case .cannotBind(let host, let port, let reason):
+      let simple =
+        reason.contains("Address already in use") || reason.contains("EADDRINUSE")
+        ? "the address is already in use" : reason
+      return "cannot listen for Syncplay clients on \(host):\(port): \(simple)"
+    }
+  }
+}
