@@ -102,7 +102,8 @@ public struct SyncplayBridgeCore: Sendable {
   var offsets: [Double] = []
   var awaitingGroupSince: LocalInstant?
   var userActions: [PlayerUserAction] = []
-  var lastOriginator: String?
+  /// Who last moved the group's timeline (Syncplay's `setBy`).
+  var lastOriginator: String? { state.session?.lastPlaybackChange?.originatorName }
   var lastCorrection: LocalInstant?
   /// What the last change was, so that its result teaches the right lead.
   var lastChangeKind: ChangeLead?
@@ -374,12 +375,6 @@ public struct SyncplayBridgeCore: Sendable {
     state = newState
     var effects: [SyncplayBridgeEffect] = []
     for event in events {
-      switch event.kind {
-      case .played, .paused, .seeked, .rateChanged, .waitEnded, .replaced, .autoAdvanced,
-        .sessionStarted:
-        lastOriginator = event.originatorName
-      default: break
-      }
       if let text = ChangeNarrator.notice(for: event, in: newState, local: participant),
         Self.isWorthTelling(event.kind)
       {

@@ -21,11 +21,10 @@ public enum SyncplayItemMatch {
         episode(in: normalised(item.id.rawValue.split(separator: "/").last.map(String.init) ?? ""))
         ?? episode(in: normalised(item.title))
       if let itemEpisode, itemEpisode == fileEpisode {
-        // Numbers alone are ambiguous across series: the series' name must be there too,
-        // unless the group watches a series of one.
+        // Numbers alone are ambiguous across series: the series' name must be there too.
         let title = normalised(series.title)
-        return series.items.count == 1 || title.isEmpty || name.contains(title)
-          || name.contains(normalised(series.id))
+        return title.isEmpty || name.contains(title)
+          || name.contains(normalised(series.id.split(separator: "-").joined(separator: " ")))
       }
     }
     return false
