@@ -76,6 +76,9 @@ let package = Package(
     // A tmux server on a private socket, to drive the front as a person would (the front's
     // end-to-end tests and benchmark).
     .target(name: "TmuxDriver"),
+    // Syncplay's own client run headless with its mpv, and a reader of that mpv's IPC
+    // socket: for the tests and benchmarks that put Cowatch beside the real thing.
+    .target(name: "SyncplayHarness"),
     // Participant runtime (the client actor), headless driver, actions.
     .target(
       name: "GroupSessions",
@@ -194,7 +197,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
-        "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver",
+        "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -252,7 +255,7 @@ let package = Package(
       dependencies: [
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
-        "WireProtocol",
+        "WireProtocol", "SyncplayHarness",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import SyncplayHarness
 
 /// The mpv workload of ``MpvCommand`` with Syncplay instead of Cowatch: three Syncplay
 /// clients (Debian's, `syncplay --no-gui`), each driving its own mpv, in one room of a
@@ -26,7 +27,7 @@ struct SyncplayMpvRun {
   func run() async throws -> Results {
     var results = Results()
     results.version = Machine.run("/usr/bin/dpkg-query", ["-W", "-f=${Version}", "syncplay"])
-    guard let syncplay = Machine.which("syncplay"), let mpv = Machine.which("mpv") else {
+    guard SyncplayClientProcess.syncplayPath != nil, SyncplayClientProcess.mpvPath != nil else {
       throw BenchError("syncplay or mpv is not installed")
     }
     let server = try await ServerProcess.syncplay(port: 8999)
@@ -35,41 +36,17 @@ struct SyncplayMpvRun {
       .appendingPathComponent("cowatch-bench-syncplay-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    var clients: [(process: Process, input: Pipe)] = []
-    defer {
-      // Syncplay's client does not always end on SIGTERM: a second, then SIGKILL.
-      for c in clients where c.process.isRunning { kill(c.process.processIdentifier, SIGTERM) }
-      let grace = monoNow() + 1_000_000_000
-      while clients.contains(where: { $0.process.isRunning }) && monoNow() < grace {
-        usleep(20_000)
-      }
-      for c in clients where c.process.isRunning { kill(c.process.processIdentifier, SIGKILL) }
-      // Syncplay leaves its mpv behind when it is killed.
-      _ = Machine.run("/usr/bin/pkill", ["-f", dir.path])
-    }
+    var clients: [SyncplayClientProcess] = []
+    defer { for client in clients { client.stop() } }
     var probes: [MpvProbe] = []
     for (i, error) in [-driftPpm, 0, driftPpm].enumerated() {
-      let socket = dir.appendingPathComponent("mpv-\(i).sock").path
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: syncplay)
-      p.arguments = [
-        "--no-gui", "--no-store", "-a", "127.0.0.1:8999", "-n", "s\(i)", "-r", "mpvbench",
-        "--player-path", mpv, clip, "--", "--vo=null", "--ao=null",
-        "--input-ipc-server=\(socket)", "--speed=\(1 + error * 1e-6)",
-      ]
-      let input = Pipe()
-      p.standardInput = input
-      let log = dir.appendingPathComponent("syncplay-\(i).log").path
-      _ = FileManager.default.createFile(atPath: log, contents: nil)
-      p.standardOutput = FileHandle(forWritingAtPath: log)
-      p.standardError = FileHandle(forWritingAtPath: log)
-      try p.run()
-      clients.append((p, input))
-      probes.append(try MpvProbe(path: socket))
+      let client = try SyncplayClientProcess(
+        server: "127.0.0.1:8999", name: "s\(i)", room: "mpvbench", file: clip, directory: dir,
+        mpvArguments: ["--vo=null", "--ao=null", "--speed=\(1 + error * 1e-6)"])
+      clients.append(client)
+      probes.append(try MpvProbe(path: client.socketPath))
     }
-    func tell(_ i: Int, _ command: String) {
-      clients[i].input.fileHandleForWriting.write(Data((command + "\n").utf8))
-    }
+    func tell(_ i: Int, _ command: String) { clients[i].tell(command) }
     func paused() -> [Bool?] { probes.map { $0.bool("pause") } }
     func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
       let end = monoNow() + Int64(seconds * 1e9)

@@ -36,7 +36,9 @@ struct SyncplayBridgeCoreTests {
   }
 
   /// A core past its Hello and welcome, with the client's file (the item) known.
-  static func entered(file: SyncplayFile? = SyncplayFile(name: "Night.Ferry.S01E03.mkv", duration: 1305.2))
+  static func entered(
+    file: SyncplayFile? = SyncplayFile(name: "Night.Ferry.S01E03.mkv", duration: 1305.2)
+  )
     -> (SyncplayBridgeCore, LocalInstant)
   {
     var core = SyncplayBridgeCore()
@@ -53,7 +55,9 @@ struct SyncplayBridgeCoreTests {
     effects.compactMap { if case .send(.state(let s)) = $0 { s } else { nil } }
   }
 
-  @Test("a Hello enters the Cowatch room as that person; the welcome answers with Hello and the playlist")
+  @Test(
+    "a Hello enters the Cowatch room as that person; the welcome answers with Hello and the playlist"
+  )
   func helloAndWelcome() {
     var core = SyncplayBridgeCore()
     let t = LocalInstant(seconds: 1)
@@ -93,7 +97,9 @@ struct SyncplayBridgeCoreTests {
     #expect(core.enterFailed(text) == [.send(.error(text)), .close])
   }
 
-  @Test("a Cowatch pause becomes a forced state at the group's point, by its originator, acknowledged before the client is heard again")
+  @Test(
+    "a Cowatch pause becomes a forced state at the group's point, by its originator, acknowledged before the client is heard again"
+  )
   func remotePause() {
     var (core, t) = Self.entered()
     let sent = Self.states(core.perform(.pause(at: 42.5), at: t))
@@ -122,13 +128,16 @@ struct SyncplayBridgeCoreTests {
       playstate: .init(position: 42.57, paused: true, doSeek: false), ignoringServer: 1)
     let mend = Self.states(core.received(.state(late), at: t.advanced(bySeconds: 0.5)))
     #expect(mend.count == 1)
-    #expect(mend.first?.doSeek == true && mend.first?.paused == true && mend.first?.position == 42.5)
+    #expect(
+      mend.first?.doSeek == true && mend.first?.paused == true && mend.first?.position == 42.5)
     let again = SyncplayClientState(
       playstate: .init(position: 42.57, paused: true, doSeek: false), ignoringServer: 2)
     #expect(Self.states(core.received(.state(again), at: t.advanced(bySeconds: 1.5))).isEmpty)
   }
 
-  @Test("the client's own pause, play and seek become user actions, and it waits for the group's answer")
+  @Test(
+    "the client's own pause, play and seek become user actions, and it waits for the group's answer"
+  )
   func userActions() {
     var (core, t) = Self.entered()
     _ = core.perform(.play(itemTime: 10, startAt: t, rate: 1), at: t)
@@ -161,7 +170,9 @@ struct SyncplayBridgeCoreTests {
     #expect(core.takeUserActions() == [.seek(to: 300), .pause(at: 300)])
   }
 
-  @Test("a start is sent early by what the client needs, and the group's regular state says where it is")
+  @Test(
+    "a start is sent early by what the client needs, and the group's regular state says where it is"
+  )
   func scheduledStart() {
     var (core, t) = Self.entered()
     let startAt = t.advanced(bySeconds: 2)
@@ -172,12 +183,14 @@ struct SyncplayBridgeCoreTests {
     #expect(abs((sent.first?.position ?? 0) - 10) < 1e-6)
   }
 
-  @Test("Syncplay plays at 1× only: at another speed the client is paused by Cowatch and steps away")
+  @Test(
+    "Syncplay plays at 1× only: at another speed the client is paused by Cowatch and steps away")
   func speed() {
     var (core, t) = Self.entered()
     _ = core.perform(.play(itemTime: 10, startAt: t, rate: 1), at: t)
     let paused = Self.states(
-      core.perform(.play(itemTime: 12, startAt: t.advanced(bySeconds: 2), rate: 1.5),
+      core.perform(
+        .play(itemTime: 12, startAt: t.advanced(bySeconds: 2), rate: 1.5),
         at: t.advanced(bySeconds: 2)))
     #expect(paused.first?.paused == true && paused.first?.setBy == "Cowatch")
     _ = core.clientEvent(.state(Self.room(rate: 1.5), events: []), at: t.advanced(bySeconds: 2))
@@ -187,7 +200,8 @@ struct SyncplayBridgeCoreTests {
     #expect(core.observe(at: t.advanced(bySeconds: 3)).problem == nil)
   }
 
-  @Test("a client whose file is not the group's item cannot follow: it is told which item is missing")
+  @Test(
+    "a client whose file is not the group's item cannot follow: it is told which item is missing")
   func otherFile() {
     var (core, t) = Self.entered(file: SyncplayFile(name: "Holiday.mkv", duration: 3600))
     let seen = core.observe(at: t.advanced(bySeconds: 5))
@@ -205,7 +219,8 @@ struct SyncplayBridgeCoreTests {
     _ = core.perform(.play(itemTime: 10, startAt: t, rate: 1), at: t)
     // The coordinator restarts the player on the same line twice within a minute.
     let first = Self.states(
-      core.perform(.play(itemTime: 20, startAt: t.advanced(bySeconds: 10), rate: 1),
+      core.perform(
+        .play(itemTime: 20, startAt: t.advanced(bySeconds: 10), rate: 1),
         at: t.advanced(bySeconds: 10)))
     #expect(first.first?.doSeek == true)
     let second = core.perform(
@@ -213,7 +228,8 @@ struct SyncplayBridgeCoreTests {
       at: t.advanced(bySeconds: 20))
     #expect(second.isEmpty)
     let later = Self.states(
-      core.perform(.play(itemTime: 80, startAt: t.advanced(bySeconds: 70), rate: 1),
+      core.perform(
+        .play(itemTime: 80, startAt: t.advanced(bySeconds: 70), rate: 1),
         at: t.advanced(bySeconds: 70)))
     #expect(later.first?.doSeek == true)
   }
@@ -242,7 +258,8 @@ struct SyncplayBridgeCoreTests {
     var state = Self.room()
     state.participants.append(Participant(id: "p3", name: "bob", readiness: .loading))
     let effects = core.clientEvent(.state(state, events: []), at: t)
-    #expect(effects.contains(.send(.ready(username: "bob", isReady: false, manuallyInitiated: false))))
+    #expect(
+      effects.contains(.send(.ready(username: "bob", isReady: false, manuallyInitiated: false))))
     state.participants.removeLast()
     let left = core.clientEvent(.state(state, events: []), at: t)
     #expect(left.contains(.send(.user(name: "bob", room: "lobby", file: nil, event: .left))))
@@ -255,7 +272,8 @@ struct SyncplayBridgeCoreTests {
     #expect(core.tick(at: t.advanced(bySeconds: 13)).contains(.close))
   }
 
-  @Test("a room with nothing to watch starts the client's file, named as a Cowatch library names it")
+  @Test(
+    "a room with nothing to watch starts the client's file, named as a Cowatch library names it")
   func startsFile() {
     var core = SyncplayBridgeCore()
     let t = LocalInstant(seconds: 1)

@@ -3,15 +3,15 @@ import Foundation
 /// A second connection to an mpv's JSON IPC socket, for reading what a player does while
 /// something else (Syncplay's client) drives it. Blocking, with a timeout on every read;
 /// readings are stamped at the midpoint of request and reply, as the driver does.
-final class MpvProbe {
+public final class MpvProbe {
   private let fd: Int32
   private var pending = Data()
   private var nextID = 1_000_000
   /// `seek` events seen so far (mpv announces every seek, whoever asked for it).
-  private(set) var seeks = 0
+  public private(set) var seeks = 0
 
   /// Connects to `path`, waiting up to `seconds` for mpv to create it.
-  init(path: String, within seconds: Double = 20) throws {
+  public init(path: String, within seconds: Double = 20) throws(HarnessError) {
     let deadline = monoNow() + Int64(seconds * 1e9)
     while true {
       let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -33,7 +33,7 @@ final class MpvProbe {
         return
       }
       close(fd)
-      guard monoNow() < deadline else { throw BenchError("no mpv IPC socket at \(path)") }
+      guard monoNow() < deadline else { throw HarnessError("no mpv IPC socket at \(path)") }
       usleep(100_000)
     }
   }
@@ -41,18 +41,18 @@ final class MpvProbe {
   deinit { close(fd) }
 
   /// One property as a number, with when it was true (monotonic ns, midpoint).
-  func number(_ property: String) -> (value: Double, at: Int64)? {
+  public func number(_ property: String) -> (value: Double, at: Int64)? {
     guard let (reply, at) = request(["get_property", property]),
       let value = reply["data"] as? Double
     else { return nil }
     return (value, at)
   }
 
-  func bool(_ property: String) -> Bool? {
+  public func bool(_ property: String) -> Bool? {
     request(["get_property", property])?.reply["data"] as? Bool
   }
 
-  func set(_ property: String, _ value: Any) {
+  public func set(_ property: String, _ value: Any) {
     _ = request(["set_property", property, value])
   }
 

@@ -1,0 +1,141 @@
+import Foundation
+import GroupSessions
+import Participation
+import PlaybackCoordination
+import SyncplayHarness
+import Testing
+
+/// Debian's Syncplay client (1.6.9, headless, with mpv) in a Cowatch room beside Cowatch
+/// participants, through `cowatch serve --syncplay-port`'s server. Its mpv is read through
+/// its IPC socket.
+@Suite("Syncplay's own client in a Cowatch room", .serialized, .timeLimit(.minutes(4)))
+struct SyncplayClientTests {
+  /// mpv shows whole frames (24 fps here): a pause lands on the frame of its point.
+  static let frame = 1.0 / 24 + 0.005
+
+  @Test(
+    "pauses, plays and seeks go both ways, attributed; chat both ways; speed and a file mismatch detach it"
+  )
+  func watchTogether() async throws {
+    let room = try await SyncplayRoom()
+    do {
+      try await scenario(room)
+    } catch {
+      Issue.record("\(error)")
+    }
+    await room.stop()
+  }
+
+  func scenario(_ room: SyncplayRoom) async throws {
+    let (sam, mpv) = try room.syncplay("sam")
+    // sam's file starts the room's session, named as a Cowatch library names the episode.
+    #expect(
+      await eventually(30) {
+        room.state?.session?.item.id == "night-ferry/s1e3"
+          && room.participant("sam")?.origin == .syncplay
+          && room.participant("sam")?.isJoined == true
+      }, "sam did not bring the room its file: \(String(describing: room.state))")
+    let ann = try await room.cowatch("ann")
+    let bob = try await room.cowatch("bob")
+    await ann.send(.join)
+    await bob.send(.join)
+    await ann.play()
+    #expect(await eventually(15) { mpv.bool("pause") == false }, "sam's mpv did not start")
+
+    // A Cowatch pause: sam's mpv stops on the frame of the group's point.
+    try await Task.sleep(nanoseconds: 1_500_000_000)
+    await ann.pause()
+    let point = room.state?.session?.timeline.itemTime ?? -1
+    #expect(
+      await eventually(10) {
+        mpv.bool("pause") == true
+          && abs((mpv.number("time-pos")?.value ?? -1) - point) <= Self.frame
+      },
+      "sam's mpv is at \(String(describing: mpv.number("time-pos"))) paused \(String(describing: mpv.bool("pause"))), the group paused at \(point)"
+    )
+
+    // sam pauses in Syncplay: everyone hears it was sam.
+    await ann.play()
+    #expect(await eventually(10) { mpv.bool("pause") == false })
+    try await Task.sleep(nanoseconds: 1_500_000_000)
+    sam.tell("p")
+    #expect(
+      await eventually(10) {
+        room.state?.session?.status == .paused
+          && room.state?.session?.lastPlaybackChange?.originatorName == "sam"
+      }, "sam's pause did not reach the group")
+
+    // bob seeks: sam's mpv goes there; sam seeks: the group goes there, by sam.
+    await bob.seek(to: 60)
+    #expect(
+      await eventually(10) { abs((mpv.number("time-pos")?.value ?? -1) - 60) <= Self.frame },
+      "sam's mpv did not follow bob's seek: \(String(describing: mpv.number("time-pos")))")
+    sam.tell("s 1:30")
+    #expect(
+      await eventually(10) {
+        room.state?.session.map { abs($0.timeline.itemTime - 90) < 1 } == true
+          && room.state?.session?.lastPlaybackChange?.originatorName == "sam"
+      }, "sam's seek did not reach the group")
+
+    // Chat both ways.
+    let heard = await ann.rawMessages(kind: "chat")
+    var iterator = heard.makeAsyncIterator()
+    await ann.sendMessage(kind: "chat", body: "hello sam")
+    #expect(
+      await eventually(10) { sam.log.contains("<ann> hello sam") }, "sam did not see ann's line")
+    sam.tell("ch hi ann")
+    let line = await iterator.next()
+    #expect(line?.1 == "sam" && line?.2 == "hi ann")
+
+    // Syncplay plays at 1× only: at 1.5× sam steps away, told why; back at 1×, back.
+    await ann.play()
+    await ann.setRate(1.5)
+    #expect(
+      await eventually(10) {
+        room.participant("sam")?.suspensions.contains(.playerUnavailable) == true
+          && mpv.bool("pause") == true
+      }, "sam was not detached at 1.5×")
+    #expect(await eventually(5) { sam.log.contains("plays at 1× only") })
+    await ann.setRate(1)
+    #expect(
+      await eventually(10) {
+        room.participant("sam")?.suspensions.isEmpty == true && mpv.bool("pause") == false
+      }, "sam did not come back at 1×")
+
+    // Another episode that sam does not have: sam is detached, told which one.
+    let other = ItemInfo(id: "night-ferry/s1e4", title: "Oban", duration: 1500)
+    await ann.send(
+      .start(
+        series: SeriesInfo(id: "night-ferry", title: "Night Ferry", items: [other]), item: other.id)
+    )
+    #expect(
+      await eventually(15) {
+        room.participant("sam")?.suspensions.contains(.playerUnavailable) == true
+      }, "sam was not detached from an episode it does not have")
+    #expect(
+      await eventually(5) { sam.log.contains("you don't have Night Ferry · Oban") },
+      "sam was not told what it lacks")
+  }
+
+  @Test("a Syncplay client that leaves is gone from the room; back, it is in again with its name")
+  func leavesAndComesBack() async throws {
+    let room = try await SyncplayRoom()
+    do {
+      let ann = try await room.cowatch("ann")
+      _ = ann
+      let (first, _) = try room.syncplay("sam")
+      #expect(await eventually(30) { room.participant("sam")?.isJoined == true })
+      first.stop()
+      #expect(await eventually(10) { room.participant("sam") == nil }, "sam stayed after leaving")
+      let (_, mpv) = try room.syncplay("sam")
+      #expect(
+        await eventually(30) {
+          room.participant("sam")?.isJoined == true && room.participant("sam")?.origin == .syncplay
+        }, "sam did not come back")
+      #expect(await eventually(10) { mpv.number("duration") != nil })
+    } catch {
+      Issue.record("\(error)")
+    }
+    await room.stop()
+  }
+}

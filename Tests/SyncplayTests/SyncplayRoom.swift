@@ -1,0 +1,81 @@
+import Foundation
+import GroupSessions
+import Logging
+import Participation
+import PlaybackCoordination
+import RelayRuntime
+import SyncplayHarness
+import SyncplayServer
+import Transports
+
+/// A relay with its Syncplay port on loopback, Syncplay's own client (with its mpv) in it,
+/// and Cowatch participants on the same runtime: the real thing on both sides, on real time.
+final class SyncplayRoom: @unchecked Sendable {
+  let directory: URL
+  let relay: InMemoryRelay
+  let server: SyncplayServer
+  let clip: String
+  var clients: [SyncplayClientProcess] = []
+  var participants: [ParticipantClient] = []
+
+  static let room = "lobby"
+  /// The clip's name carries the series and episode, as people's files do.
+  static let clipName = "Night.Ferry.S01E03.Port.Askaig.mp4"
+  static let clipSeconds = 180.0
+
+  init() async throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-syncplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    clip = directory.appendingPathComponent(Self.clipName).path
+    try TestClip.make(clip, seconds: Self.clipSeconds)
+    relay = InMemoryRelay()
+    relay.start()
+    server = try await SyncplayServer.start(
+      runtime: relay.runtime, host: "127.0.0.1", port: 0,
+      logger: Logger(label: "test.syncplay") { _ in SwiftLogNoOpLogHandler() })
+  }
+
+  /// Syncplay's client as `name`, with its file open.
+  func syncplay(_ name: String, file: String? = nil) throws -> (SyncplayClientProcess, MpvProbe) {
+    let client = try SyncplayClientProcess(
+      server: "127.0.0.1:\(server.port)", name: name, room: Self.room, file: file ?? clip,
+      directory: directory)
+    clients.append(client)
+    return (client, try MpvProbe(path: client.socketPath))
+  }
+
+  /// A Cowatch participant without a player (always ready), in the room and its session.
+  func cowatch(_ name: String) async throws -> ParticipantClient {
+    let client = ParticipantClient(
+      transport: relay.transport,
+      configuration: ParticipantConfiguration(name: name, room: Self.room))
+    try await client.start()
+    participants.append(client)
+    return client
+  }
+
+  var state: GroupState? { relay.state(ofRoom: Self.room) }
+
+  func participant(_ name: String) -> Participant? {
+    state?.participants.first { $0.name == name }
+  }
+
+  func stop() async {
+    for client in clients { client.stop() }
+    for participant in participants { await participant.stop() }
+    await server.stop()
+    await relay.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+/// Waits until `condition` holds, checking every 50 ms, at most `seconds`.
+func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
+  let end = Date().addingTimeInterval(seconds)
+  while Date() < end {
+    if await condition() { return true }
+    try? await Task.sleep(nanoseconds: 50_000_000)
+  }
+  return await condition()
+}
