@@ -7,6 +7,7 @@ import PlaybackCoordination
 enum Golden {
   static let commands: [(GroupCommand, String)] = [
     (.enter(name: "ann"), #"{"name":"ann","type":"enter"}"#),
+    (.enter(name: "sam", origin: .syncplay), #"{"name":"sam","origin":"syncplay","type":"enter"}"#),
     (.exit(reason: .timedOut), #"{"reason":"timedOut","type":"exit"}"#),
     (.setConnected(false), #"{"connected":false,"type":"setConnected"}"#),
     (
