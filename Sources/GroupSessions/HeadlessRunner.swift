@@ -222,6 +222,7 @@ public struct HeadlessRunner: Sendable {
       ("suspensions", .array(p.suspensions.map { .string($0.rawValue) })),
       ("autoadvance", .bool(p.autoAdvance)), ("connected", .bool(p.isConnected)),
       ("offset_ms", p.playerOffset.map { .double($0 * 1000) } ?? .null),
+      ("origin", .string(OriginText.name(p.origin))),
     ])
   }
 

@@ -32,7 +32,9 @@ public enum ChangeNarrator {
       return EpisodeLabel.code(id)
     }
     switch event.kind {
-    case .entered: return "\(who) entered the room"
+    case .entered:
+      let via = event.originator.flatMap { state.participant($0) }?.origin ?? .cowatch
+      return "\(who) entered the room\(via == .syncplay ? " from Syncplay" : "")"
     case .exited(let reason):
       switch reason {
       case .quit: return "\(who) left the room"
@@ -59,7 +61,7 @@ public enum ChangeNarrator {
     case .reachedEnd(let item): return "\(episode(item)) ended"
     case .suspended(let reason):
       return reason == .stallRecovery
-        ? "\(whose) player stalled" : "\(who) \(SuspensionText.steppedAway(reason))"
+        ? "\(whose) player stalled" : "\(who) \(SuspensionText.steppedAway(reason, you: isYou))"
     case .resumed(let reason):
       if reason == .stallRecovery { return "\(whose) player recovered" }
       return isYou ? "you are back with the group" : "\(who) is back with the group"

@@ -13,9 +13,10 @@ public enum SuspensionText {
     }
   }
 
-  /// "stepped away — a call".
-  public static func steppedAway(_ reason: SuspensionReason) -> String {
-    "stepped away — \(describe(reason))"
+  /// "stepped away — a call"; said of oneself, "your player…" rather than "their player…".
+  public static func steppedAway(_ reason: SuspensionReason, you: Bool = false) -> String {
+    let text = describe(reason)
+    return "stepped away — \(you && text.hasPrefix("their ") ? "your " + text.dropFirst(6) : text)"
   }
 
   /// Longest reason of one's own to type, in characters (the engine takes 64 bytes).

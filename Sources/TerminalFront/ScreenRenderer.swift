@@ -430,7 +430,9 @@ public enum ScreenRenderer {
     let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
     // The owner is marked with a star (and said so in the help and the room menu).
-    let you = (p.id == model.group.control.owner ? " ★" : "") + (isYou ? " (you)" : "")
+    let you =
+      OriginText.mark(p.origin) + (p.id == model.group.control.owner ? " ★" : "")
+      + (isYou ? " (you)" : "")
     if oneLine {
       // ● name (you)     state          +12ms ↻   (the offset only when there is room)
       let offsetWidth = width >= 36 ? 7 : 0

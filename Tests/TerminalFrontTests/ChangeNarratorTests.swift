@@ -126,3 +126,29 @@ struct NoticeFormatterTests {
     #expect(model.notices.isEmpty)
   }
 }
+
+@Suite("notices about Syncplay people")
+struct SyncplayNoticeTests {
+  @Test("someone from Syncplay is said to come from it, and marked so in the people pane")
+  func fromSyncplay() {
+    var model = Fixtures.playing()
+    model.group.participants[1].origin = .syncplay
+    let entered = ChangeNarrator.notice(
+      for: ChangeEvent(
+        sequence: 1, at: Fixtures.now, originator: Fixtures.bob, originatorName: "bob",
+        kind: .entered), in: model.group, local: Fixtures.alice)
+    #expect(entered == "bob entered the room from Syncplay")
+    let screen = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(screen.contains("bob ⇄"))
+  }
+
+  @Test("stepping away for one's own player reads 'your player'")
+  func yourPlayer() {
+    let state = Fixtures.playing().group
+    let text = ChangeNarrator.notice(
+      for: ChangeEvent(
+        sequence: 1, at: Fixtures.now, originator: Fixtures.alice, originatorName: "alice",
+        kind: .suspended(.playerUnavailable)), in: state, local: Fixtures.alice)
+    #expect(text == "you stepped away — your player can't play this")
+  }
+}
