@@ -255,7 +255,7 @@ let package = Package(
       dependencies: [
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
-        "WireProtocol", "SyncplayHarness",
+        "WireProtocol", "SyncplayHarness", "RoomCrypto",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -2,6 +2,8 @@
 public enum RoomCryptoError: Error, Hashable, Sendable, CustomStringConvertible {
   case emptyPassword
   case passwordTooLong(Int)
+  /// A Syncplay client's server password that is not an MD5 in hex.
+  case invalidSyncplayPassword
   case invalidDerivation
   case derivationFailed(String)
   /// Not base64, not a sealed box, or not a payload once opened.
@@ -14,6 +16,8 @@ public enum RoomCryptoError: Error, Hashable, Sendable, CustomStringConvertible 
     switch self {
     case .emptyPassword: "the room password is empty"
     case .passwordTooLong(let n): "the room password is longer than \(n) bytes"
+    case .invalidSyncplayPassword:
+      "the server password is not in the form Syncplay sends (an MD5 in hex)"
     case .invalidDerivation: "the room's key derivation parameters are out of range"
     case .derivationFailed(let why): "could not derive the room's keys: \(why)"
     case .unreadableMessage: "the message is not a sealed message"

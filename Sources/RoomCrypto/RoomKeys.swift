@@ -31,7 +31,7 @@ public struct RoomKeys: Sendable {
     let master: SymmetricKey
     do {
       master = try KDF.Scrypt.deriveKey(
-        from: Array(password.text.utf8), salt: derivation.salt, outputByteCount: 32,
+        from: password.keyMaterial, salt: derivation.salt, outputByteCount: 32,
         rounds: 1 << derivation.cost, blockSize: 8, parallelism: 1)
     } catch {
       throw .derivationFailed(String(describing: error))

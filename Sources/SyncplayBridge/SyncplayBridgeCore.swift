@@ -356,12 +356,15 @@ public struct SyncplayBridgeCore: Sendable {
       let text = to == nil ? body : "(to you) \(body)"
       return [.send(.chat(username: name, message: String(text.prefix(1000))))]
     case .error(let text):
+      guard phase == .inRoom else { return [] }
       return [notice(text)]
     case .rejected(_, let rejection, _):
       return [notice("not done: \(rejection)")]
     case .session(.invalidated(.removed(let why))):
       return refuse("removed from the room: \(why)")
     case .session(.invalidated(.relayLost)), .connection(.disconnected):
+      // While entering, the refusal that follows says why in the relay's words.
+      guard phase == .inRoom else { return [] }
       return refuse("the Cowatch relay closed this room's connection")
     case .session, .connection:
       return []

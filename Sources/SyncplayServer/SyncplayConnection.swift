@@ -11,6 +11,24 @@ import SyncplayProtocol
 import TCPFraming
 import Transports
 
+/// How many Syncplay clients are entering a password room now (each runs scrypt).
+final class PasswordChecks: Sendable {
+  private let running = Mutex(0)
+  let limit: Int
+
+  init(limit: Int = 1) { self.limit = limit }
+
+  func begin() -> Bool {
+    running.withLock { n in
+      guard n < limit else { return false }
+      n += 1
+      return true
+    }
+  }
+
+  func end() { running.withLock { $0 -= 1 } }
+}
+
 /// One Syncplay client: the runtime around a ``SyncplayBridgeCore``. It holds the channel,
 /// the Cowatch participant that stands for the client (a ``ParticipantClient`` of this
 /// relay's runtime, through an ``InProcessTransport``) and a timer, feeds the core what
@@ -36,6 +54,7 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
   private let clock: any SessionClock
   private let logger: Logger
   private let codec = SyncplayCodec()
+  private let passwordChecks: PasswordChecks
   private let requests: AsyncStream<ParticipantRequest>.Continuation
   private let requestStream: AsyncStream<ParticipantRequest>
   /// Bytes queued for a client that does not read, at most; past it the client is dropped.
@@ -46,8 +65,9 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
 
   init(
     channel: any Channel, runtime: RelayRuntime, configuration: SyncplayBridgeConfiguration,
-    clock: any SessionClock, logger: Logger
+    clock: any SessionClock, logger: Logger, passwordChecks: PasswordChecks
   ) {
+    self.passwordChecks = passwordChecks
     self.channel = channel
     self.runtime = runtime
     self.address = channel.remoteAddress?.ipAddress
@@ -178,12 +198,21 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
     var roomPassword: RoomPassword?
     if let password {
       do throws(RoomCryptoError) {
-        roomPassword = try RoomPassword(password)
+        roomPassword = try RoomPassword(syncplayDigest: password)
       } catch {
         run(s.core.enterFailed("the password: \(error)"), in: &s)
         return
       }
+      // Entering with a password runs scrypt here, on the relay (128 MiB, a third of a
+      // second): one at a time, so that a crowd of hellos cannot exhaust the machine.
+      guard passwordChecks.begin() else {
+        run(
+          s.core.enterFailed(
+            "the relay is checking another password; try again in a moment"), in: &s)
+        return
+      }
     }
+    let checksPassword = roomPassword != nil
     var configuration = ParticipantConfiguration(name: name, room: room)
     // The client's player is known only through its reports (ten reads a second, and
     // frames of 40 ms): the coordinator never bends its speed and leaves small gaps alone;
@@ -200,10 +229,13 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
       observer: { [weak self] event in self?.clientEvent(event) })
     s.client = client
     let requests = requestStream
+    let passwordChecks = self.passwordChecks
     Task { [weak self] in
       do throws(ClientError) {
         try await client.start()
+        if checksPassword { passwordChecks.end() }
       } catch {
+        if checksPassword { passwordChecks.end() }
         self?.enterFailed(error)
         await client.stop()
         return

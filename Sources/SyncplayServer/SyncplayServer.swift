@@ -38,6 +38,7 @@ public final class SyncplayServer: Sendable {
     logger: Logger = Logger(label: "cowatch.syncplay")
   ) async throws(SyncplayServerError) -> SyncplayServer {
     let connections = Connections()
+    let passwordChecks = PasswordChecks()
     let serverChannel: any Channel
     do {
       serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -58,7 +59,7 @@ public final class SyncplayServer: Sendable {
               SyncplayChannelHandler { channel in
                 SyncplayConnection(
                   channel: channel, runtime: runtime, configuration: configuration, clock: clock,
-                  logger: logger)
+                  logger: logger, passwordChecks: passwordChecks)
               })
           }
         }

@@ -70,14 +70,27 @@ struct RoomKeysTests {
 
   @Test("passwords: one trailing line break is not part of them; empty and huge ones are refused")
   func passwords() throws {
-    #expect(try RoomPassword("secret\n").text == "secret")
-    #expect(try RoomPassword("secret\r\n").text == "secret")
-    #expect(try RoomPassword("two words").text == "two words")
+    #expect(try RoomPassword("secret\n") == RoomPassword("secret"))
+    #expect(try RoomPassword("secret\r\n") == RoomPassword("secret"))
+    #expect(try RoomPassword("two words") != RoomPassword("two"))
     #expect(throws: RoomCryptoError.emptyPassword) { try RoomPassword("\n") }
     #expect(throws: RoomCryptoError.passwordTooLong(1024)) {
       try RoomPassword(String(repeating: "x", count: 1025))
     }
     #expect("\(try RoomPassword("secret"))" == "(a room password)")
+  }
+
+  @Test(
+    "a Syncplay client's server password (the MD5 of the password, in hex) is the same room password"
+  )
+  func syncplayDigest() throws {
+    // md5("secret"), as `syncplay --password secret` sends it.
+    let digest = "5ebe2294ecd0e0f08eab7690d2a6ee69"
+    #expect(try RoomPassword(syncplayDigest: digest) == RoomPassword("secret"))
+    #expect(try RoomPassword(syncplayDigest: digest.uppercased()) == RoomPassword("secret"))
+    #expect(throws: RoomCryptoError.invalidSyncplayPassword) {
+      try RoomPassword(syncplayDigest: "secret")
+    }
   }
 
   @Test("derivation parameters outside the protocol's limits are refused before any work")

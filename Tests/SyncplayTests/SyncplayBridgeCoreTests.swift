@@ -94,6 +94,8 @@ struct SyncplayBridgeCoreTests {
       .hello(SyncplayHello(username: "ann", room: "lobby", version: "1.6.9")),
       at: LocalInstant(seconds: 1))
     let text = "the name \"ann\" is taken in room lobby; choose another"
+    // The participant's own word that it is disconnected comes first: not the reason.
+    #expect(core.clientEvent(.connection(.disconnected), at: LocalInstant(seconds: 1)) == [])
     #expect(core.enterFailed(text) == [.send(.error(text)), .close])
   }
 

@@ -138,4 +138,28 @@ struct SyncplayClientTests {
     }
     await room.stop()
   }
+
+  @Test(
+    "a room's password is Syncplay's server password: the right one enters and reads sealed chat, a wrong one is refused in words"
+  )
+  func password() async throws {
+    let room = try await SyncplayRoom()
+    do {
+      let ann = try await room.cowatch("ann", room: "movie-night", password: "secret")
+      let (sam, _) = try room.syncplay("sam", room: "movie-night", password: "secret")
+      #expect(
+        await eventually(30) { room.participant("sam", room: "movie-night")?.origin == .syncplay },
+        "sam did not enter with the room's password: \(sam.log)")
+      await ann.sendMessage(kind: "chat", body: "sealed hello")
+      #expect(await eventually(10) { sam.log.contains("<ann> sealed hello") }, "\(sam.log)")
+      let (eve, _) = try room.syncplay("eve", room: "movie-night", password: "guess")
+      #expect(
+        await eventually(30) { eve.log.contains("wrong password for room movie-night") },
+        "eve was not told: \(eve.log)")
+      #expect(room.participant("eve", room: "movie-night") == nil)
+    } catch {
+      Issue.record("\(error)")
+    }
+    await room.stop()
+  }
 }

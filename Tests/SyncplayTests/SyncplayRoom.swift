@@ -4,6 +4,7 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RoomCrypto
 import SyncplayHarness
 import SyncplayServer
 import Transports
@@ -37,19 +38,26 @@ final class SyncplayRoom: @unchecked Sendable {
   }
 
   /// Syncplay's client as `name`, with its file open.
-  func syncplay(_ name: String, file: String? = nil) throws -> (SyncplayClientProcess, MpvProbe) {
+  func syncplay(
+    _ name: String, room: String = SyncplayRoom.room, password: String? = nil, file: String? = nil
+  ) throws -> (SyncplayClientProcess, MpvProbe) {
     let client = try SyncplayClientProcess(
-      server: "127.0.0.1:\(server.port)", name: name, room: Self.room, file: file ?? clip,
-      directory: directory)
+      server: "127.0.0.1:\(server.port)", name: name, room: room, file: file ?? clip,
+      directory: directory, password: password)
     clients.append(client)
     return (client, try MpvProbe(path: client.socketPath))
   }
 
   /// A Cowatch participant without a player (always ready), in the room and its session.
-  func cowatch(_ name: String) async throws -> ParticipantClient {
+  func cowatch(_ name: String, room: String = SyncplayRoom.room, password: String? = nil)
+    async throws -> ParticipantClient
+  {
+    var configuration = ParticipantConfiguration(name: name, room: room)
+    // A cheap derivation for a room these tests create with a password.
+    configuration.keyDerivationCost = 12
     let client = ParticipantClient(
-      transport: relay.transport,
-      configuration: ParticipantConfiguration(name: name, room: Self.room))
+      transport: relay.transport, configuration: configuration,
+      password: try password.map { try RoomPassword($0) })
     try await client.start()
     participants.append(client)
     return client
@@ -57,8 +65,8 @@ final class SyncplayRoom: @unchecked Sendable {
 
   var state: GroupState? { relay.state(ofRoom: Self.room) }
 
-  func participant(_ name: String) -> Participant? {
-    state?.participants.first { $0.name == name }
+  func participant(_ name: String, room: String = SyncplayRoom.room) -> Participant? {
+    relay.state(ofRoom: room)?.participants.first { $0.name == name }
   }
 
   func stop() async {
