@@ -151,6 +151,7 @@ let package = Package(
         "SyncplayBridge", "SyncplayProtocol", "GroupSessions", "Participation", "RelayRuntime",
         "Transports", "PlaybackCoordination", "TCPFraming", "RoomCrypto",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -255,7 +256,7 @@ let package = Package(
       dependencies: [
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
-        "WireProtocol", "SyncplayHarness", "RoomCrypto",
+        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -17,12 +17,17 @@ public struct SyncplayBridgeConfiguration: Hashable, Sendable {
   public var userActionTimeout: Double
   /// What the relay says to people when they connect.
   public var motd: String
+  /// Whether a client's STARTTLS is accepted: only with a certificate Syncplay's client
+  /// can verify (a CA's), since it gives up on a server whose certificate it cannot.
+  public var offersTLS: Bool
 
   public init(
     pushInterval: Double = 1, silenceTimeout: Double = 12.5, driftThreshold: Double = 0.2,
     driftSeekInterval: Double = 60, settleTime: Double = 1.5, userActionTimeout: Double = 3,
-    motd: String = "Cowatch relay: you are watching with people on Cowatch and Syncplay."
+    motd: String = "Cowatch relay: you are watching with people on Cowatch and Syncplay.",
+    offersTLS: Bool = false
   ) {
+    self.offersTLS = offersTLS
     self.pushInterval = pushInterval
     self.silenceTimeout = silenceTimeout
     self.driftThreshold = driftThreshold

@@ -62,6 +62,8 @@ public struct SyncplayBridgeCore: Sendable {
   public let configuration: SyncplayBridgeConfiguration
   public private(set) var phase: Phase = .greeting
   public private(set) var hello: SyncplayHello?
+  /// The connection was upgraded to TLS (once, before the Hello).
+  public private(set) var tlsStarted = false
   public private(set) var participant: ParticipantID?
   public private(set) var state = GroupState()
   /// The file the client has open.
@@ -141,9 +143,14 @@ public struct SyncplayBridgeCore: Sendable {
     lastHeard = now
     switch message {
     case .startTLS:
-      // TLS between Syncplay and the bridge is not offered yet: the client goes on in the
-      // clear, as with a Syncplay server without a certificate.
-      return [.send(.tls(accepted: false))]
+      // Syncplay's in-band upgrade, before the Hello. Without a certificate the client can
+      // verify, the answer is no and it goes on in the clear, as with a Syncplay server
+      // that has none.
+      guard configuration.offersTLS, phase == .greeting, !tlsStarted else {
+        return [.send(.tls(accepted: false))]
+      }
+      tlsStarted = true
+      return [.send(.tls(accepted: true)), .startTLS]
     case .hello(let hello):
       guard phase == .greeting else { return [] }
       guard !hello.username.isEmpty, !hello.room.isEmpty else {

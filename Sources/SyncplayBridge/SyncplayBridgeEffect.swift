@@ -12,4 +12,6 @@ public enum SyncplayBridgeEffect: Hashable, Sendable {
   case request(ParticipantRequest)
   /// Close the connection after what is queued (and leave the room).
   case close
+  /// Upgrade the connection to TLS once what is queued (the answer that says so) is out.
+  case startTLS
 }

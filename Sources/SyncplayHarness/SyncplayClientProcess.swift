@@ -19,7 +19,7 @@ public final class SyncplayClientProcess: @unchecked Sendable {
   public init(
     server: String, name: String, room: String, file: String, directory: URL,
     password: String? = nil, mpvArguments: [String] = ["--vo=null", "--ao=null"],
-    debug: Bool = false
+    debug: Bool = false, environment: [String: String] = [:]
   ) throws(HarnessError) {
     guard let syncplay = Self.syncplayPath, let mpv = Self.mpvPath else {
       throw HarnessError(
@@ -37,6 +37,9 @@ public final class SyncplayClientProcess: @unchecked Sendable {
     arguments += ["--player-path", mpv, file, "--"] + mpvArguments
     arguments.append("--input-ipc-server=\(socketPath)")
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     input = Pipe()
     process.standardInput = input
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)

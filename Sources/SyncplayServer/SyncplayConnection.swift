@@ -1,6 +1,7 @@
 import GroupSessions
 import Logging
 import NIOCore
+import NIOSSL
 import Participation
 import PlaybackCoordination
 import RelayRuntime
@@ -55,6 +56,7 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
   private let logger: Logger
   private let codec = SyncplayCodec()
   private let passwordChecks: PasswordChecks
+  private let tls: NIOSSLContext?
   private let requests: AsyncStream<ParticipantRequest>.Continuation
   private let requestStream: AsyncStream<ParticipantRequest>
   /// Bytes queued for a client that does not read, at most; past it the client is dropped.
@@ -65,8 +67,10 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
 
   init(
     channel: any Channel, runtime: RelayRuntime, configuration: SyncplayBridgeConfiguration,
-    clock: any SessionClock, logger: Logger, passwordChecks: PasswordChecks
+    clock: any SessionClock, logger: Logger, passwordChecks: PasswordChecks,
+    tls: NIOSSLContext?
   ) {
+    self.tls = tls
     self.passwordChecks = passwordChecks
     self.channel = channel
     self.runtime = runtime
@@ -181,6 +185,19 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
                   message: "too much at once: that was not sent; slow down"))
             ],
             in: &s)
+        }
+      case .startTLS:
+        guard let tls, !s.closed else { continue }
+        let channel = self.channel
+        // After the answer that says yes has left in the clear: the client starts its
+        // handshake only once it has read it.
+        channel.writeAndFlush(ByteBuffer()).whenComplete { _ in
+          do {
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLServerHandler(context: tls), position: .first)
+          } catch {
+            channel.close(promise: nil)
+          }
         }
       case .close:
         guard !s.closed else { continue }

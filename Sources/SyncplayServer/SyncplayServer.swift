@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import RelayRuntime
 import Synchronization
 import SyncplayBridge
@@ -30,13 +31,17 @@ public final class SyncplayServer: Sendable {
   }
 
   /// Binds `host:port` (port 0: one the system picks) and serves Syncplay clients into
-  /// `runtime`'s rooms.
+  /// `runtime`'s rooms. With `tls`, a client's STARTTLS is accepted (give it only with a
+  /// certificate Syncplay's client can verify).
   public static func start(
     runtime: RelayRuntime, host: String = "127.0.0.1", port: Int = 8999,
     configuration: SyncplayBridgeConfiguration = .init(),
     clock: any SessionClock = MonotonicClock(),
-    logger: Logger = Logger(label: "cowatch.syncplay")
+    logger: Logger = Logger(label: "cowatch.syncplay"), tls: NIOSSLContext? = nil
   ) async throws(SyncplayServerError) -> SyncplayServer {
+    var offered = configuration
+    offered.offersTLS = tls != nil
+    let configuration = offered
     let connections = Connections()
     let passwordChecks = PasswordChecks()
     let serverChannel: any Channel
@@ -59,7 +64,7 @@ public final class SyncplayServer: Sendable {
               SyncplayChannelHandler { channel in
                 SyncplayConnection(
                   channel: channel, runtime: runtime, configuration: configuration, clock: clock,
-                  logger: logger, passwordChecks: passwordChecks)
+                  logger: logger, passwordChecks: passwordChecks, tls: tls)
               })
           }
         }

@@ -45,7 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp(
       "Also accept Syncplay's clients on this TCP port (Syncplay's own is 8999), into the same rooms.",
-      discussion: "Off unless given. Syncplay clients connect in the clear: see docs/SYNCPLAY.md.",
+      discussion:
+        "Off unless given. STARTTLS with --tls-cert (a CA's certificate); else in the clear: see docs/SYNCPLAY.md.",
       valueName: "port"))
   var syncplayPort: Int?
   @OptionGroup var tls: RelayTLSOptions
@@ -178,11 +179,17 @@ struct ServeCommand: AsyncParsableCommand {
     let syncplay: SyncplayServer?
     if let syncplayPort {
       do {
+        // Syncplay's client gives up on a certificate no CA vouches for: STARTTLS is offered
+        // with --tls-cert only.
+        let syncplayTLS = identity.map { !$0.isSelfSigned } == true ? context : nil
         let started = try await SyncplayServer.start(
-          runtime: server.runtime, host: host, port: syncplayPort, clock: clock)
+          runtime: server.runtime, host: host, port: syncplayPort, clock: clock, tls: syncplayTLS)
         syncplay = started
         Console.line(
-          "Syncplay clients accepted on \(Self.address(host, started.port)) (plain TCP)")
+          "Syncplay clients accepted on \(Self.address(host, started.port))"
+            + (syncplayTLS == nil
+              ? " (plain TCP: Syncplay's client needs a CA's certificate for TLS)"
+              : " (STARTTLS with the relay's certificate)"))
       } catch {
         await server.stop()
         throw CommandFailure("serve", error.description)

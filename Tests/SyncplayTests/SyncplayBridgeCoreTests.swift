@@ -75,6 +75,19 @@ struct SyncplayBridgeCoreTests {
     #expect(welcomed.contains(.send(.playlistIndex(user: nil, index: nil))))
   }
 
+  @Test("STARTTLS is accepted once, before the Hello, only with a certificate to offer")
+  func startTLS() {
+    var plain = SyncplayBridgeCore()
+    #expect(
+      plain.received(.startTLS, at: LocalInstant(seconds: 1)) == [.send(.tls(accepted: false))])
+    var secure = SyncplayBridgeCore(configuration: .init(offersTLS: true))
+    #expect(
+      secure.received(.startTLS, at: LocalInstant(seconds: 1))
+        == [.send(.tls(accepted: true)), .startTLS])
+    #expect(
+      secure.received(.startTLS, at: LocalInstant(seconds: 2)) == [.send(.tls(accepted: false))])
+  }
+
   @Test("anything before Hello, or a bad line, gets one error and closes")
   func beforeHello() {
     var core = SyncplayBridgeCore()

@@ -162,4 +162,22 @@ struct SyncplayClientTests {
     }
     await room.stop()
   }
+
+  @Test("STARTTLS with the relay's certificate: Syncplay's client upgrades and watches as before")
+  func startTLS() async throws {
+    let directory = SyncplayRoom.makeDirectory()
+    let authority = try TestCertificateAuthority(in: directory)
+    let room = try await SyncplayRoom(tls: authority, directory: directory)
+    do {
+      let (sam, _) = try room.syncplay("sam")
+      #expect(
+        await eventually(30) { room.participant("sam")?.isJoined == true },
+        "sam did not get in over TLS: \(sam.log)")
+      #expect(!sam.log.contains("does not support TLS"), "\(sam.log)")
+      #expect(sam.log.contains("Secure connection established"), "\(sam.log)")
+    } catch {
+      Issue.record("\(error)")
+    }
+    await room.stop()
+  }
 }

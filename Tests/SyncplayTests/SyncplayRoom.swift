@@ -4,6 +4,7 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RelayTLS
 import RoomCrypto
 import SyncplayHarness
 import SyncplayServer
@@ -18,32 +19,44 @@ final class SyncplayRoom: @unchecked Sendable {
   let clip: String
   var clients: [SyncplayClientProcess] = []
   var participants: [ParticipantClient] = []
+  let tls: TestCertificateAuthority?
+
+  static func makeDirectory() -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-syncplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
 
   static let room = "lobby"
   /// The clip's name carries the series and episode, as people's files do.
   static let clipName = "Night.Ferry.S01E03.Port.Askaig.mp4"
   static let clipSeconds = 180.0
 
-  init() async throws {
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("cowatch-syncplay-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  init(tls: TestCertificateAuthority? = nil, directory given: URL? = nil) async throws {
+    directory = given ?? Self.makeDirectory()
     clip = directory.appendingPathComponent(Self.clipName).path
     try TestClip.make(clip, seconds: Self.clipSeconds)
     relay = InMemoryRelay()
     relay.start()
+    let context = try tls.map {
+      try RelayIdentity.load(certificate: $0.certificatePath, key: $0.keyPath).serverContext()
+    }
+    self.tls = tls
     server = try await SyncplayServer.start(
       runtime: relay.runtime, host: "127.0.0.1", port: 0,
-      logger: Logger(label: "test.syncplay") { _ in SwiftLogNoOpLogHandler() })
+      logger: Logger(label: "test.syncplay") { _ in SwiftLogNoOpLogHandler() }, tls: context)
   }
 
   /// Syncplay's client as `name`, with its file open.
   func syncplay(
     _ name: String, room: String = SyncplayRoom.room, password: String? = nil, file: String? = nil
   ) throws -> (SyncplayClientProcess, MpvProbe) {
+    // With TLS, by the name the certificate is for, and trusting the test's authority.
     let client = try SyncplayClientProcess(
-      server: "127.0.0.1:\(server.port)", name: name, room: room, file: file ?? clip,
-      directory: directory, password: password)
+      server: "\(tls == nil ? "127.0.0.1" : "localhost"):\(server.port)", name: name, room: room,
+      file: file ?? clip, directory: directory, password: password,
+      environment: tls?.syncplayEnvironment ?? [:])
     clients.append(client)
     return (client, try MpvProbe(path: client.socketPath))
   }
