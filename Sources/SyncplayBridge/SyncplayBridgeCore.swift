@@ -128,6 +128,9 @@ public struct SyncplayBridgeCore: Sendable {
   /// The name shown for what Cowatch itself says to a Syncplay user.
   public static let narrator = "Cowatch"
   static let leadLimit = 0.5
+  /// A paused player this far from where the group starts is moved there as it starts
+  /// (less than a frame at 24 fps), seconds.
+  static let frameTolerance = 0.03
   static let offsetWindow = 5
 
   public init(configuration: SyncplayBridgeConfiguration = .init()) {
@@ -274,7 +277,8 @@ public struct SyncplayBridgeCore: Sendable {
     let position = playstate.paused ? playstate.position : playstate.position + forwardDelay
     report = Report(position: position, paused: playstate.paused, at: now)
     if case .paused(_, let at) = target, playstate.paused, !pauseMended, !newClientChange,
-      let changedAt, now.seconds(since: changedAt) >= 0.3, abs(playstate.position - at) > 0.02
+      let changedAt, now.seconds(since: changedAt) >= 0.3,
+      abs(playstate.position - at) > Self.frameTolerance
     {
       // Syncplay's client seeks to a remote pause point while still playing and pauses a
       // moment later, past it; an exact seek while paused puts its frame on the point.
@@ -291,15 +295,22 @@ public struct SyncplayBridgeCore: Sendable {
         userActions.append(.seek(to: max(0, position)))
         acted = true
       }
+      var effects: [SyncplayBridgeEffect] = []
       if playstate.paused != target.isPaused {
         userActions.append(playstate.paused ? .pause(at: max(0, position)) : .play)
         acted = true
+        if !playstate.paused, case .paused(_, let at) = target {
+          // Its player started at once; the group starts together a moment later. It
+          // goes back to the group's point and holds there until then, as everyone does.
+          speaker = Self.narrator
+          effects += forced(position: at, paused: true, doSeek: false, at: now)
+        }
       }
       if acted {
         awaitingGroupSince = now
         offsets = []
       }
-      return []
+      return effects
     }
     // A report from a client following the group: how far it is from where it should be.
     if awaitingGroupSince == nil, pending == nil, !playstate.paused, !target.isPaused,
@@ -490,7 +501,12 @@ public struct SyncplayBridgeCore: Sendable {
       let (series, item) = SyncplayItemMatch.series(for: file)
     else { return [] }
     startedFor = file
-    return [.request(.command(.start(series: series, item: item)))]
+    // Opening a file in Syncplay does not play it for the room: the session starts paused
+    // at its beginning, and plays when someone presses play.
+    return [
+      .request(.command(.start(series: series, item: item))),
+      .request(.command(.pause(item: item, at: 0))),
+    ]
   }
 
   // MARK: - The player
@@ -541,7 +557,8 @@ public struct SyncplayBridgeCore: Sendable {
       }
       let wasAt = report.map { $0.paused ? $0.position : nil } ?? nil
       let needsSeek =
-        target.isPaused ? abs((wasAt ?? target.position(at: now)) - itemTime) > 0.25 : true
+        target.isPaused
+        ? abs((wasAt ?? target.position(at: now)) - itemTime) > Self.frameTolerance : true
       return start(next, doSeek: needsSeek, at: now)
     case .setRate:
       // Syncplay has no way to bend a client's speed: drift is closed with a seek.
@@ -662,7 +679,10 @@ public struct SyncplayBridgeCore: Sendable {
       || (!target.isPaused && offsets.count < 3)
       || (changedAt.map { now.seconds(since: $0) < configuration.settleTime } ?? false)
     let position: Double
-    if !target.isPaused, offsets.count >= 3 {
+    if let report, report.paused {
+      // Where a paused player stopped is exact (and a pause of its own snaps there).
+      position = report.position
+    } else if !target.isPaused, offsets.count >= 3 {
       position = target.position(at: now) + median(offsets)
     } else if let report {
       position = report.paused ? report.position : report.position + now.seconds(since: report.at)

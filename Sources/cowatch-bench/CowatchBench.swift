@@ -10,7 +10,7 @@ struct CowatchBench: AsyncParsableCommand {
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
       SyncplayCommand.self, RemoteCommand.self, CodecCommand.self, AttacksCommand.self,
       MpvCommand.self,
-      StoreCommand.self, TLSCommand.self, FrontCommand.self,
+      StoreCommand.self, TLSCommand.self, FrontCommand.self, SyncplayClientsCommand.self,
     ])
 }
 

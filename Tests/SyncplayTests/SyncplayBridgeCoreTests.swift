@@ -302,6 +302,7 @@ struct SyncplayBridgeCoreTests {
     }
     #expect(item == "night-ferry/s1e3")
     #expect(series.title == "Night Ferry")
+    #expect(effects.dropFirst().first == .request(.command(.pause(item: item, at: 0))))
   }
 
   @Test(
