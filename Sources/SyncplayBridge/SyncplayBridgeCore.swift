@@ -117,6 +117,13 @@ public struct SyncplayBridgeCore: Sendable {
   /// Who the next state says made the change, when it is not the group's last originator.
   var speaker: String?
   var announced: [ParticipantID: Announced] = [:]
+  var announcedOwner: ParticipantID?
+  /// The session and item the client's playlist was last set for.
+  var playlistShown: PlaylistShown?
+  struct PlaylistShown: Hashable {
+    var session: UInt64
+    var item: ItemID
+  }
 
   enum ChangeLead: Hashable { case start, seek }
 
@@ -238,6 +245,13 @@ public struct SyncplayBridgeCore: Sendable {
       // client is told again). With nothing, a client adds the file it opened: that file
       // starts the session, from its `file`.
       return state.session == nil ? [] : playlist()
+    case .controllerAuth:
+      let owner = state.owner?.name
+      return [
+        notice(
+          "Cowatch rooms have no operator passwords: the room's owner\(owner.map { " (\($0))" } ?? "") locks it, decides who controls playback and can hand it over"
+        )
+      ]
     case .ignored:
       return []
     }
@@ -392,7 +406,6 @@ public struct SyncplayBridgeCore: Sendable {
   private mutating func adopt(_ newState: GroupState, events: [ChangeEvent], at now: LocalInstant)
     -> [SyncplayBridgeEffect]
   {
-    let oldItem = state.session?.item.id
     state = newState
     var effects: [SyncplayBridgeEffect] = []
     for event in events {
@@ -403,7 +416,16 @@ public struct SyncplayBridgeCore: Sendable {
       }
     }
     effects += announcePeople()
-    if newState.session?.item.id != oldItem, newState.session != nil { effects += playlist() }
+    if newState.control.owner != announcedOwner, phase == .inRoom {
+      // Syncplay shows a room's operator ("controller"): the owner, listed anew.
+      announcedOwner = newState.control.owner
+      effects.append(.send(list()))
+    }
+    let shown = newState.session.map { PlaylistShown(session: $0.id, item: $0.item.id) }
+    if shown != playlistShown, shown != nil {
+      playlistShown = shown
+      effects += playlist()
+    }
     let rate = newState.session?.timeline.rate ?? 0
     speedProblem = rate == 0 || abs(rate - 1) < 1e-9 ? nil : rate
     if let session = newState.session, let participant,
@@ -643,9 +665,16 @@ public struct SyncplayBridgeCore: Sendable {
       echo = value + now.seconds(since: arrived)
       clientTimestamp = nil
     }
-    let setBy =
-      speaker
-      ?? (lastOriginator == hello?.username ? Self.narrator : (lastOriginator ?? Self.narrator))
+    // Syncplay's client ignores a seek or a correction said to be its own: those carry
+    // "Cowatch"; its own pause or play keeps its name.
+    let setBy: String
+    if let speaker {
+      setBy = speaker
+    } else if lastOriginator == hello?.username, doSeek || !forced {
+      setBy = Self.narrator
+    } else {
+      setBy = lastOriginator ?? Self.narrator
+    }
     speaker = nil
     let message = SyncplayServerState(
       position: max(0, position), paused: paused, doSeek: doSeek, setBy: setBy,

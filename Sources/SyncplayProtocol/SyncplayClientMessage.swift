@@ -35,7 +35,9 @@ public enum SyncplaySetting: Hashable, Sendable {
   case ready(isReady: Bool, manuallyInitiated: Bool)
   case playlistChange(files: [String])
   case playlistIndex(Int?)
-  /// Settings Cowatch takes note of but does not act on (features, controllerAuth).
+  /// A managed room's operator password (Syncplay's `controllerAuth`).
+  case controllerAuth
+  /// Settings Cowatch takes note of but does not act on (features).
   case ignored(String)
 }
 

@@ -128,6 +128,8 @@ public struct SyncplayCodec: Sendable {
             .playlistIndex(
               try integer(index, "Set.playlistIndex.index", 0...Self.maximumPlaylistItems)))
         }
+      case "controllerAuth":
+        out.append(.controllerAuth)
       default:
         out.append(.ignored(key))
       }

@@ -2,6 +2,7 @@ import Foundation
 import GroupSessions
 import Participation
 import PlaybackCoordination
+import Rooms
 import SyncplayHarness
 import Testing
 
@@ -102,12 +103,26 @@ struct SyncplayClientTests {
         room.participant("sam")?.suspensions.isEmpty == true && mpv.bool("pause") == false
       }, "sam did not come back at 1×")
 
-    // Another episode that sam does not have: sam is detached, told which one.
-    let other = ItemInfo(id: "night-ferry/s1e4", title: "Oban", duration: 1500)
-    await ann.send(
-      .start(
-        series: SeriesInfo(id: "night-ferry", title: "Night Ferry", items: [other]), item: other.id)
-    )
+    // The series as Syncplay's shared playlist: sam picks the next episode there, which
+    // switches everyone (attributed to sam); sam does not have it, so sam steps away, told
+    // which one it lacks.
+    let mine = try #require(room.state?.session?.item)
+    let next = ItemInfo(id: "night-ferry/s1e4", title: "Oban", duration: 1500)
+    let series = SeriesInfo(id: "night-ferry", title: "Night Ferry", items: [mine, next])
+    await ann.send(.start(series: series, item: mine.id))
+    #expect(
+      await eventually(15) {
+        room.state?.session?.series.items.count == 2
+          && room.participant("sam")?.isJoined == true
+          && room.participant("sam")?.suspensions.isEmpty == true
+      }, "sam did not follow the new session of its own episode")
+    try await Task.sleep(nanoseconds: 1_000_000_000)
+    sam.tell("qs 2")
+    #expect(
+      await eventually(15) {
+        room.state?.session?.item.id == next.id
+          && room.state?.session?.lastPlaybackChange?.originatorName == "sam"
+      }, "sam's choice in its playlist did not switch the group: \(sam.log.suffix(1500))")
     #expect(
       await eventually(15) {
         room.participant("sam")?.suspensions.contains(.playerUnavailable) == true
@@ -175,6 +190,42 @@ struct SyncplayClientTests {
         "sam did not get in over TLS: \(sam.log)")
       #expect(!sam.log.contains("does not support TLS"), "\(sam.log)")
       #expect(sam.log.contains("Secure connection established"), "\(sam.log)")
+    } catch {
+      Issue.record("\(error)")
+    }
+    await room.stop()
+  }
+
+  @Test(
+    "the group waits for a Cowatch participant that stalls (Syncplay sees them not ready) and goes on without them when the wait times out"
+  )
+  func waits() async throws {
+    var configuration = RelayConfiguration()
+    configuration.engine.suspensionWaitTimeout = 3
+    let room = try await SyncplayRoom(configuration: configuration)
+    do {
+      let (sam, mpv) = try room.syncplay("sam")
+      #expect(await eventually(30) { room.participant("sam")?.isJoined == true })
+      let bob = try await room.cowatch("bob")
+      await bob.send(.join)
+      await bob.play()
+      #expect(await eventually(15) { mpv.bool("pause") == false }, "sam's mpv did not start")
+      try await Task.sleep(nanoseconds: 2_000_000_000)
+      await bob.send(.beginSuspension(.stallRecovery))
+      #expect(
+        await eventually(5) {
+          room.state?.session?.status == .waiting && mpv.bool("pause") == true
+        },
+        "the group did not wait for bob, or sam's player went on")
+      #expect(
+        await eventually(5) { sam.log.contains("bob") && sam.log.contains("stalled") },
+        "sam was not told why the group waits: \(sam.log)")
+      // Never stuck: after the wait's timeout the group goes on, and so does sam's player.
+      #expect(
+        await eventually(10) {
+          room.state?.session?.status == .playing && mpv.bool("pause") == false
+        },
+        "the group did not go on without bob")
     } catch {
       Issue.record("\(error)")
     }

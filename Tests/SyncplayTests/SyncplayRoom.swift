@@ -6,6 +6,7 @@ import PlaybackCoordination
 import RelayRuntime
 import RelayTLS
 import RoomCrypto
+import Rooms
 import SyncplayHarness
 import SyncplayServer
 import Transports
@@ -33,11 +34,14 @@ final class SyncplayRoom: @unchecked Sendable {
   static let clipName = "Night.Ferry.S01E03.Port.Askaig.mp4"
   static let clipSeconds = 180.0
 
-  init(tls: TestCertificateAuthority? = nil, directory given: URL? = nil) async throws {
+  init(
+    tls: TestCertificateAuthority? = nil, directory given: URL? = nil,
+    configuration: RelayConfiguration = .init()
+  ) async throws {
     directory = given ?? Self.makeDirectory()
     clip = directory.appendingPathComponent(Self.clipName).path
     try TestClip.make(clip, seconds: Self.clipSeconds)
-    relay = InMemoryRelay()
+    relay = InMemoryRelay(configuration: configuration)
     relay.start()
     let context = try tls.map {
       try RelayIdentity.load(certificate: $0.certificatePath, key: $0.keyPath).serverContext()
