@@ -135,6 +135,9 @@ public struct SyncplayBridgeCore: Sendable {
   /// The name shown for what Cowatch itself says to a Syncplay user.
   public static let narrator = "Cowatch"
   static let leadLimit = 0.5
+  /// How long after a start or a seek the client's report is taken to learn its lateness
+  /// (its player has moved by then, and reports what it plays), seconds.
+  static let learningDelay = 0.5
   /// A paused player this far from where the group starts is moved there as it starts
   /// (less than a frame at 24 fps), seconds.
   static let frameTolerance = 0.03
@@ -326,22 +329,26 @@ public struct SyncplayBridgeCore: Sendable {
       }
       return effects
     }
-    // A report from a client following the group: how far it is from where it should be.
-    if awaitingGroupSince == nil, pending == nil, !playstate.paused, !target.isPaused,
-      let changedAt, now.seconds(since: changedAt) >= configuration.settleTime
+    let following =
+      awaitingGroupSince == nil && pending == nil && !playstate.paused
+      && !target.isPaused
+    if following, let kind = lastChangeKind, let changedAt,
+      now.seconds(since: changedAt) >= Self.learningDelay
     {
+      // The first report after a start or a seek shows how late the client's player was:
+      // the next one is sent earlier by half of that (reports are whole frames, so one is
+      // noisy; halves settle within a few).
+      let late = target.position(at: now) - position
+      switch kind {
+      case .start: startLead = min(Self.leadLimit, max(0, startLead + late / 2))
+      case .seek: seekLead = min(Self.leadLimit, max(0, seekLead + late / 2))
+      }
+      lastChangeKind = nil
+    }
+    // A report from a client following the group: how far it is from where it should be.
+    if following, let changedAt, now.seconds(since: changedAt) >= configuration.settleTime {
       offsets.append(position - target.position(at: now))
       if offsets.count > Self.offsetWindow { offsets.removeFirst() }
-      if offsets.count == 3, let kind = lastChangeKind {
-        // The first settled reports after a start or a seek show how late the client's
-        // player was: the next one is sent that much earlier.
-        let late = -median(offsets)
-        switch kind {
-        case .start: startLead = min(Self.leadLimit, max(0, startLead + late))
-        case .seek: seekLead = min(Self.leadLimit, max(0, seekLead + late))
-        }
-        lastChangeKind = nil
-      }
     }
     return []
   }
@@ -628,6 +635,8 @@ public struct SyncplayBridgeCore: Sendable {
     let position =
       target.position(at: now.advanced(bySeconds: forwardDelay + pending.lead))
       - clientForwardDelay
+    // Ask for a report soon (the client answers every state), to learn how late it was.
+    nextPush = now.advanced(bySeconds: Self.learningDelay + 0.1)
     return forced(position: position, paused: false, doSeek: pending.doSeek, at: now)
   }
 

@@ -74,7 +74,8 @@ public final class SyncplayClientProcess: @unchecked Sendable {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     let pkill = Process()
     pkill.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-    pkill.arguments = ["-f", socketPath]
+    // Syncplay's mpv runs with --terminal=no and outlives SIGTERM: SIGKILL.
+    pkill.arguments = ["-KILL", "-f", socketPath]
     pkill.standardOutput = FileHandle.nullDevice
     pkill.standardError = FileHandle.nullDevice
     try? pkill.run()

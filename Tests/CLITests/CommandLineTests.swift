@@ -82,6 +82,8 @@ struct CommandLineTests {
         ["serve", "--store", "postgres://cowatch@127.0.0.1:1/postgres", "--lease", "0"],
         "--lease must be 0.2–600 seconds"
       ),
+      (["serve", "--port", "7700", "--syncplay-port", "7700"], "--syncplay-port must differ"),
+      (["serve", "--syncplay-port", "70000"], "--syncplay-port must be 0–65535"),
     ])
   func badInvocations(arguments: [String], message: String) async throws {
     let p = try CowatchProcess(arguments)
@@ -90,6 +92,23 @@ struct CommandLineTests {
     #expect(p.standardError.contains(message), "stderr was: \(p.standardError)")
     #expect(!p.standardError.contains("Backtrac"), "no stack traces")
     #expect(p.standardError.split(separator: "\n").count == 1, "one line: \(p.standardError)")
+  }
+
+  @Test("serve --syncplay-port answers a Syncplay client's Hello with Syncplay's own")
+  func syncplayPort() async throws {
+    let (relay, _) = try await CowatchProcess.relay([
+      "--store", "memory", "--no-tls", "--syncplay-port", "0",
+    ])
+    defer { relay.terminate() }
+    let line = await relay.waitForLine(containing: ["Syncplay clients accepted on 127.0.0.1:"])
+    let port = try #require(
+      line?.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }?.split(separator: ":").last
+        .flatMap { Int($0) })
+    let answer = try SyncplayLine.exchange(
+      port: port,
+      #"{"Hello": {"username": "sam", "room": {"name": "lobby"}, "version": "1.2.255", "realversion": "1.6.9"}}"#
+    )
+    #expect(answer.contains(#""Hello""#) && answer.contains(#""username":"sam""#), "\(answer)")
   }
 
   @Test("the front's log file keeps the person's name as written (non-ASCII letters, emoji)")

@@ -83,9 +83,11 @@ struct RelayDriver {
     }
   }
 
-  mutating func connect(_ number: UInt64, address: String? = nil) {
+  mutating func connect(
+    _ number: UInt64, address: String? = nil, origin: ParticipantOrigin = .cowatch
+  ) {
     let outlet = RecordingOutlet()
-    guard let id = runtime.open(outlet, address: address) else { return }
+    guard let id = runtime.open(outlet, address: address, origin: origin) else { return }
     connections[number] = (id, outlet)
     collect()
   }
@@ -127,9 +129,10 @@ struct RelayDriver {
     }
   }
   mutating func hello(
-    _ id: UInt64, _ name: String, room: String = "lobby", address: String? = nil
+    _ id: UInt64, _ name: String, room: String = "lobby", address: String? = nil,
+    origin: ParticipantOrigin = .cowatch
   ) {
-    connect(id, address: address)
+    connect(id, address: address, origin: origin)
     send(.hello(version: ProtocolVersion.current, name: name, room: room, resume: nil), from: id)
   }
   func welcome(_ id: UInt64) -> Welcome? {
@@ -163,6 +166,19 @@ struct RelayDriver {
 
 @Suite("Relay core")
 struct RelayCoreTests {
+  @Test("a participant's origin comes from the connection the relay accepted, never from the peer")
+  func origin() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    r.hello(2, "sam", origin: .syncplay)
+    #expect(r.lastState(1)?.participants.map(\.origin) == [.cowatch, .syncplay])
+    #expect(try #require(r.welcome(2)).state.participants.last?.origin == .syncplay)
+    // A participant cannot enter anyone (itself included) as another program.
+    r.send(.command(id: 1, .enter(name: "eve", origin: .syncplay)), from: 1)
+    #expect(r.rejections(1).first?.1.contains("only the relay sends that command") == true)
+    #expect(r.lastState(1)?.participants.count == 2)
+  }
+
   @Test("hello enters the room and everyone else hears of it")
   func helloEnters() throws {
     var r = RelayDriver()

@@ -210,7 +210,11 @@ struct SyncplayClientTests {
       await bob.send(.join)
       await bob.play()
       #expect(await eventually(15) { mpv.bool("pause") == false }, "sam's mpv did not start")
-      try await Task.sleep(nanoseconds: 2_000_000_000)
+      // Its reports give its offset from the group, shown like anyone's.
+      #expect(
+        await eventually(15) {
+          room.participant("sam")?.playerOffset.map { abs($0) < 0.2 } == true
+        }, "no offset for sam: \(String(describing: room.participant("sam")))")
       await bob.send(.beginSuspension(.stallRecovery))
       #expect(
         await eventually(5) {
