@@ -142,7 +142,9 @@ let package = Package(
     // lines into requests and the coordinator's player commands into its forced states.
     .target(
       name: "SyncplayBridge",
-      dependencies: ["PlaybackCoordination", "Participation", "Narration", "SyncplayProtocol"]),
+      dependencies: [
+        "PlaybackCoordination", "Participation", "Narration", "SyncplayProtocol", "Media",
+      ]),
     // The relay's Syncplay port (SwiftNIO): each client becomes a participant of the same
     // relay runtime, through an in-process transport.
     .target(

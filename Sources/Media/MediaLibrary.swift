@@ -146,8 +146,9 @@ public struct MediaLibrary: Sendable {
     return String(joined.prefix(200))
   }
 
-  /// Lowercase letters and digits, other runs as one '-'.
-  static func slug(_ name: String) -> String {
+  /// Lowercase letters and digits, other runs as one '-' (series ids; a Syncplay client's
+  /// file is named the same way, so that both find the same episode).
+  public static func slug(_ name: String) -> String {
     var out = ""
     var dash = false
     for scalar in name.lowercased().unicodeScalars {

@@ -60,14 +60,14 @@ public struct SyncplayBridgeCore: Sendable {
   }
 
   public let configuration: SyncplayBridgeConfiguration
-  public private(set) var phase: Phase = .greeting
-  public private(set) var hello: SyncplayHello?
+  public internal(set) var phase: Phase = .greeting
+  public internal(set) var hello: SyncplayHello?
   /// The connection was upgraded to TLS (once, before the Hello).
-  public private(set) var tlsStarted = false
-  public private(set) var participant: ParticipantID?
-  public private(set) var state = GroupState()
+  public internal(set) var tlsStarted = false
+  public internal(set) var participant: ParticipantID?
+  public internal(set) var state = GroupState()
   /// The file the client has open.
-  public private(set) var file: SyncplayFile?
+  public internal(set) var file: SyncplayFile?
   var clientReady: Bool?
   var enteredAt: LocalInstant?
   var startedFor: SyncplayFile?
@@ -107,12 +107,14 @@ public struct SyncplayBridgeCore: Sendable {
   /// Who last moved the group's timeline (Syncplay's `setBy`).
   var lastOriginator: String? { state.session?.lastPlaybackChange?.originatorName }
   var lastCorrection: LocalInstant?
+  /// The group's last playback change when the last change was sent to the client.
+  var changeSequence: UInt64?
   /// What the last change was, so that its result teaches the right lead.
   var lastChangeKind: ChangeLead?
   /// How early a start (unpause) and a seek while playing are sent, learned from how late
   /// the client's player turned out to be, seconds.
-  public private(set) var startLead = 0.0
-  public private(set) var seekLead = 0.0
+  public internal(set) var startLead = 0.0
+  public internal(set) var seekLead = 0.0
   var speedProblem: Double?
   /// Who the next state says made the change, when it is not the group's last originator.
   var speaker: String?
@@ -213,7 +215,7 @@ public struct SyncplayBridgeCore: Sendable {
     return refuse(error.description)
   }
 
-  private mutating func set(_ setting: SyncplaySetting, at now: LocalInstant)
+  mutating func set(_ setting: SyncplaySetting, at now: LocalInstant)
     -> [SyncplayBridgeEffect]
   {
     switch setting {
@@ -260,7 +262,7 @@ public struct SyncplayBridgeCore: Sendable {
     }
   }
 
-  private mutating func receivedState(_ s: SyncplayClientState, at now: LocalInstant)
+  mutating func receivedState(_ s: SyncplayClientState, at now: LocalInstant)
     -> [SyncplayBridgeEffect]
   {
     if let sent = s.latencyCalculation {
@@ -369,377 +371,6 @@ public struct SyncplayBridgeCore: Sendable {
   /// What the client adds to a playing position we send (its own forward-delay estimate).
   var clientForwardDelay: Double { (clientAverageRoundTrip ?? 0) / 2 }
 
-  // MARK: - From the Cowatch participant
-
-  public mutating func clientEvent(_ event: ClientEvent, at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    guard phase != .closed else { return [] }
-    switch event {
-    case .welcomed(let id, _, _, _):
-      participant = id
-      guard phase == .entering, let hello else { return [] }
-      phase = .inRoom
-      // Syncplay's server names the room's playlist and where it is in it right after the
-      // Hello; a client with shared playlists opens its file only once it has heard them.
-      return [
-        .send(
-          .hello(
-            username: hello.username, room: hello.room, version: hello.version,
-            motd: configuration.motd))
-      ] + playlist(always: true)
-    case .state(let newState, let events):
-      return adopt(newState, events: events, at: now)
-    case .message(_, let name, let kind, let body, let to):
-      guard kind == "chat" else { return [] }
-      let text = to == nil ? body : "(to you) \(body)"
-      return [.send(.chat(username: name, message: String(text.prefix(1000))))]
-    case .error(let text):
-      guard phase == .inRoom else { return [] }
-      return [notice(text)]
-    case .rejected(_, let rejection, _):
-      return [notice("not done: \(rejection)")]
-    case .session(.invalidated(.removed(let why))):
-      return refuse("removed from the room: \(why)")
-    case .session(.invalidated(.relayLost)), .connection(.disconnected):
-      // While entering, the refusal that follows says why in the relay's words.
-      guard phase == .inRoom else { return [] }
-      return refuse("the Cowatch relay closed this room's connection")
-    case .session, .connection:
-      return []
-    }
-  }
-
-  private mutating func adopt(_ newState: GroupState, events: [ChangeEvent], at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    state = newState
-    var effects: [SyncplayBridgeEffect] = []
-    for event in events {
-      if let text = ChangeNarrator.notice(for: event, in: newState, local: participant),
-        Self.isWorthTelling(event.kind)
-      {
-        effects.append(notice(text))
-      }
-    }
-    effects += announcePeople()
-    if newState.control.owner != announcedOwner, phase == .inRoom {
-      // Syncplay shows a room's operator ("controller"): the owner, listed anew.
-      announcedOwner = newState.control.owner
-      effects.append(.send(list()))
-    }
-    let shown = newState.session.map { PlaylistShown(session: $0.id, item: $0.item.id) }
-    if shown != playlistShown, shown != nil {
-      playlistShown = shown
-      effects += playlist()
-    }
-    let rate = newState.session?.timeline.rate ?? 0
-    speedProblem = rate == 0 || abs(rate - 1) < 1e-9 ? nil : rate
-    if let session = newState.session, let participant,
-      let mine = newState.participant(participant), !mine.isJoined, joinRequested != session.id
-    {
-      joinRequested = session.id
-      effects.append(.request(.command(.join)))
-    }
-    if newState.session == nil {
-      target = .idle
-      pending = nil
-      effects += startFromFileIfIdle()
-    }
-    return effects
-  }
-
-  /// Changes Syncplay cannot show on its own (it shows plays, pauses and seeks by
-  /// itself, from the `setBy` of the forced state).
-  static func isWorthTelling(_ kind: ChangeKind) -> Bool {
-    switch kind {
-    case .played, .paused, .seeked, .reported, .readinessChanged, .connectionChanged,
-      .entered, .exited, .joined, .left, .waitEnded:
-      false
-    default: true
-    }
-  }
-
-  /// Everyone in the room as Syncplay users: joined, left, ready or not.
-  private mutating func announcePeople() -> [SyncplayBridgeEffect] {
-    guard phase == .inRoom, let hello else { return [] }
-    var effects: [SyncplayBridgeEffect] = []
-    var present: Set<ParticipantID> = []
-    for person in state.participants where person.id != participant {
-      present.insert(person.id)
-      let ready = isReady(person)
-      if let known = announced[person.id] {
-        if known.isReady != ready {
-          effects.append(
-            .send(.ready(username: person.name, isReady: ready, manuallyInitiated: false)))
-        }
-      } else {
-        effects.append(
-          .send(.user(name: person.name, room: hello.room, file: itemFile, event: .joined)))
-        effects.append(
-          .send(.ready(username: person.name, isReady: ready, manuallyInitiated: false)))
-      }
-      announced[person.id] = Announced(name: person.name, isReady: ready)
-    }
-    for (id, known) in announced where !present.contains(id) {
-      announced[id] = nil
-      effects.append(.send(.user(name: known.name, room: hello.room, file: nil, event: .left)))
-    }
-    return effects
-  }
-
-  /// Ready, as Syncplay means it: able to play now.
-  func isReady(_ person: Participant) -> Bool {
-    person.isConnected && person.readiness == .ready && person.suspensions.isEmpty
-  }
-
-  /// The group's item as a Syncplay file, for the user list: the client's own file when it
-  /// is that item (so that Syncplay sees everyone on the same file), else the item's title.
-  var itemFile: SyncplayFile? {
-    guard let session = state.session else { return nil }
-    if let file, SyncplayItemMatch.matches(file, session.item, in: session.series) { return file }
-    return SyncplayFile(name: session.item.title, duration: session.item.duration)
-  }
-
-  /// The series' episodes as Syncplay's shared playlist, and where the group is in it.
-  private func playlist(always: Bool = false) -> [SyncplayBridgeEffect] {
-    guard let session = state.session else {
-      return always
-        ? [
-          .send(.playlistChange(user: nil, files: [])),
-          .send(.playlistIndex(user: nil, index: nil)),
-        ]
-        : []
-    }
-    let names = session.series.items.map { item in
-      item.id == session.item.id
-        && file.map { SyncplayItemMatch.matches($0, item, in: session.series) } == true
-        ? file!.name : item.title
-    }
-    let index = session.series.items.firstIndex { $0.id == session.item.id }
-    return [
-      .send(.playlistChange(user: lastOriginator, files: names)),
-      .send(.playlistIndex(user: lastOriginator, index: index)),
-    ]
-  }
-
-  /// A room with nothing to watch starts the client's file, as a Syncplay room would play
-  /// whatever its people open.
-  private mutating func startFromFileIfIdle() -> [SyncplayBridgeEffect] {
-    guard phase == .inRoom, state.session == nil, let file, file != startedFor,
-      let (series, item) = SyncplayItemMatch.series(for: file)
-    else { return [] }
-    startedFor = file
-    // Opening a file in Syncplay does not play it for the room: the session starts paused
-    // at its beginning, and plays when someone presses play.
-    return [
-      .request(.command(.start(series: series, item: item))),
-      .request(.command(.pause(item: item, at: 0))),
-    ]
-  }
-
-  // MARK: - The player
-
-  /// Where the coordinator's commands go: they become forced states for the client.
-  public mutating func perform(_ command: PlayerCommand, at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    switch command {
-    case .load(let item, let at):
-      awaitingGroupSince = nil
-      return change(to: .paused(item: item, at: at), doSeek: true, at: now)
-    case .pause(let at):
-      awaitingGroupSince = nil
-      guard let item = target.item ?? state.session?.item.id else { return [] }
-      let next = Target.paused(item: item, at: at)
-      if next == target, !correctionAllowed(at: now) { return [] }
-      return change(to: next, doSeek: false, at: now)
-    case .seek(let to):
-      awaitingGroupSince = nil
-      switch target {
-      case .idle: return []
-      case .paused(let item, _):
-        return change(to: .paused(item: item, at: to), doSeek: true, at: now)
-      case .playing(let item, _, _):
-        return start(.playing(item: item, itemTime: to, startAt: now), doSeek: true, at: now)
-      }
-    case .play(let itemTime, let startAt, let rate):
-      awaitingGroupSince = nil
-      guard let item = target.item ?? state.session?.item.id else { return [] }
-      if abs(rate - 1) > 1e-9 {
-        // Syncplay plays at 1× only: the client waits, paused, for the group to be back.
-        speedProblem = rate
-        let here = Target.paused(item: item, at: target.position(at: now))
-        guard here != target else { return [] }
-        // Cowatch pauses it, not whoever changed the speed.
-        speaker = Self.narrator
-        return change(to: here, doSeek: false, at: now)
-      }
-      let next = Target.playing(item: item, itemTime: itemTime, startAt: startAt)
-      if case .playing(let oldItem, _, _) = target, oldItem == item,
-        abs(target.position(at: startAt) - itemTime) < 1.0, !groupMovedSinceChange
-      {
-        // The coordinator restarting a player that drifted: a seek for a Syncplay client.
-        guard correctionAllowed(at: now) else { return [] }
-        lastCorrection = now
-        return start(next, doSeek: true, at: now)
-      }
-      let wasAt = report.map { $0.paused ? $0.position : nil } ?? nil
-      let needsSeek =
-        target.isPaused
-        ? abs((wasAt ?? target.position(at: now)) - itemTime) > Self.frameTolerance : true
-      return start(next, doSeek: needsSeek, at: now)
-    case .setRate:
-      // Syncplay has no way to bend a client's speed: drift is closed with a seek.
-      return []
-    case .unload:
-      target = .idle
-      pending = nil
-      return []
-    }
-  }
-
-  /// Whether the group's timeline moved since the last change sent (then a play is the
-  /// group's, not a correction).
-  var groupMovedSinceChange: Bool { changeSequence != state.session?.lastPlaybackChange?.sequence }
-  var changeSequence: UInt64?
-
-  func correctionAllowed(at now: LocalInstant) -> Bool {
-    guard let last = lastCorrection else { return true }
-    return now.seconds(since: last) >= configuration.driftSeekInterval
-  }
-
-  /// Schedules a start so that it lands on time: sent early by the forward delay and by
-  /// what the client's player was learned to need.
-  private mutating func start(_ next: Target, doSeek: Bool, at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    guard case .playing(_, _, let startAt) = next else { return [] }
-    beforeStart = target
-    target = next
-    changeSequence = state.session?.lastPlaybackChange?.sequence
-    offsets = []
-    let lead = doSeek ? seekLead : startLead
-    lastChangeKind = doSeek ? .seek : .start
-    let sendAt = startAt.advanced(bySeconds: -(forwardDelay + lead))
-    pending = PendingSend(at: sendAt, doSeek: doSeek, lead: lead)
-    if sendAt <= now { return sendPending(at: now) }
-    return []
-  }
-
-  private mutating func sendPending(at now: LocalInstant) -> [SyncplayBridgeEffect] {
-    guard let pending else { return [] }
-    self.pending = nil
-    // The client adds its own estimate of the forward delay to a playing position: the
-    // position sent is where the group is when the line arrives, less that estimate.
-    let position =
-      target.position(at: now.advanced(bySeconds: forwardDelay + pending.lead))
-      - clientForwardDelay
-    // Ask for a report soon (the client answers every state), to learn how late it was.
-    nextPush = now.advanced(bySeconds: Self.learningDelay + 0.1)
-    return forced(position: position, paused: false, doSeek: pending.doSeek, at: now)
-  }
-
-  private mutating func change(to next: Target, doSeek: Bool, at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    target = next
-    beforeStart = next
-    pending = nil
-    changeSequence = state.session?.lastPlaybackChange?.sequence
-    offsets = []
-    lastChangeKind = nil
-    pauseMended = false
-    return forced(position: next.position(at: now), paused: next.isPaused, doSeek: doSeek, at: now)
-  }
-
-  private mutating func forced(position: Double, paused: Bool, doSeek: Bool, at now: LocalInstant)
-    -> [SyncplayBridgeEffect]
-  {
-    guard phase == .inRoom else { return [] }
-    serverIgnoring += 1
-    changedAt = now
-    return [
-      .send(
-        .state(
-          stateMessage(position: position, paused: paused, doSeek: doSeek, forced: true, at: now)))
-    ]
-  }
-
-  private mutating func stateMessage(
-    position: Double, paused: Bool, doSeek: Bool, forced: Bool, at now: LocalInstant
-  ) -> SyncplayServerState {
-    var echo: Double?
-    if let (value, arrived) = clientTimestamp {
-      echo = value + now.seconds(since: arrived)
-      clientTimestamp = nil
-    }
-    // Syncplay's client ignores a seek or a correction said to be its own: those carry
-    // "Cowatch"; its own pause or play keeps its name.
-    let setBy: String
-    if let speaker {
-      setBy = speaker
-    } else if lastOriginator == hello?.username, doSeek || !forced {
-      setBy = Self.narrator
-    } else {
-      setBy = lastOriginator ?? Self.narrator
-    }
-    speaker = nil
-    let message = SyncplayServerState(
-      position: max(0, position), paused: paused, doSeek: doSeek, setBy: setBy,
-      latencyCalculation: now.seconds, serverRtt: roundTrip ?? 0, clientLatencyCalculation: echo,
-      ignoringServer: serverIgnoring == 0 ? nil : serverIgnoring, ignoringClient: clientIgnoringEcho
-    )
-    clientIgnoringEcho = nil
-    return message
-  }
-
-  /// What the client's player shows now, by its reports.
-  public func observe(at now: LocalInstant) -> PlayerObservation {
-    let sessionItem = state.session?.item
-    var problem: String?
-    var item = target.item
-    if let session = state.session {
-      let settling = file == nil && (enteredAt.map { now.seconds(since: $0) < 3 } ?? true)
-      if !settling,
-        file.map({ SyncplayItemMatch.matches($0, session.item, in: session.series) }) != true
-      {
-        problem = PlayerObservation.noFile(for: session.item.id)
-        item = nil
-      } else if let rate = speedProblem {
-        problem =
-          "Syncplay plays at 1× only and the group plays at \(RateFormat.text(rate)): paused until it is back at 1×"
-      }
-    }
-    let busy =
-      serverIgnoring != 0 || pending != nil || awaitingGroupSince != nil || report == nil
-      || file == nil
-      || (!target.isPaused && offsets.count < 3)
-      || (changedAt.map { now.seconds(since: $0) < configuration.settleTime } ?? false)
-    let position: Double
-    if let report, report.paused {
-      // Where a paused player stopped is exact (and a pause of its own snaps there).
-      position = report.position
-    } else if !target.isPaused, offsets.count >= 3 {
-      position = target.position(at: now) + median(offsets)
-    } else if let report {
-      position = report.paused ? report.position : report.position + now.seconds(since: report.at)
-    } else {
-      position = target.position(at: now)
-    }
-    return PlayerObservation(
-      item: item, position: position,
-      rate: (report?.paused ?? target.isPaused) ? 0 : 1, isBusy: busy, isStalled: false,
-      preparedAt: busy ? nil : acknowledgedAt, problem: problem,
-      fileDuration: item != nil && sessionItem != nil ? file?.duration : nil)
-  }
-
-  /// What the person did in their Syncplay player, to become group commands.
-  public mutating func takeUserActions() -> [PlayerUserAction] {
-    defer { userActions = [] }
-    return userActions
-  }
-
   // MARK: - Time
 
   public mutating func tick(at now: LocalInstant) -> [SyncplayBridgeEffect] {
@@ -781,7 +412,7 @@ public struct SyncplayBridgeCore: Sendable {
 
   // MARK: - Lists and words
 
-  private func list() -> SyncplayServerMessage {
+  func list() -> SyncplayServerMessage {
     let room = hello?.room ?? ""
     var users: [SyncplayServerMessage.ListedUser] = []
     for person in state.participants {
@@ -795,12 +426,12 @@ public struct SyncplayBridgeCore: Sendable {
     return .list(room: room, users: users)
   }
 
-  private func notice(_ text: String) -> SyncplayBridgeEffect {
+  func notice(_ text: String) -> SyncplayBridgeEffect {
     .send(.chat(username: Self.narrator, message: text))
   }
 
   /// One clear error, then the connection closes (as Syncplay's server drops a client).
-  private mutating func refuse(_ text: String) -> [SyncplayBridgeEffect] {
+  mutating func refuse(_ text: String) -> [SyncplayBridgeEffect] {
     phase = .closed
     return [.send(.error(text)), .close]
   }

@@ -1,3 +1,4 @@
+import Media
 import PlaybackCoordination
 import SyncplayProtocol
 
@@ -66,23 +67,8 @@ public enum SyncplayItemMatch {
       .joined(separator: " ")
   }
 
-  /// Lowercase ASCII letters and digits, other runs as one '-' (as Cowatch's library names
-  /// series).
-  static func slug(_ text: String) -> String {
-    var out = ""
-    var dash = false
-    for scalar in text.lowercased().unicodeScalars {
-      if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-        out.unicodeScalars.append(scalar)
-        dash = false
-      } else if !out.isEmpty, !dash {
-        out += "-"
-        dash = true
-      }
-    }
-    while out.hasSuffix("-") { out.removeLast() }
-    return String(out.prefix(64))
-  }
+  /// Series ids as Cowatch's library makes them.
+  static func slug(_ text: String) -> String { MediaLibrary.slug(text) }
 
   /// A file name without its extension (and without a URL's path).
   static func stem(_ name: String) -> String {

@@ -29,17 +29,17 @@ public struct TestCertificateAuthority: Sendable {
       throw HarnessError("cannot write \(extensions): \(error.localizedDescription)")
     }
     let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-    try Self.run(
+    try HarnessError.run(
       openssl,
       ["req", "-x509"] + curve + [
         "-keyout", "\(d)/ca.key", "-out", authorityPath, "-days", "2", "-subj",
         "/CN=Cowatch test authority", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
         "keyUsage=critical,keyCertSign,cRLSign",
       ])
-    try Self.run(
+    try HarnessError.run(
       openssl,
       ["req"] + curve + ["-keyout", keyPath, "-out", "\(d)/relay.csr", "-subj", "/CN=localhost"])
-    try Self.run(
+    try HarnessError.run(
       openssl,
       [
         "x509", "-req", "-in", "\(d)/relay.csr", "-CA", authorityPath, "-CAkey", "\(d)/ca.key",
@@ -62,21 +62,4 @@ public struct TestCertificateAuthority: Sendable {
       + "'"
   }
 
-  static func run(_ tool: String, _ arguments: [String]) throws(HarnessError) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: tool)
-    p.arguments = arguments
-    p.standardInput = FileHandle.nullDevice
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    do {
-      try p.run()
-    } catch {
-      throw HarnessError("cannot run \(tool): \(error.localizedDescription)")
-    }
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else {
-      throw HarnessError("\(tool) \(arguments.prefix(2).joined(separator: " ")) failed")
-    }
-  }
 }

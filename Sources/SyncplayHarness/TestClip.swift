@@ -10,25 +10,14 @@ public enum TestClip {
       throw HarnessError("ffmpeg is needed to make a test clip (apt-get install ffmpeg)")
     }
     let partial = path + ".partial.mp4"
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: ffmpeg)
-    p.arguments = [
-      "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-      "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i",
-      "sine=frequency=\(tone):sample_rate=48000",
-      "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-      "-c:a", "aac", "-shortest", partial,
-    ]
-    p.standardInput = FileHandle.nullDevice
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    do {
-      try p.run()
-    } catch {
-      throw HarnessError("cannot run ffmpeg: \(error.localizedDescription)")
-    }
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw HarnessError("ffmpeg could not make \(path)") }
+    try HarnessError.run(
+      ffmpeg,
+      [
+        "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+        "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i",
+        "sine=frequency=\(tone):sample_rate=48000", "-t", String(seconds), "-c:v", "libx264",
+        "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", partial,
+      ])
     do {
       try FileManager.default.moveItem(atPath: partial, toPath: path)
     } catch {
