@@ -108,11 +108,14 @@ struct DemoRunnerTests {
     #expect(result.succeeded, "\(result.summary)")
   }
 
-  @Test("the default demo passes at speed 10 (the CI check)", .timeLimit(.minutes(1)))
+  /// At speed 5, not 10: a 0.25 s tolerance of the script is 50 ms of real time, which a
+  /// machine busy with the whole suite (real Syncplay and mpv players among it) keeps; at
+  /// 10 it failed about one run in seven, always on a wait a loaded scheduler stretched.
+  @Test("the default demo passes at speed 5 (the CI check)", .timeLimit(.minutes(1)))
   func defaultDemo() async throws {
     let script = try DemoScript.load(
       from: repositoryRoot + "/Media/demo.cowatch", catalog: testCatalog)
-    let (result, entries) = await run(script, speed: 10)
+    let (result, entries) = await run(script, speed: 5)
     #expect(
       result.succeeded, "\(result.summary)\n\(entries.map(\.formatted).joined(separator: "\n"))")
     #expect(result.passed == script.expectationCount)
