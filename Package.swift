@@ -151,7 +151,7 @@ let package = Package(
       name: "SyncplayServer",
       dependencies: [
         "SyncplayBridge", "SyncplayProtocol", "GroupSessions", "Participation", "RelayRuntime",
-        "Transports", "PlaybackCoordination", "TCPFraming", "RoomCrypto",
+        "Transports", "PlaybackCoordination", "TCPFraming", "RoomCrypto", "Rooms",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -253,7 +253,7 @@ let package = Package(
         "PlaybackCoordination",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
-    .testTarget(name: "CLITests", dependencies: ["TmuxDriver"]),
+    .testTarget(name: "CLITests", dependencies: ["TmuxDriver", "SyncplayHarness"]),
     .testTarget(
       name: "SyncplayTests",
       dependencies: [

@@ -5,6 +5,9 @@ public struct SyncplayBridgeConfiguration: Hashable, Sendable {
   public var pushInterval: Double
   /// A client silent for this long is dropped (Syncplay's `PROTOCOL_TIMEOUT`), seconds.
   public var silenceTimeout: Double
+  /// A connection that has not said Hello by then is dropped (as the relay drops its own),
+  /// seconds: idle sockets must not pile up.
+  public var helloTimeout: Double
   /// A client this far from the group (by its own reports) is moved back with a seek…
   public var driftThreshold: Double
   /// …at most once per this many seconds: every seek is a visible jump in its player.
@@ -22,7 +25,8 @@ public struct SyncplayBridgeConfiguration: Hashable, Sendable {
   public var offersTLS: Bool
 
   public init(
-    pushInterval: Double = 1, silenceTimeout: Double = 12.5, driftThreshold: Double = 0.2,
+    pushInterval: Double = 1, silenceTimeout: Double = 12.5, helloTimeout: Double = 5,
+    driftThreshold: Double = 0.2,
     driftSeekInterval: Double = 60, settleTime: Double = 1.5, userActionTimeout: Double = 3,
     motd: String = "Cowatch relay: you are watching with people on Cowatch and Syncplay.",
     offersTLS: Bool = false
@@ -30,6 +34,7 @@ public struct SyncplayBridgeConfiguration: Hashable, Sendable {
     self.offersTLS = offersTLS
     self.pushInterval = pushInterval
     self.silenceTimeout = silenceTimeout
+    self.helloTimeout = helloTimeout
     self.driftThreshold = driftThreshold
     self.driftSeekInterval = driftSeekInterval
     self.settleTime = settleTime

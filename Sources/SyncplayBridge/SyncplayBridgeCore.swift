@@ -70,6 +70,7 @@ public struct SyncplayBridgeCore: Sendable {
   public internal(set) var file: SyncplayFile?
   var clientReady: Bool?
   var enteredAt: LocalInstant?
+  var openedAt: LocalInstant?
   var startedFor: SyncplayFile?
   var joinRequested: UInt64?
   var lastHeard: LocalInstant?
@@ -150,6 +151,12 @@ public struct SyncplayBridgeCore: Sendable {
   }
 
   // MARK: - From the client
+
+  /// The connection opened: it has until the hello timeout to say Hello.
+  public mutating func connected(at now: LocalInstant) -> [SyncplayBridgeEffect] {
+    openedAt = now
+    return []
+  }
 
   public mutating func received(_ message: SyncplayClientMessage, at now: LocalInstant)
     -> [SyncplayBridgeEffect]
@@ -376,6 +383,11 @@ public struct SyncplayBridgeCore: Sendable {
   public mutating func tick(at now: LocalInstant) -> [SyncplayBridgeEffect] {
     guard phase != .closed else { return [] }
     var effects: [SyncplayBridgeEffect] = []
+    if phase == .greeting, let openedAt,
+      now.seconds(since: openedAt) > configuration.helloTimeout
+    {
+      return refuse("no Hello within \(Int(configuration.helloTimeout)) s")
+    }
     if let heard = lastHeard, now.seconds(since: heard) > configuration.silenceTimeout {
       return refuse("nothing heard from you for \(Int(configuration.silenceTimeout)) s")
     }
@@ -404,6 +416,9 @@ public struct SyncplayBridgeCore: Sendable {
     var deadlines = [
       nextPush, pending?.at, lastHeard?.advanced(bySeconds: configuration.silenceTimeout + 0.01),
     ]
+    if phase == .greeting, let openedAt {
+      deadlines.append(openedAt.advanced(bySeconds: configuration.helloTimeout + 0.01))
+    }
     if let since = awaitingGroupSince {
       deadlines.append(since.advanced(bySeconds: configuration.userActionTimeout + 0.01))
     }

@@ -3,7 +3,8 @@ import Foundation
 /// A second connection to an mpv's JSON IPC socket, for reading what a player does while
 /// something else (Syncplay's client) drives it. Blocking, with a timeout on every read;
 /// readings are stamped at the midpoint of request and reply, as the driver does.
-public final class MpvProbe {
+// @unchecked: one caller at a time (a test or a bench loop), as a socket is read in turn.
+public final class MpvProbe: @unchecked Sendable {
   private let fd: Int32
   private var pending = Data()
   private var nextID = 1_000_000

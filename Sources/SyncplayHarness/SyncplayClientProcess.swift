@@ -27,8 +27,10 @@ public final class SyncplayClientProcess: @unchecked Sendable {
       )
     }
     self.name = name
-    socketPath = directory.appendingPathComponent("\(name)-mpv.sock").path
-    logPath = directory.appendingPathComponent("\(name)-syncplay.log").path
+    // Each run its own socket: a killed mpv leaves its socket file behind.
+    let run = UInt32.random(in: 0...UInt32.max)
+    socketPath = directory.appendingPathComponent("\(name)-\(run)-mpv.sock").path
+    logPath = directory.appendingPathComponent("\(name)-\(run)-syncplay.log").path
     process = Process()
     process.executableURL = URL(fileURLWithPath: syncplay)
     var arguments = ["--no-gui", "--no-store", "-a", server, "-n", name, "-r", room]

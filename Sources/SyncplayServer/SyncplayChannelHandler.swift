@@ -1,20 +1,38 @@
 import NIOCore
+import SyncplayProtocol
 import TCPFraming
 
-/// Hands one Syncplay connection's lines to its ``SyncplayConnection``.
+/// Hands one Syncplay connection's lines to its ``SyncplayConnection``, once the port has
+/// a place for it.
 final class SyncplayChannelHandler: ChannelInboundHandler {
   typealias InboundIn = InboundFrame
 
-  private let makeConnection: @Sendable (any Channel) -> SyncplayConnection
+  enum Admission {
+    case admitted(SyncplayConnection)
+    /// No place (the relay's connection limits): said in Syncplay's words, then closed.
+    case refused(String)
+  }
+
+  private let admit: @Sendable (any Channel) -> Admission
   private var connection: SyncplayConnection?
 
-  init(makeConnection: @escaping @Sendable (any Channel) -> SyncplayConnection) {
-    self.makeConnection = makeConnection
+  init(admit: @escaping @Sendable (any Channel) -> Admission) {
+    self.admit = admit
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    connection = makeConnection(context.channel)
-    context.fireChannelActive()
+    switch admit(context.channel) {
+    case .admitted(let connection):
+      self.connection = connection
+      connection.opened()
+      context.fireChannelActive()
+    case .refused(let why):
+      let line = SyncplayCodec().encode(.error(why))
+      let channel = context.channel
+      context.writeAndFlush(NIOAny(ByteBuffer(bytes: line))).whenComplete { _ in
+        channel.close(promise: nil)
+      }
+    }
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {

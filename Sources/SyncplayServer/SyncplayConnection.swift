@@ -84,6 +84,12 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
 
   // MARK: - Inputs
 
+  /// The connection is open: the clock for its Hello starts.
+  func opened() {
+    let now = clock.localNow()
+    state.withLock { s in run(s.core.connected(at: now), in: &s) }
+  }
+
   func received(_ frame: InboundFrame) {
     let now = clock.localNow()
     state.withLock { s in

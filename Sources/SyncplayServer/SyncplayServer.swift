@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import RelayRuntime
+import Rooms
 import Synchronization
 import SyncplayBridge
 import SyncplayProtocol
@@ -19,8 +20,39 @@ public final class SyncplayServer: Sendable {
   private let serverChannel: any Channel
   private let connections: Connections
 
+  /// Open connections, and how many come from each address: the relay's own limits
+  /// (`maximumConnections`, `maximumConnectionsPerAddress`) hold on this port too.
   final class Connections: Sendable {
-    let open = Mutex<[ObjectIdentifier: any Channel]>([:])
+    struct Open {
+      var channels: [ObjectIdentifier: any Channel] = [:]
+      var perAddress: [String: Int] = [:]
+    }
+    let open = Mutex(Open())
+
+    /// Takes a place for a new connection, or says why there is none.
+    func admit(_ channel: any Channel, address: String?, limits: RelayConfiguration) -> String? {
+      open.withLock { o in
+        if o.channels.count >= limits.maximumConnections {
+          return "the relay is full (\(limits.maximumConnections) connections)"
+        }
+        if let address, o.perAddress[address, default: 0] >= limits.maximumConnectionsPerAddress {
+          return "too many connections from \(address)"
+        }
+        o.channels[ObjectIdentifier(channel)] = channel
+        if let address { o.perAddress[address, default: 0] += 1 }
+        return nil
+      }
+    }
+
+    func release(_ channel: any Channel, address: String?) {
+      open.withLock { o in
+        guard o.channels.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return }
+        if let address {
+          let left = (o.perAddress[address] ?? 1) - 1
+          o.perAddress[address] = left > 0 ? left : nil
+        }
+      }
+    }
   }
 
   private init(host: String, port: Int, serverChannel: any Channel, connections: Connections) {
@@ -51,20 +83,25 @@ public final class SyncplayServer: Sendable {
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { channel in
-          let key = ObjectIdentifier(channel)
-          connections.open.withLock { $0[key] = channel }
-          channel.closeFuture.whenComplete { _ in
-            _ = connections.open.withLock { $0.removeValue(forKey: key) }
-          }
           return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(
                 LineFrameDecoder(maximumFrameBytes: SyncplayCodec.maximumLineLength + 2)))
             try channel.pipeline.syncOperations.addHandler(
               SyncplayChannelHandler { channel in
-                SyncplayConnection(
-                  channel: channel, runtime: runtime, configuration: configuration, clock: clock,
-                  logger: logger, passwordChecks: passwordChecks, tls: tls)
+                let address = channel.remoteAddress?.ipAddress
+                if let refusal = connections.admit(
+                  channel, address: address, limits: runtime.configuration)
+                {
+                  return .refused(refusal)
+                }
+                channel.closeFuture.whenComplete { _ in
+                  connections.release(channel, address: address)
+                }
+                return .admitted(
+                  SyncplayConnection(
+                    channel: channel, runtime: runtime, configuration: configuration,
+                    clock: clock, logger: logger, passwordChecks: passwordChecks, tls: tls))
               })
           }
         }
@@ -81,11 +118,11 @@ public final class SyncplayServer: Sendable {
   /// Stops accepting and closes every Syncplay connection (their participants leave).
   public func stop() async {
     try? await serverChannel.close()
-    let open = connections.open.withLock { Array($0.values) }
+    let open = connections.open.withLock { Array($0.channels.values) }
     for channel in open { try? await channel.close() }
   }
 
-  public var connectionCount: Int { connections.open.withLock { $0.count } }
+  public var connectionCount: Int { connections.open.withLock { $0.channels.count } }
 }
 
 public enum SyncplayServerError: Error, CustomStringConvertible, Sendable {

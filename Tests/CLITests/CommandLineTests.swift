@@ -1,4 +1,5 @@
 import Foundation
+import SyncplayHarness
 import Testing
 
 @Suite("The cowatch command", .serialized)

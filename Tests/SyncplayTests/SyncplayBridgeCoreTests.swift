@@ -322,3 +322,17 @@ struct SyncplayBridgeCoreTests {
         SyncplayFile(name: name, duration: duration), Self.item, in: Self.series) == matches)
   }
 }
+
+@Suite("Syncplay bridge core: idle connections")
+struct SyncplayIdleTests {
+  @Test("a connection that never says Hello is dropped after the hello timeout")
+  func helloTimeout() {
+    var core = SyncplayBridgeCore(configuration: .init(helloTimeout: 5))
+    let t = LocalInstant(seconds: 10)
+    _ = core.connected(at: t)
+    #expect(core.nextDeadline != nil)
+    #expect(core.tick(at: t.advanced(bySeconds: 4.9)).isEmpty)
+    #expect(
+      core.tick(at: t.advanced(bySeconds: 5.1)) == [.send(.error("no Hello within 5 s")), .close])
+  }
+}

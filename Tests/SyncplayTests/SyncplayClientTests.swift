@@ -28,7 +28,7 @@ struct SyncplayClientTests {
   }
 
   func scenario(_ room: SyncplayRoom) async throws {
-    let (sam, mpv) = try room.syncplay("sam")
+    let (sam, mpv) = try await room.syncplay("sam")
     // sam's file starts the room's session, named as a Cowatch library names the episode.
     #expect(
       await eventually(30) {
@@ -138,16 +138,18 @@ struct SyncplayClientTests {
     do {
       let ann = try await room.cowatch("ann")
       _ = ann
-      let (first, _) = try room.syncplay("sam")
+      let (first, _) = try await room.syncplay("sam")
       #expect(await eventually(30) { room.participant("sam")?.isJoined == true })
-      first.stop()
+      await room.end(first)
       #expect(await eventually(10) { room.participant("sam") == nil }, "sam stayed after leaving")
-      let (_, mpv) = try room.syncplay("sam")
+      let (again, mpv) = try await room.syncplay("sam")
       #expect(
         await eventually(30) {
           room.participant("sam")?.isJoined == true && room.participant("sam")?.origin == .syncplay
         }, "sam did not come back")
-      #expect(await eventually(10) { mpv.number("duration") != nil })
+      #expect(
+        await eventually(10) { mpv.number("duration") != nil }, "its file is not open: \(again.log)"
+      )
     } catch {
       Issue.record("\(error)")
     }
@@ -161,13 +163,13 @@ struct SyncplayClientTests {
     let room = try await SyncplayRoom()
     do {
       let ann = try await room.cowatch("ann", room: "movie-night", password: "secret")
-      let (sam, _) = try room.syncplay("sam", room: "movie-night", password: "secret")
+      let (sam, _) = try await room.syncplay("sam", room: "movie-night", password: "secret")
       #expect(
         await eventually(30) { room.participant("sam", room: "movie-night")?.origin == .syncplay },
         "sam did not enter with the room's password: \(sam.log)")
       await ann.sendMessage(kind: "chat", body: "sealed hello")
       #expect(await eventually(10) { sam.log.contains("<ann> sealed hello") }, "\(sam.log)")
-      let (eve, _) = try room.syncplay("eve", room: "movie-night", password: "guess")
+      let (eve, _) = try await room.syncplay("eve", room: "movie-night", password: "guess")
       #expect(
         await eventually(30) { eve.log.contains("wrong password for room movie-night") },
         "eve was not told: \(eve.log)")
@@ -181,10 +183,10 @@ struct SyncplayClientTests {
   @Test("STARTTLS with the relay's certificate: Syncplay's client upgrades and watches as before")
   func startTLS() async throws {
     let directory = SyncplayRoom.makeDirectory()
-    let authority = try TestCertificateAuthority(in: directory)
+    let authority = try await blocking { try TestCertificateAuthority(in: directory) }
     let room = try await SyncplayRoom(tls: authority, directory: directory)
     do {
-      let (sam, _) = try room.syncplay("sam")
+      let (sam, _) = try await room.syncplay("sam")
       #expect(
         await eventually(30) { room.participant("sam")?.isJoined == true },
         "sam did not get in over TLS: \(sam.log)")
@@ -204,7 +206,7 @@ struct SyncplayClientTests {
     configuration.engine.suspensionWaitTimeout = 3
     let room = try await SyncplayRoom(configuration: configuration)
     do {
-      let (sam, mpv) = try room.syncplay("sam")
+      let (sam, mpv) = try await room.syncplay("sam")
       #expect(await eventually(30) { room.participant("sam")?.isJoined == true })
       let bob = try await room.cowatch("bob")
       await bob.send(.join)

@@ -40,7 +40,8 @@ final class SyncplayRoom: @unchecked Sendable {
   ) async throws {
     directory = given ?? Self.makeDirectory()
     clip = directory.appendingPathComponent(Self.clipName).path
-    try TestClip.make(clip, seconds: Self.clipSeconds)
+    let clip = self.clip
+    try await blocking { try TestClip.make(clip, seconds: Self.clipSeconds) }
     relay = InMemoryRelay(configuration: configuration)
     relay.start()
     let context = try tls.map {
@@ -55,14 +56,20 @@ final class SyncplayRoom: @unchecked Sendable {
   /// Syncplay's client as `name`, with its file open.
   func syncplay(
     _ name: String, room: String = SyncplayRoom.room, password: String? = nil, file: String? = nil
-  ) throws -> (SyncplayClientProcess, MpvProbe) {
+  ) async throws -> (SyncplayClientProcess, MpvProbe) {
     // With TLS, by the name the certificate is for, and trusting the test's authority.
     let client = try SyncplayClientProcess(
       server: "\(tls == nil ? "127.0.0.1" : "localhost"):\(server.port)", name: name, room: room,
       file: file ?? clip, directory: directory, password: password,
       environment: tls?.syncplayEnvironment ?? [:])
     clients.append(client)
-    return (client, try MpvProbe(path: client.socketPath))
+    let socket = client.socketPath
+    return (client, try await blocking { try MpvProbe(path: socket) })
+  }
+
+  /// Ends a Syncplay client and its mpv (which takes up to a second).
+  func end(_ client: SyncplayClientProcess) async {
+    _ = try? await blocking { client.stop() }
   }
 
   /// A Cowatch participant without a player (always ready), in the room and its session.
@@ -87,7 +94,7 @@ final class SyncplayRoom: @unchecked Sendable {
   }
 
   func stop() async {
-    for client in clients { client.stop() }
+    for client in clients { await end(client) }
     for participant in participants { await participant.stop() }
     await server.stop()
     await relay.stop()
