@@ -32,14 +32,18 @@ final class SyncplayRoom: @unchecked Sendable {
   static let room = "lobby"
   /// The clip's name carries the series and episode, as people's files do.
   static let clipName = "Night.Ferry.S01E03.Port.Askaig.mp4"
-  static let clipSeconds = 180.0
+  static let clipSeconds = 150.0
 
   init(
     tls: TestCertificateAuthority? = nil, directory given: URL? = nil,
     configuration: RelayConfiguration = .init()
   ) async throws {
     directory = given ?? Self.makeDirectory()
-    clip = directory.appendingPathComponent(Self.clipName).path
+    // One clip for every test and run (made once: ffmpeg is the costliest part of a room).
+    let clips = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "cowatch-test-clips-v1")
+    try? FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
+    clip = clips.appendingPathComponent(Self.clipName).path
     let clip = self.clip
     try await blocking { try TestClip.make(clip, seconds: Self.clipSeconds) }
     relay = InMemoryRelay(configuration: configuration)
