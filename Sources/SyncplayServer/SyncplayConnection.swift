@@ -95,7 +95,8 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
     state.withLock { s in
       switch frame {
       case .line(let bytes):
-        logger.trace("syncplay << \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        // What a peer sent, escaped and cut as the relay logs peer text.
+        logger.trace("syncplay << \(RelayRuntime.loggable(String(decoding: bytes, as: UTF8.self)))")
         do throws(SyncplayError) {
           for message in try codec.decode(bytes) {
             run(s.core.received(message, at: now), in: &s)
@@ -166,7 +167,7 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
       case .send(let message):
         guard !s.closed else { continue }
         let line = codec.encode(message)
-        logger.trace("syncplay >> \(String(decoding: line.prefix(300), as: UTF8.self))")
+        logger.trace("syncplay >> \(RelayRuntime.loggable(String(decoding: line, as: UTF8.self)))")
         let queued = queuedBytes.add(line.count, ordering: .relaxed).newValue
         if queued > Self.maximumQueuedBytes {
           logger.notice("a Syncplay client at \(address ?? "?") is not reading; closing it")
