@@ -58,9 +58,8 @@ public final class InMemoryRelay: Sendable {
   fileprivate func open() throws(TransportError) -> InMemoryConnection {
     let refused = TransportError.unreachable(endpoint: "in-memory relay", reason: "refused")
     if refusing.load(ordering: .relaxed) { throw refused }
-    let pipe = InMemoryPipe()
-    guard let id = runtime.open(pipe) else { throw refused }
-    return InMemoryConnection(runtime: runtime, id: id, pipe: pipe)
+    guard let connection = InMemoryConnection.open(on: runtime) else { throw refused }
+    return connection
   }
 }
 
@@ -83,6 +82,15 @@ final class InMemoryConnection: TransportConnection {
   private let pipe: InMemoryPipe
   private let codec = WireCodec()
   private let open = Atomic<Bool>(true)
+
+  /// A new connection to `runtime` (nil: the relay refused it).
+  static func open(
+    on runtime: RelayRuntime, address: String? = nil, origin: ParticipantOrigin = .cowatch
+  ) -> InMemoryConnection? {
+    let pipe = InMemoryPipe()
+    guard let id = runtime.open(pipe, address: address, origin: origin) else { return nil }
+    return InMemoryConnection(runtime: runtime, id: id, pipe: pipe)
+  }
 
   init(runtime: RelayRuntime, id: ConnectionID, pipe: InMemoryPipe) {
     self.runtime = runtime

@@ -19,10 +19,10 @@ public struct InProcessTransport: Transport {
   public var endpointDescription: String { "this relay" }
 
   public func connect() async throws(TransportError) -> any TransportConnection {
-    let pipe = InMemoryPipe()
-    guard let id = runtime.open(pipe, address: address, origin: origin) else {
+    guard let connection = InMemoryConnection.open(on: runtime, address: address, origin: origin)
+    else {
       throw .unreachable(endpoint: endpointDescription, reason: "refused")
     }
-    return InMemoryConnection(runtime: runtime, id: id, pipe: pipe)
+    return connection
   }
 }

@@ -69,8 +69,6 @@ extension SyncplayBridgeCore {
       playlistShown = shown
       effects += playlist()
     }
-    let rate = newState.session?.timeline.rate ?? 0
-    speedProblem = rate == 0 || abs(rate - 1) < 1e-9 ? nil : rate
     if let session = newState.session, let participant,
       let mine = newState.participant(participant), !mine.isJoined, joinRequested != session.id
     {

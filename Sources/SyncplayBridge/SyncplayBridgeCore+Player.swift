@@ -36,7 +36,6 @@ extension SyncplayBridgeCore {
       guard let item = target.item ?? state.session?.item.id else { return [] }
       if abs(rate - 1) > 1e-9 {
         // Syncplay plays at 1× only: the client waits, paused, for the group to be back.
-        speedProblem = rate
         let here = Target.paused(item: item, at: target.position(at: now))
         guard here != target else { return [] }
         // Cowatch pauses it, not whoever changed the speed.

@@ -116,7 +116,11 @@ public struct SyncplayBridgeCore: Sendable {
   /// the client's player turned out to be, seconds.
   public internal(set) var startLead = 0.0
   public internal(set) var seekLead = 0.0
-  var speedProblem: Double?
+  /// The group's speed when Syncplay cannot follow it (anything but 1× while playing).
+  var speedProblem: Double? {
+    let rate = state.session?.timeline.rate ?? 0
+    return rate == 0 || abs(rate - 1) < 1e-9 ? nil : rate
+  }
   /// Who the next state says made the change, when it is not the group's last originator.
   var speaker: String?
   var announced: [ParticipantID: Announced] = [:]
@@ -311,10 +315,9 @@ public struct SyncplayBridgeCore: Sendable {
       pauseMended = true
       return forced(position: at, paused: true, doSeek: true, at: now)
     }
-    guard let session = state.session, let mine = participant.flatMap(state.participant),
+    guard state.session != nil, let mine = participant.flatMap(state.participant),
       mine.isJoined, followsGroup
     else { return [] }
-    _ = session
     if newClientChange || playstate.doSeek {
       var acted = false
       if playstate.doSeek {

@@ -48,10 +48,12 @@ public enum SyncplayItemMatch {
       let prefix = String(title[..<m.range.lowerBound])
       let name = normalised(prefix).isEmpty ? title : cleaned(prefix)
       seriesTitle = name
-      let seriesID = slug(name).isEmpty ? "syncplay" : slug(name)
+      let slug = MediaLibrary.slug(name)
+      let seriesID = slug.isEmpty ? "syncplay" : slug
       id = ItemID("\(seriesID)/s\(Int(m.1) ?? 1)e\(Int(m.2) ?? 1)")
     } else {
-      id = ItemID("syncplay/\(slug(title).isEmpty ? "file" : slug(title))")
+      let slug = MediaLibrary.slug(title)
+      id = ItemID("syncplay/\(slug.isEmpty ? "file" : slug)")
     }
     let item = ItemInfo(id: id, title: title, duration: file.duration)
     return (
@@ -66,9 +68,6 @@ public enum SyncplayItemMatch {
     text.split(whereSeparator: { $0 == "." || $0 == "_" || $0 == " " || $0 == "-" })
       .joined(separator: " ")
   }
-
-  /// Series ids as Cowatch's library makes them.
-  static func slug(_ text: String) -> String { MediaLibrary.slug(text) }
 
   /// A file name without its extension (and without a URL's path).
   static func stem(_ name: String) -> String {

@@ -20,7 +20,6 @@ public enum JSONValue: Hashable, Sendable {
   }
   public var object: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
   public var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
-  public var isNull: Bool { self == .null }
 }
 
 extension JSONValue: Codable {
