@@ -267,7 +267,13 @@ struct MpvSessionTests {
         let p = seen().map(\.position)
         return p.max()! - p.min()! < 0.01
       }
-      #expect(seen().allSatisfy { $0.position >= waitedAt }, "went on from where it waited")
+      // A player sends its unpause up to 50 ms before the start instant (mpv starts that
+      // late) and counts itself moving from then on: just before the start it reads a
+      // little before the point it starts from.
+      let after = seen().map(\.position)
+      #expect(
+        after.allSatisfy { $0 >= waitedAt - 0.05 },
+        "went on from where it waited (\(waitedAt)), not earlier: \(after)")
     }
   }
 
