@@ -38,6 +38,14 @@ public final class RelayServer: Sendable {
     self.openChannels = openChannels
   }
 
+  /// How each connection reads. NIO keeps a connection's last receive buffer for the next
+  /// read; its default first size (2 KiB) is most of what an idle participant costs the
+  /// relay, while a participant's lines are a few hundred bytes. Reads that fill the
+  /// buffer make the next one larger, up to the frame limit's order, so a long line still
+  /// arrives in a few reads.
+  static let receiveBuffers = AdaptiveRecvByteBufferAllocator(
+    minimum: 64, initial: 256, maximum: 65_536)
+
   /// Binds and starts serving. Throws a ``RelayServerError`` with a readable message if the
   /// address cannot be bound.
   public static func start(
@@ -58,6 +66,7 @@ public final class RelayServer: Sendable {
         .serverChannelOption(.backlog, value: 1024)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+        .childChannelOption(.recvAllocator, value: Self.receiveBuffers)
         .childChannelInitializer { channel in
           openChannels.count.add(1, ordering: .relaxed)
           channel.closeFuture.whenComplete { _ in
