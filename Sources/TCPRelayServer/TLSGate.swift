@@ -14,10 +14,14 @@ final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundOut = ByteBuffer
 
   private let expectsTLS: Bool
+  /// A TLS client at a plain relay, told so by the end of our stream: what else it sends
+  /// is read and dropped until it closes (or the hello timeout closes it).
+  private var refusing = false
 
   init(expectsTLS: Bool) { self.expectsTLS = expectsTLS }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard !refusing else { return }
     let buffer = unwrapInboundIn(data)
     guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
     let isTLS = first == 0x16
@@ -39,7 +43,11 @@ final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
       context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: line)))
         .whenComplete { _ in channel.close(promise: nil) }
     } else {
-      context.close(promise: nil)
+      // Only our side ends: closing outright with the rest of its handshake unread would
+      // reset the connection, and its TLS library would report a reset, not a peer that
+      // ended the stream (which it says is not TLS).
+      refusing = true
+      context.close(mode: .output, promise: nil)
     }
   }
 
