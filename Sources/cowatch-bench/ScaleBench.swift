@@ -117,6 +117,18 @@ enum LoadBench {
     return t
   }
 
+  /// What each participant added between the step before `n` and `n` (KiB): the slope of
+  /// resident memory, free of the one-time costs the first connections pay (code paged in,
+  /// threads' first allocations) that "above idle" spreads over every participant.
+  static func addedKB(_ steps: [Step], at n: Int) -> Double? {
+    guard let index = steps.firstIndex(where: { $0.participants == n }), index > 0 else {
+      return nil
+    }
+    let (previous, step) = (steps[index - 1], steps[index])
+    guard step.connected > previous.connected else { return nil }
+    return (step.residentKB - previous.residentKB) / Double(step.connected - previous.connected)
+  }
+
   static func largestUnder(_ limit: Double, _ steps: [Step]) -> Int? {
     steps.filter {
       $0.connected == $0.participants && $0.latency.count > 0 && $0.latency.p99 < limit

@@ -55,7 +55,8 @@ struct SyncplayCommand: AsyncParsableCommand {
     var scale = Table(
       "participants", "Cowatch p99 (ms)", "Syncplay p99 (ms)", "p99 ratio", "Cowatch CPU %",
       "Syncplay CPU %",
-      "Cowatch KiB/participant", "Syncplay KiB/participant", "notes")
+      "Cowatch KiB/participant", "Syncplay KiB/participant",
+      "KiB per added participant, Cowatch / Syncplay", "notes")
     for n in scaleSizes {
       let c = cs.first { $0.participants == n }
       let s = ss.first { $0.participants == n }
@@ -65,6 +66,8 @@ struct SyncplayCommand: AsyncParsableCommand {
         "\(n)", c.map { fmt($0.latency.p99) } ?? "–", s.map { fmt($0.latency.p99) } ?? "–", ratio,
         c.map { fmt($0.cpuPercent, 0) } ?? "–", s.map { fmt($0.cpuPercent, 0) } ?? "–",
         c.map { fmt($0.perParticipantKB, 1) } ?? "–", s.map { fmt($0.perParticipantKB, 1) } ?? "–",
+        [LoadBench.addedKB(cs, at: n), LoadBench.addedKB(ss, at: n)]
+          .map { $0.map { fmt($0, 1) } ?? "–" }.joined(separator: " / "),
         [
           c.map { $0.note.isEmpty ? "" : "cowatch: \($0.note)" } ?? "",
           s.map { $0.note.isEmpty ? "" : "syncplay: \($0.note)" } ?? "",
@@ -98,7 +101,9 @@ struct SyncplayCommand: AsyncParsableCommand {
         \(prop.markdown)
 
         Scale, rooms of five, each room's first member seeking once a second, \(Int(secs)) s measured per step
-        (relay CPU from /proc/PID/stat, RSS above the idle server from VmRSS). Largest N with p99 < 50 ms —
+        (relay CPU from /proc/PID/stat, RSS above the idle server from VmRSS; "per added
+        participant" is the growth of RSS from the size before, which leaves out what the
+        first connections cost once). Largest N with p99 < 50 ms —
         Cowatch: **\(cBest)**, Syncplay: **\(sBest)** (of the sizes tried). The open-file limit was \(limit).
 
         \(scale.markdown)
