@@ -207,6 +207,12 @@ let package = Package(
       ]),
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+    .testTarget(
+      name: "TCPFramingTests",
+      dependencies: [
+        "TCPFraming", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+      ]),
     .testTarget(name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol"]),
     .testTarget(name: "RelayTLSTests", dependencies: ["RelayTLS"]),
     .testTarget(

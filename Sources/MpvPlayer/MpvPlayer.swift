@@ -132,7 +132,7 @@ public final class MpvPlayer: PlayerDriver {
           .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
               try channel.pipeline.syncOperations.addHandler(
-                ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: 1 << 20)))
+                LineFrameHandler(maximumFrameBytes: 1 << 20))
               try channel.pipeline.syncOperations.addHandler(MpvLineHandler(box: box))
             }
           }

@@ -85,8 +85,7 @@ public final class SyncplayServer: Sendable {
         .childChannelInitializer { channel in
           return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(
-                LineFrameDecoder(maximumFrameBytes: SyncplayCodec.maximumLineLength + 2)))
+              LineFrameHandler(maximumFrameBytes: SyncplayCodec.maximumLineLength + 2))
             try channel.pipeline.syncOperations.addHandler(
               SyncplayChannelHandler { channel in
                 let address = channel.remoteAddress?.ipAddress

@@ -8,8 +8,13 @@ public enum InboundFrame: Sendable, Hashable {
 }
 
 /// Splits a TCP byte stream into lines with ``LineFramer``, so that an oversized line
-/// becomes a value the relay can answer with an error instead of a pipeline failure.
-public struct LineFrameDecoder: ByteToMessageDecoder {
+/// becomes a value the next handler can answer with an error instead of a pipeline failure.
+///
+/// A plain inbound handler rather than NIO's `ByteToMessageHandler`: the framer already
+/// keeps the partial line, so a second buffer (and the handler's own queue) would only add
+/// to what every idle connection costs a relay with thousands of them.
+public final class LineFrameHandler: ChannelInboundHandler {
+  public typealias InboundIn = ByteBuffer
   public typealias InboundOut = InboundFrame
   private var framer: LineFramer
   private var failed = false
@@ -18,14 +23,11 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     framer = LineFramer(maximumFrameBytes: maximumFrameBytes, emitsEmptyLines: emitsEmptyLines)
   }
 
-  public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
-    -> DecodingState
-  {
-    if failed {
-      buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-      return .needMoreData
-    }
-    if let bytes = buffer.readBytes(length: buffer.readableBytes) { framer.append(bytes) }
+  public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    // After an oversized line the stream is unusable: the next handler closes it, and
+    // whatever still arrives is dropped.
+    guard !failed else { return }
+    framer.append(unwrapInboundIn(data).readableBytesView)
     do {
       while let frame = try framer.nextFrame() {
         context.fireChannelRead(wrapInboundOut(.line(frame)))
@@ -34,15 +36,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
       failed = true
       context.fireChannelRead(wrapInboundOut(.tooLarge(limit: framer.maximumFrameBytes)))
     }
-    return .needMoreData
-  }
-
-  public mutating func decodeLast(
-    context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-  )
-    throws -> DecodingState
-  {
-    _ = try decode(context: context, buffer: &buffer)
-    return .needMoreData
   }
 }
+
+@available(*, unavailable)
+extension LineFrameHandler: Sendable {}

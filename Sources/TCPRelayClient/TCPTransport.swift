@@ -111,7 +111,7 @@ public struct TCPTransport: Transport {
               try channel.pipeline.syncOperations.addHandler(handshake)
             }
             try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(LineFrameDecoder(maximumFrameBytes: limit)))
+              LineFrameHandler(maximumFrameBytes: limit))
             try channel.pipeline.syncOperations.addHandler(ClientChannelHandler(sink: sink))
           }
         }

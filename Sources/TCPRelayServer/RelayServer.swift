@@ -78,8 +78,7 @@ public final class RelayServer: Sendable {
               try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
             }
             try channel.pipeline.syncOperations.addHandler(
-              ByteToMessageHandler(
-                LineFrameDecoder(maximumFrameBytes: maximumFrame, emitsEmptyLines: true)))
+              LineFrameHandler(maximumFrameBytes: maximumFrame, emitsEmptyLines: true))
             try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(runtime: runtime))
           }
         }
