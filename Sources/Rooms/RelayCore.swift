@@ -77,12 +77,21 @@ public struct RelayCore: Sendable {
     var entry: PendingEntry?
   }
 
-  /// A hello held back until its sender proves it knows the room's password.
-  private struct PendingEntry {
-    var name: String
-    var room: String
-    var protection: RoomProtection
-    var nonce: [UInt8]
+  /// A hello held back until its sender proves it knows the room's password. A class,
+  /// immutable once made: few connections ever hold one, and inline it would widen every
+  /// connection's entry in the table by its size.
+  private final class PendingEntry: Sendable {
+    let name: String
+    let room: String
+    let protection: RoomProtection
+    let nonce: [UInt8]
+
+    init(name: String, room: String, protection: RoomProtection, nonce: [UInt8]) {
+      self.name = name
+      self.room = room
+      self.protection = protection
+      self.nonce = nonce
+    }
   }
 
   struct Member {
