@@ -17,7 +17,10 @@ import PlaybackCoordination
 ///   0.4 s with `--ao=null`) at the old speed, so only a seek starts a new speed exactly.
 /// - Where the player is comes from `audio-pts` (continuous, unlike `time-pos`, which moves
 ///   in whole frames), polled while playing and timestamped at the midpoint of request and
-///   reply; `time-pos` only when there is no audio.
+///   reply; `time-pos` only when there is no audio. Readings just after a start
+///   (``Configuration/startSettling``) and single readings far from the model
+///   (``Configuration/outlier``) are not believed: mpv's clock jumps there, its player does
+///   not.
 public struct MpvPlaybackMachine: Sendable {
   public struct Configuration: Hashable, Sendable {
     /// How often the audio clock is read while playing, seconds.
@@ -36,11 +39,28 @@ public struct MpvPlaybackMachine: Sendable {
     /// For benchmarks: every speed sent to mpv is off by this fraction, as a drifting
     /// sound card would make it (the machine does not know; the coordinator must learn it).
     public var injectedSpeedError: Double = 0
+    /// How long after a scheduled start mpv's audio clock is not believed, seconds: just
+    /// after an unpause it reads up to ~35 ms off and then comes back (measured with mpv
+    /// 0.35.1, `--ao=null`), so the model stays on the schedule meanwhile, and the
+    /// unpause lateness is learned from the first reading after it.
+    public var startSettling: Double
+    /// A reading this far from the schedule during ``startSettling`` is believed at once,
+    /// seconds: mpv really started late (a loaded machine), far past the clock's settling.
+    public var startMiss: Double
+    /// A reading of the audio clock this far from the model, when the one before agreed
+    /// with it, is held until the next reading confirms it, seconds: mpv's clock now and
+    /// then reads several ms off for one reading (steady play, measured), while a real
+    /// player moves by micro-seconds between two readings.
+    public var outlier: Double
 
     public init(
       pollInterval: Double = 0.05, unpauseLead: Double = 0.0005, defaultSeekLatency: Double = 0.08,
-      seamlessGap: Double = 0.05, speedDelay: Double = 0.39
+      seamlessGap: Double = 0.05, speedDelay: Double = 0.39, startSettling: Double = 0.3,
+      startMiss: Double = 0.05, outlier: Double = 0.002
     ) {
+      self.outlier = outlier
+      self.startSettling = startSettling
+      self.startMiss = startMiss
       self.pollInterval = pollInterval
       self.unpauseLead = unpauseLead
       self.defaultSeekLatency = defaultSeekLatency
@@ -117,6 +137,8 @@ public struct MpvPlaybackMachine: Sendable {
   public private(set) var nextStartDelay = 0.0
   /// The start whose lateness the next audio reading measures.
   private var scheduledStart: (itemTime: Double, at: LocalInstant)?
+  /// A reading's distance from the model, held until the next reading confirms it.
+  private var suspect: Double?
   private var audioMisses = 0
   /// What mpv was last told, and the changes it has yet to report back (with when they
   /// were asked), to tell the driver's own changes from the person's.
@@ -291,12 +313,42 @@ public struct MpvPlaybackMachine: Sendable {
         if let value = data.number, error == "success" {
           // Read at the midpoint of the exchange.
           let midpoint = poll.sentAt.advanced(bySeconds: now.seconds(since: poll.sentAt) / 2)
-          if let start = scheduledStart, pollProperty == "audio-pts" {
-            // The first reading after a scheduled unpause says how late mpv really started.
+          let audio = pollProperty == "audio-pts"
+          // How far mpv's clock is from the model (the model keeps the picture's time: the
+          // audio clock already counts speed changes still in flight).
+          let deviation =
+            value + inFlightDebt(at: midpoint) - projected(at: midpoint, from: midpoint)
+          var believed = false
+          if let start = scheduledStart, audio {
+            let settled = midpoint.seconds(since: start.at) >= configuration.startSettling
+            if !settled {
+              if abs(deviation) < configuration.startMiss { return [] }
+              // mpv really missed the start (a loaded machine): no noise is that large.
+              scheduledStart = nil
+              believed = true
+            }
+          }
+          if audio, !believed, abs(deviation) > configuration.outlier {
+            // One reading far from a model that was right a poll ago is mpv's clock
+            // jumping, not the player: believed only when the next one agrees.
+            if let suspect, abs(suspect - deviation) <= configuration.outlier {
+              self.suspect = nil
+            } else {
+              suspect = deviation
+              return []
+            }
+          } else {
+            suspect = nil
+          }
+          if scheduledStart != nil, audio {
+            // The first settled reading after a scheduled unpause says how late mpv really
+            // started (an unsettled one would teach the lead its noise, and every later
+            // start would be sent early or late by it). A speed change still in flight
+            // makes the comparison uncertain: nothing is learned then.
             scheduledStart = nil
-            let expected = start.itemTime + speed * midpoint.seconds(since: start.at)
-            let delay = (expected - value) / max(speed, 0.01) + unpauseLead
-            if delay > -0.01, delay < 0.05 {
+            let delay = -deviation / max(speed, 0.01) + unpauseLead
+            let changing = pending.contains { $0.sentAt <= midpoint && midpoint < $0.effectiveAt }
+            if !changing, delay > -0.01, delay < 0.05 {
               unpauseLead = min(max(0, 0.7 * unpauseLead + 0.3 * delay), 0.05)
             }
           }
@@ -468,6 +520,7 @@ public struct MpvPlaybackMachine: Sendable {
         position = itemTime
         anchor = startAt
         scheduledStart = (itemTime, startAt)
+        suspect = nil
         nextPoll = startAt
         effects.append(request(["set_property", "pause", .bool(false)]))
       }
@@ -659,6 +712,7 @@ public struct MpvPlaybackMachine: Sendable {
 
   private mutating func freeze(at itemTime: Double) {
     position = itemTime
+    suspect = nil
     anchor = nil
     pending = []
     effective = speed
@@ -677,6 +731,15 @@ public struct MpvPlaybackMachine: Sendable {
       rate = change.to
     }
     return p + rate * t.seconds(since: cursor)
+  }
+
+  /// How far mpv's audio clock is ahead of the picture at `instant` for the speed changes
+  /// it already counts but has not yet played out.
+  private func inFlightDebt(at instant: LocalInstant) -> Double {
+    pending.reduce(0) { debt, change in
+      guard change.sentAt <= instant, instant < change.effectiveAt else { return debt }
+      return debt + (change.to - change.from) * change.effectiveAt.seconds(since: instant)
+    }
   }
 
   private mutating func cancelScheduled() {

@@ -130,13 +130,88 @@ struct MpvPlaybackMachineTests {
       commands(started) == [
         ["set_property", "pause", .bool(false)], ["get_property", "audio-pts"],
       ])
-    // Sent at 2.0, answered at 2.0004: mpv's audio was at 4.9997 at 2.0002, 0.5 ms behind
-    // the 5.0002 it was meant to show; the model follows mpv, not the plan.
+    // Once the start has settled: sent at 2.4, answered at 2.4004; mpv's audio was at
+    // 5.3997 at 2.4002, 0.5 ms behind the 5.4002 it was meant to show; the model follows
+    // mpv, not the plan.
     _ = m.received(
-      .reply(requestID: ids(started)[1], data: .number(4.9997), error: "success"), at: t(2.0004))
-    #expect(abs(m.observation(at: t(2.1002)).position - 5.0997) < 1e-9)
+      .reply(requestID: ids(started)[1], data: .number(5), error: "success"), at: t(2))
+    let read = m.wake(at: t(2.4))
+    #expect(commands(read) == [["get_property", "audio-pts"]])
+    _ = m.received(
+      .reply(requestID: ids(read)[0], data: .number(5.3997), error: "success"), at: t(2.4004))
+    #expect(abs(m.observation(at: t(2.5002)).position - 5.4997) < 1e-9)
     // The next read is due a poll interval after the last was sent.
-    #expect(m.nextWake == t(2.05))
+    #expect(m.nextWake == t(2.45))
+  }
+
+  @Test(
+    "just after a start mpv's audio clock is not believed; the first settled reading teaches the unpause lead"
+  )
+  func startSettling() {
+    var m = loaded()
+    let lead = m.unpauseLead
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    // Unsettled readings 35 ms behind, then 8 ms ahead (as mpv's are just after an
+    // unpause): the model stays on the schedule, and the lead is not taught their noise.
+    var poll = ids(m.wake(at: t(2)))[1]
+    _ = m.received(.reply(requestID: poll, data: .number(4.965), error: "success"), at: t(2))
+    #expect(abs(m.observation(at: t(2.05)).position - 5.05) < 1e-9)
+    poll = ids(m.wake(at: t(2.05)))[0]
+    _ = m.received(.reply(requestID: poll, data: .number(5.058), error: "success"), at: t(2.05))
+    #expect(abs(m.observation(at: t(2.1)).position - 5.1) < 1e-9)
+    #expect(m.unpauseLead == lead)
+    // Settled: mpv started 1 ms late (0.5 ms more than the lead allowed for).
+    poll = ids(m.wake(at: t(2.3)))[0]
+    _ = m.received(.reply(requestID: poll, data: .number(5.299), error: "success"), at: t(2.3))
+    #expect(abs(m.observation(at: t(2.3)).position - 5.299) < 1e-9)
+    #expect(abs(m.unpauseLead - (0.7 * lead + 0.3 * 0.0015)) < 1e-9)
+  }
+
+  @Test("a start that really missed (mpv 100 ms late) is believed at once, and teaches nothing")
+  func startMissed() {
+    var m = loaded()
+    let lead = m.unpauseLead
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    // The first reading, at the start itself, shows mpv not yet moving: 100 ms on, it is
+    // 100 ms behind.
+    var poll = ids(m.wake(at: t(2)))[1]
+    _ = m.received(.reply(requestID: poll, data: .number(5), error: "success"), at: t(2))
+    #expect(abs(m.observation(at: t(2.15)).position - 5.15) < 1e-9)
+    poll = ids(m.wake(at: t(2.15)))[0]
+    _ = m.received(.reply(requestID: poll, data: .number(5.05), error: "success"), at: t(2.15))
+    #expect(abs(m.observation(at: t(2.15)).position - 5.05) < 1e-9)
+    #expect(m.unpauseLead == lead)
+  }
+
+  @Test(
+    "one reading of the audio clock far from the model is held; a second that agrees is believed")
+  func outlierReading() {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var poll = ids(m.wake(at: t(2)))[1]
+    _ = m.received(.reply(requestID: poll, data: .number(5), error: "success"), at: t(2))
+    func read(at time: Double, _ value: Double) {
+      poll = ids(m.wake(at: t(time)))[0]
+      _ = m.received(.reply(requestID: poll, data: .number(value), error: "success"), at: t(time))
+    }
+    read(at: 3, 6)
+    #expect(abs(m.observation(at: t(3)).position - 6) < 1e-9)
+    // 8 ms ahead once, then on the line again: the model never moved.
+    read(at: 3.05, 6.058)
+    #expect(abs(m.observation(at: t(3.05)).position - 6.05) < 1e-9)
+    read(at: 3.1, 6.1)
+    #expect(abs(m.observation(at: t(3.1)).position - 6.1) < 1e-9)
+    // 5 ms behind twice in a row: the player really is behind.
+    read(at: 3.15, 6.145)
+    #expect(abs(m.observation(at: t(3.15)).position - 6.15) < 1e-9)
+    read(at: 3.2, 6.195)
+    #expect(abs(m.observation(at: t(3.2)).position - 6.195) < 1e-9)
   }
 
   @Test(
