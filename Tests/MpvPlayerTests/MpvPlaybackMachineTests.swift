@@ -25,6 +25,22 @@ private func loaded(at position: Double = 5) -> MpvPlaybackMachine {
   return m
 }
 
+/// A machine told at 1.5 s to play from 5 at 2 s, prepared there (seek answered, mpv
+/// restarted) and waiting for the instant.
+private func prerolled() -> MpvPlaybackMachine {
+  var m = loaded()
+  let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+  _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+  _ = m.received(.event("playback-restart"), at: t(1.55))
+  return m
+}
+
+/// Wakes `m` at `time` and answers the audio-clock read it sends then with `value` at once.
+private func read(_ m: inout MpvPlaybackMachine, at time: Double, _ value: Double) {
+  let poll = ids(m.wake(at: t(time))).last!
+  _ = m.received(.reply(requestID: poll, data: .number(value), error: "success"), at: t(time))
+}
+
 @Suite("MpvPlaybackMachine drives mpv")
 struct MpvPlaybackMachineTests {
   @Test("a load asks mpv for the file paused at the item time; busy until mpv restarts")
@@ -82,10 +98,7 @@ struct MpvPlaybackMachineTests {
 
   @Test("a seek while playing plays on until the seek latency before the switch")
   func seekWhilePlaying() {
-    var m = loaded()
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var m = prerolled()
     _ = m.wake(at: t(2))
     // Told at 10 s to be at 300 at 11 s: nothing for mpv yet.
     #expect(m.perform(.play(itemTime: 300, startAt: t(11), rate: 1), path: nil, at: t(10)).isEmpty)
@@ -98,10 +111,7 @@ struct MpvPlaybackMachineTests {
 
   @Test("a rate change is prepared like a seek and switched to at its instant")
   func rateChange() {
-    var m = loaded()
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var m = prerolled()
     _ = m.wake(at: t(2))
     // Told at 10 s: from 12 s on, rate 2 (the line is at 15 then).
     #expect(m.perform(.play(itemTime: 15, startAt: t(12), rate: 2), path: nil, at: t(10)).isEmpty)
@@ -121,10 +131,7 @@ struct MpvPlaybackMachineTests {
 
   @Test("the audio clock read at the midpoint of the exchange anchors the position")
   func audioClock() {
-    var m = loaded()
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var m = prerolled()
     let started = m.wake(at: t(2))
     #expect(
       commands(started) == [
@@ -148,41 +155,30 @@ struct MpvPlaybackMachineTests {
     "just after a start mpv's audio clock is not believed; the first settled reading teaches the unpause lead"
   )
   func startSettling() {
-    var m = loaded()
+    var m = prerolled()
     let lead = m.unpauseLead
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
     // Unsettled readings 35 ms behind, then 8 ms ahead (as mpv's are just after an
     // unpause): the model stays on the schedule, and the lead is not taught their noise.
-    var poll = ids(m.wake(at: t(2)))[1]
-    _ = m.received(.reply(requestID: poll, data: .number(4.965), error: "success"), at: t(2))
+    read(&m, at: 2, 4.965)
     #expect(abs(m.observation(at: t(2.05)).position - 5.05) < 1e-9)
-    poll = ids(m.wake(at: t(2.05)))[0]
-    _ = m.received(.reply(requestID: poll, data: .number(5.058), error: "success"), at: t(2.05))
+    read(&m, at: 2.05, 5.058)
     #expect(abs(m.observation(at: t(2.1)).position - 5.1) < 1e-9)
     #expect(m.unpauseLead == lead)
     // Settled: mpv started 1 ms late (0.5 ms more than the lead allowed for).
-    poll = ids(m.wake(at: t(2.3)))[0]
-    _ = m.received(.reply(requestID: poll, data: .number(5.299), error: "success"), at: t(2.3))
+    read(&m, at: 2.3, 5.299)
     #expect(abs(m.observation(at: t(2.3)).position - 5.299) < 1e-9)
     #expect(abs(m.unpauseLead - (0.7 * lead + 0.3 * 0.0015)) < 1e-9)
   }
 
   @Test("a start that really missed (mpv 100 ms late) is believed at once, and teaches nothing")
   func startMissed() {
-    var m = loaded()
+    var m = prerolled()
     let lead = m.unpauseLead
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
     // The first reading, at the start itself, shows mpv not yet moving: 100 ms on, it is
     // 100 ms behind.
-    var poll = ids(m.wake(at: t(2)))[1]
-    _ = m.received(.reply(requestID: poll, data: .number(5), error: "success"), at: t(2))
+    read(&m, at: 2, 5)
     #expect(abs(m.observation(at: t(2.15)).position - 5.15) < 1e-9)
-    poll = ids(m.wake(at: t(2.15)))[0]
-    _ = m.received(.reply(requestID: poll, data: .number(5.05), error: "success"), at: t(2.15))
+    read(&m, at: 2.15, 5.05)
     #expect(abs(m.observation(at: t(2.15)).position - 5.05) < 1e-9)
     #expect(m.unpauseLead == lead)
   }
@@ -190,37 +186,26 @@ struct MpvPlaybackMachineTests {
   @Test(
     "one reading of the audio clock far from the model is held; a second that agrees is believed")
   func outlierReading() {
-    var m = loaded()
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
-    var poll = ids(m.wake(at: t(2)))[1]
-    _ = m.received(.reply(requestID: poll, data: .number(5), error: "success"), at: t(2))
-    func read(at time: Double, _ value: Double) {
-      poll = ids(m.wake(at: t(time)))[0]
-      _ = m.received(.reply(requestID: poll, data: .number(value), error: "success"), at: t(time))
-    }
-    read(at: 3, 6)
+    var m = prerolled()
+    read(&m, at: 2, 5)
+    read(&m, at: 3, 6)
     #expect(abs(m.observation(at: t(3)).position - 6) < 1e-9)
     // 8 ms ahead once, then on the line again: the model never moved.
-    read(at: 3.05, 6.058)
+    read(&m, at: 3.05, 6.058)
     #expect(abs(m.observation(at: t(3.05)).position - 6.05) < 1e-9)
-    read(at: 3.1, 6.1)
+    read(&m, at: 3.1, 6.1)
     #expect(abs(m.observation(at: t(3.1)).position - 6.1) < 1e-9)
     // 5 ms behind twice in a row: the player really is behind.
-    read(at: 3.15, 6.145)
+    read(&m, at: 3.15, 6.145)
     #expect(abs(m.observation(at: t(3.15)).position - 6.15) < 1e-9)
-    read(at: 3.2, 6.195)
+    read(&m, at: 3.2, 6.195)
     #expect(abs(m.observation(at: t(3.2)).position - 6.195) < 1e-9)
   }
 
   @Test(
     "a speed change shows after mpv's speed delay; its audio clock's jump is not taken for a gap")
   func speedDelay() {
-    var m = loaded()
-    let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
-    _ = m.received(.event("playback-restart"), at: t(1.55))
+    var m = prerolled()
     var pollID = ids(m.wake(at: t(2)))[1]
     _ = m.received(.reply(requestID: pollID, data: .number(5), error: "success"), at: t(2))
     // A nudge at 3 s: the picture still plays at 1 until 3.39 s, then at 1.01.
