@@ -39,10 +39,10 @@ public final class RelayServer: Sendable {
   }
 
   /// How each connection reads. NIO keeps a connection's last receive buffer for the next
-  /// read; its default first size (2 KiB) is most of what an idle participant costs the
-  /// relay, while a participant's lines are a few hundred bytes. Reads that fill the
-  /// buffer make the next one larger, up to the frame limit's order, so a long line still
-  /// arrives in a few reads.
+  /// read; its default first size (2 KiB) was the largest single cost of an idle
+  /// participant (a third of it), while a participant's lines are a few hundred bytes.
+  /// Reads that fill the buffer make the next one larger, up to the frame limit's order,
+  /// so a long line still arrives in a few reads.
   static let receiveBuffers = AdaptiveRecvByteBufferAllocator(
     minimum: 64, initial: 256, maximum: 65_536)
 
