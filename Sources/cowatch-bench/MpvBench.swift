@@ -5,6 +5,7 @@ import MpvPlayer
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import SyncplayHarness
 import Transports
 
 /// Three real mpv players (`--vo=null --ao=null`) in one room on this machine, each told
@@ -34,7 +35,9 @@ struct MpvCommand: AsyncParsableCommand {
     let seconds = common.smoke ? 3 : seconds
     let rounds = common.smoke ? 2 : rounds
     BenchLogging.setup()
-    let clip = try Self.makeClip(seconds: 300)
+    let clip = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-bench-clip-\(getpid()).mp4").path
+    try TestClip.make(clip, seconds: 300)
     defer { try? FileManager.default.removeItem(atPath: clip) }
     let clock = MonotonicClock()
     let relay = InMemoryRelay(clock: clock)
@@ -64,13 +67,9 @@ struct MpvCommand: AsyncParsableCommand {
       let p = seen().map(\.position)
       return (p.max()! - p.min()!) * 1000
     }
-    func until(_ seconds: Double, _ condition: () -> Bool) async -> Double? {
-      let start = monoNow()
-      while Double(monoNow() - start) / 1e9 < seconds {
-        if condition() { return Double(monoNow() - start) / 1e9 }
-        await sleepSeconds(0.002)
-      }
-      return nil
+    /// Finely, so that what is timed after it is not its polling.
+    func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
+      await pollUntil(seconds, every: 0.002, condition)
     }
     /// Spread every 10 ms for a second.
     func sampleSecond() async -> [Double] {
@@ -113,9 +112,8 @@ struct MpvCommand: AsyncParsableCommand {
       _ = await clients[(round + 2) % 3].seek(to: target)
       if await until(
         5, { seen().allSatisfy { $0.rate > 0 && !$0.isBusy && $0.position >= target } })
-        != nil
       {
-        if await until(5, { spread() < 2 }) != nil {
+        if await until(5, { spread() < 2 }) {
           seekTogether.append(Double(monoNow() - seekStart) / 1e6)
         }
         seekSpread += await sampleSecond()
@@ -234,24 +232,5 @@ struct MpvCommand: AsyncParsableCommand {
 
         \(t.markdown)\(sideBySide)
         """, smoke: common.smoke)
-  }
-
-  static func makeClip(seconds: Int) throws -> String {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("cowatch-bench-clip-\(getpid()).mp4").path
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [
-      "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-      "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-      "-t", "\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a",
-      "aac", "-shortest", path,
-    ]
-    try p.run()
-    p.waitUntilExit()
-    guard p.terminationStatus == 0 else {
-      throw ValidationError("ffmpeg could not make the test clip (is ffmpeg installed?)")
-    }
-    return path
   }
 }

@@ -73,6 +73,18 @@ func sleepSeconds(_ s: Double) async {
   try? await Task.sleep(nanoseconds: UInt64(max(0, s) * 1e9))
 }
 
+/// Polls `condition` every `interval` for up to `seconds`: whether it came to hold.
+func pollUntil(_ seconds: Double, every interval: Double = 0.02, _ condition: () -> Bool) async
+  -> Bool
+{
+  let end = monoNow() + Int64(seconds * 1e9)
+  while monoNow() < end {
+    if condition() { return true }
+    await sleepSeconds(interval)
+  }
+  return false
+}
+
 /// Thread-safe collection of samples.
 final class Samples: @unchecked Sendable {
   private let lock = NSLock()

@@ -126,14 +126,6 @@ struct SyncplayClientsCommand: AsyncParsableCommand {
     }
     let a = try MpvProbe(path: originator.socketPath)
     let b = try MpvProbe(path: measured.socketPath)
-    func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
-      let end = monoNow() + Int64(seconds * 1e9)
-      while monoNow() < end {
-        if condition() { return true }
-        await sleepSeconds(0.02)
-      }
-      return false
-    }
     /// The measured clock minus the originator's, carried to one instant, ms.
     func offset() -> Double? {
       guard let x = a.number("audio-pts"), let y = b.number("audio-pts") else { return nil }
@@ -141,27 +133,27 @@ struct SyncplayClientsCommand: AsyncParsableCommand {
     }
     func still() async {
       var last: [Double] = []
-      _ = await until(6) {
+      _ = await pollUntil(6) {
         let now = [a, b].map { $0.number("time-pos")?.value ?? -1 }
         defer { last = now }
         return now == last
       }
     }
-    guard await until(30, { a.number("duration") != nil && b.number("duration") != nil }) else {
+    guard await pollUntil(30, { a.number("duration") != nil && b.number("duration") != nil }) else {
       throw BenchError("the Syncplay clients did not open the clip")
     }
     await sleepSeconds(3)
     for round in 0..<rounds {
       progress("  round \(round + 1) of \(rounds)")
       originator.tell("p")
-      guard await until(15, { a.bool("pause") == false && b.bool("pause") == false }) else {
+      guard await pollUntil(15, { a.bool("pause") == false && b.bool("pause") == false }) else {
         throw BenchError("the clients did not both play")
       }
       await sleepSeconds(1)
       if let o = offset() { results.startSpread.append(o) }
       await sleepSeconds(2)
       originator.tell("p")
-      guard await until(15, { a.bool("pause") == true && b.bool("pause") == true }) else {
+      guard await pollUntil(15, { a.bool("pause") == true && b.bool("pause") == true }) else {
         throw BenchError("the clients did not both pause")
       }
       // Let a correcting seek land (Cowatch's comes with the client's next report, which
@@ -173,7 +165,7 @@ struct SyncplayClientsCommand: AsyncParsableCommand {
       }
     }
     originator.tell("p")
-    guard await until(15, { a.bool("pause") == false && b.bool("pause") == false }) else {
+    guard await pollUntil(15, { a.bool("pause") == false && b.bool("pause") == false }) else {
       throw BenchError("the clients did not both play")
     }
     let seeksBefore = b.seeks

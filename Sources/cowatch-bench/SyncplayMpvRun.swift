@@ -48,14 +48,6 @@ struct SyncplayMpvRun {
     }
     func tell(_ i: Int, _ command: String) { clients[i].tell(command) }
     func paused() -> [Bool?] { probes.map { $0.bool("pause") } }
-    func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
-      let end = monoNow() + Int64(seconds * 1e9)
-      while monoNow() < end {
-        if condition() { return true }
-        await sleepSeconds(0.02)
-      }
-      return false
-    }
     /// The three audio clocks carried to one instant: their largest difference, ms.
     func spread() -> Double? {
       let readings = probes.compactMap { $0.number("audio-pts") }
@@ -75,14 +67,14 @@ struct SyncplayMpvRun {
     }
     // Everyone has the file open, paused at its start.
     guard
-      await until(30, { probes.allSatisfy { $0.number("duration") != nil } })
+      await pollUntil(30, { probes.allSatisfy { $0.number("duration") != nil } })
     else { throw BenchError("Syncplay's players did not open the clip") }
     await sleepSeconds(2)
     for round in 0..<rounds {
       progress("syncplay with mpv: round \(round + 1) of \(rounds)")
       let starter = (round + 1) % 3
       tell(starter, "p")
-      guard await until(10, { paused().allSatisfy { $0 == false } }) else {
+      guard await pollUntil(10, { paused().allSatisfy { $0 == false } }) else {
         throw BenchError("Syncplay's players did not all start")
       }
       results.startSpread += await sampleSecond()
@@ -90,12 +82,12 @@ struct SyncplayMpvRun {
       // The originator pauses in its client; the others follow through the server.
       let originator = round % 3
       tell(originator, "p")
-      guard await until(10, { paused().allSatisfy { $0 == true } }) else {
+      guard await pollUntil(10, { paused().allSatisfy { $0 == true } }) else {
         throw BenchError("Syncplay's players did not all pause")
       }
       // Let any correcting seek land: positions still for half a second.
       var last: [Double] = []
-      _ = await until(5) {
+      _ = await pollUntil(5) {
         let now = probes.map { $0.number("time-pos")?.value ?? -1 }
         defer { last = now }
         return now == last
@@ -108,7 +100,7 @@ struct SyncplayMpvRun {
     }
     progress("syncplay with mpv: \(Int(seconds)) s of playing")
     tell(0, "p")
-    guard await until(10, { paused().allSatisfy { $0 == false } }) else {
+    guard await pollUntil(10, { paused().allSatisfy { $0 == false } }) else {
       throw BenchError("Syncplay's players did not all start")
     }
     let seeksBefore = probes.map(\.seeks).reduce(0, +)

@@ -1,4 +1,5 @@
 import Foundation
+import SyncplayHarness
 import Testing
 
 /// mpv and ffmpeg, when installed (`.ci/run` installs both).
@@ -20,19 +21,8 @@ enum MpvTools {
     for (index, name) in ["Night.Ferry.S01E01.Departure.mp4", "Night.Ferry.S01E02.Port.Askaig.mp4"]
       .enumerated()
     {
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      p.arguments = [
-        "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-        "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i",
-        "sine=frequency=\(440 + 110 * index):sample_rate=48000", "-t", "20", "-c:v", "libx264",
-        "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
-        folder.appendingPathComponent(name).path,
-      ]
-      p.standardOutput = FileHandle.nullDevice
-      p.standardError = FileHandle.nullDevice
-      try p.run()
-      p.waitUntilExit()
+      try TestClip.make(
+        folder.appendingPathComponent(name).path, seconds: 20, tone: 440 + 110 * index)
     }
     return root.path
   }
