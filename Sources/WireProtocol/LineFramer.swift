@@ -4,8 +4,9 @@
 /// A trailing `\r` is dropped (CRLF is accepted); empty lines are skipped.
 ///
 /// Linear in the bytes received: frames are taken by index and the buffer is compacted once
-/// all complete frames are out (not once per frame), and a large buffer's memory is given
-/// back when it empties, so a flood of short lines costs no more than their bytes.
+/// all complete frames are out (not once per frame), so a flood of short lines costs no
+/// more than their bytes. Between lines it holds no memory at all: a relay keeps one framer
+/// per connection, and most connections are idle between a ping and the next.
 public struct LineFramer: Sendable {
   public let maximumFrameBytes: Int
   private var buffer: [UInt8] = []
@@ -52,15 +53,12 @@ public struct LineFramer: Sendable {
     }
   }
 
-  /// Drops the bytes already framed; frees a large buffer once it is empty.
+  /// Drops the bytes already framed; frees the buffer once it is empty (the next read
+  /// allocates one again, a small cost beside the frame it carries).
   private mutating func compact() {
     guard start > 0 else { return }
     if start == buffer.count {
-      if buffer.capacity > 64 * 1024 {
-        buffer = []
-      } else {
-        buffer.removeAll(keepingCapacity: true)
-      }
+      buffer = []
     } else {
       buffer.removeFirst(start)
     }
@@ -70,4 +68,7 @@ public struct LineFramer: Sendable {
 
   /// Bytes received but not yet framed.
   public var pendingByteCount: Int { buffer.count - start }
+
+  /// Bytes of storage it holds now, framed or not (what an idle connection costs).
+  public var heldCapacity: Int { buffer.capacity }
 }

@@ -31,4 +31,22 @@ struct LineFramerTests {
     strict.append(Array("123456789\n".utf8))
     #expect(throws: WireError.self) { try strict.nextFrame() }
   }
+
+  @Test("between lines it holds no storage; a partial line keeps only what it needs")
+  func idleHoldsNothing() throws {
+    var framer = LineFramer(maximumFrameBytes: 1024)
+    framer.append(Array(#"{"id":1,"t0":5,"type":"ping"}"#.utf8) + [UInt8(ascii: "\n")])
+    #expect(try framer.nextFrame() == Array(#"{"id":1,"t0":5,"type":"ping"}"#.utf8))
+    #expect(try framer.nextFrame() == nil)
+    #expect(framer.heldCapacity == 0)
+    framer.append(Array("a\nbc".utf8))
+    #expect(try framer.nextFrame() == Array("a".utf8))
+    #expect(try framer.nextFrame() == nil)
+    #expect(framer.pendingByteCount == 2)
+    #expect(framer.heldCapacity > 0)
+    framer.append(Array("d\n".utf8))
+    #expect(try framer.nextFrame() == Array("bcd".utf8))
+    #expect(try framer.nextFrame() == nil)
+    #expect(framer.heldCapacity == 0)
+  }
 }
