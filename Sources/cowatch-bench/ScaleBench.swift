@@ -66,7 +66,7 @@ enum LoadBench {
         break
       }
       await sleepSeconds(0.3)
-      let idle = server.residentKB
+      let idle = await warmedIdleKB(proto, server: server)
       let fleet = LoadFleet(proto: proto, host: "127.0.0.1", port: server.port)
       let timeout = max(30, Double(n) / 100)
       let welcomed = await fleet.connect(
@@ -103,6 +103,19 @@ enum LoadBench {
     return steps
   }
 
+  /// The server's resident memory once ten participants have come, changed something and
+  /// left (both servers alike): what it pays once — code paged in, its threads' first
+  /// allocations — is then in the baseline, not spread over the participants measured.
+  static func warmedIdleKB(_ proto: LoadProtocol, server: ServerProcess) async -> Double {
+    let warm = LoadFleet(proto: proto, host: "127.0.0.1", port: server.port, roomPrefix: "warm")
+    _ = await warm.connect(
+      participants: 10, roomSize: 5, commandInterval: 0.5, heartbeat: 1, timeout: 10)
+    await sleepSeconds(1.2)
+    await warm.close()
+    await sleepSeconds(0.5)
+    return server.residentKB
+  }
+
   static func scaleTable(_ steps: [Step], name: String) -> Table {
     var t = Table(
       "relay", "participants", "connected", "propagation p50 / p99 / max (ms)", "updates",
@@ -118,8 +131,7 @@ enum LoadBench {
   }
 
   /// What each participant added between the step before `n` and `n` (KiB): the slope of
-  /// resident memory, free of the one-time costs the first connections pay (code paged in,
-  /// threads' first allocations) that "above idle" spreads over every participant.
+  /// resident memory, which no baseline affects.
   static func addedKB(_ steps: [Step], at n: Int) -> Double? {
     guard let index = steps.firstIndex(where: { $0.participants == n }), index > 0 else {
       return nil

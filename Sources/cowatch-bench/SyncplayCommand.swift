@@ -101,9 +101,10 @@ struct SyncplayCommand: AsyncParsableCommand {
         \(prop.markdown)
 
         Scale, rooms of five, each room's first member seeking once a second, \(Int(secs)) s measured per step
-        (relay CPU from /proc/PID/stat, RSS above the idle server from VmRSS; "per added
-        participant" is the growth of RSS from the size before, which leaves out what the
-        first connections cost once). Largest N with p99 < 50 ms —
+        (relay CPU from /proc/PID/stat; RSS from VmRSS, above the idle server once ten
+        participants have come, sought and left, so that what the first connections cost
+        once — code paged in, first allocations — is not counted per participant; "per added
+        participant" is the growth of RSS from the size before). Largest N with p99 < 50 ms —
         Cowatch: **\(cBest)**, Syncplay: **\(sBest)** (of the sizes tried). The open-file limit was \(limit).
 
         \(scale.markdown)
