@@ -11,8 +11,11 @@ public final class MpvProbe: @unchecked Sendable {
   /// `seek` events seen so far (mpv announces every seek, whoever asked for it).
   public private(set) var seeks = 0
 
-  /// Connects to `path`, waiting up to `seconds` for mpv to create it.
-  public init(path: String, within seconds: Double = 20) throws(HarnessError) {
+  /// Connects to `path`, waiting up to `seconds` for mpv to create it, and no longer than
+  /// `alive` says whatever starts it still runs.
+  public init(
+    path: String, within seconds: Double = 20, while alive: () -> Bool = { true }
+  ) throws(HarnessError) {
     let deadline = monoNow() + Int64(seconds * 1e9)
     while true {
       let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -34,7 +37,9 @@ public final class MpvProbe: @unchecked Sendable {
         return
       }
       close(fd)
-      guard monoNow() < deadline else { throw HarnessError("no mpv IPC socket at \(path)") }
+      guard monoNow() < deadline, alive() else {
+        throw HarnessError("no mpv IPC socket at \(path)")
+      }
       usleep(100_000)
     }
   }

@@ -67,6 +67,58 @@ public final class SyncplayClientProcess: @unchecked Sendable {
 
   public var isRunning: Bool { process.isRunning }
 
+  /// Starts a client with `make` and opens a probe on its mpv, starting it again (up to
+  /// `attempts` times in all) when the client gave up on its mpv at start.
+  ///
+  /// Syncplay's vendored python-mpv-jsonipc connects as soon as mpv's socket file exists,
+  /// a moment before mpv listens on it; on a loaded machine that connection is refused and
+  /// the client exits ("Media player error … Connection refused"). That is Syncplay's race,
+  /// not the group's: starting it again is what a person would do.
+  public static func launch(
+    attempts: Int = 3, _ make: () throws -> SyncplayClientProcess
+  ) throws -> (SyncplayClientProcess, MpvProbe) {
+    var attempt = 1
+    while true {
+      let client = try make()
+      let failure: HarnessError
+      do {
+        let probe = try client.probe()
+        // The client connects to the same socket around now: give its failure, if it
+        // comes, the time to show.
+        let settle = monoNow() + 500_000_000
+        while monoNow() < settle, client.isRunning, !client.gaveUpOnPlayer { usleep(20_000) }
+        if client.isRunning, !client.gaveUpOnPlayer { return (client, probe) }
+        failure = HarnessError("Syncplay's client gave up on its mpv: \(client.log.suffix(1500))")
+      } catch {
+        failure = error
+      }
+      let retry = client.gaveUpOnPlayer && attempt < attempts
+      client.stop()
+      guard retry else { throw failure }
+      attempt += 1
+    }
+  }
+
+  /// Whether the client said it could not drive its mpv.
+  var gaveUpOnPlayer: Bool {
+    let text = log
+    return text.contains("Media player error") || text.contains("Could not load mpv")
+  }
+
+  /// A probe on the mpv this client starts. Python's start-up and then mpv's can take many
+  /// seconds on a loaded machine (a full test run starts dozens of players at once), so it
+  /// waits up to `seconds` while the client runs; if mpv never comes, the error carries
+  /// what the client printed.
+  public func probe(within seconds: Double = 60) throws(HarnessError) -> MpvProbe {
+    do {
+      return try MpvProbe(path: socketPath, within: seconds) { self.process.isRunning }
+    } catch {
+      let state = process.isRunning ? "still runs" : "exited (status \(process.terminationStatus))"
+      throw HarnessError(
+        "\(error.description); Syncplay's client \(state) and printed: \(log.suffix(1500))")
+    }
+  }
+
   /// Ends the client (it does not always end on SIGTERM: a second, then SIGKILL) and the
   /// mpv it started (which a killed client leaves behind).
   public func stop() {

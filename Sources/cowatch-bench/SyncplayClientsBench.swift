@@ -114,18 +114,18 @@ struct SyncplayClientsCommand: AsyncParsableCommand {
   {
     var results = Results()
     let tag = "\(port)"
-    let originator = try SyncplayClientProcess(
-      server: "127.0.0.1:\(port)", name: "lead\(tag)", room: "bench", file: clip,
-      directory: directory)
-    let measured = try SyncplayClientProcess(
-      server: "127.0.0.1:\(port)", name: "far\(tag)", room: "bench", file: clip,
-      directory: directory)
-    defer {
-      originator.stop()
-      measured.stop()
+    let (originator, a) = try SyncplayClientProcess.launch {
+      try SyncplayClientProcess(
+        server: "127.0.0.1:\(port)", name: "lead\(tag)", room: "bench", file: clip,
+        directory: directory)
     }
-    let a = try MpvProbe(path: originator.socketPath)
-    let b = try MpvProbe(path: measured.socketPath)
+    defer { originator.stop() }
+    let (measured, b) = try SyncplayClientProcess.launch {
+      try SyncplayClientProcess(
+        server: "127.0.0.1:\(port)", name: "far\(tag)", room: "bench", file: clip,
+        directory: directory)
+    }
+    defer { measured.stop() }
     /// The measured clock minus the originator's, carried to one instant, ms.
     func offset() -> Double? {
       guard let x = a.number("audio-pts"), let y = b.number("audio-pts") else { return nil }

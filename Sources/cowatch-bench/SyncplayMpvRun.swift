@@ -40,11 +40,13 @@ struct SyncplayMpvRun {
     defer { for client in clients { client.stop() } }
     var probes: [MpvProbe] = []
     for (i, error) in [-driftPpm, 0, driftPpm].enumerated() {
-      let client = try SyncplayClientProcess(
-        server: "127.0.0.1:8999", name: "s\(i)", room: "mpvbench", file: clip, directory: dir,
-        mpvArguments: ["--vo=null", "--ao=null", "--speed=\(1 + error * 1e-6)"])
+      let (client, probe) = try SyncplayClientProcess.launch {
+        try SyncplayClientProcess(
+          server: "127.0.0.1:8999", name: "s\(i)", room: "mpvbench", file: clip, directory: dir,
+          mpvArguments: ["--vo=null", "--ao=null", "--speed=\(1 + error * 1e-6)"])
+      }
       clients.append(client)
-      probes.append(try MpvProbe(path: client.socketPath))
+      probes.append(probe)
     }
     func tell(_ i: Int, _ command: String) { clients[i].tell(command) }
     func paused() -> [Bool?] { probes.map { $0.bool("pause") } }

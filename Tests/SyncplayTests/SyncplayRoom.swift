@@ -62,13 +62,17 @@ final class SyncplayRoom: @unchecked Sendable {
     _ name: String, room: String = SyncplayRoom.room, password: String? = nil, file: String? = nil
   ) async throws -> (SyncplayClientProcess, MpvProbe) {
     // With TLS, by the name the certificate is for, and trusting the test's authority.
-    let client = try SyncplayClientProcess(
-      server: "\(tls == nil ? "127.0.0.1" : "localhost"):\(server.port)", name: name, room: room,
-      file: file ?? clip, directory: directory, password: password,
-      environment: tls?.syncplayEnvironment ?? [:])
+    let server = "\(tls == nil ? "127.0.0.1" : "localhost"):\(self.server.port)"
+    let (file, directory, environment) = (file ?? clip, directory, tls?.syncplayEnvironment ?? [:])
+    let (client, probe) = try await blocking {
+      try SyncplayClientProcess.launch {
+        try SyncplayClientProcess(
+          server: server, name: name, room: room, file: file, directory: directory,
+          password: password, environment: environment)
+      }
+    }
     clients.append(client)
-    let socket = client.socketPath
-    return (client, try await blocking { try MpvProbe(path: socket) })
+    return (client, probe)
   }
 
   /// Ends a Syncplay client and its mpv (which takes up to a second).
