@@ -8,10 +8,26 @@ public struct WireCodec: Sendable {
 
   /// The message as one line of JSON, terminated by `\n`.
   public func encode<Message: Encodable>(_ message: Message) -> [UInt8] {
+    encode(general: message)
+  }
+
+  /// A relay's message as one line: the hot ones (a step, an answer) by hand, the others
+  /// through `JSONEncoder`; the bytes are the same either way.
+  public func encode(_ message: ServerMessage) -> [UInt8] {
+    HotMessages.encode(message) ?? encode(general: message)
+  }
+
+  /// A participant's message as one line: playback commands by hand, the others through
+  /// `JSONEncoder`; the bytes are the same either way.
+  public func encode(_ message: ClientMessage) -> [UInt8] {
+    HotMessages.encode(message) ?? encode(general: message)
+  }
+
+  /// Our types encode without throwing: no non-finite doubles reach the wire (the engine
+  /// validates every value); a failure here is a programming error.
+  private func encode<Message: Encodable>(general message: Message) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Our types encode without throwing: no non-finite doubles reach the wire (the engine
-    // validates every value); a failure here is a programming error.
     var bytes = (try? encoder.encode(message)).map { Array($0) } ?? Array(#"{"type":"error"}"#.utf8)
     bytes.append(UInt8(ascii: "\n"))
     return bytes
@@ -19,6 +35,7 @@ public struct WireCodec: Sendable {
 
   public func decodeClient(_ frame: [UInt8]) throws(WireError) -> ClientMessage {
     if let ping = Self.fastPing(frame) { return ping }
+    if let command = HotMessages.decodeClient(frame) { return command }
     return try decode(ClientMessage.self, frame)
   }
 
@@ -83,7 +100,8 @@ public struct WireCodec: Sendable {
   }
 
   public func decodeServer(_ frame: [UInt8]) throws(WireError) -> ServerMessage {
-    try decode(ServerMessage.self, frame)
+    if let hot = HotMessages.decodeServer(frame) { return hot }
+    return try decode(ServerMessage.self, frame)
   }
 
   public func decode<Message: Decodable>(_ type: Message.Type, _ frame: [UInt8]) throws(WireError)
