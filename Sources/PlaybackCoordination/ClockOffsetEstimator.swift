@@ -190,7 +190,7 @@ public struct ClockOffsetEstimator: Sendable {
   /// seconds: a jittery link needs more samples for the same precision.
   public var roundTripSpread: Double? {
     guard !samples.isEmpty else { return nil }
-    let trips = samples.map(\.roundTrip).sorted()
+    let trips = samples.map { $0.roundTrip }.sorted()
     return trips[trips.count / 2] - trips[0]
   }
 
@@ -236,8 +236,8 @@ public struct ClockOffsetEstimator: Sendable {
     let origin = first.at
     let points = blocks.map { ($0.at.seconds(since: origin), $0.offset) }
     let n = Double(points.count)
-    let meanT = points.map(\.0).reduce(0, +) / n
-    let meanOffset = points.map(\.1).reduce(0, +) / n
+    let meanT = points.map { $0.0 }.reduce(0, +) / n
+    let meanOffset = points.map { $0.1 }.reduce(0, +) / n
     var sxx = 0.0
     var sxy = 0.0
     for (t, o) in points {
@@ -275,7 +275,7 @@ public struct ClockOffsetEstimator: Sendable {
     let origin = midpoint(best)
     let n = Double(chosen.count)
     let meanT = chosen.map { midpoint($0).seconds(since: origin) }.reduce(0, +) / n
-    let meanOffset = chosen.map(\.offset).reduce(0, +) / n
+    let meanOffset = chosen.map { $0.offset }.reduce(0, +) / n
     return Fit(offset: meanOffset, at: origin.advanced(bySeconds: meanT), best: best)
   }
 }

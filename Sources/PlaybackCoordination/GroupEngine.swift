@@ -74,7 +74,7 @@ public struct GroupEngine: Sendable {
   /// The earliest group time at which ``tick(at:)`` would change something, if any.
   public func nextDeadline() -> GroupInstant? {
     guard let session = state.session else { return nil }
-    var deadline = session.waits.map(\.deadline).min()
+    var deadline = session.waits.map { $0.deadline }.min()
     if !session.reachedEnd, let end = session.timeline.groupTime(reaching: session.item.duration) {
       deadline = min(deadline ?? end, end)
     }

@@ -32,7 +32,7 @@ public struct GroupState: Hashable, Sendable {
   /// The owner, while in the room.
   public var owner: Participant? { control.owner.flatMap(participant) }
 
-  public var joinedParticipants: [Participant] { participants.filter(\.isJoined) }
+  public var joinedParticipants: [Participant] { participants.filter { $0.isJoined } }
 
   /// Names of the participants the group waits for now, for "waiting for bob, carol".
   public var waitingFor: [String] {

@@ -2,7 +2,8 @@
 extension GroupTransition {
   // MARK: - Room
 
-  mutating func enter(_ id: ParticipantID, name: String, origin: ParticipantOrigin) throws(Rejection)
+  mutating func enter(_ id: ParticipantID, name: String, origin: ParticipantOrigin)
+    throws(Rejection)
   {
     guard index(of: id) == nil else { throw .alreadyInRoom(id) }
     guard Self.isValidName(name) else { throw .invalidName(name) }

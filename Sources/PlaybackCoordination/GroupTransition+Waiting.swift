@@ -41,7 +41,7 @@ extension GroupTransition {
   /// The holds a play from a paused group needs: every joined participant it would wait
   /// for and does not yet, in room order.
   func pendingHolds() -> [(ParticipantID, WaitCause)] {
-    let waited = Set(session.waits.map(\.participant))
+    let waited = Set(session.waits.map { $0.participant })
     return state.participants.compactMap { participant in
       guard !waited.contains(participant.id), let cause = holdCause(for: participant) else {
         return nil

@@ -172,8 +172,8 @@ struct GroupTransition {
   /// connected participants, clamped to the configured bounds.
   func startDelay() -> Double {
     let counted = state.participants.filter { $0.isJoined && $0.isConnected }
-    let roundTrip = counted.map(\.roundTrip).max() ?? 0
-    let latency = counted.map(\.startupLatency).max() ?? 0
+    let roundTrip = counted.map { $0.roundTrip }.max() ?? 0
+    let latency = counted.map { $0.startupLatency }.max() ?? 0
     let raw = configuration.roundTripFactor * roundTrip + latency
     return min(max(raw, configuration.minimumStartDelay), configuration.maximumStartDelay)
   }

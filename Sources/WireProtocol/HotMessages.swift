@@ -1,7 +1,7 @@
 import PlaybackCoordination
 
 /// The messages every change puts on the wire — a participant's playback command, the
-/// relay's step and its answer — encoded and decoded by hand.
+/// relay's step and its answer — and the clock pings, encoded and decoded by hand.
 ///
 /// Why: a change is one command in, one step out to every member, and one decode at each
 /// of them, about once a second in a busy room. `JSONEncoder` and `JSONDecoder` cost a few
@@ -53,13 +53,23 @@ enum HotMessages {
   }
 
   static func encode(_ message: ClientMessage) -> [UInt8]? {
-    guard case .command(let id, let command) = message else { return nil }
     var out = JSONOut()
-    out.raw(#"{"command":"#)
-    guard write(command, to: &out) else { return nil }
-    out.raw(#","id":"#)
-    out.integer(id)
-    out.raw(#","type":"command"}"#)
+    switch message {
+    case .command(let id, let command):
+      out.raw(#"{"command":"#)
+      guard write(command, to: &out) else { return nil }
+      out.raw(#","id":"#)
+      out.integer(id)
+      out.raw(#","type":"command"}"#)
+    case .ping(let id, let t0):
+      out.raw(#"{"id":"#)
+      out.integer(id)
+      out.raw(#","t0":"#)
+      out.integer(t0.nanoseconds)
+      out.raw(#","type":"ping"}"#)
+    default:
+      return nil
+    }
     out.bytes.append(UInt8(ascii: "\n"))
     return out.bytes
   }
@@ -140,6 +150,13 @@ enum HotMessages {
         let sequence = fields.unsigned("sequence")
       else { return nil }
       return .accepted(id: id, sequence: sequence)
+    case "pong":
+      guard fields.count == 5, let id = fields.unsigned("id"), let t0 = fields.signed("t0"),
+        let t1 = fields.signed("t1"), let t2 = fields.signed("t2")
+      else { return nil }
+      return .pong(
+        id: id, t0: LocalInstant(nanoseconds: t0), t1: GroupInstant(nanoseconds: t1),
+        t2: GroupInstant(nanoseconds: t2))
     default:
       return nil
     }
@@ -362,16 +379,17 @@ private struct FlatJSON {
     return true
   }
 
-  /// A string with no escapes and no control characters, in valid UTF-8.
+  /// A string of printable ASCII with no escapes, as ids are (anything else is the
+  /// general decoder's: it checks UTF-8 and reads escapes).
   private mutating func readString() -> String? {
     guard take(UInt8(ascii: "\"")) else { return nil }
     let start = index
     while let byte = peek, byte != UInt8(ascii: "\"") {
-      guard byte >= 0x20, byte != UInt8(ascii: "\\") else { return nil }
+      guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
       index += 1
     }
     guard peek != nil else { return nil }
-    let text = String(validating: bytes[start..<index], as: UTF8.self)
+    let text = String(decoding: bytes[start..<index], as: UTF8.self)
     index += 1
     return text
   }

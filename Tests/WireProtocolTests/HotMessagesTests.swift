@@ -54,8 +54,13 @@ struct HotMessagesTests {
   }
 
   static func serverMessage(_ g: inout SeededGenerator) -> ServerMessage {
-    switch g.next() % 4 {
+    switch g.next() % 5 {
     case 0: .accepted(id: g.next(), sequence: g.next() % 1_000_000)
+    case 4:
+      .pong(
+        id: g.next(), t0: LocalInstant(nanoseconds: Int64(bitPattern: g.next())),
+        t1: GroupInstant(nanoseconds: Int64(bitPattern: g.next())),
+        t2: GroupInstant(nanoseconds: Int64(bitPattern: g.next() >> 1)))
     case 1:
       .step(
         SequencedStep(
@@ -82,7 +87,11 @@ struct HotMessagesTests {
       if HotMessages.encode(server) != nil { hot += 1 }
       let line = Array(serverBytes.dropLast())
       #expect(try codec.decodeServer(line) == codec.decode(ServerMessage.self, line))
-      let client = ClientMessage.command(id: g.next() % 100_000, Self.command(&g))
+      let client =
+        g.next() % 4 == 0
+        ? ClientMessage.ping(
+          id: g.next(), t0: LocalInstant(nanoseconds: Int64(bitPattern: g.next())))
+        : ClientMessage.command(id: g.next() % 100_000, Self.command(&g))
       let clientBytes = codec.encode(client)
       #expect(clientBytes == Self.general(client), "\(client)")
       let clientLine = Array(clientBytes.dropLast())
