@@ -272,7 +272,10 @@ public actor ParticipantClient {
     scheduleTimer()
   }
 
-  /// Keeps one timer task sleeping until the core's next deadline.
+  /// Keeps one timer task sleeping until the core's next deadline. A deadline that moved
+  /// later keeps the timer already sleeping (it wakes, finds nothing due and sleeps again):
+  /// most messages move the deadline, and a new task for each would cost a thread's
+  /// wake-up on the path of every change.
   private func scheduleTimer() {
     guard let deadline = core.nextDeadline else {
       timer?.cancel()
@@ -280,7 +283,7 @@ public actor ParticipantClient {
       timerDeadline = nil
       return
     }
-    if timer != nil, timerDeadline == deadline { return }
+    if timer != nil, let sleeping = timerDeadline, sleeping <= deadline { return }
     timer?.cancel()
     timerDeadline = deadline
     let clock = self.clock
@@ -295,6 +298,10 @@ public actor ParticipantClient {
     timer = nil
     timerDeadline = nil
     let now = clock.localNow()
+    if let deadline = core.nextDeadline, now < deadline {
+      scheduleTimer()
+      return
+    }
     perform(core.tick(at: now, seen: player?.observe(at: now)))
     forwardUserActions(at: now)
   }
