@@ -74,57 +74,34 @@ enum HotMessages {
     return out.bytes
   }
 
-  /// The hot commands, keys in sorted order; false for the others.
+  /// The hot commands, keys in sorted order (`type` sorts last in every one of them, so
+  /// each field before it ends with a comma); false for the others.
   private static func write(_ command: GroupCommand, to out: inout JSONOut) -> Bool {
-    func item(_ item: ItemID?) -> Bool {
-      guard let item else { return true }
-      out.raw(#""item":"#)
-      guard out.string(item.rawValue) else { return false }
-      out.raw(",")
-      return true
-    }
+    out.raw("{")
     switch command {
-    case .pause(let id, let at):
-      out.raw(#"{"at":"#)
-      out.number(at)
-      out.raw(",")
-      guard item(id) else { return false }
+    case .pause(let item, let at):
+      out.field("at", at)
+      guard out.field("item", item?.rawValue) else { return false }
       out.raw(#""type":"pause"}"#)
-    case .play(let id, let rate):
-      out.raw("{")
-      guard item(id) else { return false }
-      if let rate {
-        out.raw(#""rate":"#)
-        out.number(rate)
-        out.raw(",")
-      }
+    case .play(let item, let rate):
+      guard out.field("item", item?.rawValue) else { return false }
+      if let rate { out.field("rate", rate) }
       out.raw(#""type":"play"}"#)
-    case .seek(let id, let to):
-      out.raw("{")
-      guard item(id) else { return false }
-      out.raw(#""to":"#)
-      out.number(to)
-      out.raw(#","type":"seek"}"#)
-    case .setRate(let id, let rate):
-      out.raw("{")
-      guard item(id) else { return false }
-      out.raw(#""rate":"#)
-      out.number(rate)
-      out.raw(#","type":"setRate"}"#)
+    case .seek(let item, let to):
+      guard out.field("item", item?.rawValue) else { return false }
+      out.field("to", to)
+      out.raw(#""type":"seek"}"#)
+    case .setRate(let item, let rate):
+      guard out.field("item", item?.rawValue) else { return false }
+      out.field("rate", rate)
+      out.raw(#""type":"setRate"}"#)
     case .report(let roundTrip, let startupLatency, let playerOffset):
-      out.raw("{")
-      if let playerOffset {
-        out.raw(#""playerOffset":"#)
-        out.number(playerOffset)
-        out.raw(",")
-      }
-      out.raw(#""roundTrip":"#)
-      out.number(roundTrip)
-      out.raw(#","startupLatency":"#)
-      out.number(startupLatency)
-      out.raw(#","type":"report"}"#)
-    case .join: out.raw(#"{"type":"join"}"#)
-    case .leave: out.raw(#"{"type":"leave"}"#)
+      if let playerOffset { out.field("playerOffset", playerOffset) }
+      out.field("roundTrip", roundTrip)
+      out.field("startupLatency", startupLatency)
+      out.raw(#""type":"report"}"#)
+    case .join: out.raw(#""type":"join"}"#)
+    case .leave: out.raw(#""type":"leave"}"#)
     default: return false
     }
     return true
@@ -258,6 +235,27 @@ private struct JSONOut {
     var text = value.description
     if text.hasSuffix(".0") { text.removeLast(2) }
     bytes.append(contentsOf: text.utf8)
+  }
+
+  /// `"key":value,`
+  mutating func field(_ key: StaticString, _ value: Double) {
+    bytes.append(UInt8(ascii: "\""))
+    raw(key)
+    raw(#"":"#)
+    number(value)
+    bytes.append(UInt8(ascii: ","))
+  }
+
+  /// `"key":"value",` if there is a value (nothing if not); false if it needs the general
+  /// encoder.
+  mutating func field(_ key: StaticString, _ value: String?) -> Bool {
+    guard let value else { return true }
+    bytes.append(UInt8(ascii: "\""))
+    raw(key)
+    raw(#"":"#)
+    guard string(value) else { return false }
+    bytes.append(UInt8(ascii: ","))
+    return true
   }
 
   /// A string of printable ASCII that needs no escape (no quote or backslash), as ids
