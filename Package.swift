@@ -265,7 +265,10 @@ let package = Package(
       dependencies: [
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
-        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS",
+        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS", "TCPFraming",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -159,8 +159,18 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
 
   // MARK: - Effects
 
+  /// Runs a channel operation on the channel's event loop after the current task, never in
+  /// place. Effects run under the lock, often on that very loop, and a close there (or a
+  /// failed write, which closes) would call `channelClosed` back at once, which takes the
+  /// lock again: a peer could crash the relay with one bad line. Tasks run in the order
+  /// they were queued, so lines still leave in the core's order, the close after them.
+  private func onChannel(_ operation: @escaping @Sendable (any Channel) -> Void) {
+    let channel = self.channel
+    channel.eventLoop.execute { operation(channel) }
+  }
+
   /// Performs effects under the lock, so that lines leave in the order the core decided
-  /// them (a channel write from here only queues on the channel's event loop).
+  /// them (every channel operation is queued on the channel's event loop).
   private func run(_ effects: [SyncplayBridgeEffect], in s: inout State) {
     for effect in effects {
       switch effect {
@@ -172,14 +182,14 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
         if queued > Self.maximumQueuedBytes {
           logger.notice("a Syncplay client at \(address ?? "?") is not reading; closing it")
           s.closed = true
-          channel.close(promise: nil)
+          onChannel { $0.close(promise: nil) }
           continue
         }
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [weak self] _ in
           self?.queuedBytes.subtract(line.count, ordering: .relaxed)
         }
-        channel.writeAndFlush(ByteBuffer(bytes: line), promise: promise)
+        onChannel { $0.writeAndFlush(ByteBuffer(bytes: line), promise: promise) }
       case .enter(let name, let room, let password):
         enter(name: name, room: room, password: password, in: &s)
       case .request(let request):
@@ -195,24 +205,26 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
         }
       case .startTLS:
         guard let tls, !s.closed else { continue }
-        let channel = self.channel
         // After the answer that says yes has left in the clear: the client starts its
         // handshake only once it has read it.
-        channel.writeAndFlush(ByteBuffer()).whenComplete { _ in
-          do {
-            try channel.pipeline.syncOperations.addHandler(
-              NIOSSLServerHandler(context: tls), position: .first)
-          } catch {
-            channel.close(promise: nil)
+        onChannel { channel in
+          channel.writeAndFlush(ByteBuffer()).whenComplete { _ in
+            do {
+              try channel.pipeline.syncOperations.addHandler(
+                NIOSSLServerHandler(context: tls), position: .first)
+            } catch {
+              channel.close(promise: nil)
+            }
           }
         }
       case .close:
         guard !s.closed else { continue }
         s.closed = true
-        let channel = self.channel
         // After what is queued (the error that says why).
-        channel.writeAndFlush(ByteBuffer(), promise: nil)
-        channel.close(promise: nil)
+        onChannel { channel in
+          channel.writeAndFlush(ByteBuffer(), promise: nil)
+          channel.close(promise: nil)
+        }
       }
     }
     schedule(in: &s)
