@@ -235,7 +235,7 @@ public final class MpvPlayer: PlayerDriver {
         guard let channel = s.channel else { return false }
         s.queries[id] = continuation
         let request = MpvRequest(id: id, command: ["get_property", .string(name)])
-        channel.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
+        Self.send(request.line, on: channel)
         return true
       }
       guard sent else {
@@ -253,7 +253,7 @@ public final class MpvPlayer: PlayerDriver {
   public func sendBehindTheDriver(_ command: [MpvValue]) {
     state.withLock { s in
       let request = MpvRequest(id: 999_999_999, command: command)
-      s.channel?.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
+      Self.send(request.line, on: s.channel)
     }
   }
 
@@ -301,7 +301,7 @@ public final class MpvPlayer: PlayerDriver {
       for effect in effects where !s.machine.isHolding(effect) {
         switch effect {
         case .send(let request):
-          s.channel?.writeAndFlush(ByteBuffer(string: request.line), promise: nil)
+          Self.send(request.line, on: s.channel)
         }
       }
       let next = s.machine.nextWake
@@ -319,6 +319,15 @@ public final class MpvPlayer: PlayerDriver {
         self?.woke()
       }
     }
+  }
+
+  /// Queues one line for mpv on the channel's event loop, after the current task, never in
+  /// place: callers hold the lock, and a write that fails in place (mpv just died) closes
+  /// the channel, whose handler reports the loss, which takes the lock again. Tasks run in
+  /// the order they were queued, so requests still reach mpv in the machine's order.
+  private static func send(_ line: String, on channel: (any Channel)?) {
+    guard let channel else { return }
+    channel.eventLoop.execute { channel.writeAndFlush(ByteBuffer(string: line), promise: nil) }
   }
 
   private static func find(_ executable: String) -> String? {
