@@ -7,8 +7,8 @@ import SyncplayHarness
 import SyncplayServer
 import Testing
 
-/// Attacks on the Syncplay port that need no Syncplay client: sockets that never speak and
-/// more sockets than an address may hold.
+/// Attacks on the Syncplay port that need no Syncplay client: sockets that never speak,
+/// more sockets than an address may hold, and lines the port refuses.
 @Suite("The Syncplay port under abuse", .timeLimit(.minutes(1)))
 struct SyncplayPortLimitTests {
   static func port(perAddress: Int = 64, helloTimeout: Double) async throws -> (
@@ -46,6 +46,23 @@ struct SyncplayPortLimitTests {
     let heard = try await blocking { try SyncplayLine(port: port).readLine() }
     #expect(heard.contains("no Hello within 1 s"), "\(heard)")
     #expect(await eventually(5) { server.connectionCount == 0 }, "closed sockets keep their places")
+    await server.stop()
+    await relay.stop()
+  }
+
+  @Test("lines the port refuses, on real sockets: each is answered and closed; the port serves on")
+  func refusedLines() async throws {
+    let (relay, server) = try await Self.port(helloTimeout: 60)
+    let port = server.port
+    // Each makes the port close the connection from inside its own handling of the line
+    // (once a crash of the whole relay: the close called back into the locked connection).
+    for line in ["not json", #"{"Hello": 5}"#, "[]", #"{"State": {}}"#] {
+      let heard = try await blocking { try SyncplayLine.exchange(port: port, line) }
+      #expect(heard.contains("Error"), "\(line) → \(heard)")
+    }
+    #expect(await eventually(5) { server.connectionCount == 0 })
+    let still = try await blocking { try SyncplayLine.exchange(port: port, "still there?") }
+    #expect(still.contains("Error"), "\(still)")
     await server.stop()
     await relay.stop()
   }
