@@ -1,7 +1,8 @@
 import PlaybackCoordination
 
 /// The messages every change puts on the wire — a participant's playback command, the
-/// relay's step and its answer — and the clock pings, encoded and decoded by hand.
+/// relay's step and its answer — and the clock's pings and pongs, encoded and decoded by
+/// hand.
 ///
 /// Why: a change is one command in, one step out to every member, and one decode at each
 /// of them, about once a second in a busy room. `JSONEncoder` and `JSONDecoder` cost a few
@@ -10,10 +11,11 @@ import PlaybackCoordination
 ///
 /// Byte for byte what ``WireCodec``'s general path writes (sorted keys, no whitespace,
 /// numbers as `JSONEncoder` writes them); a test holds the two equal. Decoding takes only
-/// that exact shape, with no escapes in strings; anything else — another message, another
-/// command, a field more or less, a number outside its type, whitespace, an escape —
-/// returns nil and goes to the general decoder, which has the last word and the error
-/// messages. So whatever is decoded here is what `JSONDecoder` would have decoded.
+/// that shape, its strings printable ASCII without escapes; anything else — another
+/// message, another command, a field more or less, a number outside its type, whitespace,
+/// an escape, other characters — returns nil and goes to the general decoder, which has
+/// the last word and the error messages. So whatever is decoded here is what
+/// `JSONDecoder` would have decoded.
 enum HotMessages {
   // MARK: - Encoding
 
