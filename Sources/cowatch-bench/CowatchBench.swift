@@ -48,8 +48,11 @@ struct PropagationCommand: AsyncParsableCommand {
         Real `ParticipantClient`s with (ideal) simulated players, one room per size, over TCP
         on 127.0.0.1 to an in-process `RelayServer`. A random participant sends each command;
         *applied at player* is when each other participant's coordinator issued the player
-        command, *update received* is when its client delivered the relay's update; both from
-        the instant the sender's call began (`CLOCK_MONOTONIC`, one process).
+        command, *update received* is when its client handed the relay's update on to its
+        events (timestamped right there, on the client's actor: a task reading each client's
+        events, ten of them in this one process, would compete for its two cores with the
+        participants measured); both from the instant the sender's call began
+        (`CLOCK_MONOTONIC`, one process).
 
         \(prop.markdown)
         """, smoke: common.smoke)
