@@ -112,6 +112,11 @@ public struct MpvPlaybackMachine: Sendable {
     var from: Double
     var to: Double
     var measured = false
+
+    /// Sent, and not yet played out: mpv's audio clock counts it, its picture not yet.
+    func isInFlight(at instant: LocalInstant) -> Bool {
+      sentAt <= instant && instant < effectiveAt
+    }
   }
   private var pending: [SpeedChange] = []
   /// How long mpv takes to follow a speed change, seconds (learned).
@@ -347,20 +352,15 @@ public struct MpvPlaybackMachine: Sendable {
             // makes the comparison uncertain: nothing is learned then.
             scheduledStart = nil
             let delay = -deviation / max(speed, 0.01) + unpauseLead
-            let changing = pending.contains { $0.sentAt <= midpoint && midpoint < $0.effectiveAt }
+            let changing = pending.contains { $0.isInFlight(at: midpoint) }
             if !changing, delay > -0.01, delay < 0.05 {
               unpauseLead = min(max(0, 0.7 * unpauseLead + 0.3 * delay), 0.05)
             }
           }
-          // The audio clock already counts speed changes mpv has not yet played out.
-          var debt = 0.0
-          for index in pending.indices
-          where pending[index].sentAt <= midpoint && midpoint < pending[index].effectiveAt {
+          for index in pending.indices where pending[index].isInFlight(at: midpoint) {
             let change = pending[index]
             let delta = change.to - change.from
-            if pollProperty == "audio-pts", !change.measured, pending.count == 1,
-              abs(delta) >= 0.004
-            {
+            if audio, !change.measured, pending.count == 1, abs(delta) >= 0.004 {
               // Learn the delay from the jump: the reading predicted with the delay
               // assumed, against the reading.
               let predicted =
@@ -372,11 +372,11 @@ public struct MpvPlaybackMachine: Sendable {
               }
               pending[index].measured = true
             }
-            debt += delta * change.effectiveAt.seconds(since: midpoint)
           }
-          position = value + debt
+          // The audio clock already counts speed changes mpv has not yet played out.
+          position = value + inFlightDebt(at: midpoint)
           anchor = midpoint
-          if pollProperty == "audio-pts" { audioSeen = true }
+          if audio { audioSeen = true }
         } else if pollProperty == "audio-pts", !audioSeen {
           // Right after a start the audio clock is not there yet; if it never comes, the
           // file has no audio and the frame clock is all there is.
@@ -737,7 +737,7 @@ public struct MpvPlaybackMachine: Sendable {
   /// it already counts but has not yet played out.
   private func inFlightDebt(at instant: LocalInstant) -> Double {
     pending.reduce(0) { debt, change in
-      guard change.sentAt <= instant, instant < change.effectiveAt else { return debt }
+      guard change.isInFlight(at: instant) else { return debt }
       return debt + (change.to - change.from) * change.effectiveAt.seconds(since: instant)
     }
   }

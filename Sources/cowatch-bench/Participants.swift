@@ -154,8 +154,8 @@ struct Room {
 
   /// Timestamps each update where the participant emits it, synchronously on its actor.
   /// Not a task reading `events`: ten such tasks in this one process compete for the same
-  /// two cores with the participants they measure (p99 0.8–1.3 ms with them, 0.66–0.77
-  /// without, 2026-11-25), which a front in its own process would not.
+  /// two cores with the participants they measure, which a front in its own process would
+  /// not (the runs both ways: docs/BENCHMARKS.md, 2026-11-25).
   static func observer(_ recorder: ArrivalRecorder?, index: Int) -> (
     @Sendable (ClientEvent) -> Void
   )? {

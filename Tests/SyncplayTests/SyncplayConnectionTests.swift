@@ -44,6 +44,8 @@ struct SyncplayConnectionTests {
     _ = try Self.open(channel)
     try channel.writeInbound(InboundFrame.tooLarge(limit: 16_384))
     channel.embeddedEventLoop.run()
+    let answer = try channel.readOutbound(as: ByteBuffer.self)
+    #expect(answer.map { String(buffer: $0) }?.contains("Error") == true)
     #expect(!channel.isActive)
   }
 }
