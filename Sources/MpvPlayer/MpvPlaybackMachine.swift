@@ -10,7 +10,10 @@ import PlaybackCoordination
 ///   reply only means the seek was queued).
 /// - A start at a scheduled instant prepares first (paused, seeked to the start frame)
 ///   and then unpauses at the instant less the steady unpause lateness
-///   (``Configuration/unpauseLead``).
+///   (``Configuration/unpauseLead``). An exact seek in a video lands on a frame, not at
+///   the time asked (mpv 0.35: mostly the first frame at or after it, up to a frame
+///   later), and playing goes on from that frame: the driver reads where it landed
+///   (`time-pos`, exact while paused) and unpauses when the group's line reaches it.
 /// - A seek while playing keeps playing until shortly before the switch instant (the
 ///   player's learned seek latency), so it shows the old spot as long as it can.
 /// - A rate change is prepared like a seek too: mpv plays the audio it has buffered (up to
@@ -142,6 +145,8 @@ public struct MpvPlaybackMachine: Sendable {
   public private(set) var nextStartDelay = 0.0
   /// The start whose lateness the next audio reading measures.
   private var scheduledStart: (itemTime: Double, at: LocalInstant)?
+  /// The query asking where the last seek for a start landed, and where it was asked to.
+  private var landing: (request: Int, target: Double)?
   /// A reading's distance from the model, held until the next reading confirms it.
   private var suspect: Double?
   private var audioMisses = 0
@@ -303,6 +308,11 @@ public struct MpvPlaybackMachine: Sendable {
         phase = .preparing(request: request, replied: true, since: since, load: load)
         return []
       }
+      if let landing, landing.request == id {
+        self.landing = nil
+        if let value = data.number, error == "success" { landed(value - landing.target) }
+        return []
+      }
       if let query = userSeek.query, query == id {
         userSeek = (false, nil)
         if let value = data.number, error == "success", item != nil {
@@ -376,6 +386,7 @@ public struct MpvPlaybackMachine: Sendable {
           // The audio clock already counts speed changes mpv has not yet played out.
           position = value + inFlightDebt(at: midpoint)
           anchor = midpoint
+          landing = nil
           if audio { audioSeen = true }
         } else if pollProperty == "audio-pts", !audioSeen {
           // Right after a start the audio clock is not there yet; if it never comes, the
@@ -454,7 +465,13 @@ public struct MpvPlaybackMachine: Sendable {
       // time it took, not the wait: the group's lead is sized by it.
       preparedAt = now.advanced(bySeconds: -deferredBy)
       deferredBy = 0
-      return resolveIntent(at: now)
+      var effects = resolveIntent(at: now)
+      if case .play = intent {
+        let query = request(["get_property", "time-pos"])
+        if case .send(let r) = query { landing = (r.id, seekTarget) }
+        effects.append(query)
+      }
+      return effects
 
     case .endFile(let reason):
       // Loading a file ends the one before it (`stop`), and that event can arrive while
@@ -513,15 +530,18 @@ public struct MpvPlaybackMachine: Sendable {
     if let at = unpauseAt, at <= now {
       unpauseAt = nil
       if case .play(let itemTime, let startAt, let rate) = intent {
+        // Woken late (a busy machine), mpv starts that much later than planned: the model
+        // knows it from the start, and the lateness learned below is mpv's own.
+        let start = startAt.advanced(bySeconds: now.seconds(since: at))
         phase = .playing
         speed = rate
         effective = rate
         pending = []
         position = itemTime
-        anchor = startAt
-        scheduledStart = (itemTime, startAt)
+        anchor = start
+        scheduledStart = (itemTime, start)
         suspect = nil
-        nextPoll = startAt
+        nextPoll = now
         effects.append(request(["set_property", "pause", .bool(false)]))
       }
     }
@@ -642,6 +662,7 @@ public struct MpvPlaybackMachine: Sendable {
     phase = .preparing(request: r.id, replied: false, since: now, load: load)
     preparedAt = nil
     poll = nil
+    landing = nil
     return []
   }
 
@@ -742,7 +763,32 @@ public struct MpvPlaybackMachine: Sendable {
     }
   }
 
+  /// The seek for a start landed `offset` seconds past where it was asked (a frame
+  /// boundary): the start waits until the group's line reaches that frame, or, if mpv
+  /// already plays, the model moves there.
+  private mutating func landed(_ offset: Double) {
+    // More than a second off is not a frame boundary (a broken file's clock): ignored.
+    guard offset != 0, abs(offset) <= 1, case .play(let itemTime, let startAt, let rate) = intent
+    else { return }
+    switch phase {
+    case .prerolled:
+      guard let at = unpauseAt else { return }
+      // The same line, from the frame mpv shows.
+      intent = .play(
+        itemTime: itemTime + offset, startAt: startAt.advanced(bySeconds: offset / rate),
+        rate: rate)
+      unpauseAt = at.advanced(bySeconds: offset / rate)
+      freeze(at: itemTime + offset)
+    case .playing:
+      // Started before the answer came (a start already due): it plays from that frame.
+      position += offset
+    default:
+      break
+    }
+  }
+
   private mutating func cancelScheduled() {
+    landing = nil
     unpauseAt = nil
     switchAt = nil
     scheduledStart = nil

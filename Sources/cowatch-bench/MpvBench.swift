@@ -71,11 +71,22 @@ struct MpvCommand: AsyncParsableCommand {
     func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
       await pollUntil(seconds, every: 0.002, condition)
     }
-    /// Spread every 10 ms for a second.
-    func sampleSecond() async -> [Double] {
+    /// How far the player furthest from the group's line is from it, ms: where a
+    /// participant with another kind of player (or another file's frames) would be.
+    func lineDistance() async -> Double? {
+      guard let estimate = await clients[0].clockEstimate,
+        let session = await clients[0].groupState.session
+      else { return nil }
+      let now = clock.localNow()
+      let line = session.position(at: estimate.groupTime(at: now))
+      return players.map { abs($0.observe(at: now).position - line) * 1000 }.max()
+    }
+    /// Spread every 10 ms for a second (and the distance from the line, into `line`).
+    func sampleSecond(line: inout [Double]) async -> [Double] {
       var values: [Double] = []
       for _ in 0..<100 {
         values.append(spread())
+        if let d = await lineDistance() { line.append(d) }
         await sleepSeconds(0.01)
       }
       return values
@@ -86,6 +97,8 @@ struct MpvCommand: AsyncParsableCommand {
     await sleepSeconds(3)
 
     var startSpread: [Double] = []
+    var startLine: [Double] = []
+    var seekLine: [Double] = []
     var seekSpread: [Double] = []
     var pauseFramesEqual = 0
     var pausePointError: [Double] = []
@@ -106,7 +119,7 @@ struct MpvCommand: AsyncParsableCommand {
       pausePointError.append(contentsOf: frames.map { (at - $0) * 1000 })
       _ = await clients[(round + 1) % 3].play()
       _ = await until(5) { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
-      startSpread += await sampleSecond()
+      startSpread += await sampleSecond(line: &startLine)
       let seekStart = monoNow()
       let target = Double(30 + 20 * round)
       _ = await clients[(round + 2) % 3].seek(to: target)
@@ -116,7 +129,7 @@ struct MpvCommand: AsyncParsableCommand {
         if await until(5, { spread() < 2 }) {
           seekTogether.append(Double(monoNow() - seekStart) / 1e6)
         }
-        seekSpread += await sampleSecond()
+        seekSpread += await sampleSecond(line: &seekLine)
       }
     }
     // One player starts 100 ms late (as a slow machine would): how soon it is back in step.
@@ -170,7 +183,9 @@ struct MpvCommand: AsyncParsableCommand {
     var t = Table("measure", "samples", "p50 / p99 / max (ms)")
     let rows: [(String, [Double])] = [
       ("spread in the second after a start (audio clocks)", startSpread),
+      ("the furthest from the group's line in the second after a start", startLine),
       ("spread in the second after a seek while playing", seekSpread),
+      ("the furthest from the group's line in the second after a seek", seekLine),
       ("spread, steady, ±\(Int(driftPpm)) ppm injected, \(Int(seconds)) s", steady),
       ("time from a seek to all within 2 ms", seekTogether),
       ("pause: group point − time-pos of the frame shown", pausePointError),

@@ -78,6 +78,65 @@ struct MpvPlaybackMachineTests {
     #expect(!seen.isBusy && abs(seen.position - 6) < 1e-9 && seen.rate == 1)
   }
 
+  @Test("a start's seek that lands on the next frame unpauses when the line reaches that frame")
+  func landedOnFrame() throws {
+    var m = loaded()
+    let play = m.perform(.play(itemTime: 5.02, startAt: t(3), rate: 0.5), path: nil, at: t(2))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(2.01))
+    let restarted = m.received(.event("playback-restart"), at: t(2.05))
+    // mpv (24 fps) shows the frame at 5.041667: playing goes on from there.
+    try #require(commands(restarted) == [["get_property", "time-pos"]])
+    #expect(m.nextWake == t(3 - 0.0005))
+    _ = m.received(
+      .reply(requestID: ids(restarted)[0], data: .number(5.041667), error: "success"),
+      at: t(2.0502))
+    // At rate 0.5 the line reaches 5.041667 43.334 ms after 3 s.
+    let due = 3 + (5.041667 - 5.02) / 0.5
+    #expect(abs(try #require(m.nextWake).seconds(since: t(due - 0.0005))) < 1e-9)
+    #expect(m.observation(at: t(2.5)).isBusy)
+    #expect(abs(m.observation(at: t(2.5)).position - 5.041667) < 1e-9)
+    let unpause = try #require(m.nextWake)
+    #expect(commands(m.wake(at: unpause)).first == ["set_property", "pause", .bool(false)])
+    // On the group's line: 5.02 at 3 s, 5.52 at 4 s.
+    #expect(abs(m.observation(at: t(4)).position - 5.52) < 1e-9)
+    // A later preparation forgets an answer still on its way.
+    var late = loaded()
+    let again = late.perform(.play(itemTime: 5.02, startAt: t(3), rate: 1), path: nil, at: t(2))
+    _ = late.received(.reply(requestID: ids(again)[2], data: .null, error: "success"), at: t(2.01))
+    let query = try #require(ids(late.received(.event("playback-restart"), at: t(2.05))).first)
+    _ = late.perform(.pause(at: 7), path: nil, at: t(2.06))
+    _ = late.received(
+      .reply(requestID: query, data: .number(5.041667), error: "success"), at: t(2.07))
+    #expect(late.observation(at: t(2.5)).position == 7)
+  }
+
+  @Test("a start's landing answered after mpv already plays moves the model to that frame")
+  func landedAfterStart() throws {
+    var m = loaded()
+    // Told to start at once (the instant is past): it unpauses as soon as mpv is ready.
+    let play = m.perform(.play(itemTime: 5.02, startAt: t(1.9), rate: 1), path: nil, at: t(2))
+    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(2.01))
+    let restarted = m.received(.event("playback-restart"), at: t(2.05))
+    // The seek went to the line's spot at 2 s (5.12), the start from there at 2.05 s.
+    try #require(commands(restarted).map { $0.last } == [.bool(false), "time-pos"])
+    #expect(abs(m.observation(at: t(2.15)).position - 5.22) < 1e-9)
+    _ = m.received(
+      .reply(requestID: ids(restarted)[1], data: .number(5.125), error: "success"), at: t(2.06))
+    #expect(abs(m.observation(at: t(2.15)).position - 5.225) < 1e-9)
+  }
+
+  @Test("a start woken late is known late from its first instant, and not taken for mpv's lead")
+  func wokenLate() {
+    var m = prerolled()
+    let lead = m.unpauseLead
+    // Due at 1.9995 s, woken 1 ms later (a busy machine).
+    read(&m, at: 2.0005, 5)
+    #expect(abs(m.observation(at: t(2.1)).position - 5.099) < 1e-9)
+    // mpv started just as late as the lead allows for after that: nothing to learn.
+    read(&m, at: 2.3, 5.299)
+    #expect(abs(m.unpauseLead - lead) < 1e-9)
+  }
+
   @Test("a start delayed on purpose is sent that late, once, and the next is on time")
   func delayedStart() {
     var m = loaded()
@@ -99,7 +158,7 @@ struct MpvPlaybackMachineTests {
   @Test("a seek while playing plays on until the seek latency before the switch")
   func seekWhilePlaying() {
     var m = prerolled()
-    _ = m.wake(at: t(2))
+    _ = m.wake(at: t(1.9995))
     // Told at 10 s to be at 300 at 11 s: nothing for mpv yet.
     #expect(m.perform(.play(itemTime: 300, startAt: t(11), rate: 1), path: nil, at: t(10)).isEmpty)
     #expect(abs(m.observation(at: t(10.5)).position - 13.5) < 1e-9)
@@ -112,7 +171,7 @@ struct MpvPlaybackMachineTests {
   @Test("a rate change is prepared like a seek and switched to at its instant")
   func rateChange() {
     var m = prerolled()
-    _ = m.wake(at: t(2))
+    _ = m.wake(at: t(1.9995))
     // Told at 10 s: from 12 s on, rate 2 (the line is at 15 then).
     #expect(m.perform(.play(itemTime: 15, startAt: t(12), rate: 2), path: nil, at: t(10)).isEmpty)
     let begin = t(12 - 2 * m.seekLatency - 0.05 - 0.0005)
@@ -132,7 +191,7 @@ struct MpvPlaybackMachineTests {
   @Test("the audio clock read at the midpoint of the exchange anchors the position")
   func audioClock() {
     var m = prerolled()
-    let started = m.wake(at: t(2))
+    let started = m.wake(at: t(1.9995))
     #expect(
       commands(started) == [
         ["set_property", "pause", .bool(false)], ["get_property", "audio-pts"],
@@ -159,7 +218,7 @@ struct MpvPlaybackMachineTests {
     let lead = m.unpauseLead
     // Unsettled readings 35 ms behind, then 8 ms ahead (as mpv's are just after an
     // unpause): the model stays on the schedule, and the lead is not taught their noise.
-    read(&m, at: 2, 4.965)
+    read(&m, at: 1.9995, 4.965)
     #expect(abs(m.observation(at: t(2.05)).position - 5.05) < 1e-9)
     read(&m, at: 2.05, 5.058)
     #expect(abs(m.observation(at: t(2.1)).position - 5.1) < 1e-9)
@@ -176,7 +235,7 @@ struct MpvPlaybackMachineTests {
     let lead = m.unpauseLead
     // The first reading, at the start itself, shows mpv not yet moving: 100 ms on, it is
     // 100 ms behind.
-    read(&m, at: 2, 5)
+    read(&m, at: 1.9995, 5)
     #expect(abs(m.observation(at: t(2.15)).position - 5.15) < 1e-9)
     read(&m, at: 2.15, 5.05)
     #expect(abs(m.observation(at: t(2.15)).position - 5.05) < 1e-9)
@@ -187,7 +246,7 @@ struct MpvPlaybackMachineTests {
     "one reading of the audio clock far from the model is held; a second that agrees is believed")
   func outlierReading() {
     var m = prerolled()
-    read(&m, at: 2, 5)
+    read(&m, at: 1.9995, 5)
     read(&m, at: 3, 6)
     #expect(abs(m.observation(at: t(3)).position - 6) < 1e-9)
     // 8 ms ahead once, then on the line again: the model never moved.
@@ -206,7 +265,7 @@ struct MpvPlaybackMachineTests {
     "a speed change shows after mpv's speed delay; its audio clock's jump is not taken for a gap")
   func speedDelay() {
     var m = prerolled()
-    var pollID = ids(m.wake(at: t(2)))[1]
+    var pollID = ids(m.wake(at: t(1.9995)))[1]
     _ = m.received(.reply(requestID: pollID, data: .number(5), error: "success"), at: t(2))
     // A nudge at 3 s: the picture still plays at 1 until 3.39 s, then at 1.01.
     #expect(
@@ -257,7 +316,7 @@ struct MpvPlaybackMachineTests {
     _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
     _ = m.received(.event("seek"), at: t(1.51))
     _ = m.received(.event("playback-restart"), at: t(1.55))
-    _ = m.wake(at: t(2))
+    _ = m.wake(at: t(1.9995))
     _ = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.001))
     _ = m.perform(.setRate(1.0020004), path: nil, at: t(2.5))
     // …as mpv writes numbers: to six decimals.
@@ -323,7 +382,7 @@ struct MpvPlaybackMachineTests {
     let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
     _ = m.received(.reply(requestID: ids(play).last!, data: .null, error: "success"), at: t(1.51))
     _ = m.received(.event("playback-restart"), at: t(1.55))
-    _ = m.wake(at: t(2))
+    _ = m.wake(at: t(1.9995))
     #expect(m.observation(at: t(3)).rate == 1)
     let held = m.hold(until: t(5), at: t(3))
     #expect(commands(held) == [["set_property", "pause", .bool(true)]])
