@@ -23,7 +23,8 @@ import PlaybackCoordination
 ///   reply; `time-pos` only when there is no audio. Readings just after a start
 ///   (``Configuration/startSettling``) and single readings far from the model
 ///   (``Configuration/outlier``) are not believed: mpv's clock jumps there, its player does
-///   not.
+///   not. A reading whose exchange took long is believed in part: its midpoint may be off
+///   by half the exchange (``Configuration/trustedExchange``).
 public struct MpvPlaybackMachine: Sendable {
   public struct Configuration: Hashable, Sendable {
     /// How often the audio clock is read while playing, seconds.
@@ -55,13 +56,20 @@ public struct MpvPlaybackMachine: Sendable {
     /// then reads several ms off for one reading (steady play, measured), while a real
     /// player moves by micro-seconds between two readings.
     public var outlier: Double
+    /// An exchange with mpv this quick, or at most twice the quickest lately, gives a
+    /// reading believed in full, seconds; a slower one moves the model by
+    /// `(trusted / exchange)²` of what it says: the midpoint of a 1.4 ms exchange (mpv's
+    /// p99) may be 0.7 ms from the instant mpv read its clock, while the model drifts by
+    /// microseconds between two readings.
+    public var trustedExchange: Double
 
     public init(
       pollInterval: Double = 0.05, unpauseLead: Double = 0.0005, defaultSeekLatency: Double = 0.08,
       seamlessGap: Double = 0.05, speedDelay: Double = 0.39, startSettling: Double = 0.3,
-      startMiss: Double = 0.05, outlier: Double = 0.002
+      startMiss: Double = 0.05, outlier: Double = 0.002, trustedExchange: Double = 0.0003
     ) {
       self.outlier = outlier
+      self.trustedExchange = trustedExchange
       self.startSettling = startSettling
       self.startMiss = startMiss
       self.pollInterval = pollInterval
@@ -137,6 +145,8 @@ public struct MpvPlaybackMachine: Sendable {
   private var switchAt: LocalInstant?
   private var nextPoll: LocalInstant?
   private var poll: (id: Int, sentAt: LocalInstant)?
+  /// The quickest recent exchange with mpv (rises slowly when they all slow down), seconds.
+  private var quickestExchange: Double?
   private var pollProperty = "audio-pts"
   private var audioSeen = false
   /// How early `pause=false` is sent before a scheduled start, seconds (learned).
@@ -327,7 +337,13 @@ public struct MpvPlaybackMachine: Sendable {
         guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
         if let value = data.number, error == "success" {
           // Read at the midpoint of the exchange.
-          let midpoint = poll.sentAt.advanced(bySeconds: now.seconds(since: poll.sentAt) / 2)
+          let exchange = now.seconds(since: poll.sentAt)
+          let midpoint = poll.sentAt.advanced(bySeconds: exchange / 2)
+          let quickest = min(
+            exchange, quickestExchange.map { $0 + 0.05 * (exchange - $0) } ?? exchange)
+          quickestExchange = quickest
+          let trusted = max(2 * quickest, configuration.trustedExchange)
+          let weight = exchange <= trusted ? 1 : (trusted / exchange) * (trusted / exchange)
           let audio = pollProperty == "audio-pts"
           // How far mpv's clock is from the model (the model keeps the picture's time: the
           // audio clock already counts speed changes still in flight).
@@ -363,14 +379,14 @@ public struct MpvPlaybackMachine: Sendable {
             scheduledStart = nil
             let delay = -deviation / max(speed, 0.01) + unpauseLead
             let changing = pending.contains { $0.isInFlight(at: midpoint) }
-            if !changing, delay > -0.01, delay < 0.05 {
+            if !changing, weight == 1, delay > -0.01, delay < 0.05 {
               unpauseLead = min(max(0, 0.7 * unpauseLead + 0.3 * delay), 0.05)
             }
           }
           for index in pending.indices where pending[index].isInFlight(at: midpoint) {
             let change = pending[index]
             let delta = change.to - change.from
-            if audio, !change.measured, pending.count == 1, abs(delta) >= 0.004 {
+            if audio, !change.measured, pending.count == 1, abs(delta) >= 0.004, weight == 1 {
               // Learn the delay from the jump: the reading predicted with the delay
               // assumed, against the reading.
               let predicted =
@@ -384,7 +400,10 @@ public struct MpvPlaybackMachine: Sendable {
             }
           }
           // The audio clock already counts speed changes mpv has not yet played out.
-          position = value + inFlightDebt(at: midpoint)
+          position =
+            believed
+            ? value + inFlightDebt(at: midpoint)
+            : projected(at: midpoint, from: midpoint) + weight * deviation
           anchor = midpoint
           landing = nil
           if audio { audioSeen = true }

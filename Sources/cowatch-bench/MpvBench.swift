@@ -115,7 +115,8 @@ struct MpvCommand: AsyncParsableCommand {
         remotePause.append((frames[i] - frames[originator]) * 1000)
       }
       if frames.allSatisfy({ abs($0 - frames[0]) < 1e-6 }) { pauseFramesEqual += 1 }
-      // mpv shows the frame at or just before the pause point.
+      // mpv shows the frame its exact seek landed on: mostly the first at or after the pause
+      // point (negative here, up to a frame), sometimes one a few ms before it.
       pausePointError.append(contentsOf: frames.map { (at - $0) * 1000 })
       _ = await clients[(round + 1) % 3].play()
       _ = await until(5) { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }

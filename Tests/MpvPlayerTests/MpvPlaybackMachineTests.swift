@@ -261,6 +261,33 @@ struct MpvPlaybackMachineTests {
     #expect(abs(m.observation(at: t(3.2)).position - 6.195) < 1e-9)
   }
 
+  @Test("a reading from a slow exchange with mpv moves the model only in part")
+  func slowExchange() {
+    var m = prerolled()
+    read(&m, at: 1.9995, 5)
+    // Quick exchanges (0.1 ms) on the line.
+    for k in 0..<5 {
+      let sent = 3 + 0.05 * Double(k)
+      let poll = ids(m.wake(at: t(sent))).last!
+      _ = m.received(
+        .reply(requestID: poll, data: .number(6 + 0.05 * Double(k) + 0.00005), error: "success"),
+        at: t(sent + 0.0001))
+    }
+    #expect(abs(m.observation(at: t(3.3)).position - 6.3) < 1e-9)
+    // Sent at 3.3, answered 1.5 ms later: its midpoint may be 0.75 ms off. It says 0.6 ms
+    // behind; believed at (0.3 / 1.5)² = 4 %.
+    let slow = ids(m.wake(at: t(3.3))).last!
+    _ = m.received(
+      .reply(requestID: slow, data: .number(6.30075 - 0.0006), error: "success"), at: t(3.3015))
+    #expect(abs(m.observation(at: t(3.4)).position - (6.4 - 0.04 * 0.0006)) < 1e-9)
+    // The next quick one that says the same is believed in full.
+    let quick = ids(m.wake(at: t(3.35))).last!
+    _ = m.received(
+      .reply(requestID: quick, data: .number(6.35005 - 0.0006), error: "success"),
+      at: t(3.3501))
+    #expect(abs(m.observation(at: t(3.4)).position - (6.4 - 0.0006)) < 1e-9)
+  }
+
   @Test(
     "a speed change shows after mpv's speed delay; its audio clock's jump is not taken for a gap")
   func speedDelay() {
