@@ -48,6 +48,12 @@ struct BadPeerTests {
     await eventually("ann sees bob's pause") {
       await ann.groupState.lastChange?.originatorName == "bob"
     }
+    // What ann had, should that wait ever time out (seen once in a loaded full run).
+    let last = await ann.groupState.lastChange
+    let status = await ann.connectionStatus
+    #expect(
+      last?.originatorName == "bob",
+      "ann's last change: \(String(describing: last)); ann's connection: \(status)")
     #expect(await ann.groupState.participants.map(\.name) == ["ann", "bob"])
     await ann.stop()
     await bob.stop()
