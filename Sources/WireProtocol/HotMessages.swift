@@ -1,8 +1,9 @@
 import PlaybackCoordination
 
 /// The messages every change puts on the wire — a participant's playback command, the
-/// relay's step and its answer — and the clock's pings and pongs, encoded and decoded by
-/// hand.
+/// relay's step and its answer — encoded and decoded by hand, and the clock's ping
+/// (encoded here) and pong (decoded here); the relay's side of those two, decoding a ping
+/// and encoding a pong, is ``WireCodec``'s `fastPing` and `encodePong`, which came first.
 ///
 /// Why: a change is one command in, one step out to every member, and one decode at each
 /// of them, about once a second in a busy room. `JSONEncoder` and `JSONDecoder` cost a few

@@ -71,22 +71,22 @@ struct MpvCommand: AsyncParsableCommand {
     func until(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
       await pollUntil(seconds, every: 0.002, condition)
     }
-    /// How far the player furthest from the group's line is from it, ms: where a
-    /// participant with another kind of player (or another file's frames) would be.
-    func lineDistance() async -> Double? {
-      guard let estimate = await clients[0].clockEstimate,
-        let session = await clients[0].groupState.session
-      else { return nil }
-      let now = clock.localNow()
-      let line = session.position(at: estimate.groupTime(at: now))
-      return players.map { abs($0.observe(at: now).position - line) * 1000 }.max()
-    }
-    /// Spread every 10 ms for a second (and the distance from the line, into `line`).
+    /// Spread every 10 ms for a second, and into `line` how far the player furthest from
+    /// the group's line is from it, ms (where a participant with another kind of player, or
+    /// another file's frames, would be). The line and the clock estimate are read once:
+    /// neither changes within the second, and reading them from the client's actor every
+    /// 10 ms would compete with the players measured.
     func sampleSecond(line: inout [Double]) async -> [Double] {
+      let estimate = await clients[0].clockEstimate
+      let session = await clients[0].groupState.session
       var values: [Double] = []
       for _ in 0..<100 {
         values.append(spread())
-        if let d = await lineDistance() { line.append(d) }
+        if let estimate, let session {
+          let now = clock.localNow()
+          let position = session.position(at: estimate.groupTime(at: now))
+          line.append(players.map { abs($0.observe(at: now).position - position) * 1000 }.max()!)
+        }
         await sleepSeconds(0.01)
       }
       return values
