@@ -58,9 +58,9 @@ public struct MpvPlaybackMachine: Sendable {
     public var outlier: Double
     /// An exchange with mpv this quick, or at most twice the quickest lately, gives a
     /// reading believed in full, seconds; a slower one moves the model by
-    /// `(trusted / exchange)²` of what it says: the midpoint of a 1.4 ms exchange (mpv's
-    /// p99) may be 0.7 ms from the instant mpv read its clock, while the model drifts by
-    /// microseconds between two readings.
+    /// `(trusted / exchange)²` of what it says within half the exchange (the midpoint of a
+    /// 1.4 ms exchange, mpv's p99, may be 0.7 ms from the instant mpv read its clock, while
+    /// the model drifts by microseconds between two readings), and fully beyond that.
     public var trustedExchange: Double
 
     public init(
@@ -403,7 +403,7 @@ public struct MpvPlaybackMachine: Sendable {
           position =
             believed
             ? value + inFlightDebt(at: midpoint)
-            : projected(at: midpoint, from: midpoint) + weight * deviation
+            : projected(at: midpoint, from: midpoint) + believable(deviation, weight, exchange)
           anchor = midpoint
           landing = nil
           if audio { audioSeen = true }
@@ -780,6 +780,16 @@ public struct MpvPlaybackMachine: Sendable {
       guard change.isInFlight(at: instant) else { return debt }
       return debt + (change.to - change.from) * change.effectiveAt.seconds(since: instant)
     }
+  }
+
+  /// How much of a reading's `deviation` from the model to take: what lies within half
+  /// its exchange (where the midpoint may be off) at `weight`, anything beyond in full — a
+  /// gap larger than the reading's own uncertainty is real however slow the exchange, and
+  /// a loaded machine, all of whose exchanges are slow, must still follow mpv.
+  private func believable(_ deviation: Double, _ weight: Double, _ exchange: Double) -> Double {
+    let uncertainty = exchange / 2
+    let within = min(max(deviation, -uncertainty), uncertainty)
+    return weight * within + (deviation - within)
   }
 
   /// The seek for a start landed `offset` seconds past where it was asked (a frame

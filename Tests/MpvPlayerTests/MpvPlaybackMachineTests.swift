@@ -286,6 +286,19 @@ struct MpvPlaybackMachineTests {
       .reply(requestID: quick, data: .number(6.35005 - 0.0006), error: "success"),
       at: t(3.3501))
     #expect(abs(m.observation(at: t(3.4)).position - (6.4 - 0.0006)) < 1e-9)
+    // A loaded machine: every exchange takes 4 ms, and mpv really is 10 ms behind (twice in
+    // a row, so not a single odd reading). Only ±2 ms of it can be the midpoint's error:
+    // the other 8 ms are taken at once.
+    for (k, sent) in [3.5, 3.55].enumerated() {
+      let poll = ids(m.wake(at: t(sent))).last!
+      _ = m.received(
+        .reply(requestID: poll, data: .number(sent + 3.002 - 0.0006 - 0.01), error: "success"),
+        at: t(sent + 0.004))
+      if k == 0 { #expect(abs(m.observation(at: t(3.6)).position - (6.6 - 0.0006)) < 1e-9) }
+    }
+    // (The 2 ms within come in at a small weight: under a tenth of them.)
+    let moved = m.observation(at: t(3.6)).position - (6.6 - 0.0006)
+    #expect(moved <= -0.008 && moved > -0.0082, "moved \(moved)")
   }
 
   @Test(
