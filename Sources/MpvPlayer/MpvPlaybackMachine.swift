@@ -180,6 +180,13 @@ public struct MpvPlaybackMachine: Sendable {
   private var isLoading: Bool {
     if case .preparing(_, _, _, true) = phase { true } else { false }
   }
+  /// mpv is paused by the driver on its way somewhere (opening, seeking, on a start frame).
+  private var isHeldByDriver: Bool {
+    switch phase {
+    case .preparing, .prerolled: true
+    default: false
+    }
+  }
   /// The player's seek latency as measured (rises at once, falls slowly), seconds.
   public private(set) var seekLatency: Double
 
@@ -445,6 +452,19 @@ public struct MpvPlaybackMachine: Sendable {
         userActions.append(.pause(at: at))
       } else if !value, phase == .paused || phase == .ended {
         userActions.append(.play)
+      } else if !value, isHeldByDriver {
+        // Space pressed while the driver holds mpv paused for a moment (a start, a seek,
+        // a pause being placed): the person saw the group's picture and meant the
+        // opposite of what the group does. mpv is paused again at once: where and when it
+        // plays stays the group's, which the action will change.
+        switch intent {
+        case .play(let itemTime, let startAt, let rate):
+          let line = now > startAt ? itemTime + rate * now.seconds(since: startAt) : itemTime
+          userActions.append(.pause(at: line))
+        case .pause:
+          userActions.append(.play)
+        }
+        return [request(["set_property", "pause", .bool(true)])]
       }
       return []
 

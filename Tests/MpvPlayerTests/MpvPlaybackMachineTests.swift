@@ -384,6 +384,42 @@ struct MpvPlaybackMachineTests {
     #expect(m.takeUserActions() == [.rate(1.1)])
   }
 
+  @Test(
+    "space pressed in mpv while the driver holds it paused for a moment (a start, a seek) is the person's: the opposite of what the group does, and mpv stays held"
+  )
+  func pressWhileHeld() {
+    // The group plays from 5 at 2 s; mpv is prerolled, paused by the driver. The person
+    // presses space (mpv toggles to playing): they saw a picture about to play or playing
+    // (a start, a seek while playing) and meant to stop it.
+    var m = prerolled()
+    let press = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(1.8))
+    #expect(m.takeUserActions() == [.pause(at: 5)])
+    // mpv is paused again at once, and that echo is the driver's, not the person's.
+    #expect(commands(press) == [["set_property", "pause", .bool(true)]])
+    _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(1.801))
+    #expect(m.takeUserActions().isEmpty)
+    // Until the group decides otherwise, the driver still starts at the instant.
+    #expect(commands(m.wake(at: t(1.9995))).contains(["set_property", "pause", .bool(false)]))
+
+    // A seek while playing, being prepared (mpv paused and seeking): the press pauses the
+    // group where its line is at that moment.
+    var s = prerolled()
+    _ = s.wake(at: t(1.9995))
+    _ = s.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.0))
+    let seek = s.perform(.play(itemTime: 20, startAt: t(2.1), rate: 1), path: nil, at: t(2.0))
+    #expect(commands(seek).first == ["set_property", "pause", .bool(true)])
+    let held = s.received(.propertyChange(name: "pause", data: .bool(true)), at: t(2.01))
+    #expect(held.isEmpty && s.takeUserActions().isEmpty)
+    _ = s.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.3))
+    #expect(s.takeUserActions() == [.pause(at: 20.2)])
+
+    // Paused by the group, being moved to another paused spot: a press means play.
+    var p = loaded()
+    _ = p.perform(.pause(at: 9), path: nil, at: t(3))
+    _ = p.received(.propertyChange(name: "pause", data: .bool(false)), at: t(3.01))
+    #expect(p.takeUserActions() == [.play])
+  }
+
   @Test("mpv gone or a file missing: the player reports the problem and no item")
   func problems() {
     var m = MpvPlaybackMachine()
