@@ -246,7 +246,7 @@ let package = Package(
       name: "MpvPlayerTests",
       dependencies: [
         "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "Transports",
-        "RelayRuntime", "WireProtocol",
+        "RelayRuntime", "WireProtocol", "SyncplayHarness",
       ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Participation
 import PlaybackCoordination
@@ -325,17 +326,22 @@ public actor ParticipantClient {
     }
   }
 
-  /// scrypt is slow on purpose: it runs on a thread of its own, not on the actor's.
+  /// scrypt is slow on purpose (a third of a second, more on a busy machine): it runs on a
+  /// thread of its own, not on Swift concurrency's cooperative pool (a thread per core,
+  /// which a detached task would hold, stalling every other task meanwhile).
   private static func derive(_ password: RoomPassword, _ derivation: KeyDerivation) async
     -> Result<RoomKeys, RoomCryptoError>
   {
-    await Task.detached(priority: .userInitiated) {
-      do throws(RoomCryptoError) {
-        return .success(try RoomKeys.derive(password: password, derivation: derivation))
-      } catch {
-        return .failure(error)
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        do throws(RoomCryptoError) {
+          continuation.resume(
+            returning: .success(try RoomKeys.derive(password: password, derivation: derivation)))
+        } catch {
+          continuation.resume(returning: .failure(error))
+        }
       }
-    }.value
+    }
   }
 
   private func keysDerived(_ result: Result<RoomKeys, RoomCryptoError>, generation: UInt64) {

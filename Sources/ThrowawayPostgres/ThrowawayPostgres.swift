@@ -19,6 +19,23 @@ public final class ThrowawayPostgres: Sendable {
 
   public static var available: Bool { binaries != nil }
 
+  /// Makes and starts a server on a thread of its own: `initdb` takes a second or more (many
+  /// on a loaded machine), and waiting for it on one of Swift concurrency's cooperative
+  /// threads (one per core) stalls every task beside it — two such waits at once on a
+  /// 2-core machine froze a whole test run for seconds.
+  public static func start() async throws -> ThrowawayPostgres {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        do {
+          continuation.resume(returning: try ThrowawayPostgres())
+        } catch {
+          continuation.resume(throwing: error)
+        }
+      }
+    }
+  }
+
+  /// Blocks until the server runs: from synchronous code only (see ``start()``).
   public init() throws {
     guard let bin = Self.binaries else { throw ClusterError("PostgreSQL is not installed") }
     directory = NSTemporaryDirectory() + "cowatch-pg-\(UUID().uuidString)"

@@ -102,7 +102,7 @@ struct StoreCommand: AsyncParsableCommand {
     guard ThrowawayPostgres.available else {
       throw BenchError("PostgreSQL is not installed (apt-get install postgresql)")
     }
-    let cluster = try ThrowawayPostgres()
+    let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     let url = cluster.url
     let prop = try await StoreBench.propagation(

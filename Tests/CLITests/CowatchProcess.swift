@@ -119,10 +119,13 @@ final class CowatchProcess: Sendable {
     sourceLocation: SourceLocation = #_sourceLocation
   ) async -> String? {
     let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    // Looked at once more after the deadline: a test whose task was not run for a while (a
+    // loaded machine) must not fail for a line that came meanwhile.
+    while true {
       if let line = output.first(where: { line in fragments.allSatisfy { line.contains($0) } }) {
         return line
       }
+      guard Date() < deadline else { break }
       try? await Task.sleep(nanoseconds: 20_000_000)
     }
     Issue.record(
@@ -171,7 +174,7 @@ final class CowatchProcess: Sendable {
     sourceLocation: SourceLocation = #_sourceLocation
   ) async -> (index: Int, line: String)? {
     let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    while true {
       let lines = output
       if start < lines.count,
         let index = lines[start...].firstIndex(where: { line in
@@ -180,6 +183,7 @@ final class CowatchProcess: Sendable {
       {
         return (index, lines[index])
       }
+      guard Date() < deadline else { break }
       try? await Task.sleep(nanoseconds: 20_000_000)
     }
     Issue.record(

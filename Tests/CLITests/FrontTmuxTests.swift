@@ -23,9 +23,10 @@ extension Tmux {
   ) async -> Found? {
     let deadline = Date().addingTimeInterval(seconds)
     var screen = ""
-    while Date() < deadline {
+    while true {
       screen = capture(target)
       if let found = read(screen) { return found }
+      guard Date() < deadline else { break }
       try? await Task.sleep(nanoseconds: 100_000_000)
     }
     Issue.record(
@@ -199,7 +200,7 @@ struct FrontTmuxTests {
     .enabled(if: Tmux.executable != nil && MpvTools.available, "needs tmux, mpv and ffmpeg"),
     .timeLimit(.minutes(1)))
   func videoInItsOwnPane() async throws {
-    let library = try MpvTools.library()
+    let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
     let (relay, port) = try await CowatchProcess.relay(["--store", "memory", "--no-tls"])
     defer { relay.terminate() }

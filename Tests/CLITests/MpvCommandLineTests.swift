@@ -12,8 +12,13 @@ enum MpvTools {
   }
   static let available = find("mpv") && find("ffmpeg") && find("ffprobe")
 
-  /// A library with one series of two 20 s episodes, made with ffmpeg's test sources.
-  static func library() throws -> String {
+  /// A library with one series of two 20 s episodes, made with ffmpeg's test sources
+  /// (waited for on a thread of its own: see `blocking`).
+  static func library() async throws -> String {
+    try await blocking { try makeLibrary() }
+  }
+
+  private static func makeLibrary() throws -> String {
     let root = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-mpv-library-\(UInt64.random(in: 0...UInt64.max))")
     let folder = root.appendingPathComponent("Night Ferry")
@@ -32,7 +37,7 @@ enum MpvTools {
 struct MpvCommandLineTests {
   @Test("two headless participants with mpv: they start and pause together on their own files")
   func headlessWithMpv() async throws {
-    let library = try MpvTools.library()
+    let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
     let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
@@ -83,7 +88,7 @@ struct MpvCommandLineTests {
 
   @Test("one who lacks the episode is told which and steps away; the group does not wait")
   func missingEpisode() async throws {
-    let library = try MpvTools.library()
+    let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
     // bob has only the first episode.
     let bobs = library + "-bob"
@@ -124,7 +129,7 @@ struct MpvCommandLineTests {
 
   @Test("one whose file differs in duration from the group's is warned, once, and watches on")
   func durationMismatch() async throws {
-    let library = try MpvTools.library()
+    let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
     // bob's copy of the first episode is another cut: 17 s instead of 20.
     let bobs = library + "-bob"
@@ -139,7 +144,7 @@ struct MpvCommandLineTests {
       bobs + "/Night Ferry/Night.Ferry.S01E01.mp4",
     ]
     try cut.run()
-    cut.waitUntilExit()
+    _ = try await blocking { cut.waitUntilExit() }
     let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
     setenv("XDG_CACHE_HOME", library + "/cache", 1)
@@ -176,7 +181,7 @@ struct MpvCommandLineTests {
     "mpv killed: the group goes on, Cowatch offers a restart, and restart-player brings it back in step"
   )
   func restartAfterCrash() async throws {
-    let library = try MpvTools.library()
+    let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
     let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
     defer { relay.terminate() }
@@ -203,7 +208,7 @@ struct MpvCommandLineTests {
     let out = Pipe()
     pgrep.standardOutput = out
     try pgrep.run()
-    pgrep.waitUntilExit()
+    _ = try await blocking { pgrep.waitUntilExit() }
     let pid = try #require(
       Int32(
         String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -75,7 +75,7 @@ struct ReadmeHeadlessTests {
         let event = try #require(expected["event"] as? String)
         let deadline = Date().addingTimeInterval(10)
         var found = false
-        while !found, Date() < deadline {
+        while !found {
           found = bot.output.contains { printed in
             guard
               let object = try? JSONSerialization.jsonObject(with: Data(printed.utf8))
@@ -83,7 +83,8 @@ struct ReadmeHeadlessTests {
             else { return false }
             return Self.matches(expected, object)
           }
-          if !found { try await Task.sleep(nanoseconds: 50_000_000) }
+          guard !found, Date() < deadline else { break }
+          try await Task.sleep(nanoseconds: 50_000_000)
         }
         #expect(
           found,

@@ -4,6 +4,7 @@ import Participation
 import PlaybackCoordination
 import RelayRuntime
 import Synchronization
+import SyncplayHarness
 import Testing
 import Transports
 
@@ -18,25 +19,13 @@ enum RealMpv {
   }
   static let available = find("mpv") != nil && find("ffmpeg") != nil
 
-  /// A 30 s clip (24 fps test pattern, a 440 Hz tone), made once per test run.
-  static let clip: String? = {
-    guard let ffmpeg = find("ffmpeg") else { return nil }
+  /// A 30 s clip (24 fps test pattern, a 440 Hz tone), made once per test run, by ffmpeg
+  /// waited for on a thread of its own (see `blocking`), never on the cooperative pool.
+  static func clip() async -> String? {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-test-clip-\(getpid()).mp4").path
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: ffmpeg)
-    p.arguments = [
-      "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-      "testsrc=size=160x120:rate=24", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-      "-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
-      "-shortest", path,
-    ]
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    guard (try? p.run()) != nil else { return nil }
-    p.waitUntilExit()
-    return p.terminationStatus == 0 ? path : nil
-  }()
+    return (try? await blocking { try TestClip.make(path, seconds: 30) }) != nil ? path : nil
+  }
 
   static let series = SeriesInfo(
     id: "clip", title: "Test clip", items: [ItemInfo(id: "clip/e1", title: "Pattern", duration: 30)]
@@ -115,7 +104,7 @@ struct MpvSessionTests {
 
   @Test("start together, a pause on one frame at the originator's time, a seek, a rate change")
   func watchTogether() async throws {
-    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
     try await MpvRoom.run(["ann", "bob", "cat"], player: { _ in ([], clip) }) { room in
       let (players, clients, seen) = (room.players, room.clients, room.seen)
       _ = try await clients[0].send(.start(series: RealMpv.series, item: "clip/e1")).get()
@@ -183,7 +172,7 @@ struct MpvSessionTests {
 
   @Test("the end of the file advances the group to the next episode, and every mpv plays it")
   func endOfFileAdvances() async throws {
-    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
     let series = SeriesInfo(
       id: "clip", title: "Test clip",
       items: [
@@ -212,7 +201,7 @@ struct MpvSessionTests {
     "one player starved of input (its file comes over HTTP, which stalls): the group waits for it, then all go on together"
   )
   func starvedPlayer() async throws {
-    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
     // Matroska keeps its header up front: mpv plays from the first bytes that arrive.
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-starved-\(getpid())")
@@ -223,7 +212,7 @@ struct MpvSessionTests {
     remux.executableURL = URL(fileURLWithPath: try #require(RealMpv.find("ffmpeg")))
     remux.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c", "copy", mkv]
     try remux.run()
-    remux.waitUntilExit()
+    _ = try await blocking { remux.waitUntilExit() }
     let bytes = try Data(contentsOf: URL(fileURLWithPath: mkv))
     // Twice as fast as it plays, after the first second: the player keeps a few seconds
     // ahead, not the whole file, and runs dry soon after the network stops.
@@ -279,7 +268,7 @@ struct MpvSessionTests {
 
   @Test("mpv quitting is a problem the participant steps away with, not a stuck group")
   func mpvQuits() async throws {
-    let clip = try #require(RealMpv.clip, "ffmpeg could not make the test clip")
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
     let player = try await MpvPlayer.launch(
       arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip })
     let clock = MonotonicClock()

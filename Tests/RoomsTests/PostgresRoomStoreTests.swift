@@ -17,7 +17,7 @@ import WireProtocol
 struct PostgresRoomStoreTests {
   @Test("rooms written to the database come back from it for a new relay, and members resume")
   func restartFromDatabase() async throws {
-    let cluster = try ThrowawayPostgres()
+    let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     // Each relay process connects on its own; the database is what outlives them.
     let first = try await PostgresRoomStore.connect(url: cluster.url)
@@ -31,7 +31,7 @@ struct PostgresRoomStoreTests {
   @Test(
     "departures and emptied rooms are deleted; the password verifier is kept; idle rooms expire")
   func departuresAndRetention() async throws {
-    let cluster = try ThrowawayPostgres()
+    let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     let store = try await PostgresRoomStore.connect(url: cluster.url)
     defer { store.close() }

@@ -31,7 +31,7 @@ struct SharedRoomsTests {
     "one owner per room: a claim, a redirect to it, writes fenced by the lease, a takeover once it expires, a release"
   )
   func leases() async throws {
-    let cluster = try ThrowawayPostgres()
+    let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     // Leases of 6 s: long enough that what comes before a renewal below is done in time
     // while the whole suite loads the machine (3 s was not, beside the Syncplay tests'
@@ -164,7 +164,7 @@ struct SharedRoomsTests {
     "three relays: participants spread over them meet in one room; its relay killed, the room goes on on another with its state and the same members, never on two at once"
   )
   func takeover() async throws {
-    let cluster = try ThrowawayPostgres()
+    let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     let relays = try await Relays(cluster: cluster, lease: 1)
     defer {
