@@ -154,13 +154,13 @@ struct MpvSessionTests {
         let speed = try #require(await p.property("speed")?.number)
         #expect(abs(speed - 1.5) <= 1.5 * 0.05 + 1e-9, "speed \(speed)")
       }
-      // bob presses space in his own mpv: the group pauses, with bob as who did it. (While
-      // the driver itself holds mpv paused for a moment — re-syncing — there is nothing
-      // to press: wait until everyone plays on undisturbed.)
+      // bob presses space in his own mpv (mpv's key for `cycle pause`): the group pauses,
+      // with bob as who did it — also if the driver happens to hold mpv paused for a moment
+      // then (re-syncing), where the press unpauses mpv.
       try await until("everyone plays undisturbed") {
         seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
       }
-      players[1].sendBehindTheDriver(["set_property", "pause", .bool(true)])
+      players[1].sendBehindTheDriver(["cycle", "pause"])
       try await until("the group paused by bob") {
         let change = await clients[0].groupState.lastChange
         return change?.originatorName == "bob"
