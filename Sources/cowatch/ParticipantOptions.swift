@@ -26,7 +26,10 @@ struct ParticipantOptions: ParsableArguments {
       "Watch your own videos: a directory with a folder per series (or one flat folder); episodes ordered by S01E02 numbers in their names."
   )
   var media: String?
-  @Option(help: "With --player mpv: more options for mpv, e.g. \"--fs\" or \"--vo=kitty\".")
+  // Taken whatever it looks like: its value is mpv's own options, which begin with "--".
+  @Option(
+    parsing: .unconditional,
+    help: "With --player mpv: more options for mpv, e.g. \"--fs\" or \"--vo=kitty\".")
   var mpvArgs = ""
   @Option(
     help:

@@ -47,7 +47,10 @@ struct MpvCommandLineTests {
       "--headless", "--trust-new-relay", "--player", "mpv", "--media", library, "--sample-ms",
       "100",
     ]
-    let ann = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "ann"] + options)
+    // mpv's own options are given as the README shows them: a value that begins with "--".
+    let ann = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "ann", "--mpv-args", "--volume=50 --mute=yes"]
+        + options)
     defer { ann.terminate() }
     let bob = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "bob"] + options)
     defer { bob.terminate() }
