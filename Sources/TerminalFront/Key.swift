@@ -9,7 +9,8 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
   case control(Character)
   /// The terminal changed size; the grid should be rendered at the new size.
   case resize
-  /// SIGINT or SIGTERM: the terminal has already been restored; the app should wind down.
+  /// SIGINT, SIGTERM or SIGHUP (the terminal closed): the terminal has already been
+  /// restored; the app should wind down.
   case interrupt
   /// Text the person pasted (bracketed paste): text, never keys, whatever it holds.
   case paste(String)

@@ -29,10 +29,10 @@ public struct TerminalSize: Hashable, Sendable {
 /// request arrives, so an idle front costs nothing; re-render on model changes and on a
 /// modest tick (e.g. 4 Hz while playing) for the clock.
 ///
-/// SIGINT and SIGTERM restore the terminal at once, then deliver ``Key/interrupt`` and end
-/// ``keys``. SIGWINCH resizes the screen and delivers ``Key/resize``.
+/// SIGINT, SIGTERM and SIGHUP (the terminal closed) restore the terminal at once, then
+/// deliver ``Key/interrupt`` and end ``keys``. SIGWINCH resizes the screen and delivers ``Key/resize``.
 public final class TerminalSession: Sendable {
-  /// Keys as they are typed; ends after ``stop()`` or a SIGINT/SIGTERM.
+  /// Keys as they are typed; ends after ``stop()`` or a SIGINT/SIGTERM/SIGHUP.
   public let keys: AsyncStream<Key>
   private let shared: TerminalShared
 
@@ -72,7 +72,7 @@ public final class TerminalSession: Sendable {
     keys = stream
     let loop = CursesLoop(
       wakeRead: fds[0], wakeWrite: fds[1], continuation: continuation, tick: tickMilliseconds)
-    // Our handlers go in first, so that curses leaves SIGINT/SIGTERM/SIGWINCH to us.
+    // Our handlers go in first, so that curses leaves SIGINT/SIGTERM/SIGHUP/SIGWINCH to us.
     loop.installSignalHandlers()
     do {
       try loop.startCurses(color: color ?? !noColor)
@@ -203,7 +203,9 @@ private final class CursesLoop {
   var shown: CellGrid?
   var oldHandlers: [Int32: sigaction] = [:]
 
-  static let signals: [Int32] = [SIGINT, SIGTERM, SIGWINCH]
+  /// SIGHUP: the terminal was closed (its window, its tmux pane) — the person is gone, as
+  /// with ctrl-c, and leaves rather than lingering as "reconnecting" under their name.
+  static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
 
   init(wakeRead: Int32, wakeWrite: Int32, continuation: AsyncStream<Key>.Continuation, tick: Int32)
   {
@@ -305,7 +307,7 @@ private final class CursesLoop {
         let n = read(wakeRead, &buffer, buffer.count)
         guard n > 0 else { break }
         for b in buffer.prefix(n) {
-          if b == UInt8(SIGINT) || b == UInt8(SIGTERM) { interrupted = true }
+          if b == UInt8(SIGINT) || b == UInt8(SIGTERM) || b == UInt8(SIGHUP) { interrupted = true }
           if b == UInt8(SIGWINCH) { resized = true }
         }
       }

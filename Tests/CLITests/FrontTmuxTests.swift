@@ -114,6 +114,20 @@ struct FrontTmuxTests {
     try tmux.sendKeys("bob", "1")
     try #require(await tmux.waitForScreen("ann", showing: ["bob stepped away — a call"]))
     try #require(await tmux.waitForScreen("bob", showing: ["you stepped away — a call"]))
+
+    // bob closes his terminal (tmux hangs up on the pane, as a closed window does): he
+    // leaves, rather than lingering under his name as "reconnecting", and can come back as
+    // bob at once.
+    try tmux.run(["kill-session", "-t", "bob"])
+    try #require(await tmux.waitForScreen("ann", showing: ["bob left the room"]))
+    try tmux.newSession(
+      "bob", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
+      environment: environment,
+      command: [CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "bob"])
+    _ = try #require(
+      await tmux.waitForScreen("bob", describing: "bob back in the room with ann") { screen in
+        screen.contains("People (2)") && screen.contains("bob (you)") ? screen : nil
+      })
   }
 
   @Test(
