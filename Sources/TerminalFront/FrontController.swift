@@ -59,7 +59,11 @@ public struct FrontController: Hashable, Sendable {
     prompts.removeAll { prompt in
       switch prompt.kind {
       case .sessionOffered(let id): return id != waitingSession
-      case .confirmSwitch, .quit: return !model.isJoined
+      // A switch someone else already made (the group is there): confirming it now would
+      // only restart the episode for everyone.
+      case .confirmSwitch(let item): return !model.isJoined || model.session?.item.id == item
+      case .quit: return !model.isJoined
+      case .replaceSession: return model.isJoined || model.session == nil
       case .comeBack: return model.localSuspensions.isEmpty
       default: return false
       }
@@ -259,6 +263,11 @@ public struct FrontController: Hashable, Sendable {
     case (.sessionOffered, _): return [.declineSession]
     case (.startSession(let item), .chosen(.watchTogether)): return [.start(item, together: true)]
     case (.startSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
+    // Into their session first, then everyone (them included) to the new episode.
+    case (.replaceSession(let item), .chosen(.switchEveryone)):
+      return [.joinSession, .switchTo(item)]
+    case (.replaceSession, .chosen(.join)): return [.joinSession]
+    case (.replaceSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
     case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
     case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
     case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
@@ -311,9 +320,18 @@ public struct FrontController: Hashable, Sendable {
     else {
       return [.redraw]
     }
-    let others = model.group.participants.filter { $0.id != model.localParticipant }.map(\.name)
+    let others = model.group.participants.filter { $0.id != model.localParticipant }
+    // Others watch together already: a session of this person's own would end theirs.
+    let watchers = others.filter(\.isJoined).map(\.name)
+    if let session = model.session, !watchers.isEmpty {
+      if id == session.item.id { return [.joinSession] }
+      present(
+        .replaceSession(
+          item: item, seriesTitle: series.title, current: session.item, watchers: watchers))
+      return [.redraw]
+    }
     if others.isEmpty { return [.start(id, together: true)] }
-    present(.startSession(item: item, seriesTitle: series.title, others: others))
+    present(.startSession(item: item, seriesTitle: series.title, others: others.map(\.name)))
     return [.redraw]
   }
 }

@@ -86,6 +86,70 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("Y"), model: model) == [.switchTo("harbour/s1e3")])
   }
 
+  @Test(
+    "a switch prompt left open closes once someone else switched the group there: confirming it would restart the episode for everyone"
+  )
+  func staleSwitchPrompt() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    _ = c.handle(key: .character("n"), model: model)
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e3"))
+    // bob switched the group to S1E3 meanwhile.
+    model.group.session?.item = Fixtures.series.items[2]
+    c.prepare(&model)
+    #expect(c.activePrompt == nil)
+    #expect(c.handle(key: .character("y"), model: model) != [.switchTo("harbour/s1e3")])
+    // A prompt for another episode than where the group went stays: it still means something.
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .character("1"), model: model)
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e1"))
+    model.group.session?.item = Fixtures.series.items[3]
+    c.prepare(&model)
+    #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e1"))
+  }
+
+  @Test(
+    "someone who has not joined the others' session and picks another episode is asked: switch everyone, join them, only me — never ends their session unasked"
+  )
+  func pickWhileOthersWatch() {
+    var c = FrontController()
+    var model = Fixtures.sessionOffered()
+    c.dismissAllPrompts()
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.handle(key: .character("3"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .replaceSession(item: "harbour/s1e3"))
+    #expect(
+      c.activePrompt?.message
+        == "bob, carol are watching S1E2 · The Lighthouse Keeper. Switch everyone to Harbour Lights — S1E3 · The Storm, or join them?"
+    )
+    #expect(
+      c.handle(key: .character("s"), model: model) == [.joinSession, .switchTo("harbour/s1e3")])
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .character("3"), model: model)
+    #expect(c.handle(key: .character("j"), model: model) == [.joinSession])
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .character("3"), model: model)
+    #expect(
+      c.handle(key: .character("o"), model: model) == [.start("harbour/s1e3", together: false)])
+    // Picking what they watch is joining them.
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.handle(key: .character("2"), model: model) == [.joinSession])
+    // Joined meanwhile (from another key, or the offer): the question is gone.
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .character("3"), model: model)
+    model.membership = .joined
+    model.group.participants[0].isJoined = true
+    c.prepare(&model)
+    #expect(c.activePrompt == nil)
+    // Nobody watching (everyone left the session): starting one is asked as before.
+    var empty = Fixtures.sessionOffered()
+    for i in empty.group.participants.indices { empty.group.participants[i].isJoined = false }
+    var d = FrontController()
+    _ = d.handle(key: .character("e"), model: empty)
+    _ = d.handle(key: .character("3"), model: empty)
+    #expect(d.activePrompt?.kind == .startSession(item: "harbour/s1e3"))
+  }
+
   @Test("n on the last episode says so, by its title and the series'")
   func nextAtEnd() {
     var c = FrontController()
