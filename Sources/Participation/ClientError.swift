@@ -10,6 +10,9 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
   case noWelcome(seconds: Double)
   case rejected(Rejection)
   case timedOut(what: String, seconds: Double)
+  /// Not answered because the connection is down: still queued, sent when it is back
+  /// within `window` seconds of asking, else settled unapplied (and said so).
+  case notYetSent(window: Double)
   case notInSession
   case invalid(String)
   case stopped
@@ -22,7 +25,9 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case .refused(_, let message): "the relay refused: \(message)"
     case .noWelcome(let s): "the relay did not answer within \(Int(s)) s"
     case .rejected(let r): r.description
-    case .timedOut(let what, let s): "\(what) got no answer within \(s) s"
+    case .timedOut(let what, let s): "\(what) got no answer within \(s) s (it may still apply)"
+    case .notYetSent(let window):
+      "not sent yet: the connection is down — it goes when the relay is back, if within \(Int(window)) s of asking; otherwise it is dropped and you are told"
     case .notInSession: "nothing is being watched"
     case .invalid(let why): why
     case .stopped: "the participant has stopped"

@@ -687,8 +687,16 @@ public struct ParticipantCore: Sendable {
     effects += receive(welcome.state, events: [], at: now, seen: seen)
     // What the relay has not answered goes again, in order, before anything new; what
     // went stale while the connection was down is settled without being applied anew.
+    // The person's playback commands are one sequence (a pause is at the spot the seek
+    // before it went to): from the first too old to send, the rest are settled with it.
+    var sequenceExpired = false
     for index in outbox.indices {
-      if now.seconds(since: outbox[index].askedAt) > configuration.resendWindow {
+      let isCommand =
+        if case .command = outbox[index].body { outbox[index].origin == .user } else { false }
+      if now.seconds(since: outbox[index].askedAt) > configuration.resendWindow
+        || (isCommand && sequenceExpired)
+      {
+        if isCommand { sequenceExpired = true }
         outbox[index].expiring = true
         effects.append(.send(.expire(id: outbox[index].id)))
       } else {
@@ -715,12 +723,13 @@ public struct ParticipantCore: Sendable {
         continue
       }
       // The caller stops waiting; the request stays queued (and is resent) until the
-      // relay answers.
+      // relay answers — and says so, since it may yet apply.
       outbox[index].ticket = nil
-      effects.append(
-        .answer(
-          ticket: ticket,
-          .failure(.timedOut(what: "the request", seconds: configuration.answerTimeout))))
+      let error: ClientError =
+        link == .connected
+        ? .timedOut(what: "the request", seconds: configuration.answerTimeout)
+        : .notYetSent(window: configuration.resendWindow)
+      effects.append(.answer(ticket: ticket, .failure(error)))
     }
     switch link {
     case .greeting(let since):

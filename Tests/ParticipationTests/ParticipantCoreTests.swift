@@ -91,6 +91,39 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "playback asked for through an outage is settled as one sequence: a seek too old to send takes the pause after it along, and the caller that stopped waiting was told it was queued, not failed"
+  )
+  func staleSequenceExpiresTogether() throws {
+    let net = SimulatedNetwork(relay: .init(reconnectGrace: 60))
+    let people = net.watchTogether(["ann", "bob"])
+    var pause: UInt64 = 0
+    // 10.5 s in all: 5 s before the pause, 5.5 after it.
+    net.outage(for: 5.5) {
+      net.request(.seekBy(60), from: people[1])
+      // Asked 5 s later: young enough to be sent on its own when the relay is back.
+      net.run(for: 5)
+      pause = net.request(.pause, from: people[1])
+    }
+    net.run(for: 10)
+    #expect(
+      net.state(0).session?.status == .playing, "the pause after the dropped seek is not applied")
+    let errors = net.members[people[1]].events.compactMap { e -> String? in
+      if case .error(let text) = e { text } else { nil }
+    }
+    #expect(errors.contains { $0.hasPrefix("not sent: seek to") }, "\(errors)")
+    #expect(errors.contains { $0.hasPrefix("not sent: pause at") }, "\(errors)")
+    let told = try #require(net.answers(people[1])[pause]?.first)
+    guard case .failure(let error) = told else {
+      Issue.record("the pause's caller was answered \(told)")
+      return
+    }
+    #expect(
+      error.description.contains("the connection is down"), "the caller reads: \(error.description)"
+    )
+    #expect(net.members[people[1]].core.unansweredRequests == 0)
+  }
+
+  @Test(
     "after a relay restart the participants come back as members of the new relay, and know it restarted"
   )
   func relayRestart() throws {
