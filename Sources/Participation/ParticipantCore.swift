@@ -527,7 +527,7 @@ public struct ParticipantCore: Sendable {
   /// Refusals that trying again cannot change: the participant stops and says why.
   static let endsParticipation: Set<ErrorCode> = [
     .unsupportedVersion, .invalidHello, .roomLocked, .removedFromRoom, .wrongPassword,
-    .roomNotProtected,
+    .roomNotProtected, .roomClosed,
   ]
 
   // MARK: - What the relay sends

@@ -226,9 +226,12 @@ public final class RelayRuntime: Sendable {
   }
 
   /// Stops taking connections, tells every participant why, and closes the connections.
-  public func stop(reason: String = "the relay is shutting down") {
+  /// `final`: the relay will not come back (a host's): participants stop rather than try
+  /// to reconnect.
+  public func stop(reason: String = "the relay is shutting down", final: Bool = false) {
     let line = codec.encode(
-      ServerMessage.error(code: .serverShuttingDown, message: reason, fatal: true))
+      ServerMessage.error(
+        code: final ? .roomClosed : .serverShuttingDown, message: reason, fatal: true))
     state.withLock { s in
       guard !s.stopped else { return }
       s.stopped = true

@@ -103,6 +103,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   /// Not fatal: the relay cannot reach the database its rooms are kept in, or no longer
   /// holds this room's lease there; try again (another relay, or in a moment).
   case storeUnavailable
+  /// Fatal: the relay is ending for good and its rooms with it (the host whose process ran
+  /// it left): reconnecting would find nothing, so clients stop and say why.
+  case roomClosed
 }
 
 extension ServerMessage: Codable {

@@ -64,11 +64,12 @@ struct HostCommand: AsyncParsableCommand {
           tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
         options: options, invite: invite, hostsRoom: true)
     } catch {
-      await server.stop()
+      await server.close(because: "the room's host stopped")
       throw error
     }
-    // The participant has left and its client has stopped: now the relay, cleanly.
-    await server.stop()
+    // The participant has left and its client has stopped: now the relay, cleanly, and
+    // for good — the others stop instead of reconnecting to nothing.
+    await server.close(because: "\(options.name) closed the room (it ran on their machine)")
   }
 }
 

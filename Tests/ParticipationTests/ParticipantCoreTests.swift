@@ -124,6 +124,27 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "a relay that closes for good (a host's, whose host left) stops its participants with the reason; one that only shuts down is reconnected to"
+  )
+  func relayClosedForGood() throws {
+    let closing = SimulatedNetwork()
+    let people = closing.watchTogether(["ann", "bob"])
+    closing.runtime.stop(reason: "ann closed the room (it ran on their machine)", final: true)
+    closing.run(for: 5)
+    #expect(closing.members[people[1]].core.status == .disconnected)
+    let errors = closing.members[people[1]].events.compactMap { e -> String? in
+      if case .error(let text) = e { text } else { nil }
+    }
+    #expect(errors.contains("ann closed the room (it ran on their machine)"), "\(errors)")
+
+    let restarting = SimulatedNetwork()
+    let others = restarting.watchTogether(["ann", "bob"])
+    restarting.runtime.stop()
+    restarting.run(for: 1)
+    #expect(restarting.members[others[1]].core.status == .reconnecting)
+  }
+
+  @Test(
     "after a relay restart the participants come back as members of the new relay, and know it restarted"
   )
   func relayRestart() throws {

@@ -180,7 +180,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 21
+  static let errorCodeCount = 22
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -204,6 +204,7 @@ enum WireCaseNames {
     case .roomNotProtected: "roomNotProtected"
     case .tlsRequired: "tlsRequired"
     case .storeUnavailable: "storeUnavailable"
+    case .roomClosed: "roomClosed"
     }
   }
 }

@@ -281,6 +281,7 @@ enum Golden {
     (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
     (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
     (.tlsRequired, #""tlsRequired""#), (.storeUnavailable, #""storeUnavailable""#),
+    (.roomClosed, #""roomClosed""#),
   ]
 
   /// Every struct that crosses the wire, with every optional field present, as
