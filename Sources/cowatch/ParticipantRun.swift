@@ -54,6 +54,7 @@ enum ParticipantRun {
     var password = try options.password(command: command)
     var client: ParticipantClient
     var tries = 0
+    var silence: SecretPrompt.Silence?
     while true {
       client = ParticipantClient(
         transport: transport, configuration: options.configuration, player: player, clock: clock,
@@ -75,7 +76,7 @@ enum ParticipantRun {
           let typed = SecretPrompt.read(
             prompt: error == .passwordRequired(room: options.room)
               ? "Room \(options.room) has a password: "
-              : "Wrong password for room \(options.room); try again: ")
+              : "Wrong password for room \(options.room); try again: ", silence: &silence)
         {
           do {
             password = try RoomPassword(typed)
@@ -85,10 +86,12 @@ enum ParticipantRun {
             continue
           }
         }
+        silence?.restore()
         await stopPlayer()
         throw CommandFailure(command, error.description)
       }
     }
+    silence?.restore()
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
