@@ -295,7 +295,11 @@ public struct FrontController: Hashable, Sendable {
       return [.redraw]
     case (.stepAwayReason, .submitted(let text)):
       let reason = SafeName.reason(text)
-      return reason.isEmpty ? [.redraw] : [.suspend(SuspensionReason(reason))]
+      // Enter on nothing but spaces: say so, rather than close the line without a word.
+      guard !reason.isEmpty else {
+        return [.localNotice("you did not step away: type a reason, or pick one with s")]
+      }
+      return [.suspend(SuspensionReason(reason))]
     case (.pickPerson(let handOver), .chosen(.person(let id))):
       return [.roomCommand(handOver ? .transferOwnership(to: id) : .remove(id))]
     default:

@@ -185,6 +185,27 @@ public struct FrontModel: Hashable, Sendable {
     return prompt.input
   }
 
+  /// A line being typed at the bottom of the screen (an input prompt: the chat, a reason
+  /// to step away): what it is for, the text so far and what Enter does.
+  public struct InputLine: Hashable, Sendable {
+    /// Before the text: "say: ".
+    public var label: String
+    public var text: String
+    /// At the right: "enter send · esc cancel".
+    public var hint: String
+  }
+
+  /// The line being typed, when an input prompt is open.
+  public var inputLine: InputLine? {
+    guard let prompt, prompt.layout == .input else { return nil }
+    switch prompt.kind {
+    case .stepAwayReason:
+      return InputLine(label: "why: ", text: prompt.input, hint: "enter step away · esc cancel")
+    default:
+      return InputLine(label: "say: ", text: prompt.input, hint: "enter send · esc cancel")
+    }
+  }
+
   public var isJoined: Bool { membership == .joined }
 
   /// Watching alone and not (yet) joined to a session: the player pane shows the local

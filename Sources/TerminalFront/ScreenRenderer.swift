@@ -128,17 +128,17 @@ public enum ScreenRenderer {
 
   private static func drawFooter(_ model: FrontModel, row: Int, into grid: inout CellGrid) {
     guard row > 0 else { return }
-    if let input = model.chatInput {
-      let label = "say: "
+    if let input = model.inputLine {
+      let label = input.label
       let style = CellStyle(.chat, bold: true)
       grid.write(label, row: row, col: 0, style: style)
       let room = grid.cols - CharacterWidth.of(label) - 1
       // Show the end of a long line, where the typing happens.
-      var shown = input
+      var shown = input.text
       while CharacterWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
       let end = grid.write(shown, row: row, col: CharacterWidth.of(label))
       grid.put(" ", row: row, col: end, style: CellStyle(reverse: true))
-      let hint = "  enter send · esc cancel"
+      let hint = "  " + input.hint
       if end + 1 + CharacterWidth.of(hint) <= grid.cols {
         grid.write(
           hint, row: row, col: grid.cols - CharacterWidth.of(hint), style: CellStyle(.muted))

@@ -575,7 +575,48 @@ struct LiveTextTests {
     #expect(long == [.suspend(SuspensionReason(String(repeating: "雪", count: 21)))])
     _ = c.handle(key: .character("s"), model: model)
     _ = c.handle(key: .character("5"), model: model)
-    #expect(c.handle(key: .enter, model: model) == [.redraw], "an empty reason steps nobody away")
+    #expect(
+      c.handle(key: .enter, model: model) == [
+        .localNotice("you did not step away: type a reason, or pick one with s")
+      ], "an empty reason steps nobody away, and says so")
+  }
+
+  @Test(
+    "a reason of one's own is typed on a line that shows it, with what enter and esc do; only spaces say nothing happened"
+  )
+  func stepAwayReasonLine() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    let keys: [Key] =
+      [.character("s"), .down, .down, .down, .down, .enter] + "abc".map(Key.character)
+    for key in keys { _ = c.handle(key: key, model: model) }
+    c.prepare(&model)
+    for size in [(rows: 24, cols: 80), (rows: 35, cols: 120), (rows: 12, cols: 38)] {
+      let lines = ScreenRenderer.render(model, rows: size.rows, cols: size.cols).lines
+      let bottom = lines[size.rows - 1]
+      #expect(bottom.hasPrefix("why: abc"), "\(size): \(bottom)")
+      #expect(!bottom.contains("space pause"), "the keys' line gives way to the input")
+      if size.cols >= 80 {
+        #expect(bottom.hasSuffix("enter step away · esc cancel"), "\(bottom)")
+      }
+    }
+    // The chat's line is unchanged.
+    var chat = FrontController()
+    var chatting = Fixtures.playing()
+    _ = chat.handle(key: .character("c"), model: chatting)
+    for ch in "hi" { _ = chat.handle(key: .character(ch), model: chatting) }
+    chat.prepare(&chatting)
+    let line = ScreenRenderer.render(chatting, rows: 24, cols: 80).lines[23]
+    #expect(line.hasPrefix("say: hi") && line.hasSuffix("enter send · esc cancel"), "\(line)")
+    // Spaces only: nothing is sent, and the notice says why.
+    for key: Key in [.control("u"), .character(" "), .character(" ")] {
+      _ = c.handle(key: key, model: model)
+    }
+    #expect(
+      c.handle(key: .enter, model: model) == [
+        .localNotice("you did not step away: type a reason, or pick one with s")
+      ])
+    #expect(c.activePrompt == nil)
   }
 
   @Test("the Come back dialog's group time moves while it is open")
