@@ -78,7 +78,7 @@ public enum ChangeNarrator {
         switch cause {
         case .loading: "loading"
         case .stalled, .suspended(.stallRecovery): "buffering"
-        case .suspended(let reason): SuspensionText.describe(reason)
+        case .suspended(let reason): SuspensionText.describe(reason, you: p == local)
         }
       return "waiting for \(person(p)) (\(why))"
     case .waitTimedOut(let p): return "gave up waiting for \(person(p)); going on without them"

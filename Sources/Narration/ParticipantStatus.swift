@@ -49,14 +49,21 @@ public enum ParticipantStatus: Hashable, Sendable {
   }
 
   /// The words, the reason included ("stepped away — a call").
-  public var text: String {
-    guard let detail else { return label }
+  public var text: String { text(you: false) }
+
+  /// The words said to the person they are about: "stepped away — your player can't play
+  /// this" rather than "their player".
+  public func text(you: Bool) -> String {
+    guard let detail = detail(you: you) else { return label }
     return "\(label) — \(detail)"
   }
 
   /// Why, when the state has a reason people should read (stepping away).
-  public var detail: String? {
-    if case .steppedAway(let reason) = self { return SuspensionText.describe(reason) }
+  public var detail: String? { detail(you: false) }
+
+  /// Why, said to the person it is about (see ``text(you:)``).
+  public func detail(you: Bool) -> String? {
+    if case .steppedAway(let reason) = self { return SuspensionText.describe(reason, you: you) }
     return nil
   }
 

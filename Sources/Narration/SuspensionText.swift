@@ -2,21 +2,22 @@ import PlaybackCoordination
 
 /// Suspension reasons in the words people read: "bob stepped away — a call".
 public enum SuspensionText {
-  public static func describe(_ reason: SuspensionReason) -> String {
+  /// The reason in words; `you`: said to the person it is about ("your player can't play
+  /// this" on their own screen, "their player can't play this" on the others').
+  public static func describe(_ reason: SuspensionReason, you: Bool = false) -> String {
     switch reason {
     case .interrupted: "a call"
     case .stallRecovery: "buffering"
-    case .userActionRequired: "their player needs them"
+    case .userActionRequired: you ? "your player needs you" : "their player needs them"
     case .changingTime: "choosing a time"
-    case .playerUnavailable: "their player can't play this"
+    case .playerUnavailable: you ? "your player can't play this" : "their player can't play this"
     default: reason.rawValue
     }
   }
 
   /// "stepped away — a call"; said of oneself, "your player…" rather than "their player…".
   public static func steppedAway(_ reason: SuspensionReason, you: Bool = false) -> String {
-    let text = describe(reason)
-    return "stepped away — \(you && text.hasPrefix("their ") ? "your " + text.dropFirst(6) : text)"
+    "stepped away — \(describe(reason, you: you))"
   }
 
   /// Longest reason of one's own to type, in characters (the engine takes 64 bytes).

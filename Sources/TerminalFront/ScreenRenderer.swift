@@ -473,7 +473,9 @@ public enum ScreenRenderer {
         wait.participant == model.localParticipant
         ? "you" : (model.group.participant(wait.participant)?.name ?? wait.participant.rawValue)
       let left = secondsLeft(until: wait.deadline, now: model.now)
-      return WaitText.line(name: name, cause: wait.cause, secondsLeft: left, width: width)
+      return WaitText.line(
+        name: name, cause: wait.cause, secondsLeft: left, width: width,
+        you: wait.participant == model.localParticipant)
     }
   }
 
@@ -520,7 +522,8 @@ public enum ScreenRenderer {
       case .watching, .ready: .playing
       case .paused: .paused
       }
-    return (status.text, status.label, status.detail, CellStyle(role))
+    let isYou = p.id == model.localParticipant
+    return (status.text(you: isYou), status.label, status.detail(you: isYou), CellStyle(role))
   }
 
   // MARK: - State line
@@ -552,7 +555,7 @@ public enum ScreenRenderer {
     }
     if let reason = model.localSuspensions.last {
       // How to come back matters more than the reason, which the people pane shows too.
-      let full = "you \(SuspensionText.steppedAway(reason)) · s to come back"
+      let full = "you \(SuspensionText.steppedAway(reason, you: true)) · s to come back"
       let fits = width.map { CharacterWidth.of(full) <= $0 } ?? true
       return (fits ? full : "you stepped away · s to come back", CellStyle(.warning, bold: true))
     }

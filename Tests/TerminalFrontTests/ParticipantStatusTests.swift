@@ -35,6 +35,37 @@ struct ParticipantStatusTests {
     #expect(words(model, 1) == "stepped away — feeding the cat")
   }
 
+  @Test(
+    "one's own player that can't play or needs one reads 'your player' on one's own screen: header, people pane, waits"
+  )
+  func yourPlayerOnScreen() {
+    var model = Fixtures.playing()
+    model.group.participants[0].suspensions = [.playerUnavailable]
+    let mine = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(mine.contains("you stepped away — your player can't play this · s to come back"))
+    #expect(mine.contains("— your player can't play this  "), "the people pane's line")
+    #expect(!mine.contains("their player"), "\(mine)")
+    // bob's screen says it of alice.
+    model.localParticipant = Fixtures.bob
+    let theirs = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(theirs.contains("— their player can't play this"))
+    #expect(!theirs.contains("your player"))
+    // Small screens put the state beside the name.
+    model.localParticipant = Fixtures.alice
+    let compact = ScreenRenderer.render(model, rows: 12, cols: 70).text
+    #expect(compact.contains("alice (you): stepped away — your player can't play this"))
+    #expect(
+      WaitText.line(
+        name: "you", cause: .suspended(.userActionRequired), secondsLeft: 4, width: 70, you: true)
+        == "⏳ you: stepped away — your player needs you, 4 s left")
+    let wait = ChangeNarrator.notice(
+      for: ChangeEvent(
+        sequence: 2, at: Fixtures.now, originator: nil, originatorName: nil,
+        kind: .waitStarted(participant: Fixtures.alice, cause: .suspended(.userActionRequired))),
+      in: model.group, local: Fixtures.alice)
+    #expect(wait == "waiting for you (your player needs you)")
+  }
+
   @Test("watching alone counts only for someone not joined")
   func alone() {
     let model = Fixtures.watchingAlone()
