@@ -28,6 +28,9 @@ public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
   case ended(by: String?)
   case removed(String)
   case relayLost
+  /// The relay restarted without this session (it kept no store, or lost it): nobody
+  /// left or ended it.
+  case relayRestarted
 
   public var description: String {
     switch self {
@@ -35,6 +38,7 @@ public enum InvalidationReason: Hashable, Sendable, CustomStringConvertible {
     case .ended(let by): by.map { "ended by \($0)" } ?? "ended"
     case .removed(let why): "removed: \(why)"
     case .relayLost: "relay lost"
+    case .relayRestarted: "the relay restarted and lost this watch session"
     }
   }
 }

@@ -663,6 +663,10 @@ public struct ParticipantCore: Sendable {
     disconnectedSince = nil
     reconnectDelay = configuration.reconnectInitialDelay
     if !welcome.resumed { messagesReceived = 0 }
+    // Another relay process that did not keep this member (a relay without a store, or
+    // one that lost it): a session this participant was in went with the old one.
+    let restartedWithoutUs =
+      !welcome.resumed && relayEpoch != nil && relayEpoch != welcome.relayEpoch
     participant = welcome.participant
     resume = welcome.resume
     relayEpoch = welcome.relayEpoch
@@ -684,7 +688,9 @@ public struct ParticipantCore: Sendable {
     replica = GroupEngine(configuration: welcome.configuration, state: welcome.state)
     resyncing = false
     readyRequested = false
-    effects += receive(welcome.state, events: [], at: now, seen: seen)
+    effects += receive(
+      welcome.state, events: [], at: now, seen: seen,
+      lost: restartedWithoutUs ? .relayRestarted : .left)
     // What the relay has not answered goes again, in order, before anything new; what
     // went stale while the connection was down is settled without being applied anew.
     // The person's playback commands are one sequence (a pause is at the spot the seek
@@ -783,8 +789,10 @@ public struct ParticipantCore: Sendable {
 
   // MARK: - State
 
+  /// `lost`: why a session this participant was in is gone, when no change says so.
   private mutating func receive(
-    _ newState: GroupState, events: [ChangeEvent], at now: LocalInstant, seen: PlayerObservation?
+    _ newState: GroupState, events: [ChangeEvent], at now: LocalInstant, seen: PlayerObservation?,
+    lost: InvalidationReason = .left
   ) -> [ParticipantEffect] {
     state = newState
     // Back to playing: the player is checked at the quick pace at once, not after a
@@ -793,7 +801,7 @@ public struct ParticipantCore: Sendable {
       nextCorrection = min(due, now.advanced(bySeconds: correctionInterval))
     }
     var effects: [ParticipantEffect] = [.event(.state(newState, events: events))]
-    effects += updatePhase(events: events)
+    effects += updatePhase(events: events, lost: lost)
     effects += drivePlayer(at: now) { coordinator, clock in
       coordinator.adopt(newState, at: now, clock: clock)
     }
@@ -846,7 +854,9 @@ public struct ParticipantCore: Sendable {
     return enqueue(.command(.setReadiness(.ready)), origin: .ready, ticket: nil, at: now)
   }
 
-  private mutating func updatePhase(events: [ChangeEvent]) -> [ParticipantEffect] {
+  private mutating func updatePhase(events: [ChangeEvent], lost: InvalidationReason)
+    -> [ParticipantEffect]
+  {
     guard let participant else { return [] }
     let next: SessionPhase
     if let session = state.session {
@@ -854,14 +864,14 @@ public struct ParticipantCore: Sendable {
       next = joined ? .joined(sessionID: session.id) : .waiting(sessionID: session.id)
     } else if case .joined = phase {
       let ender = events.last { if case .sessionEnded = $0.kind { true } else { false } }
-      next = .invalidated(ender.map { .ended(by: $0.originatorName) } ?? .left)
+      next = .invalidated(ender.map { .ended(by: $0.originatorName) } ?? lost)
     } else if case .invalidated = phase {
       next = phase
     } else {
       next = .none
     }
     var effects: [ParticipantEffect] = []
-    if case .joined = phase, case .waiting = next { effects += setPhase(.invalidated(.left)) }
+    if case .joined = phase, case .waiting = next { effects += setPhase(.invalidated(lost)) }
     if next != phase { effects += setPhase(next) }
     return effects
   }

@@ -268,7 +268,8 @@ public enum ScreenRenderer {
   ) {
     var lines: [(String, CellStyle)] = []
     let state = stateLine(model)
-    lines.append((state.text, state.style))
+    // Whole, over as many lines as it takes: why the session ended is the point of it.
+    for part in TextLayout.wrap(state.text, width: width) { lines.append((part, state.style)) }
     lines.append(("", .plain))
     switch model.membership {
     case .invalidated:

@@ -222,9 +222,15 @@ struct RelayRestartTests {
     d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e2")))
     d.send(.client(.connection(.connected)))
     d.send(.client(.state(Fixtures.lobby(sequence: 2), events: [])))
-    d.send(.client(.session(.none)))
+    d.send(.client(.session(.invalidated(.relayRestarted))))
     var screen = d.screen()
     #expect(screen.contains("the relay restarted"))
+    #expect(screen.contains("session ended: the relay restarted and lost this watch session"))
+    #expect(!screen.contains("session ended: left"))
+    // Whole on a smaller screen too: the words are the point.
+    let small = d.screen(rows: 24, cols: 80)
+    #expect(small.contains("the relay restarted and lost") && small.contains("this watch session"))
+    #expect(!small.contains("lost…"))
     #expect(screen.contains("● connected"))
     var state = Fixtures.playing(sequence: 3)
     state.participants[0].isJoined = false

@@ -165,6 +165,35 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "a watch session lost with a relay that restarted without it ends as 'the relay restarted', not as if someone left"
+  )
+  func sessionLostWithRelay() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    net.restartRelay(epoch: "epoch-2")
+    net.run(for: 5)
+    for p in people {
+      let phases = net.members[p].events.compactMap { e -> SessionPhase? in
+        if case .session(let phase) = e { phase } else { nil }
+      }
+      #expect(phases.last == .invalidated(.relayRestarted), "\(phases)")
+      #expect(!phases.contains(.invalidated(.left)))
+    }
+    #expect(
+      InvalidationReason.relayRestarted.description
+        == "the relay restarted and lost this watch session")
+    // Someone leaving is still told as leaving.
+    net.request(.command(.start(series: series, item: "harbour/s1e1")), from: people[0])
+    net.run(for: 0.5)
+    net.request(.command(.join), from: people[1])
+    net.run(for: 0.5)
+    let before = net.members[people[1]].events.count
+    net.request(.command(.leave), from: people[1])
+    net.run(for: 0.5)
+    #expect(net.members[people[1]].events.dropFirst(before).contains(.session(.invalidated(.left))))
+  }
+
+  @Test(
     "after a restart that kept the room everyone is back as the same member where the group was; a message to someone away arrives once"
   )
   func relayRestartKeepingRooms() throws {
