@@ -186,8 +186,14 @@ public struct FrontSession: Sendable {
       }
     case .message(_, let name, let kind, let body, let to):
       if kind == "chat" { model.receiveChat(from: name, text: body, to: to.map(names(of:))) }
-    case .rejected(_, let rejection, _):
-      model.post(rejection.description, kind: .error)
+    case .rejected(let command, let rejection, _):
+      // In words, episodes by their labels; nothing for a race the group already settled
+      // (another player's request to advance from the same ending came first).
+      if let text = RefusalText.describe(
+        rejection, of: command, in: model.group, catalog: model.catalog)
+      {
+        model.post(text, kind: .error)
+      }
     case .error(let text):
       lastError = text
       model.post(text, kind: .error)

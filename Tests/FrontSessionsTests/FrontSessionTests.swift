@@ -86,6 +86,55 @@ struct FrontSessionTests {
     #expect(screen.contains("already joined"))
   }
 
+  @Test(
+    "at an episode's end, an advance that lost the race to another player's shows nothing; one from a player ahead of the group says so by the episode's label"
+  )
+  func advanceRace() throws {
+    let ended: ItemID = "harbour/s1e2"
+    let lost = ClientEvent.rejected(
+      .advance(endedItem: ended), .advanceNotApplicable(ended), awaited: false)
+    func errors(_ d: Driver) -> [String] {
+      d.session.model.notices.filter { $0.kind == .error }.map(\.text)
+    }
+    // Auto-advance: bob's request came first and the group is on S1E3 already.
+    var d = Driver.watching()
+    var next = Fixtures.playing(sequence: 11, position: 0)
+    next.session?.item = Fixtures.series.items[2]
+    d.send(
+      .client(
+        .state(
+          next,
+          events: [Fixtures.change(11, by: nil, .autoAdvanced(from: ended, to: "harbour/s1e3"))])))
+    d.send(.client(lost))
+    #expect(errors(d) == [], "\(errors(d))")
+    #expect(d.screen().contains("auto-advanced to S1E3 · The Storm"))
+    #expect(!d.screen().contains("no advance"))
+    // Without auto-advance: the group stopped at the end on bob's request.
+    d = Driver.watching()
+    var end = Fixtures.playing(sequence: 11, position: 2470, rate: 0)
+    end.session?.reachedEnd = true
+    d.send(.client(.state(end, events: [Fixtures.change(11, by: nil, .reachedEnd(item: ended))])))
+    d.send(.client(lost))
+    #expect(errors(d) == [], "\(errors(d))")
+    // The group is still on the episode, at 2:40: this player ran ahead, which is worth
+    // knowing — in words, not ids.
+    d = Driver.watching()
+    d.send(.client(lost))
+    #expect(
+      errors(d) == [
+        "your player reached the end of S1E2 · The Lighthouse Keeper before the group did"
+      ])
+    d.send(
+      .client(
+        .rejected(
+          .pause(item: "harbour/s1e1", at: 3),
+          .staleItem(sent: "harbour/s1e1", current: ended), awaited: false)))
+    #expect(
+      errors(d).first
+        == "that was for S1E1 · Arrival, but the group is on S1E2 · The Lighthouse Keeper")
+    #expect(!d.screen().contains("harbour/"))
+  }
+
   @Test("a client that gives up shows why in the header and the state line")
   func gaveUp() {
     var d = Driver.watching()
