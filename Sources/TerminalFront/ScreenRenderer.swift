@@ -388,31 +388,53 @@ public enum ScreenRenderer {
     let waits = waitLines(model, width: inner)
     let waitRows = min(waits.count, max(0, bottom - top - 1))
     let listBottom = bottom - waitRows
+    let space = listBottom - top
     // Two lines each in narrow panes, unless that would hide people.
-    let oneLine = inner >= 36 || people.count * 2 > listBottom - top
+    let oneLine = inner >= 36 || people.count * 2 > space
     // On one line, the reason someone stepped away goes on a line of its own below them,
     // when every person still fits.
     let details = people.map { participantState($0, model: model).detail }
-    let withDetails = oneLine && people.count + details.compactMap { $0 }.count <= listBottom - top
+    let withDetails = oneLine && people.count + details.compactMap { $0 }.count <= space
     func rows(_ i: Int) -> Int { oneLine ? (withDetails && details[i] != nil ? 2 : 1) : 2 }
-    let fitsAll = people.indices.reduce(0) { $0 + rows($1) } <= listBottom - top
-    var r = top
-    for (i, p) in people.enumerated() {
-      let needed = rows(i)
-      if r + needed + (fitsAll ? 0 : 1) > listBottom {
-        if r < listBottom {
-          grid.write("+\(people.count - i) more", row: r, col: left, style: CellStyle(.muted))
-        }
-        break
+    // Who is listed: everyone when they fit; else as many as fit in order, with a line
+    // saying how many more (when there are two lines or more: the title counts them too),
+    // and this person always among them.
+    var shown = Array(people.indices)
+    if shown.reduce(0, { $0 + rows($1) }) > space {
+      let room = space >= 2 ? space - 1 : space
+      shown = []
+      var used = 0
+      for i in people.indices {
+        guard used + rows(i) <= room else { break }
+        shown.append(i)
+        used += rows(i)
       }
+      if let you = people.firstIndex(where: { $0.id == model.localParticipant }),
+        !shown.contains(you), rows(you) <= room
+      {
+        while let last = shown.last, used + rows(you) > room {
+          shown.removeLast()
+          used -= rows(last)
+        }
+        shown.append(you)
+        shown.sort()
+      }
+    }
+    let columns = oneLine ? Columns(people, model: model, width: inner) : nil
+    var r = top
+    for i in shown {
+      let p = people[i]
       drawParticipant(
-        p, model: model, row: r, col: left, width: inner, oneLine: oneLine, into: &grid)
-      if oneLine, needed == 2, let detail = details[i] {
+        p, model: model, row: r, col: left, width: inner, columns: columns, into: &grid)
+      if oneLine, rows(i) == 2, let detail = details[i] {
         grid.write(
           TextLayout.truncate("— \(detail)", to: inner - 2), row: r + 1, col: left + 2,
           style: participantState(p, model: model).style)
       }
-      r += needed
+      r += rows(i)
+    }
+    if shown.count < people.count, r < listBottom {
+      grid.write("+\(people.count - shown.count) more", row: r, col: left, style: CellStyle(.muted))
     }
     for (i, w) in waits.prefix(waitRows).enumerated() {
       grid.write(
@@ -420,8 +442,77 @@ public enum ScreenRenderer {
     }
   }
 
+  /// The marks after a name: from Syncplay (⇄), the owner (★), this person ("(you)"), in
+  /// the order they are given up when the name needs the room.
+  private static func nameMarks(_ p: Participant, model: FrontModel) -> [String] {
+    [
+      OriginText.mark(p.origin), p.id == model.group.control.owner ? " ★" : "",
+      p.id == model.localParticipant ? " (you)" : "",
+    ].filter { !$0.isEmpty }
+  }
+
+  /// A name and its marks in `room` columns. Your own name stays whole as long as it can:
+  /// the marks go first ("(you)", then ★). Someone else's is cut to keep the marks while
+  /// three columns of it remain.
+  static func nameText(_ name: String, marks: [String], room: Int, isYou: Bool) -> String {
+    guard room > 0 else { return "" }
+    var marks = marks
+    if isYou {
+      while CharacterWidth.of(name + marks.joined()) > room, !marks.isEmpty { marks.removeLast() }
+      return TextLayout.truncate(name + marks.joined(), to: room)
+    }
+    while !marks.isEmpty {
+      let nameRoom = room - CharacterWidth.of(marks.joined())
+      if CharacterWidth.of(name) <= nameRoom || nameRoom >= 3 {
+        return TextLayout.truncate(name, to: nameRoom) + marks.joined()
+      }
+      marks.removeLast()
+    }
+    return TextLayout.truncate(name, to: room)
+  }
+
+  /// The columns of the one-line people list, shared by every row so that they line up:
+  /// ● name (you)     state          +12ms ↻
+  /// The name column takes what the others leave. When names need more, the state column
+  /// shrinks to its longest word; for your own name the offsets go too, and only then is
+  /// it cut (another's long name is cut rather than hide everyone's offset).
+  private struct Columns {
+    var name: Int
+    var state: Int
+    var offset: Int
+
+    init(_ people: [Participant], model: FrontModel, width: Int) {
+      // The dot and its space before, a space and ↻ after.
+      let available = width - 4
+      func needed(_ p: Participant) -> Int {
+        CharacterWidth.of(p.name + nameMarks(p, model: model).joined()) + 1
+      }
+      let nameNeeded = people.map(needed).max() ?? 0
+      let yoursNeeded =
+        people.first { $0.id == model.localParticipant }.map(needed) ?? 0
+      let longestState =
+        people.map { CharacterWidth.of(participantState($0, model: model).label) }.max() ?? 0
+      let longestOffset = people.map { CharacterWidth.of(offsetText($0, model: model)) }.max() ?? 0
+      var state = width >= 36 ? 13 : 12
+      var offset = width >= 36 ? 7 : 0
+      func nameRoom() -> Int { available - state - offset }
+      if nameRoom() < nameNeeded {
+        state = max(min(state, longestState + 1), state - (nameNeeded - nameRoom()))
+      }
+      if nameRoom() < yoursNeeded, offset > 0 {
+        offset =
+          longestOffset > 0
+          ? min(offset, max(longestOffset, offset - (yoursNeeded - nameRoom()))) : 0
+        if nameRoom() < yoursNeeded { offset = 0 }
+      }
+      self.name = max(0, nameRoom())
+      self.state = state
+      self.offset = offset
+    }
+  }
+
   private static func drawParticipant(
-    _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, oneLine: Bool,
+    _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, columns: Columns?,
     into grid: inout CellGrid
   ) {
     let isYou = p.id == model.localParticipant
@@ -429,36 +520,43 @@ public enum ScreenRenderer {
     let offset = offsetText(p, model: model)
     let auto = p.autoAdvance ? "↻" : ""
     let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
+    let marks = nameMarks(p, model: model)
+    let fullName = p.name + marks.joined()
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
-    // The owner is marked with a star (and said so in the help and the room menu).
-    let you =
-      OriginText.mark(p.origin) + (p.id == model.group.control.owner ? " ★" : "")
-      + (isYou ? " (you)" : "")
-    if oneLine {
-      // ● name (you)     state          +12ms ↻   (the offset only when there is room)
-      let offsetWidth = width >= 36 ? 7 : 0
-      let stateWidth = width >= 36 ? 13 : 12
-      let nameWidth = width - 2 - stateWidth - offsetWidth - 2
-      let name = TextLayout.truncate(p.name, to: nameWidth - 1 - CharacterWidth.of(you)) + you
+    if let columns {
+      // Your own name takes from your own state's cell before it is cut.
+      var nameWidth = columns.name
+      if isYou, CharacterWidth.of(fullName) + 1 > nameWidth {
+        nameWidth = min(CharacterWidth.of(fullName) + 1, columns.name + columns.state)
+      }
+      let stateWidth = columns.name + columns.state - nameWidth
+      let name = nameText(p.name, marks: marks, room: nameWidth - 1, isYou: isYou)
       grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: nameWidth)
-      grid.write(
-        TextLayout.truncate(state.label, to: stateWidth - 1), row: row, col: col + 2 + nameWidth,
-        style: state.style)
-      if offsetWidth > 0 {
+      if stateWidth > 1 {
         grid.write(
-          TextLayout.padLeft(offset, to: offsetWidth), row: row, col: col + width - 9,
-          style: CellStyle(.muted))
+          TextLayout.truncate(state.label, to: stateWidth - 1), row: row,
+          col: col + 2 + nameWidth, style: state.style)
+      }
+      if columns.offset > 0 {
+        grid.write(
+          TextLayout.padLeft(offset, to: columns.offset), row: row,
+          col: col + width - 2 - columns.offset, style: CellStyle(.muted))
       }
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
     } else {
       // ● name (you)       +12ms ↻
       //   state
-      let right = offset + " " + (auto.isEmpty ? " " : auto)
+      // Your own name takes the offset's room before it is cut.
+      var shownOffset = offset
+      if isYou, CharacterWidth.of(fullName) > width - 5 - CharacterWidth.of(offset) {
+        shownOffset = ""
+      }
+      let right = shownOffset + " " + (auto.isEmpty ? " " : auto)
       let rightWidth = CharacterWidth.of(right)
-      let name =
-        TextLayout.truncate(p.name, to: width - 3 - rightWidth - CharacterWidth.of(you)) + you
-      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: width - 3 - rightWidth)
-      grid.write(offset, row: row, col: col + width - rightWidth, style: CellStyle(.muted))
+      let room = width - 3 - rightWidth
+      let name = nameText(p.name, marks: marks, room: room, isYou: isYou)
+      grid.write(name, row: row, col: col + 2, style: nameStyle, maxWidth: room)
+      grid.write(shownOffset, row: row, col: col + width - rightWidth, style: CellStyle(.muted))
       grid.write(auto, row: row, col: col + width - 1, style: CellStyle(.accent))
       grid.write(
         TextLayout.truncate(state.text, to: width - 2), row: row + 1, col: col + 2,

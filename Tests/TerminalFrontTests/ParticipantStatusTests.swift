@@ -66,6 +66,59 @@ struct ParticipantStatusTests {
     #expect(wait == "waiting for you (your player needs you)")
   }
 
+  @Test(
+    "the people pane's name column grows with the pane, and your own name is never cut while other columns can give way"
+  )
+  func namesTakeTheRoom() {
+    /// The row of the people pane that starts with `prefix` ("● name").
+    func row(_ model: FrontModel, rows: Int, cols: Int, _ prefix: String) -> String? {
+      let screen = ScreenRenderer.render(model, rows: rows, cols: cols)
+      return screen.lines.lazy.compactMap { line -> String? in
+        guard let range = line.range(of: "│ \(prefix)", options: .backwards) else { return nil }
+        return String(line[range.lowerBound...])
+      }.first
+    }
+    func named(_ name: String, owner: Bool = true, offset: Double? = 0.003) -> FrontModel {
+      var model = Fixtures.playing()
+      model.group.participants[0].name = name
+      model.group.participants[0].playerOffset = offset
+      if owner { model.group.control.owner = Fixtures.alice }
+      return model
+    }
+    // 120 columns: a 36-column list has room for the name, its star and "(you)".
+    #expect(row(named("hann"), rows: 35, cols: 120, "●")?.contains("● hann ★ (you)") == true)
+    let long = row(named("Christopher_Longname"), rows: 35, cols: 120, "●")
+    #expect(long?.contains("Christopher_Longname") == true, "\(long ?? "")")
+    // Offsets go before a name is cut.
+    let slow = row(named("slowpoke", offset: -2.0), rows: 35, cols: 120, "●")
+    #expect(slow?.contains("slowpoke ★ (you)") == true && slow?.contains("watching") == true)
+    // Narrow panes (side by side, 60 or 80 columns), one line each with many people: your
+    // own name is there, and so are short names of others.
+    var crowd = named("ann")
+    for (i, name) in ["dave", "erin", "frank", "gus"].enumerated() {
+      crowd.group.participants.append(
+        Participant(id: ParticipantID("p\(i + 4)"), name: name, isJoined: true))
+    }
+    for cols in [60, 80] {
+      let mine = row(crowd, rows: 24, cols: cols, "● ann")
+      #expect(mine?.contains("● ann ★ (you) watching") == true, "\(cols): \(mine ?? "none")")
+      #expect(row(crowd, rows: 24, cols: cols, "● bob") != nil)
+      #expect(row(crowd, rows: 24, cols: cols, "● frank") != nil)
+    }
+    // A name too long for any column: yours keeps as much of itself as it can (the marks
+    // and your state give way first); the others keep their marks.
+    var cramped = named("ann_with_a_rather_long_name")
+    cramped.group.participants[1].name = "bob_with_a_rather_long_name"
+    cramped.group.control.owner = Fixtures.bob
+    let yours = row(cramped, rows: 24, cols: 60, "● ann")
+    #expect(yours?.contains("● ann_with_a_rather_lo…  ↻") == true, "\(yours ?? "none")")
+    let theirs = row(cramped, rows: 24, cols: 60, "● bob")
+    #expect(theirs?.contains("… ★") == true, "\(theirs ?? "none")")
+    // A list with room for one line shows you, not only "+2 more".
+    let small = ScreenRenderer.render(named("ann"), rows: 15, cols: 60).text
+    #expect(small.contains("● ann ★ (you)"), "\(small)")
+  }
+
   @Test("watching alone counts only for someone not joined")
   func alone() {
     let model = Fixtures.watchingAlone()
