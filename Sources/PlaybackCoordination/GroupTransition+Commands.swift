@@ -174,6 +174,9 @@ extension GroupTransition {
     let current = try requireMover(index, item: nil)
     let info = try validate(series, item: item)
     guard confirmed else { throw .needsConfirmation(item) }
+    // After the end of an episode, switching to another one is going on watching (as
+    // auto-advance would): it plays, where a switch while paused stays paused.
+    if current.reachedEnd { session.intendedRate = session.playbackRate }
     switchItem(to: info, of: series)
     emit(.replaced(from: current.item.id, to: item))
     startIfReady()

@@ -10,9 +10,11 @@
 ///   (`challenge`/`proof`, sealed messages).
 /// - 5: relays sharing one database: `redirect`, the welcome's `relays`, the error code
 ///   `storeUnavailable` and the rejection `unavailable`.
+/// - 6: the error code `roomClosed` (a host's relay ending for good), and a rule replicas
+///   must share: a switch from an episode the group finished plays the new one.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 5
+  public static let current = 6
 }

@@ -65,6 +65,23 @@ struct GroupEngineItemTests {
     #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(11), rate: 0))
   }
 
+  @Test(
+    "a switch from an episode the group finished plays the new one once everyone has loaded (going on watching), at the group's speed"
+  )
+  func replaceAfterTheEnd() {
+    var h = Harness.playing()
+    h.ok(.setRate(item: nil, rate: 1.25), alice, at: 5)
+    h.tick(at: 600)
+    #expect(h.session.status == .finished)
+    h.ok(.replace(series: harbour, item: s1e2, confirmed: true), bob, at: 610)
+    #expect(h.session.intendedRate == 1.25)
+    #expect(h.session.status == .waiting)
+    h.ok(.setReadiness(.ready), alice, at: 611)
+    h.ok(.setReadiness(.ready), bob, at: 612)
+    #expect(h.session.status == .playing)
+    #expect(h.session.timeline.rate == 1.25)
+  }
+
   @Test("a detached participant catches up on its own after a switch")
   func detachedCatchesUp() {
     var h = Harness.playing()

@@ -176,11 +176,11 @@ enum Golden {
     ),
     (
       .hello(
-        version: 5, name: "ann", room: "movie-night", resume: nil,
+        version: 6, name: "ann", room: "movie-night", resume: nil,
         protect: RoomProtection(
           derivation: KeyDerivation(salt: Array(0..<16), cost: 17),
           verifier: Array(repeating: 0xAB, count: 32))),
-      #"{"name":"ann","protect":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"verifier":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="},"room":"movie-night","type":"hello","version":5}"#
+      #"{"name":"ann","protect":{"derivation":{"cost":17,"salt":"AAECAwQFBgcICQoLDA0ODw=="},"verifier":"q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s="},"room":"movie-night","type":"hello","version":6}"#
     ),
     (
       .proof(signature: Array(repeating: 0x11, count: 64)),
