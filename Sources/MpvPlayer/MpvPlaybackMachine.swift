@@ -62,6 +62,11 @@ public struct MpvPlaybackMachine: Sendable {
     /// 1.4 ms exchange, mpv's p99, may be 0.7 ms from the instant mpv read its clock, while
     /// the model drifts by microseconds between two readings), and fully beyond that.
     public var trustedExchange: Double
+    /// A reading unanswered this long while playing makes the player stalled, seconds: mpv
+    /// stopped answering (frozen, a stopped process, a machine swapping), so its picture is
+    /// not known to follow the group, and the group's waiting policy applies as for a
+    /// stall. Its next answer brings it back.
+    public var unanswered: Double = 1
 
     public init(
       pollInterval: Double = 0.05, unpauseLead: Double = 0.0005, defaultSeekLatency: Double = 0.08,
@@ -133,6 +138,8 @@ public struct MpvPlaybackMachine: Sendable {
   /// How long mpv takes to follow a speed change, seconds (learned).
   public private(set) var speedDelay: Double
   private var stalled = false
+  /// Stalled because a reading went unanswered (see ``Configuration/unanswered``).
+  private var silent = false
   private var preparedAt: LocalInstant?
   /// Why the player cannot follow (mpv gone, no file), if it cannot.
   public private(set) var problem: String?
@@ -341,6 +348,15 @@ public struct MpvPlaybackMachine: Sendable {
       }
       if let poll, poll.id == id {
         self.poll = nil
+        if silent {
+          // mpv answers again: it plays on from where it stood. This reading's moment is
+          // unknown (its exchange spans the silence); the next one places it.
+          silent = false
+          stalled = false
+          if phase == .playing { anchor = now }
+          nextPoll = now
+          return []
+        }
         guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
         if let value = data.number, error == "success" {
           // Read at the midpoint of the exchange.
@@ -584,6 +600,14 @@ public struct MpvPlaybackMachine: Sendable {
         effects.append(request(["set_property", "pause", .bool(false)]))
       }
     }
+    if phase == .playing, !stalled, let poll,
+      now.seconds(since: poll.sentAt) >= configuration.unanswered
+    {
+      // mpv has not answered for a while: it is not known to play on.
+      settle(at: now)
+      stalled = true
+      silent = true
+    }
     if phase == .playing, !stalled, poll == nil, nextPoll.map({ $0 <= now }) ?? true {
       let read = request(["get_property", .string(pollProperty)])
       if case .send(let r) = read { poll = (r.id, now) }
@@ -638,7 +662,10 @@ public struct MpvPlaybackMachine: Sendable {
   /// When ``wake(at:)`` is next due.
   public var nextWake: LocalInstant? {
     var candidates = [switchAt, unpauseAt, heldUntil]
-    if phase == .playing, !stalled { candidates.append(poll == nil ? nextPoll : nil) }
+    if phase == .playing, !stalled {
+      candidates.append(
+        poll.map { $0.sentAt.advanced(bySeconds: configuration.unanswered) } ?? nextPoll)
+    }
     return candidates.compactMap { $0 }.min()
   }
 
@@ -702,6 +729,11 @@ public struct MpvPlaybackMachine: Sendable {
     preparedAt = nil
     poll = nil
     landing = nil
+    if silent {
+      // Busy until mpv answers this one: the preparation says whether it is back.
+      silent = false
+      stalled = false
+    }
     return []
   }
 

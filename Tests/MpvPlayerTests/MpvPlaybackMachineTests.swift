@@ -158,12 +158,14 @@ struct MpvPlaybackMachineTests {
   @Test("a seek while playing plays on until the seek latency before the switch")
   func seekWhilePlaying() {
     var m = prerolled()
-    _ = m.wake(at: t(1.9995))
+    read(&m, at: 1.9995, 5)
     // Told at 10 s to be at 300 at 11 s: nothing for mpv yet.
     #expect(m.perform(.play(itemTime: 300, startAt: t(11), rate: 1), path: nil, at: t(10)).isEmpty)
     #expect(abs(m.observation(at: t(10.5)).position - 13.5) < 1e-9)
     let begin = t(11 - 2 * m.seekLatency - 0.05 - 0.0005)
-    #expect(m.nextWake == begin)
+    // Played on (and read) until just before it.
+    read(&m, at: 10.7, 13.7)
+    #expect(m.nextWake == t(10.75))
     let switching = m.wake(at: begin)
     #expect(commands(switching).last == ["seek", .number(300), "absolute+exact"])
   }
@@ -171,11 +173,12 @@ struct MpvPlaybackMachineTests {
   @Test("a rate change is prepared like a seek and switched to at its instant")
   func rateChange() {
     var m = prerolled()
-    _ = m.wake(at: t(1.9995))
+    read(&m, at: 1.9995, 5)
     // Told at 10 s: from 12 s on, rate 2 (the line is at 15 then).
     #expect(m.perform(.play(itemTime: 15, startAt: t(12), rate: 2), path: nil, at: t(10)).isEmpty)
     let begin = t(12 - 2 * m.seekLatency - 0.05 - 0.0005)
-    #expect(m.nextWake == begin)
+    read(&m, at: 11.7, 14.7)
+    #expect(!commands(m.wake(at: t(11.75))).contains { $0.first == "seek" })
     let switching = m.wake(at: begin)
     #expect(
       commands(switching) == [
@@ -259,6 +262,28 @@ struct MpvPlaybackMachineTests {
     #expect(abs(m.observation(at: t(3.15)).position - 6.15) < 1e-9)
     read(&m, at: 3.2, 6.195)
     #expect(abs(m.observation(at: t(3.2)).position - 6.195) < 1e-9)
+  }
+
+  @Test(
+    "an mpv that stops answering while playing (frozen, stopped) is a stalled player after a second, not one in step; its next answer brings it back"
+  )
+  func unanswered() {
+    var m = prerolled()
+    read(&m, at: 1.9995, 5)
+    read(&m, at: 3, 6)
+    // A reading goes out at 3.05 and no answer comes.
+    let poll = ids(m.wake(at: t(3.05))).last!
+    #expect(!m.observation(at: t(3.5)).isStalled)
+    #expect(m.nextWake == t(4.05))
+    _ = m.wake(at: t(4.05))
+    let frozen = m.observation(at: t(5))
+    #expect(frozen.isStalled && frozen.rate == 0)
+    #expect(abs(frozen.position - 7.05) < 1e-9, "where it was when it stopped answering")
+    // mpv answers again at 9 s, from where it stood (a stopped process plays nothing).
+    _ = m.received(.reply(requestID: poll, data: .number(7.06), error: "success"), at: t(9))
+    let back = m.observation(at: t(9))
+    #expect(!back.isStalled && back.rate == 1)
+    #expect(commands(m.wake(at: t(9.05))).last == ["get_property", "audio-pts"])
   }
 
   @Test("a reading from a slow exchange with mpv moves the model only in part")
