@@ -84,6 +84,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       tls: settings.requireTLS ? .require(.makeClientConfiguration()) : .disable)
     configuration.options.connectTimeout = .seconds(Int64(timeout))
     configuration.options.maximumConnections = 4
+    try await checkReachable(settings, logger: logger)
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     let runTask = Task { await client.run() }
     let store = PostgresRoomStore(
@@ -100,6 +101,46 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       throw error
     }
     return store
+  }
+
+  /// One connection first, on its own: the pool retries a refused or refusing database
+  /// quietly until a query times out, so a wrong port, host or password would only show as
+  /// "took more than 10 s"; this says what is wrong at once.
+  private static func checkReachable(_ settings: PostgresURL, logger: Logger)
+    async throws(RoomStoreError)
+  {
+    var tls = PostgresConnection.Configuration.TLS.disable
+    if settings.requireTLS {
+      do {
+        tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+      } catch {
+        throw RoomStoreError("TLS to the database \(settings.displayed): \(error)")
+      }
+    }
+    let configuration = PostgresConnection.Configuration(
+      host: settings.host, port: settings.port, username: settings.user,
+      password: settings.password, database: settings.database, tls: tls)
+    do {
+      let connection = try await PostgresConnection.connect(
+        configuration: configuration, id: 0, logger: logger)
+      try? await connection.close()
+    } catch let error as PSQLError {
+      let why =
+        error.serverInfo?[.message]
+        ?? error.underlying.map { Self.systemReason("\($0)") } ?? "\(error.code)"
+      throw RoomStoreError("cannot reach the database \(settings.displayed): \(why)")
+    } catch {
+      throw RoomStoreError("cannot reach the database \(settings.displayed): \(error)")
+    }
+  }
+
+  /// A socket error as people read it ("Connection refused"), from NIO's description of
+  /// it, which ends in "(errno: 111)"; the description itself when there is none.
+  static func systemReason(_ description: String) -> String {
+    guard let range = description.range(of: "errno: ", options: .backwards),
+      let code = Int32(description[range.upperBound...].prefix { $0.isNumber })
+    else { return description }
+    return String(cString: strerror(code)).lowercased()
   }
 
   static let schema = [
