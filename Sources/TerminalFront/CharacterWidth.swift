@@ -19,6 +19,31 @@ public enum CharacterWidth {
     return width
   }
 
+  /// What of a grapheme cluster is sent to the terminal, so that it takes exactly the
+  /// cluster's width there: its first scalar and the marks that combine with it (accents,
+  /// the emoji presentation selector). Terminals disagree on the rest — a zero-width joiner
+  /// (👨‍👩‍👧 drawn as one glyph, or as three, or joined to the next cell's character), a skin
+  /// tone (a wide character to glibc and ncurses), a flag's second letter — and one that
+  /// draws more columns than the grid counted shifts every border after it on that row. So
+  /// a family shows as its first person, 👍🏽 as 👍, a flag as its first letter; the text
+  /// itself (chat, names) is kept whole everywhere else.
+  public static func drawn(_ character: Character) -> [Unicode.Scalar] {
+    var scalars: [Unicode.Scalar] = []
+    for scalar in character.unicodeScalars {
+      if scalars.isEmpty {
+        scalars.append(scalar)
+        continue
+      }
+      let v = scalar.value
+      // A joiner starts another glyph; tones and tags are not marks to ncurses.
+      if v == 0x200D { break }
+      if (0x1F3FB...0x1F3FF).contains(v) || (0xE0000...0xE0FFF).contains(v) { continue }
+      guard of(scalar) == 0 else { break }
+      scalars.append(scalar)
+    }
+    return scalars
+  }
+
   /// The width of one scalar; control characters count as 0.
   public static func of(_ scalar: Unicode.Scalar) -> Int {
     let v = scalar.value

@@ -398,8 +398,7 @@ private final class CursesLoop {
         if cell.isContinuation { continue }
         if cell.width == 2 && c + 1 >= cols { continue }
         var n = 0
-        for scalar in cell.character.unicodeScalars {
-          if n > 0 && CharacterWidth.of(scalar) != 0 { break }
+        for scalar in CharacterWidth.drawn(cell.character) {
           if n == 5 { break }
           wcs[n] = wchar_t(bitPattern: scalar.value)
           n += 1

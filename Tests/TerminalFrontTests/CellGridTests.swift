@@ -66,6 +66,19 @@ struct CellGridTests {
   }
 
   @Test(
+    "the terminal is sent what it draws in the cluster's width: the first scalar and its marks, never a joiner, a tone or a flag's second letter",
+    arguments: [
+      ("e\u{0301}", "e\u{0301}"), ("❤️", "❤️"), ("👍🏽", "👍"), ("👨‍👩‍👧", "👨"), ("🇫🇷", "🇫"),
+      ("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "🏴"), ("漢", "漢"),
+    ])
+  func drawn(_ text: String, _ sent: String) {
+    let character = Character(text)
+    #expect(String(String.UnicodeScalarView(CharacterWidth.drawn(character))) == sent)
+    // What is sent is as wide as the grid counts the cluster.
+    #expect(CharacterWidth.of(Character(sent)) == CharacterWidth.of(character))
+  }
+
+  @Test(
     "character widths of common ranges",
     arguments: [
       ("a", 1), ("é", 1), ("─", 1), ("▶", 1), ("⏸", 1), ("⏳", 2), ("漢", 2), ("한", 2), ("あ", 2),
