@@ -275,32 +275,11 @@ public struct FrontSession: Sendable {
     case .seekLocally(let delta):
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
+    case .tell(let people, let message):
+      // For those people only (the controller read the `/tell`).
+      model.receiveChat(from: "you", text: message, to: names(of: people))
+      return [.request(.tell(people, message))]
     case .chat(let text):
-      // `/tell NAME[,NAME] text`: for those people only.
-      if text.hasPrefix("/tell ") {
-        let rest = text.dropFirst("/tell ".count).drop { $0 == " " }
-        guard let space = rest.firstIndex(of: " ") else {
-          model.post("say /tell NAME[,NAME] and what to say", kind: .error)
-          return []
-        }
-        let wanted = rest[..<space].split(separator: ",").map(String.init)
-        let message = String(rest[rest.index(after: space)...]).trimmingCharacters(in: .whitespaces)
-        var people: [ParticipantID] = []
-        for name in wanted {
-          guard
-            let person = model.group.participants.first(where: {
-              $0.name.lowercased() == name.lowercased() && $0.id != model.localParticipant
-            })
-          else {
-            model.post("nobody called \(name) is in the room", kind: .error)
-            return []
-          }
-          people.append(person.id)
-        }
-        guard !message.isEmpty else { return [] }
-        model.receiveChat(from: "you", text: message, to: names(of: people))
-        return [.request(.tell(people, message))]
-      }
       // The relay does not echo our own messages back.
       model.receiveChat(from: "you", text: text)
       return [.request(.chat(text))]
@@ -337,7 +316,7 @@ public struct FrontSession: Sendable {
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
-    case .declineSession, .seekLocally, .chat, .quit, .redraw, .localNotice, .scrollNotices,
+    case .declineSession, .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
       .restartPlayer:
       return nil
     }

@@ -27,6 +27,8 @@ public enum FrontAction: Hashable, Sendable {
   case seekLocally(by: Double)
   case setAutoAdvance(Bool)
   case chat(String)
+  /// A chat line for these people only (`/tell`).
+  case tell([ParticipantID], String)
   case joinSession
   /// "Not now" to an offered session.
   case declineSession

@@ -278,7 +278,22 @@ public struct FrontController: Hashable, Sendable {
     case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
     case (.chat, .submitted(let text)):
       let trimmed = text.trimmingSpaces
-      return trimmed.isEmpty ? [.redraw] : [.chat(trimmed)]
+      guard !trimmed.isEmpty else { return [.redraw] }
+      let others = model.group.participants.filter { $0.id != model.localParticipant }
+      switch TellLine.parse(trimmed, names: others.map(\.name)) {
+      case .notATell:
+        return [.chat(trimmed)]
+      case .tell(let names, let message):
+        let people = names.compactMap { name in others.first { $0.name == name }?.id }
+        return [.tell(people, message)]
+      // A /tell that cannot go: the line stays open with what was typed, to fix it.
+      case .usage:
+        present(prompt)
+        return [.localNotice(TellLine.usageText)]
+      case .unknown(let name):
+        present(prompt)
+        return [.localNotice("nobody called \(name) is in the room")]
+      }
     case (.episodePicker, .chosen(.item(let id))):
       return picked(id, model: model)
     case (.roomMenu, .chosen(.lock(let locked))): return [.roomCommand(.setLocked(locked))]

@@ -410,9 +410,14 @@ extension Prompt {
     return prompt
   }
 
-  /// `@par` and Tab: the name that starts so (ignoring case), or as much as all such names
+  /// `@par` (or a name after `/tell`) and Tab: the name that starts so (ignoring case), or as much as all such names
   /// share; a whole name gets a space after it.
   mutating func completeName() {
+    // The names of a `/tell`, with or without `@`.
+    if let completed = TellLine.complete(input, names: completions) {
+      if completed.count <= inputLimit { input = completed }
+      return
+    }
     guard let at = input.lastIndex(of: "@"),
       !input[input.index(after: at)...].contains(" ")
     else { return }

@@ -1,0 +1,73 @@
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("Chat: /tell")
+struct TellLineTests {
+  static let names = ["bob", "carol", "mary ann", "smith, jo"]
+
+  func completed(_ typed: String) -> String {
+    var prompt = Prompt.chat(names: Self.names)
+    for ch in typed { _ = prompt.handle(.character(ch)) }
+    _ = prompt.handle(.tab)
+    return prompt.input
+  }
+
+  @Test("tab after /tell completes a name, with or without @, after a comma, spaces and all")
+  func completion() {
+    #expect(completed("/tell c") == "/tell carol ")
+    #expect(completed("/tell b") == "/tell bob ")
+    #expect(completed("/tell @b") == "/tell @bob ")
+    #expect(completed("/tell bob, c") == "/tell bob, carol ")
+    #expect(completed("/tell bob,c") == "/tell bob,carol ")
+    #expect(completed("/tell m") == "/tell mary ann ")
+    #expect(completed("/tell mary a") == "/tell mary ann ")
+    #expect(completed("/tell sm") == "/tell \"smith, jo\" ", "a name with a comma in quotes")
+    #expect(completed("/tell \"sm") == "/tell \"smith, jo\" ")
+    // In the text, a word is not a name to complete.
+    #expect(completed("/tell bob hi c") == "/tell bob hi c")
+    #expect(completed("hi @ca") == "hi @carol ")
+  }
+
+  @Test("/tell takes @names, spaces after commas, names with spaces, and names in quotes")
+  func parsing() {
+    func parse(_ line: String) -> TellLine { TellLine.parse(line, names: Self.names) }
+    #expect(parse("/tell @bob check") == .tell(names: ["bob"], text: "check"))
+    #expect(parse("/tell BOB check") == .tell(names: ["bob"], text: "check"))
+    #expect(
+      parse("/tell bob, carol spaced list") == .tell(names: ["bob", "carol"], text: "spaced list"))
+    #expect(parse("/tell bob ,@carol hi") == .tell(names: ["bob", "carol"], text: "hi"))
+    #expect(parse("/tell mary ann hello") == .tell(names: ["mary ann"], text: "hello"))
+    #expect(parse("/tell \"mary ann\" hello") == .tell(names: ["mary ann"], text: "hello"))
+    #expect(parse("/tell \"smith, jo\",bob hi") == .tell(names: ["smith, jo", "bob"], text: "hi"))
+    #expect(parse("/tell mary hello") == .unknown("mary"))
+    #expect(parse("/tell @zed hi") == .unknown("zed"))
+    #expect(parse("/tell bob") == .usage)
+    #expect(parse("/tell") == .usage)
+    #expect(parse("/tell   ") == .usage)
+    #expect(parse("/television") == .notATell)
+    #expect(parse("hello /tell bob") == .notATell)
+  }
+
+  @Test("a /tell that cannot go says why and keeps what was typed in the chat line")
+  func errorKeepsText() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    func submit(_ line: String) -> [FrontAction] {
+      _ = c.handle(key: .character("c"), model: model)
+      _ = c.handle(key: .paste(line), model: model)
+      return c.handle(key: .enter, model: model)
+    }
+    #expect(submit("/tell zed hi there") == [.localNotice("nobody called zed is in the room")])
+    #expect(c.activePrompt?.kind == .chat)
+    #expect(c.activePrompt?.input == "/tell zed hi there")
+    _ = c.handle(key: .escape, model: model)
+    #expect(submit("/tell bob") == [.localNotice(TellLine.usageText)])
+    #expect(c.activePrompt?.input == "/tell bob")
+    _ = c.handle(key: .escape, model: model)
+    #expect(
+      submit("/tell @bob, carol see you") == [.tell([Fixtures.bob, Fixtures.carol], "see you")])
+    #expect(c.activePrompt == nil)
+  }
+}
