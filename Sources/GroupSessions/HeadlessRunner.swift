@@ -83,6 +83,7 @@ public struct HeadlessRunner: Sendable {
     var lastParticipants: [Participant] = []
     var lastEpoch: String?
     var lastRelay: String?
+    var stateLines = HeadlessStateLines()
     for await event in client.events {
       switch event {
       case .welcomed(let participant, let resumed, let epoch, let relay):
@@ -100,6 +101,7 @@ public struct HeadlessRunner: Sendable {
         }
         lastEpoch = epoch
         lastRelay = relay
+        stateLines.welcomed()
         emit(.object(fields))
       case .state(let newState, let changes):
         for change in changes where change.kind != .reported {
@@ -113,9 +115,7 @@ public struct HeadlessRunner: Sendable {
           }
           emit(.object(fields))
         }
-        if !changes.isEmpty || lastParticipants.isEmpty {
-          emit(Self.stateLine(newState))
-        }
+        if let line = stateLines.line(for: newState, changes: changes) { emit(line) }
         let people = newState.participants.map { p in
           var q = p
           q.playerOffset = nil
@@ -192,10 +192,14 @@ public struct HeadlessRunner: Sendable {
 
   // MARK: - JSON shapes
 
-  static func stateLine(_ state: GroupState) -> JSONValue {
-    var fields: [(String, JSONValue)] = [
-      ("event", "state"), ("sequence", .int(Int64(state.sequence))),
-    ]
+  /// A `state` line, its `originator` from `change` (by default the room's last change);
+  /// without `sequence` and `originator`, what two lines say can be compared.
+  static func stateLine(
+    _ state: GroupState, change: ChangeEvent? = nil, sequence: Bool = true,
+    originator: Bool = true
+  ) -> JSONValue {
+    var fields: [(String, JSONValue)] = [("event", "state")]
+    if sequence { fields.append(("sequence", .int(Int64(state.sequence)))) }
     if let session = state.session {
       fields += [
         ("item", .string(session.item.id.rawValue)), ("title", .string(session.item.title)),
@@ -209,7 +213,7 @@ public struct HeadlessRunner: Sendable {
     } else {
       fields += [("item", .null), ("state", "none")]
     }
-    if let change = state.lastChange {
+    if originator, let change = change ?? state.lastChange {
       fields.append(("originator", change.originatorName.map { .string($0) } ?? .null))
     }
     return .object(fields)

@@ -90,3 +90,43 @@ struct HeadlessAnswerTests {
     await relay.stop()
   }
 }
+
+@Suite("Headless state lines")
+struct HeadlessStateLineTests {
+  @Test(
+    "a state line is printed when what it says changes, not for link figures; its originator made the change"
+  )
+  func stateLinesOnChange() throws {
+    var engine = GroupEngine()
+    let (ann, dave): (ParticipantID, ParticipantID) = ("p1", "p4")
+    var now = GroupInstant(seconds: 100)
+    var lines = HeadlessStateLines()
+    func step(_ command: GroupCommand, from who: ParticipantID) throws -> String? {
+      now = now.advanced(bySeconds: 1)
+      let changes = try engine.apply(command, from: who, at: now).get()
+      return lines.line(for: engine.state, changes: changes)?.serialized
+    }
+    _ = try step(.enter(name: "ann"), from: ann)
+    _ = try step(.start(series: testSeries, item: testSeries.items[0].id), from: ann)
+    let paused = try #require(try step(.pause(item: nil, at: 30), from: ann))
+    #expect(paused.contains(#""state":"paused""#) && paused.contains(#""originator":"ann""#))
+    // dave enters: nothing a state line says changes, and his link figures change nothing.
+    #expect(try step(.enter(name: "dave"), from: dave) == nil)
+    for _ in 0..<5 {
+      #expect(
+        try step(.report(roundTrip: 0.02, startupLatency: 0.1, playerOffset: nil), from: dave)
+          == nil)
+      #expect(
+        try step(.report(roundTrip: 0.03, startupLatency: 0.1, playerOffset: 0.01), from: ann)
+          == nil)
+    }
+    // After a welcome, the state again, by whoever last moved the timeline (not dave).
+    lines.welcomed()
+    let again = try #require(
+      lines.line(for: engine.state, changes: [])?.serialized)
+    #expect(again.contains(#""originator":"ann""#), "\(again)")
+    _ = try step(.join, from: dave)
+    let seeked = try #require(try step(.seek(item: nil, to: 60), from: dave))
+    #expect(seeked.contains(#""position":60"#) && seeked.contains(#""originator":"dave""#))
+  }
+}
