@@ -46,7 +46,9 @@ let package = Package(
     // The participant's protocol logic as a state machine (ParticipantCore). Pure.
     .target(
       name: "Participation",
-      dependencies: ["PlaybackCoordination", "WireProtocol", "Transports", "RoomCrypto"]),
+      dependencies: [
+        "PlaybackCoordination", "Narration", "WireProtocol", "Transports", "RoomCrypto",
+      ]),
     // The relay's one runtime for every transport: runs Rooms, one outlet policy, one tick
     // loop; and the in-memory relay built on it.
     .target(

@@ -15,6 +15,9 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
   case notYetSent(window: Double)
   case notInSession
   case invalid(String)
+  /// A relative step that would change nothing (past the fastest speed, the end of the
+  /// item): not sent; says where the group already is.
+  case unchanged(String)
   case stopped
   /// The room has a password and none was given.
   case passwordRequired(room: String)
@@ -29,7 +32,7 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case .notYetSent(let window):
       "not sent yet: the connection is down — it goes when the relay is back, if within \(Int(window)) s of asking; otherwise it is dropped and you are told"
     case .notInSession: "nothing is being watched"
-    case .invalid(let why): why
+    case .invalid(let why), .unchanged(let why): why
     case .stopped: "the participant has stopped"
     case .passwordRequired(let room):
       "room \(room) has a password: give it with --password-file FILE or COWATCH_ROOM_PASSWORD"

@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import RoomCrypto
 import WireProtocol
@@ -115,6 +116,8 @@ public struct ParticipantCore: Sendable {
     }
   }
   private var requestedPosition: RequestedPosition?
+  /// A relative seek that moves less than this (seconds) moves nothing: it is refused here.
+  static let sameSpot = 0.05
   private var requestedRate: (rate: Double, requestID: UInt64)?
 
   // Player bookkeeping.
@@ -423,8 +426,15 @@ public struct ParticipantCore: Sendable {
       let from =
         requestedPosition.flatMap { $0.item == session.item.id ? $0.position(at: now) : nil }
         ?? currentPosition(at: now, seen: seen) ?? session.timeline.itemTime
-      body = .command(
-        .seek(item: session.item.id, to: min(max(from + delta, 0), session.item.duration)))
+      let end = session.item.duration
+      let target = min(max(from + delta, 0), end)
+      // A step past the start or the end: the group is already there; said here, not
+      // broadcast again as a jump to the same place.
+      if abs(target - min(max(from, 0), end)) < Self.sameSpot {
+        let at = TimeFormat.clock(target)
+        return fail(.unchanged(target >= end ? "already at the end (\(at))" : "already at \(at)"))
+      }
+      body = .command(.seek(item: session.item.id, to: target))
     case .setRate(let rate):
       body = .command(.setRate(item: session?.item.id, rate: rate))
     case .changeRate(let delta):
@@ -432,6 +442,10 @@ public struct ParticipantCore: Sendable {
       let allowed = replica?.configuration.allowedRates ?? 0.25...4
       let base = requestedRate?.rate ?? session.playbackRate
       let rate = min(max(base + delta, allowed.lowerBound), allowed.upperBound)
+      // Past the fastest or slowest speed, in either direction: said here, not broadcast.
+      if abs(rate - base) < 0.001 {
+        return fail(.unchanged("speed is already \(RateFormat.text(rate))"))
+      }
       body = .command(.setRate(item: session.item.id, rate: rate))
     }
     return enqueue(body, origin: .user, ticket: ticket, at: now)

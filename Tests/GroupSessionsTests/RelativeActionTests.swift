@@ -48,6 +48,38 @@ struct RelativeActionTests {
   }
 }
 
+@Suite("Steps past a limit")
+struct StepPastLimitTests {
+  @Test(
+    "a step past the fastest or slowest speed, or past the end or the start, is said here and not broadcast"
+  )
+  func pastLimits() async throws {
+    func refusal(_ result: Result<Void, ClientError>) -> ClientError? {
+      if case .failure(let error) = result { error } else { nil }
+    }
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann")
+    var performer = ActionPerformer(client: ann, catalog: [testSeries])
+    for line in ["start harbour/s1e1", "pause", "seek 4:30", "rate 3.75"] {
+      _ = await performer.perform(try ParticipantAction.parse(line))
+    }
+    #expect(refusal(await ann.changeRate(by: 0.25)) == nil)
+    #expect(refusal(await ann.changeRate(by: 0.25)) == .unchanged("speed is already 4×"))
+    #expect(refusal(await ann.setRate(0.25)) == nil)
+    #expect(refusal(await ann.changeRate(by: -0.25)) == .unchanged("speed is already 0.25×"))
+    #expect(refusal(await ann.seek(by: 60)) == nil)
+    #expect(refusal(await ann.seek(by: 60)) == .unchanged("already at the end (5:00)"))
+    #expect(refusal(await ann.seek(to: 0)) == nil)
+    #expect(refusal(await ann.seek(by: -10)) == .unchanged("already at 0:00"))
+    await eventually("all answered") { await ann.snapshot().unansweredRequests == 0 }
+    let sequence = await ann.groupState.sequence
+    #expect(refusal(await ann.seek(by: 60)) == nil, "a step that moves still goes")
+    #expect(await ann.groupState.sequence > sequence)
+    await ann.stop()
+    await relay.stop()
+  }
+}
+
 @Suite("Safe text in headless output")
 struct HeadlessEscapingTests {
   @Test("controls, DEL, C1, separators and bidi controls are escaped; ordinary text is kept")
