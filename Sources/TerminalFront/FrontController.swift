@@ -98,7 +98,16 @@ public struct FrontController: Hashable, Sendable {
     }
     if !prompts.isEmpty {
       let outcome = prompts[prompts.count - 1].handle(key)
-      if outcome == .pending { return [.redraw] }
+      if outcome == .pending {
+        // Not a character is dropped without a word.
+        let open = prompts[prompts.count - 1]
+        guard open.inputCut else { return [.redraw] }
+        return [
+          .localNotice(
+            "the line holds at most \(open.inputLimit) characters: the rest was left out"),
+          .redraw,
+        ]
+      }
       let prompt = prompts.removeLast()
       return resolve(prompt, outcome, model: model)
     }

@@ -115,6 +115,8 @@ public struct Prompt: Hashable, Sendable {
   public var inputLimit: Int
   /// Names `@` and Tab complete in the input (the others in the room).
   public var completions: [String] = []
+  /// The last key or paste met ``inputLimit`` and some of it was left out.
+  public private(set) var inputCut = false
 
   public init(
     kind: Kind, title: String, message: String, options: [Option], selection: Int = 0,
@@ -160,6 +162,7 @@ public struct Prompt: Hashable, Sendable {
   }
 
   private mutating func handleInput(_ key: Key) -> Outcome {
+    inputCut = false
     switch key {
     case .enter: return .submitted(input)
     case .escape: return .cancelled
@@ -171,12 +174,15 @@ public struct Prompt: Hashable, Sendable {
       while input.last == " " { input.removeLast() }
       while let last = input.last, last != " " { input.removeLast() }
     case .character(let c):
-      if input.count < inputLimit { input.append(c) }
+      if input.count < inputLimit { input.append(c) } else { inputCut = true }
     case .paste(let text):
       // Text, whatever it holds: line breaks become spaces, controls (an ESC included)
       // are dropped.
       for c in text {
-        guard input.count < inputLimit else { break }
+        guard input.count < inputLimit else {
+          inputCut = true
+          break
+        }
         if c.isNewline || c == "\t" {
           input.append(" ")
         } else if !c.unicodeScalars.contains(where: DisplayText.isUnsafe) {

@@ -760,15 +760,27 @@ public enum ScreenRenderer {
       let age =
         notice.kind == .chat || scrolled ? ageText(since: notice.at, now: model.now) : ""
       let ageWidth = age.isEmpty ? 0 : CharacterWidth.of(age) + 1
-      grid.write(
-        TextLayout.truncate(notice.text, to: inner - ageWidth), row: r, col: col + 2,
-        style: noticeStyle(notice, visibility))
-      if !age.isEmpty {
+      let style = noticeStyle(notice, visibility)
+      // Chat is wrapped over as many lines as it takes (PgUp scrolls by notices, so each
+      // one is read from its start); other notices are one line.
+      let lines =
+        notice.kind == .chat
+        ? TextLayout.wrap(notice.text, width: inner - ageWidth)
+        : [TextLayout.truncate(notice.text, to: inner - ageWidth)]
+      for (index, text) in lines.enumerated() {
+        guard r < bottom else { break }
+        // The pane ends inside the line: say that there is more.
+        let cut = r == bottom - 1 && index < lines.count - 1
         grid.write(
-          age, row: r, col: col + 2 + inner - CharacterWidth.of(age),
-          style: CellStyle(.muted, dim: true))
+          cut ? TextLayout.truncate(text + " …", to: inner - ageWidth) : text, row: r,
+          col: col + 2, style: style)
+        if index == 0, !age.isEmpty {
+          grid.write(
+            age, row: r, col: col + 2 + inner - CharacterWidth.of(age),
+            style: CellStyle(.muted, dim: true))
+        }
+        r += 1
       }
-      r += 1
     }
   }
 

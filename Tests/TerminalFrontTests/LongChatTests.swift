@@ -1,0 +1,51 @@
+import PlaybackCoordination
+import Testing
+
+@testable import TerminalFront
+
+@Suite("Long chat lines")
+struct LongChatTests {
+  static let long =
+    "carol: " + (1...30).map { "word\($0)" }.joined(separator: " ") + " END"
+
+  @Test("a chat line wider than the notices pane is wrapped, every word of it on screen")
+  func wrapped() {
+    var model = Fixtures.playing()
+    model.receiveChat(from: "carol", text: String(Self.long.dropFirst("carol: ".count)))
+    let screen = ScreenRenderer.render(model, rows: 30, cols: 80).text
+    for word in (1...30).map({ "word\($0)" }) + ["END"] {
+      #expect(screen.contains(word), "\(word) in\n\(screen)")
+    }
+    #expect(!screen.contains("…"), "nothing cut:\n\(screen)")
+  }
+
+  @Test("scrolled back to it, a long line is read from its start, wrapped")
+  func scrolledBack() {
+    var model = Fixtures.playing()
+    model.receiveChat(from: "carol", text: String(Self.long.dropFirst("carol: ".count)))
+    model.post("bob paused at 12:40")
+    model.scrollNotices(by: 1)
+    let screen = ScreenRenderer.render(model, rows: 30, cols: 80).text
+    #expect(screen.contains("carol: word1 "))
+    #expect(screen.contains("END"), "\(screen)")
+  }
+
+  @Test("input past the chat line's limit is left out, and the front says so")
+  func inputCut() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    _ = c.handle(key: .character("c"), model: model)
+    let actions = c.handle(key: .paste(String(repeating: "x", count: 3000) + "END"), model: model)
+    #expect(c.activePrompt?.input.count == 400)
+    #expect(
+      actions == [
+        .localNotice("the line holds at most 400 characters: the rest was left out"), .redraw,
+      ])
+    #expect(
+      c.handle(key: .character("y"), model: model).contains {
+        if case .localNotice = $0 { true } else { false }
+      })
+    _ = c.handle(key: .backspace, model: model)
+    #expect(c.handle(key: .character("z"), model: model) == [.redraw], "under the limit again")
+  }
+}
