@@ -200,6 +200,12 @@ public struct FrontSession: Sendable {
     }
   }
 
+  /// Who one's own chat line is from: "you", but one's name for an action ("/me waves" reads
+  /// "* ann waves", not "* you waves").
+  private func sender(of text: String) -> String {
+    text.hasPrefix("/me ") ? (model.local?.name ?? "you") : "you"
+  }
+
   /// Names for ids, "you" for this person, as notices say them.
   private func names(of people: [ParticipantID]) -> [String] {
     people.map { id in
@@ -277,11 +283,11 @@ public struct FrontSession: Sendable {
       return seekLocally(by: delta, at: moment)
     case .tell(let people, let message):
       // For those people only (the controller read the `/tell`).
-      model.receiveChat(from: "you", text: message, to: names(of: people))
+      model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
       return [.request(.tell(people, message))]
     case .chat(let text):
       // The relay does not echo our own messages back.
-      model.receiveChat(from: "you", text: text)
+      model.receiveChat(from: sender(of: text), text: text)
       return [.request(.chat(text))]
     case .quit:
       guard !quitting else { return [] }

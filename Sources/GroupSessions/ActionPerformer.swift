@@ -93,7 +93,7 @@ public struct ActionPerformer: Sendable {
       var ids: [ParticipantID] = []
       for name in names {
         guard let id = await participant(named: name) else {
-          return .error("nobody called \(name) in the room")
+          return .error("nobody called \(name) is in the room")
         }
         ids.append(id)
       }
@@ -103,7 +103,7 @@ public struct ActionPerformer: Sendable {
     case .control(let control): return outcome(await client.send(.setPlaybackControl(control)))
     case .remove(let name), .owner(let name):
       guard let id = await participant(named: name) else {
-        return .error("nobody called \(name) in the room")
+        return .error("nobody called \(name) is in the room")
       }
       if case .remove = action { return outcome(await client.send(.remove(id))) }
       return outcome(await client.send(.transferOwnership(to: id)))

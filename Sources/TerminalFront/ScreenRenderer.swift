@@ -671,7 +671,7 @@ public enum ScreenRenderer {
       }
       let longest = session.waits.map { secondsLeft(until: $0.deadline, now: model.now) }.max() ?? 0
       return (
-        "⏳ waiting for \(names.joined(separator: ", ")) · \(longest)s",
+        "⏳ waiting for \(names.joined(separator: ", ")) · \(longest) s left",
         CellStyle(.waiting, bold: true)
       )
     case .paused:

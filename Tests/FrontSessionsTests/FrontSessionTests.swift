@@ -448,6 +448,23 @@ struct PrivateChatFrontTests {
   }
 }
 
+@Suite("Front session: one's own chat")
+struct OwnChatFrontTests {
+  @Test("/me reads with one's name to oneself: \"* ann waves\", not \"* you waves\"")
+  func meWithName() {
+    var d = Driver.watching()
+    d.press(.character("c"))
+    d.press(.paste("/me waves"))
+    d.press(.enter)
+    #expect(d.requests.last == .chat("/me waves"))
+    #expect(d.session.model.notices.first?.text == "* ann waves")
+    d.press(.character("c"))
+    d.press(.paste("hello"))
+    d.press(.enter)
+    #expect(d.session.model.notices.first?.text == "you: hello")
+  }
+}
+
 @Suite("Front session: a room taken over by another relay")
 struct RoomMovedFrontTests {
   @Test("welcomed back by another relay (a takeover), the front says the room moved there")

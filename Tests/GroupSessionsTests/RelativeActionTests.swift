@@ -80,6 +80,35 @@ struct StepPastLimitTests {
   }
 }
 
+@Suite("Headless error wording")
+struct HeadlessErrorWordingTests {
+  @Test("an unknown name \"is\" not in the room; an unknown action's error carries its input")
+  func wording() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let client = try await relay.participant("ann")
+    let output = OutputLines()
+    let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
+      Task { await output.add(line) }
+    }
+    let (input, feed) = AsyncStream<String>.makeStream()
+    feed.yield("tell nobody hi")
+    feed.yield("blah")
+    feed.yield("status")
+    feed.finish()
+    await runner.run(input: input)
+    await eventually("the output settles") {
+      await output.lines.contains { $0.contains("\"event\":\"status\"") }
+    }
+    let errors = await output.lines.filter { $0.contains("\"event\":\"error\"") }
+    #expect(errors.count == 2, "\(errors)")
+    #expect(errors.contains { $0.contains("nobody called nobody is in the room") }, "\(errors)")
+    #expect(
+      errors.contains { $0.contains("unknown action") && $0.contains(#""input":"blah""#) },
+      "\(errors)")
+    await relay.stop()
+  }
+}
+
 @Suite("Safe text in headless output")
 struct HeadlessEscapingTests {
   @Test("controls, DEL, C1, separators and bidi controls are escaped; ordinary text is kept")

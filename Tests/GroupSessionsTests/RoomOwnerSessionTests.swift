@@ -109,7 +109,7 @@ struct OwnerActionTests {
       }
     }
     let unknown = await performer.perform(try ParticipantAction.parse("remove zed"))
-    guard case .error("nobody called zed in the room") = unknown else {
+    guard case .error("nobody called zed is in the room") = unknown else {
       Issue.record("remove zed: \(unknown)")
       return
     }
