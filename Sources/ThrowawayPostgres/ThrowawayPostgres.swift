@@ -38,22 +38,47 @@ public final class ThrowawayPostgres: Sendable {
   /// Blocks until the server runs: from synchronous code only (see ``start()``).
   public init() throws {
     guard let bin = Self.binaries else { throw ClusterError("PostgreSQL is not installed") }
-    directory = NSTemporaryDirectory() + "cowatch-pg-\(UUID().uuidString)"
+    let directory = NSTemporaryDirectory() + "cowatch-pg-\(UUID().uuidString)"
+    self.directory = directory
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    port = Self.freePort()
-    if getuid() == 0 {
-      try Self.run("/bin/chown", ["postgres:postgres", directory])
+    do {
+      if getuid() == 0 {
+        try Self.run("/bin/chown", ["postgres:postgres", directory])
+      }
+      try Self.run(
+        "\(bin)/initdb",
+        ["-D", "\(directory)/data", "-A", "trust", "-U", "cowatch", "--no-sync", "-E", "UTF8"])
+      port = try Self.start(bin, directory)
+    } catch {
+      try? FileManager.default.removeItem(atPath: directory)
+      throw error
     }
-    try Self.run(
-      "\(bin)/initdb",
-      ["-D", "\(directory)/data", "-A", "trust", "-U", "cowatch", "--no-sync", "-E", "UTF8"])
-    try Self.run(
-      "\(bin)/pg_ctl",
-      [
-        "-D", "\(directory)/data", "-l", "\(directory)/log", "-w", "-t", "60", "-o",
-        "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off",
-        "start",
-      ])
+  }
+
+  /// Starts the server on a free port. A port found free can be taken before the server
+  /// binds it (by any of the connections a test run opens meanwhile): then another port.
+  private static func start(_ bin: String, _ directory: String) throws -> Int {
+    var attempt = 1
+    while true {
+      let port = freePort()
+      do {
+        try run(
+          "\(bin)/pg_ctl",
+          [
+            "-D", "\(directory)/data", "-l", "\(directory)/log", "-w", "-t", "60", "-o",
+            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off",
+            "start",
+          ])
+        return port
+      } catch {
+        let log = (try? String(contentsOfFile: "\(directory)/log", encoding: .utf8)) ?? ""
+        guard attempt < 5, log.contains("Address already in use") else {
+          throw ClusterError("\(error) \(log.suffix(600))")
+        }
+        try? FileManager.default.removeItem(atPath: "\(directory)/log")
+        attempt += 1
+      }
+    }
   }
 
   public func stop() {
