@@ -13,10 +13,14 @@ public struct KnownRelays: Sendable {
   public static func defaultPath(
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String {
+    // $HOME first, as every other program does (Foundation's home directory is the
+    // password database's, which ignores a HOME set for a test or a sandbox).
+    let home =
+      environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.path
     let base =
       environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (FileManager.default.homeDirectoryForCurrentUser.path as NSString)
-      .appendingPathComponent(".config")
+      ?? (home as NSString).appendingPathComponent(".config")
     return ((base as NSString).appendingPathComponent("cowatch") as NSString)
       .appendingPathComponent("known-relays")
   }

@@ -19,7 +19,7 @@ public enum RelayTrust {
 
   public static func decide(
     endpoint: String, presented: String, pinned: String?, caVerified: Bool, known: String?,
-    trustNew: Bool, canAsk: Bool
+    trustNew: Bool, canAsk: Bool, knownRelaysPath: String? = nil
   ) -> Decision {
     if let pinned {
       return presented == pinned
@@ -33,7 +33,7 @@ public enum RelayTrust {
       return presented == known
         ? .trust
         : .refuse(
-          "THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE: \(presented), not \(known) as before. Someone may be in the way. If the relay's operator changed it, remove its line from the known-relays file and connect again: refusing"
+          "THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE: \(presented), not \(known) as before. Someone may be in the way. If the relay's operator changed it, remove its line from \(knownRelaysPath ?? "the known-relays file") and connect again: refusing"
         )
     }
     if trustNew { return .trustAndRemember }

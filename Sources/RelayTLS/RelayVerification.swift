@@ -62,7 +62,8 @@ public struct RelayVerification: Sendable {
     let known = knownRelays?.fingerprint(for: endpoint)
     switch RelayTrust.decide(
       endpoint: endpoint, presented: presented, pinned: pinned, caVerified: caVerified,
-      known: known, trustNew: trustNew, canAsk: ask != nil && knownRelays != nil)
+      known: known, trustNew: trustNew, canAsk: ask != nil && knownRelays != nil,
+      knownRelaysPath: knownRelays?.path)
     {
     case .trust:
       return nil

@@ -16,6 +16,27 @@ struct RelayTrustTests {
       known: known, trustNew: trustNew, canAsk: canAsk)
   }
 
+  @Test(
+    "a changed certificate's refusal names the file to edit; the file is under XDG_CONFIG_HOME, else HOME's .config"
+  )
+  func knownRelaysFileNamed() {
+    guard
+      case .refuse(let why) = RelayTrust.decide(
+        endpoint: "192.168.1.5:7700", presented: b, pinned: nil, caVerified: false, known: a,
+        trustNew: false, canAsk: true, knownRelaysPath: "/home/ann/.config/cowatch/known-relays")
+    else {
+      Issue.record("a changed certificate was not refused")
+      return
+    }
+    #expect(why.contains("remove its line from /home/ann/.config/cowatch/known-relays"))
+    #expect(
+      KnownRelays.defaultPath(environment: ["HOME": "/home/ann"])
+        == "/home/ann/.config/cowatch/known-relays")
+    #expect(
+      KnownRelays.defaultPath(environment: ["HOME": "/home/ann", "XDG_CONFIG_HOME": "/cfg"])
+        == "/cfg/cowatch/known-relays")
+  }
+
   @Test("a pin decides alone: it must match, whatever else is known or vouched for")
   func pinned() {
     #expect(decide(presented: a, pinned: a) == .trust)
