@@ -14,9 +14,11 @@ struct ParticipantOptions: ParsableArguments {
   @Option(help: "Room to enter.") var room = "lobby"
   @Flag(help: "No curses: actions on stdin, one JSON object per line on stdout.") var headless =
     false
+  // Numbers are taken as they come, "-5" included (the checks below then say what is
+  // wrong with it), not read as a flag named 5.
   @Option(
-    name: .customLong("sample-ms"), help: "With --headless: print what the player shows every N ms."
-  )
+    name: .customLong("sample-ms"), parsing: .unconditional,
+    help: "With --headless: print what the player shows every N ms.")
   var sampleMilliseconds = 0
   @Flag(help: "Turn auto-advance on from the start.") var autoadvance = false
   @Option(help: "The player: simulated (a test pattern in the front), or mpv (real video).")
@@ -41,7 +43,10 @@ struct ParticipantOptions: ParsableArguments {
       "With --player mpv: draw the picture in this other terminal (run `tty` there to learn its path).",
       valueName: "PATH"))
   var videoTty: String?
-  @Option(help: "Simulated player clock drift, parts per million.") var driftPpm = 0.0
+  @Option(
+    parsing: .unconditional,
+    help: "Simulated player clock drift, parts per million (negative: a slow clock).")
+  var driftPpm = 0.0
   @Option(help: "Simulated player start-up latency, milliseconds.") var latencyMs = 0.0
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
   @Option(

@@ -29,7 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
       discussion: "Default: $XDG_STATE_HOME/cowatch/relay.sqlite (~/.local/state/cowatch/…).",
       valueName: "path|postgres://…|memory"))
   var store: String?
-  @Option(help: "Forget stored rooms not written for this many seconds when starting.")
+  @Option(
+    parsing: .unconditional,
+    help: "Forget stored rooms not written for this many seconds when starting.")
   var storeRetention = 3600.0
   @Option(
     help: ArgumentHelp(

@@ -85,6 +85,12 @@ struct CommandLineTests {
       ),
       (["serve", "--port", "7700", "--syncplay-port", "7700"], "--syncplay-port must differ"),
       (["serve", "--syncplay-port", "70000"], "--syncplay-port must be 0–65535"),
+      // A negative number is a number (said wrong as such), not a flag named 5.
+      (["serve", "--store-retention", "-5"], "--store-retention must be a number of seconds"),
+      (
+        ["join", "127.0.0.1:1", "--name", "x", "--headless", "--sample-ms", "-5"],
+        "--sample-ms must be 0 or more"
+      ),
     ])
   func badInvocations(arguments: [String], message: String) async throws {
     let p = try CowatchProcess(arguments)
