@@ -78,6 +78,11 @@ enum ParticipantRun {
               ? "Room \(options.room) has a password: "
               : "Wrong password for room \(options.room); try again: ", silence: &silence)
         {
+          guard !typed.isEmpty else {
+            silence?.restore()
+            await stopPlayer()
+            throw CommandFailure(command, "no password typed for room \(options.room)")
+          }
           do {
             password = try RoomPassword(typed)
             continue

@@ -37,8 +37,9 @@ enum SecretPrompt {
       _ = tcflush(STDIN_FILENO, TCIFLUSH)
     }
     Console.errorWithoutNewline(prompt)
-    guard let line = readLine(strippingNewline: true), !line.isEmpty else { return nil }
-    Console.error("checking…")
+    // An empty line is returned as such: the caller says nothing was typed.
+    guard let line = readLine(strippingNewline: true) else { return nil }
+    if !line.isEmpty { Console.error("checking…") }
     return line
   }
 
