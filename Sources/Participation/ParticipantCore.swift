@@ -625,7 +625,15 @@ public struct ParticipantCore: Sendable {
       messagesReceived += 1
       return opened(from: from, name: name, kind: kind, body: body, to: to)
     case .error(let code, let text, let fatal):
-      var effects: [ParticipantEffect] = [.event(.error(text))]
+      // Removed by the owner: the room's own change already said so ("ann removed you from
+      // the room"); the relay's farewell would say it twice.
+      var toldAlready = false
+      if code == .removedFromRoom, let participant,
+        case .removed(participant, _) = state.lastChange?.kind
+      {
+        toldAlready = true
+      }
+      var effects: [ParticipantEffect] = toldAlready ? [] : [.event(.error(text))]
       if fatal, code == .roomFull || Self.endsParticipation.contains(code) {
         effects += shutdown(.removed(text))
       }

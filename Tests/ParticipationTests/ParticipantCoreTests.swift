@@ -144,6 +144,24 @@ struct ParticipantCoreTests {
     #expect(restarting.members[others[1]].core.status == .reconnecting)
   }
 
+  @Test("someone the owner removes is told once, by the room's change, and stops")
+  func removedOnce() throws {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    let bob = try #require(net.members[people[1]].core.participant)
+    net.request(.command(.remove(bob)), from: people[0])
+    net.run(for: 2)
+    let told = net.members[people[1]].events.compactMap { e -> String? in
+      if case .error(let text) = e { text } else { nil }
+    }
+    #expect(!told.contains { $0.contains("removed you") }, "\(told)")
+    let changes = net.members[people[1]].events.flatMap { e -> [ChangeKind] in
+      if case .state(_, let events) = e { events.map(\.kind) } else { [] }
+    }
+    #expect(changes.contains(.removed(participant: bob, name: "bob")))
+    #expect(net.members[people[1]].core.status == .disconnected)
+  }
+
   @Test(
     "after a relay restart the participants come back as members of the new relay, and know it restarted"
   )
