@@ -180,6 +180,17 @@ public enum ScreenRenderer {
   private static func helpLineEntries(_ model: FrontModel) -> [KeyBinding] {
     let commands: Set<FrontCommand>
     switch model.membership {
+    case .joined where !model.localSuspensions.isEmpty:
+      // Stepped away: the arrows move this player alone, s comes back; the group's keys
+      // (space, speed, next) do nothing here, so they are not offered.
+      let away: Set<FrontCommand> = [
+        .back10, .back60, .suspendResume, .episodes, .chat, .autoAdvance, .help, .quit,
+      ]
+      return KeyBinding.all.filter { $0.inHelpLine && away.contains($0.command) }.map {
+        var binding = $0
+        if binding.command == .suspendResume { binding.short = "come back" }
+        return binding
+      }
     case .joined:
       return KeyBinding.all.filter(\.inHelpLine)
     case .waiting: commands = [.join, .episodes, .chat, .autoAdvance, .help, .quit]

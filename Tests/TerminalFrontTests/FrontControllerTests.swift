@@ -14,6 +14,17 @@ struct FrontControllerTests {
     return last
   }
 
+  @Test(
+    "stepped away, the keys' line offers coming back and the local arrows, not the group's keys")
+  func footerWhileAway() {
+    let away = ScreenRenderer.render(Fixtures.suspended(), rows: 35, cols: 120).lines[34]
+    #expect(away.contains("s come back") && away.contains("←/→ 10s"), "\(away)")
+    #expect(
+      !away.contains("space") && !away.contains("n next") && !away.contains("faster"), "\(away)")
+    let watching = ScreenRenderer.render(Fixtures.playing(), rows: 35, cols: 120).lines[34]
+    #expect(watching.contains("space pause") && watching.contains("s step away"), "\(watching)")
+  }
+
   @Test("space pauses at the player's position while playing and plays while paused")
   func playPause() {
     var c = FrontController()
