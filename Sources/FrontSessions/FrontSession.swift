@@ -153,6 +153,13 @@ public struct FrontSession: Sendable {
   private mutating func receive(_ event: ClientEvent) {
     switch event {
     case .welcomed(let participant, let resumed, let epoch, let relay):
+      // The same relay, but a new member: this person was away longer than their place
+      // was kept, and is back as a newcomer (not in the watch session any more).
+      if !resumed, relayEpoch == epoch, let before = model.localParticipant, before != participant {
+        model.post(
+          "you were away too long to keep your place: back in the room as a newcomer — j joins the others if they watch",
+          kind: .error)
+      }
       model.localParticipant = participant
       // A new epoch is a new relay process: with the room it kept (resumed), or a new one;
       // at another address, the room moved there (a takeover).

@@ -376,6 +376,20 @@ struct HostQuitTests {
     #expect(d.requests == [.stop])
   }
 
+  @Test(
+    "back after the relay let this person's place go (away past the grace): told so, in words, not only 'silent for more than 6 s'"
+  )
+  func placeLost() {
+    var d = Driver.watching()
+    d.send(.client(.connection(.reconnecting)))
+    d.send(.client(.welcomed(participant: "p9", resumed: false, relayEpoch: "e1")))
+    #expect(d.screen().contains("you were away too long to keep your place"))
+    // A resume, or a relay that restarted, is not that.
+    var r = Driver.watching()
+    r.send(.client(.welcomed(participant: Fixtures.ann, resumed: true, relayEpoch: "e1")))
+    #expect(!r.screen().contains("away too long"))
+  }
+
   @Test("alone in the room, the host quits as anyone would")
   func alone() {
     var d = Driver(hostsRoom: true)
