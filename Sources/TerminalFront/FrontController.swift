@@ -81,7 +81,10 @@ public struct FrontController: Hashable, Sendable {
     // The Come back dialog says where the group is now, not where it was when it opened.
     if let last = prompts.indices.last, case .comeBack(let position) = prompts[last].kind {
       prompts[last].message =
-        Prompt.comeBack(position: position, groupPosition: model.groupPosition).message
+        Prompt.comeBack(
+          position: position, groupPosition: model.groupPosition,
+          canBringEveryone: prompts[last].options.contains { $0.choice == .bringEveryone }
+        ).message
     }
     model.prompt = prompts.last
     model.showsHelp = showsHelp
@@ -192,7 +195,10 @@ public struct FrontController: Hashable, Sendable {
         present(.stepAway(waits: model.waitingReasons))
         return [.redraw]
       }
-      present(.comeBack(position: model.player.position, groupPosition: model.groupPosition))
+      present(
+        .comeBack(
+          position: model.player.position, groupPosition: model.groupPosition,
+          canBringEveryone: model.controlsPlayback))
       return [.redraw]
     default:
       break
@@ -210,6 +216,14 @@ public struct FrontController: Hashable, Sendable {
       // to bring everyone to when coming back.
       if let step { return [.seekLocally(by: step)] }
       return [.localNotice("you stepped away — press s to come back")]
+    }
+    // Under owner-only control the others' playback keys are refused here, in words, and
+    // not sent for the relay to refuse after the fact.
+    if let refusal = model.playbackControlRefusal,
+      [.playPause, .back10, .forward10, .back60, .forward60, .slower, .faster, .next].contains(
+        command)
+    {
+      return [.localNotice(refusal)]
     }
     if let step { return [.seek(by: step)] }
     switch command {
@@ -336,6 +350,7 @@ public struct FrontController: Hashable, Sendable {
       if id == session.item.id {
         return [.localNotice("already watching \(EpisodeLabel.code(id))")]
       }
+      if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
       guard
         let item = session.series.item(id)
           ?? model.catalog.lazy.compactMap({ $0.item(id) }).first

@@ -208,6 +208,18 @@ public struct FrontModel: Hashable, Sendable {
 
   public var isJoined: Bool { membership == .joined }
 
+  /// Whether this person may move the group (everyone may, unless the owner keeps
+  /// playback to themselves).
+  public var controlsPlayback: Bool {
+    group.control.playback == .everyone || group.control.owner == localParticipant
+  }
+
+  /// Why this person cannot move the group, in words, when they cannot.
+  public var playbackControlRefusal: String? {
+    guard !controlsPlayback else { return nil }
+    return "only \(group.owner?.name ?? "the room's owner") controls playback in this room"
+  }
+
   /// Watching alone and not (yet) joined to a session: the player pane shows the local
   /// player.
   public var showsLocalPlayback: Bool { watchingAlone && !isJoined && player.item != nil }

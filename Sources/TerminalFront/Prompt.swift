@@ -329,8 +329,20 @@ extension Prompt {
   }
 
   /// Coming back after stepping away (`end()` or `end(proposingNewTime:)`).
-  public static func comeBack(position: Double, groupPosition: Double?) -> Prompt {
+  /// `canBringEveryone`: false when the owner keeps playback to themselves (the relay
+  /// would refuse it).
+  public static func comeBack(
+    position: Double, groupPosition: Double?, canBringEveryone: Bool = true
+  ) -> Prompt {
     let group = groupPosition.map { " (the group is at \(TimeFormat.clock($0)))" } ?? ""
+    guard canBringEveryone else {
+      return Prompt(
+        kind: .comeBack(position: position), title: "Come back",
+        message: "Catch up with the group\(group)?",
+        options: [
+          Option("Catch up", choice: .catchUp), Option("Cancel", hotkey: "x", choice: .cancel),
+        ])
+    }
     return Prompt(
       kind: .comeBack(position: position), title: "Come back",
       message:

@@ -191,6 +191,10 @@ public enum ScreenRenderer {
         if binding.command == .suspendResume { binding.short = "come back" }
         return binding
       }
+    case .joined where !model.controlsPlayback:
+      // The owner keeps playback: the others' playback keys would only be refused.
+      let playback: Set<FrontCommand> = [.playPause, .back10, .back60, .slower, .next]
+      return KeyBinding.all.filter { $0.inHelpLine && !playback.contains($0.command) }
     case .joined:
       return KeyBinding.all.filter(\.inHelpLine)
     case .waiting: commands = [.join, .episodes, .chat, .autoAdvance, .help, .quit]

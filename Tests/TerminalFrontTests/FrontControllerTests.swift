@@ -25,6 +25,32 @@ struct FrontControllerTests {
     #expect(watching.contains("space pause") && watching.contains("s step away"), "\(watching)")
   }
 
+  @Test(
+    "when only the owner controls playback, the others' playback keys say so at once (not sent to be refused), Come back offers only catching up, and the keys' line leaves them out"
+  )
+  func ownerOnlyControl() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.control = RoomControl(owner: Fixtures.bob, playback: .owner)
+    let refusal = FrontAction.localNotice("only bob controls playback in this room")
+    for key in [Key.character(" "), .right, .up, .character("]"), .character("n")] {
+      #expect(c.handle(key: key, model: model) == [refusal], "\(key)")
+    }
+    _ = c.handle(key: .character("e"), model: model)
+    #expect(c.handle(key: .character("3"), model: model) == [refusal])
+    c.dismissAllPrompts()
+    var away = model
+    away.group.participants[0].suspensions = [.interrupted]
+    _ = c.handle(key: .character("s"), model: away)
+    #expect(c.activePrompt?.options.map(\.choice) == [.catchUp, .cancel])
+    c.dismissAllPrompts()
+    let keys = ScreenRenderer.render(model, rows: 35, cols: 120).lines[34]
+    #expect(!keys.contains("space") && keys.contains("s step away"), "\(keys)")
+    // The owner moves the group as ever.
+    model.group.control.owner = Fixtures.alice
+    #expect(c.handle(key: .character(" "), model: model) == [.pause(at: 754)])
+  }
+
   @Test("space pauses at the player's position while playing and plays while paused")
   func playPause() {
     var c = FrontController()
