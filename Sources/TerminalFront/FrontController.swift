@@ -338,8 +338,14 @@ public struct FrontController: Hashable, Sendable {
         return [.localNotice("you did not step away: type a reason, or pick one with s")]
       }
       return [.suspend(SuspensionReason(reason))]
-    case (.pickPerson(let handOver), .chosen(.person(let id))):
-      return [.roomCommand(handOver ? .transferOwnership(to: id) : .remove(id))]
+    case (.pickPerson(true), .chosen(.person(let id))):
+      return [.roomCommand(.transferOwnership(to: id))]
+    case (.pickPerson(false), .chosen(.person(let id))):
+      guard let person = model.group.participant(id) else { return [.redraw] }
+      present(.confirmRemove(person, locked: model.group.control.locked))
+      return [.redraw]
+    case (.confirmRemove(let id), .chosen(.yes)):
+      return [.roomCommand(.remove(id))]
     default:
       return [.redraw]
     }

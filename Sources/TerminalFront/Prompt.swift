@@ -50,6 +50,8 @@ public struct Prompt: Hashable, Sendable {
     case roomMenu
     /// Whom to hand the room to (`handOver`) or remove.
     case pickPerson(handOver: Bool)
+    /// "Remove bob from the room?" Yes / No: a removal cannot be undone from here.
+    case confirmRemove(ParticipantID)
     /// Why this person steps away (SharePlay's suspension reasons, or one of their own).
     case stepAway
     /// A reason of their own, typed.
@@ -387,6 +389,16 @@ extension Prompt {
         o.hotkey = nil
         return o
       })
+  }
+
+  /// Removing someone, asked once more: their place goes, and in a locked room they cannot
+  /// come back.
+  public static func confirmRemove(_ person: Participant, locked: Bool) -> Prompt {
+    let back = locked ? "the room is locked: they cannot come back" : "they can enter again"
+    return Prompt(
+      kind: .confirmRemove(person.id), title: "Remove",
+      message: "Remove \(person.name) from the room? Their place goes; \(back).",
+      options: [Option("Yes", choice: .yes), Option("No", choice: .no)], selection: 1)
   }
 
   /// The reasons `s` offers, in the order people reach for them.

@@ -488,7 +488,19 @@ struct RoomMenuTests {
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("r"), model: model)
     _ = c.handle(key: .down, model: model)
-    #expect(c.handle(key: .enter, model: model) == [.roomCommand(.remove(Fixtures.carol))])
+    // Removing is asked once more; Enter alone (No, selected) keeps carol.
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmRemove(Fixtures.carol))
+    #expect(
+      c.activePrompt?.message
+        == "Remove carol from the room? Their place goes; they can enter again.")
+    #expect(c.handle(key: .enter, model: model) != [.roomCommand(.remove(Fixtures.carol))])
+    #expect(c.activePrompt == nil)
+    _ = c.handle(key: .character("o"), model: model)
+    _ = c.handle(key: .character("r"), model: model)
+    _ = c.handle(key: .down, model: model)
+    _ = c.handle(key: .enter, model: model)
+    #expect(c.handle(key: .character("y"), model: model) == [.roomCommand(.remove(Fixtures.carol))])
     // A locked room owned with owner-only playback offers the way back.
     var locked = model
     locked.group.control = RoomControl(owner: Fixtures.alice, locked: true, playback: .owner)
