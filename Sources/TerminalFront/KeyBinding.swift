@@ -62,7 +62,10 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(
       [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
-    KeyBinding([.character("c"), .enter], "c", "chat", "say something to everyone", .chat),
+    KeyBinding(
+      [.character("c"), .enter], "c", "chat",
+      "say something (/me to act it, /tell NAME for some people only; tab completes a name)",
+      .chat),
     KeyBinding(
       [.character("o")], "o", "room",
       "the owner's room menu: lock, who controls playback, hand over, remove", .room,
