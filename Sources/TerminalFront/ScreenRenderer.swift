@@ -179,6 +179,10 @@ public enum ScreenRenderer {
   /// The keys worth showing now: playback keys only while joined.
   private static func helpLineEntries(_ model: FrontModel) -> [KeyBinding] {
     let commands: Set<FrontCommand>
+    if case .disconnected = model.connection {
+      // Gone for good: nothing reaches the room any more.
+      return KeyBinding.all.filter { [.help, .quit].contains($0.command) }
+    }
     switch model.membership {
     case .joined where !model.localSuspensions.isEmpty:
       // Stepped away: the arrows move this player alone, s comes back; the group's keys
@@ -622,9 +626,14 @@ public enum ScreenRenderer {
     if model.connection != .connected {
       // What the others do is not known while this front is out of touch: say so rather
       // than show what was last heard as if it were now.
-      return p.id == model.localParticipant
-        ? ("reconnecting", "reconnecting", nil, CellStyle(.error))
-        : ("unknown", "unknown", nil, CellStyle(.muted))
+      guard p.id == model.localParticipant else {
+        return ("unknown", "unknown", nil, CellStyle(.muted))
+      }
+      // Given up (or left): nothing is being retried any more.
+      if case .disconnected = model.connection {
+        return ("disconnected", "disconnected", nil, CellStyle(.error))
+      }
+      return ("reconnecting", "reconnecting", nil, CellStyle(.error))
     }
     let status = ParticipantStatus(p, in: model.group, watchingAlone: alone)
     let role: ColorRole =

@@ -51,6 +51,18 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character(" "), model: model) == [.pause(at: 754)])
   }
 
+  @Test(
+    "once the front gave up on the relay, its own row says disconnected (not reconnecting) and the keys' line offers only help and quit"
+  )
+  func disconnectedScreen() {
+    var model = Fixtures.playing()
+    model.connection = .disconnected(reason: "gave up reconnecting to the relay")
+    let lines = ScreenRenderer.render(model, rows: 35, cols: 120).lines
+    #expect(lines.contains { $0.contains("(you)") && $0.contains("disconnected") }, "\(lines)")
+    #expect(!lines.contains { $0.contains("(you)") && $0.contains("reconnecting") })
+    #expect(lines[34].trimmingCharacters(in: .whitespaces) == "? help  q quit", "\(lines[34])")
+  }
+
   @Test("space pauses at the player's position while playing and plays while paused")
   func playPause() {
     var c = FrontController()
