@@ -293,6 +293,11 @@ public struct FrontSession: Sendable {
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
       return [.request(.tell(people, message))]
     case .chat(let text):
+      // "/me" alone would go out as the text "/me": say what it wants instead.
+      if text.trimmingCharacters(in: .whitespaces) == "/me" {
+        model.post("say /me and what you do (/me waves)", kind: .error)
+        return []
+      }
       // The relay does not echo our own messages back.
       model.receiveChat(from: sender(of: text), text: text)
       return [.request(.chat(text))]

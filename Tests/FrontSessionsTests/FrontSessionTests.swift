@@ -390,6 +390,15 @@ struct HostQuitTests {
     #expect(!r.screen().contains("away too long"))
   }
 
+  @Test("'/me' with nothing after it says what it wants instead of sending the text '/me'")
+  func bareMe() {
+    var d = Driver.watching()
+    d.clearRequests()
+    d.press(.character("c"), .character("/"), .character("m"), .character("e"), .enter)
+    #expect(d.requests.isEmpty)
+    #expect(d.screen().contains("say /me and what you do"))
+  }
+
   @Test("alone in the room, the host quits as anyone would")
   func alone() {
     var d = Driver(hostsRoom: true)
