@@ -206,7 +206,13 @@ struct FrontTmuxTests {
     try tmux.sendKeys("ann", "y")
     // The client, then the embedded relay, stopped; the process ended normally.
     try #require(await tmux.waitForScreen("ann", showing: ["[exited 0]"]))
-    try #require(await tmux.waitForScreen("bob", showing: ["reconnecting"]))
+    // bob is told the room closed with its host, and does not try to reconnect to it.
+    let told = try #require(
+      await tmux.waitForScreen("bob", describing: "the room closed, and bob disconnected") {
+        screen in
+        screen.contains("ann closed the room") && screen.contains("disconnected") ? screen : nil
+      })
+    #expect(!told.contains("reconnecting"), "\(told)")
   }
 
   @Test(
