@@ -15,23 +15,6 @@ public struct Prompt: Hashable, Sendable {
     /// Switch everyone / Join them / Only me / Cancel. (Starting a session of one's own
     /// would end theirs.)
     case replaceSession(item: ItemID)
-    /// Picking an episode while `watchers` watch `current` and this person has not joined
-    /// them.
-    public static func replaceSession(
-      item: ItemInfo, seriesTitle: String, current: ItemInfo, watchers: [String]
-    ) -> Prompt {
-      let names = watchers.joined(separator: ", ")
-      let verb = watchers.count == 1 ? "is" : "are"
-      return Prompt(
-        kind: .replaceSession(item: item.id), title: "They are watching",
-        message:
-          "\(names) \(verb) watching \(EpisodeLabel.describe(current)). Switch everyone to \(seriesTitle) — \(EpisodeLabel.describe(item)), or join them?",
-        options: [
-          Option("Switch everyone", choice: .switchEveryone), Option("Join them", choice: .join),
-          Option("Only me", choice: .onlyMe), Option("Cancel", choice: .cancel),
-        ])
-    }
-
     /// "Switch everyone to S1E3 — title?" Yes / No.
     case confirmSwitch(item: ItemID)
     /// End for everyone / Only me / Cancel.
