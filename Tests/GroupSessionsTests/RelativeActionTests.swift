@@ -85,21 +85,8 @@ struct HeadlessErrorWordingTests {
   @Test("an unknown name \"is\" not in the room; an unknown action's error carries its input")
   func wording() async throws {
     let relay = try await RelayHarness(.inMemory)
-    let client = try await relay.participant("ann")
-    let output = OutputLines()
-    let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
-      Task { await output.add(line) }
-    }
-    let (input, feed) = AsyncStream<String>.makeStream()
-    feed.yield("tell nobody hi")
-    feed.yield("blah")
-    feed.yield("status")
-    feed.finish()
-    await runner.run(input: input)
-    await eventually("the output settles") {
-      await output.lines.contains { $0.contains("\"event\":\"status\"") }
-    }
-    let errors = await output.lines.filter { $0.contains("\"event\":\"error\"") }
+    let errors = await headlessErrors(
+      ["tell nobody hi", "blah"], client: try await relay.participant("ann"))
     #expect(errors.count == 2, "\(errors)")
     #expect(errors.contains { $0.contains("nobody called nobody is in the room") }, "\(errors)")
     #expect(
@@ -127,25 +114,30 @@ actor OutputLines {
   func add(_ line: String) { lines.append(line) }
 }
 
+/// Runs `actions` through a headless runner for `client`, then `status`, and returns the
+/// error lines it printed once the status is out.
+func headlessErrors(_ actions: [String], client: ParticipantClient) async -> [String] {
+  let output = OutputLines()
+  let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
+    Task { await output.add(line) }
+  }
+  let (input, feed) = AsyncStream<String>.makeStream()
+  for action in actions + ["status"] { feed.yield(action) }
+  feed.finish()
+  await runner.run(input: input)
+  await eventually("the output settles") {
+    await output.lines.contains { $0.contains("\"event\":\"status\"") }
+  }
+  return await output.lines.filter { $0.contains("\"event\":\"error\"") }
+}
+
 @Suite("Headless answers")
 struct HeadlessAnswerTests {
   @Test("a refused action is reported once, with its input")
   func refusedOnce() async throws {
     let relay = try await RelayHarness(.inMemory)
-    let client = try await relay.participant("ann")
-    let output = OutputLines()
-    let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
-      Task { await output.add(line) }
-    }
-    let (input, feed) = AsyncStream<String>.makeStream()
-    feed.yield("join")  // no session to join: refused by the relay
-    feed.yield("status")
-    feed.finish()
-    await runner.run(input: input)
-    await eventually("the output settles") {
-      await output.lines.contains { $0.contains("\"event\":\"status\"") }
-    }
-    let errors = await output.lines.filter { $0.contains("\"event\":\"error\"") }
+    // No session to join: refused by the relay.
+    let errors = await headlessErrors(["join"], client: try await relay.participant("ann"))
     #expect(errors.count == 1, "\(errors)")
     #expect(errors.first?.contains("\"input\":\"join\"") == true)
     await relay.stop()

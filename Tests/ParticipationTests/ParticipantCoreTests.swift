@@ -83,9 +83,7 @@ struct ParticipantCoreTests {
     }
     net.run(for: 10)
     #expect(net.state(0).session?.status == .playing, "a pause from 15 s ago is not applied")
-    let errors = net.members[people[1]].events.compactMap { e -> String? in
-      if case .error(let text) = e { text } else { nil }
-    }
+    let errors = net.errors(of: people[1])
     #expect(errors.contains { $0.hasPrefix("not sent: pause at") }, "\(errors)")
     #expect(net.members[people[1]].core.unansweredRequests == 0)
   }
@@ -107,9 +105,7 @@ struct ParticipantCoreTests {
     net.run(for: 10)
     #expect(
       net.state(0).session?.status == .playing, "the pause after the dropped seek is not applied")
-    let errors = net.members[people[1]].events.compactMap { e -> String? in
-      if case .error(let text) = e { text } else { nil }
-    }
+    let errors = net.errors(of: people[1])
     #expect(errors.contains { $0.hasPrefix("not sent: seek to") }, "\(errors)")
     #expect(errors.contains { $0.hasPrefix("not sent: pause at") }, "\(errors)")
     let told = try #require(net.answers(people[1])[pause]?.first)
@@ -132,9 +128,7 @@ struct ParticipantCoreTests {
     closing.runtime.stop(reason: "ann closed the room (it ran on their machine)", final: true)
     closing.run(for: 5)
     #expect(closing.members[people[1]].core.status == .disconnected)
-    let errors = closing.members[people[1]].events.compactMap { e -> String? in
-      if case .error(let text) = e { text } else { nil }
-    }
+    let errors = closing.errors(of: people[1])
     #expect(errors.contains("ann closed the room (it ran on their machine)"), "\(errors)")
 
     let restarting = SimulatedNetwork()
@@ -151,9 +145,7 @@ struct ParticipantCoreTests {
     let bob = try #require(net.members[people[1]].core.participant)
     net.request(.command(.remove(bob)), from: people[0])
     net.run(for: 2)
-    let told = net.members[people[1]].events.compactMap { e -> String? in
-      if case .error(let text) = e { text } else { nil }
-    }
+    let told = net.errors(of: people[1])
     #expect(!told.contains { $0.contains("removed you") }, "\(told)")
     let changes = net.members[people[1]].events.flatMap { e -> [ChangeKind] in
       if case .state(_, let events) = e { events.map(\.kind) } else { [] }
@@ -339,5 +331,14 @@ struct ClockSyncAdaptationTests {
     let estimate = try #require(jittery.members[j].core.estimate)
     let error = abs(estimate.offset(at: jittery.now) - Double(jittery.localOffset) / 1e9)
     #expect(error < 0.002, "clock error \(error * 1000) ms")
+  }
+}
+
+extension SimulatedNetwork {
+  /// The errors member `index` was told, in order.
+  func errors(of index: Int) -> [String] {
+    members[index].events.compactMap { e -> String? in
+      if case .error(let text) = e { text } else { nil }
+    }
   }
 }
