@@ -117,12 +117,9 @@ public final class RelayServer: Sendable {
   /// Stops as ``stop()`` does, for good: participants read `reason` and stop, rather than
   /// reconnect to a relay that will not come back (the relay a host's process runs).
   public func close(because reason: String) async {
+    // Said first: the runtime stops once, so stop()'s own farewell is then not sent.
     runtime.stop(reason: reason, final: true)
-    try? await serverChannel.close()
-    await runTask.value
-    for _ in 0..<100 where openChannels.count.load(ordering: .relaxed) > 0 {
-      try? await Task.sleep(nanoseconds: 10_000_000)
-    }
+    await stop()
   }
 
   /// Stops as `kill -9` would (fault drills, tests): connections cut without a word,

@@ -53,50 +53,52 @@ enum ParticipantRun {
       command: command, media: media, options: options, clock: clock)
     var password = try options.password(command: command)
     var client: ParticipantClient
-    var tries = 0
-    var silence: SecretPrompt.Silence?
-    while true {
-      client = ParticipantClient(
-        transport: transport, configuration: options.configuration, player: player, clock: clock,
-        password: password, logger: logger)
-      do {
-        try await client.start()
-        break
-      } catch {
-        // A person at a terminal is asked for the room's password (again, if it was
-        // wrong); headless mode and pipes get the error.
-        tries += 1
-        let asks: Bool
-        switch error {
-        case .passwordRequired: asks = true
-        case .refused(.wrongPassword, _): asks = true
-        default: asks = false
-        }
-        if asks, !options.headless, tries <= 3,
-          let typed = SecretPrompt.read(
-            prompt: error == .passwordRequired(room: options.room)
-              ? "Room \(options.room) has a password: "
-              : "Wrong password for room \(options.room); try again: ", silence: &silence)
-        {
-          guard !typed.isEmpty else {
-            silence?.restore()
-            await stopPlayer()
-            throw CommandFailure(command, "no password typed for room \(options.room)")
+    do {
+      var tries = 0
+      var silence: SecretPrompt.Silence?
+      // Echo comes back once the password questions are over, however they end (before
+      // the front or the headless loop reads the terminal).
+      defer { silence?.restore() }
+      while true {
+        client = ParticipantClient(
+          transport: transport, configuration: options.configuration, player: player, clock: clock,
+          password: password, logger: logger)
+        do {
+          try await client.start()
+          break
+        } catch {
+          // A person at a terminal is asked for the room's password (again, if it was
+          // wrong); headless mode and pipes get the error.
+          tries += 1
+          let asks: Bool
+          switch error {
+          case .passwordRequired: asks = true
+          case .refused(.wrongPassword, _): asks = true
+          default: asks = false
           }
-          do {
-            password = try RoomPassword(typed)
-            continue
-          } catch {
-            Console.error("cowatch \(command): \(error.description)")
-            continue
+          if asks, !options.headless, tries <= 3,
+            let typed = SecretPrompt.read(
+              prompt: error == .passwordRequired(room: options.room)
+                ? "Room \(options.room) has a password: "
+                : "Wrong password for room \(options.room); try again: ", silence: &silence)
+          {
+            guard !typed.isEmpty else {
+              await stopPlayer()
+              throw CommandFailure(command, "no password typed for room \(options.room)")
+            }
+            do {
+              password = try RoomPassword(typed)
+              continue
+            } catch {
+              Console.error("cowatch \(command): \(error.description)")
+              continue
+            }
           }
+          await stopPlayer()
+          throw CommandFailure(command, error.description)
         }
-        silence?.restore()
-        await stopPlayer()
-        throw CommandFailure(command, error.description)
       }
     }
-    silence?.restore()
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
