@@ -147,6 +147,7 @@ public actor DemoRunner {
     configuration.heartbeatTimeout = max(configuration.heartbeatTimeout, floor)
     configuration.reconnectGrace = max(configuration.reconnectGrace, floor)
     configuration.helloTimeout = max(configuration.helloTimeout, floor)
+    configuration.proofTimeout = max(configuration.proofTimeout, floor)
     var relayLogger = Logger(label: "cowatch.demo.relay")
     relayLogger.logLevel = options.logLevel
     do {

@@ -15,6 +15,10 @@ public struct RelayConfiguration: Sendable, Hashable {
   public var heartbeatTimeout: Double
   /// A new connection must say hello within this, seconds.
   public var helloTimeout: Double
+  /// After a room's challenge, its proof must come within this, seconds. Longer than the
+  /// hello's: the participant derives the room's keys first, which is slow on purpose
+  /// (scrypt) and slower still on a small device or a busy machine.
+  public var proofTimeout: Double
   /// A member whose connection closed keeps its place for this long, seconds, so that it
   /// can resume; after it, it is removed and the others are told.
   public var reconnectGrace: Double
@@ -50,6 +54,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     messageBurst: Double = 200,
     heartbeatTimeout: Double = 6,
     helloTimeout: Double = 5,
+    proofTimeout: Double = 30,
     reconnectGrace: Double = 6,
     maximumPendingMessages: Int = 256,
     maximumPendingMessageBytes: Int = 1 << 20,
@@ -68,6 +73,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.messageBurst = messageBurst
     self.heartbeatTimeout = heartbeatTimeout
     self.helloTimeout = helloTimeout
+    self.proofTimeout = proofTimeout
     self.reconnectGrace = reconnectGrace
     self.maximumPendingMessages = maximumPendingMessages
     self.maximumPendingMessageBytes = maximumPendingMessageBytes

@@ -85,12 +85,18 @@ public struct RelayCore: Sendable {
     let room: String
     let protection: RoomProtection
     let nonce: [UInt8]
+    /// When the challenge went out: the proof's timeout counts from here.
+    let challenged: GroupInstant
 
-    init(name: String, room: String, protection: RoomProtection, nonce: [UInt8]) {
+    init(
+      name: String, room: String, protection: RoomProtection, nonce: [UInt8],
+      challenged: GroupInstant
+    ) {
       self.name = name
       self.room = room
       self.protection = protection
       self.nonce = nonce
+      self.challenged = challenged
     }
   }
 
@@ -505,7 +511,7 @@ public struct RelayCore: Sendable {
       }
       let nonce = Array(makeSecret().utf8)
       connections[id]?.entry = PendingEntry(
-        name: name, room: roomName, protection: protection, nonce: nonce)
+        name: name, room: roomName, protection: protection, nonce: nonce, challenged: now)
       return [
         .send(.challenge(RoomChallenge(derivation: protection.derivation, nonce: nonce)), to: id)
       ]
@@ -793,6 +799,11 @@ public struct RelayCore: Sendable {
 
   // MARK: - Membership housekeeping
 
+  /// "5 s", "2.5 s": a limit as the person who reads the error would write it.
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
+  }
+
   private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
     if !wrongResumes.isEmpty {
       wrongResumes = wrongResumes.filter {
@@ -806,11 +817,17 @@ public struct RelayCore: Sendable {
     }
     var actions: [RelayAction] = []
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
-      if connection.member == nil, now.seconds(since: connection.since) > configuration.helloTimeout
+      if connection.member == nil, let entry = connection.entry {
+        if now.seconds(since: entry.challenged) > configuration.proofTimeout {
+          actions += fatal(
+            id, .helloRequired,
+            "no proof of the room's password within \(Self.seconds(configuration.proofTimeout))", at: now)
+        }
+      } else if connection.member == nil,
+        now.seconds(since: connection.since) > configuration.helloTimeout
       {
-        let missing = connection.entry == nil ? "hello" : "proof of the room's password"
         actions += fatal(
-          id, .helloRequired, "no \(missing) within \(configuration.helloTimeout) s", at: now)
+          id, .helloRequired, "no hello within \(Self.seconds(configuration.helloTimeout))", at: now)
       } else if connection.member != nil,
         now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
       {
@@ -818,7 +835,7 @@ public struct RelayCore: Sendable {
           .send(
             .error(
               code: .heartbeatTimeout,
-              message: "silent for more than \(configuration.heartbeatTimeout) s", fatal: true),
+              message: "silent for more than \(Self.seconds(configuration.heartbeatTimeout))", fatal: true),
             to: id))
         actions.append(.close(id))
         actions += remove(connection: id, reason: .timedOut, at: now)
