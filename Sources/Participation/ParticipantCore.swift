@@ -193,7 +193,10 @@ public struct ParticipantCore: Sendable {
     }
     switch link {
     case .idle, .stopped, .connecting: break
-    case .greeting(let since): consider(since.advanced(bySeconds: configuration.answerTimeout))
+    case .greeting(let since):
+      // Deriving a challenged room's keys takes what it takes (scrypt, slow on purpose);
+      // the wait for the welcome starts again when the proof goes out.
+      if pendingChallenge == nil { consider(since.advanced(bySeconds: configuration.answerTimeout)) }
     case .waitingToReconnect(let until): consider(until)
     case .connected:
       consider(syncSchedule.nextPing ?? lastHeard)
@@ -761,7 +764,7 @@ public struct ParticipantCore: Sendable {
     }
     switch link {
     case .greeting(let since):
-      if now.seconds(since: since) >= configuration.answerTimeout {
+      if pendingChallenge == nil, now.seconds(since: since) >= configuration.answerTimeout {
         effects += failedAttempt(.noWelcome(seconds: configuration.answerTimeout), at: now)
       }
     case .waitingToReconnect(let until):

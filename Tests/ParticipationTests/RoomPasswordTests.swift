@@ -54,6 +54,21 @@ struct RoomPasswordTests {
     }
   }
 
+  @Test(
+    "deriving the room's keys may take longer than the answer timeout (a slow device): the participant still enters"
+  )
+  func slowDerivation() {
+    let net = SimulatedNetwork()
+    let ann = net.join("ann", password: "correct horse") { $0.room = "movie-night" }
+    net.run(for: 0.5)
+    net.keyDerivationSeconds = ParticipantConfiguration(name: "x").answerTimeout * 2
+    let bob = net.join("bob", password: "correct horse") { $0.room = "movie-night" }
+    net.run(for: net.keyDerivationSeconds + 1)
+    #expect((try? net.members[bob].started?.get()) != nil)
+    #expect(errors(net, bob).isEmpty)
+    #expect(net.state(ann).participants.map(\.name) == ["ann", "bob"])
+  }
+
   @Test("a wrong password is refused with the relay's words; none at all asks for one")
   func refusals() throws {
     let net = SimulatedNetwork()

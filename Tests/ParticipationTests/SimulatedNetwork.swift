@@ -31,6 +31,7 @@ final class SimulatedNetwork {
     case toMember(Int, generation: Int, [UInt8])
     case connected(Int, generation: Int)
     case closedByRelay(Int, generation: Int)
+    case keysDerived(Int, RoomKeys)
   }
 
   /// What the relay writes to one simulated connection.
@@ -66,6 +67,8 @@ final class SimulatedNetwork {
   var members: [Member] = []
   /// While set, new connections are refused, as an unreachable relay's would be.
   var refusing = false
+  /// How long deriving a challenged room's keys takes (scrypt on a slow device), seconds.
+  var keyDerivationSeconds = 0.0
   private var queue: [(at: Int64, order: Int, delivery: Delivery)] = []
   private var order = 0
   private var outlets: [ConnectionID: (member: Int, generation: Int, outlet: Outlet)] = [:]
@@ -227,6 +230,8 @@ final class SimulatedNetwork {
       members[index].connection = id
       outlets[id] = (index, generation, outlet)
       perform(members[index].core.connected(at: now), for: index)
+    case .keysDerived(let index, let keys):
+      perform(members[index].core.roomKeysDerived(keys, at: now), for: index)
     case .closedByRelay(let index, let generation):
       guard members[index].generation == generation else { return }
       members[index].generation += 1
@@ -310,7 +315,13 @@ final class SimulatedNetwork {
       case .deriveRoomKeys(let derivation):
         guard let password = members[index].password else { continue }
         let keys = try! RoomKeys.derive(password: password, derivation: derivation)
-        perform(members[index].core.roomKeysDerived(keys, at: now), for: index)
+        if keyDerivationSeconds > 0 {
+          enqueue(
+            .keysDerived(index, keys),
+            at: clock.nanoseconds() + Int64(keyDerivationSeconds * 1e9))
+        } else {
+          perform(members[index].core.roomKeysDerived(keys, at: now), for: index)
+        }
       case .started(let result):
         members[index].started = result
       case .finished:
