@@ -26,7 +26,8 @@ let package = Package(
     // The pure centre: timeline, group state machine, policies, clock-offset estimation,
     // participant-side coordinator. No I/O, no clock reads.
     .target(name: "PlaybackCoordination"),
-    // The words for changes ("bob paused at 12:34"), shared by every edge that shows them.
+    // The words people read and type about a room ("bob paused at 12:34", "/tell bob hi"),
+    // shared by every edge that shows or reads them.
     .target(name: "Narration", dependencies: ["PlaybackCoordination"]),
     // Messages exchanged between participants and the relay, and their line codec. Pure.
     .target(name: "WireProtocol", dependencies: ["PlaybackCoordination"]),

@@ -416,7 +416,7 @@ public actor DemoRunner {
     case .resumeAt(let t): "resume-at \(ScriptTime.format(t))"
     case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
     case .say(let text): "say \(text)"
-    case .tell(let names, let text): "tell \(names.joined(separator: ",")) \(text)"
+    case .tell(let arguments): "tell \(arguments)"
     case .leave: "leave"
     case .end: "end"
     case .catalog: "catalog"

@@ -1,5 +1,6 @@
 import GroupSessions
 import Media
+import Narration
 import Participation
 import PlaybackCoordination
 import Transports
@@ -211,8 +212,14 @@ struct ScriptParser {
     switch action {
     case .start(let item), .switchTo(let item):
       if let catalog, catalog.item(item) == nil { throw .unknownItem(item) }
-    case .tell(let names, _):
-      for name in names where script.participant(name) == nil { throw .unknownParticipant(name) }
+    case .tell(let arguments):
+      let declared = script.participants.map(\.name)
+      switch TellLine.parse(arguments: Substring(arguments), names: declared) {
+      case .unknown(let name): throw .unknownParticipant(name)
+      case .usage, .notATell:
+        throw .missingArgument(directive: "tell", expected: "NAME[,NAME] and what to say")
+      case .tell: break
+      }
     default:
       break
     }

@@ -1,3 +1,4 @@
+import Narration
 import Participation
 import PlaybackCoordination
 import WireProtocol
@@ -89,16 +90,17 @@ public struct ActionPerformer: Sendable {
     case .say(let text):
       await client.sendMessage(kind: "chat", body: text)
       return .done
-    case .tell(let names, let text):
-      var ids: [ParticipantID] = []
-      for name in names {
-        guard let id = await participant(named: name) else {
-          return .error("nobody called \(name) is in the room")
-        }
-        ids.append(id)
+    case .tell(let arguments):
+      let me = await client.participantID
+      let others = await client.groupState.participants.filter { $0.id != me }
+      switch TellLine.parse(arguments: Substring(arguments), names: others.map(\.name)) {
+      case .tell(let names, let text):
+        let ids = names.compactMap { name in others.first { $0.name == name }?.id }
+        await client.sendMessage(kind: "chat", body: text, to: .only(ids))
+        return .done
+      case .unknown(let name): return .error("nobody called \(name) is in the room")
+      case .usage, .notATell: return .error("say tell NAME[,NAME] and what to say")
       }
-      await client.sendMessage(kind: "chat", body: text, to: .only(ids))
-      return .done
     case .lock(let locked): return outcome(await client.send(.setLocked(locked)))
     case .control(let control): return outcome(await client.send(.setPlaybackControl(control)))
     case .remove(let name), .owner(let name):

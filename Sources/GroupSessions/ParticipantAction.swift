@@ -27,8 +27,11 @@ public enum ParticipantAction: Hashable, Sendable {
   case resumeAt(Double)
   case autoAdvance(Bool)
   case say(String)
-  /// A message to chosen participants only, by name.
-  case tell([String], String)
+  /// A message to chosen participants only: what follows `tell`, names then text, kept as
+  /// typed. Names are read against the room's when performed, as the front's `/tell`
+  /// reads them (``TellLine``): any case, `@name`, names with spaces, a name with a comma
+  /// in quotes, several separated by commas.
+  case tell(String)
   case leave
   case end
   case catalog
@@ -128,11 +131,10 @@ public enum ParticipantAction: Hashable, Sendable {
       guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "some text") }
       return .say(rest)
     case "tell":
-      let (names, text) = rest.splitOnce()
-      guard !names.isEmpty, !text.isEmpty else {
+      guard !rest.splitOnce().1.isEmpty else {
         throw .missingArgument(word: word, expected: "NAME[,NAME] TEXT")
       }
-      return .tell(names.split(separator: ",").map(String.init), text.trimmingCharacters(in: " "))
+      return .tell(rest)
     case "leave": return try noArgument(.leave)
     case "end": return try noArgument(.end)
     case "catalog": return try noArgument(.catalog)

@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import Testing
 

@@ -1,5 +1,5 @@
-/// `/tell NAME[,NAME] text` in the chat line, read against the names of the others in the
-/// room. Names are typed as the people pane shows them (any case, an `@` before one is
+/// `/tell NAME[,NAME] text` in the front's chat line (and headless `tell NAME[,NAME] text`),
+/// read against the names of the others in the room. Names are typed as the people pane shows them (any case, an `@` before one is
 /// dropped), spaces included: `/tell mary ann hello` reaches "mary ann" when she is in the
 /// room (the longest name that fits wins). A name with a comma goes in quotes
 /// (`/tell "smith, jo" hi`). A comma, with or without spaces around it, separates names.
@@ -18,6 +18,11 @@ public enum TellLine: Hashable, Sendable {
   /// Reads `line` (the chat line as submitted) against `names`, the others in the room.
   public static func parse(_ line: String, names: [String]) -> TellLine {
     guard let rest = arguments(of: line) else { return .notATell }
+    return parse(arguments: rest, names: names)
+  }
+
+  /// Reads what follows the word `tell` (names, then what to say) against `names`.
+  public static func parse(arguments rest: Substring, names: [String]) -> TellLine {
     var reader = Reader(text: rest, names: names)
     var found: [String] = []
     while true {
@@ -31,8 +36,10 @@ public enum TellLine: Hashable, Sendable {
       reader.skipSpaces()
       guard reader.skip(",") else { break }
     }
-    let text = String(reader.remainder).trimmingSpaces
-    return text.isEmpty ? .usage : .tell(names: found, text: text)
+    var text = reader.remainder
+    while let first = text.first, first.isWhitespace { text = text.dropFirst() }
+    while let last = text.last, last.isWhitespace { text = text.dropLast() }
+    return text.isEmpty ? .usage : .tell(names: found, text: String(text))
   }
 
   /// Tab in the chat line while a `/tell`'s names are typed: the line with the name being
