@@ -196,7 +196,9 @@ public struct ParticipantCore: Sendable {
     case .greeting(let since):
       // Deriving a challenged room's keys takes what it takes (scrypt, slow on purpose);
       // the wait for the welcome starts again when the proof goes out.
-      if pendingChallenge == nil { consider(since.advanced(bySeconds: configuration.answerTimeout)) }
+      if pendingChallenge == nil {
+        consider(since.advanced(bySeconds: configuration.answerTimeout))
+      }
     case .waitingToReconnect(let until): consider(until)
     case .connected:
       consider(syncSchedule.nextPing ?? lastHeard)

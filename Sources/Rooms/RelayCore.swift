@@ -821,13 +821,15 @@ public struct RelayCore: Sendable {
         if now.seconds(since: entry.challenged) > configuration.proofTimeout {
           actions += fatal(
             id, .helloRequired,
-            "no proof of the room's password within \(Self.seconds(configuration.proofTimeout))", at: now)
+            "no proof of the room's password within \(Self.seconds(configuration.proofTimeout))",
+            at: now)
         }
       } else if connection.member == nil,
         now.seconds(since: connection.since) > configuration.helloTimeout
       {
         actions += fatal(
-          id, .helloRequired, "no hello within \(Self.seconds(configuration.helloTimeout))", at: now)
+          id, .helloRequired, "no hello within \(Self.seconds(configuration.helloTimeout))", at: now
+        )
       } else if connection.member != nil,
         now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
       {
@@ -835,7 +837,8 @@ public struct RelayCore: Sendable {
           .send(
             .error(
               code: .heartbeatTimeout,
-              message: "silent for more than \(Self.seconds(configuration.heartbeatTimeout))", fatal: true),
+              message: "silent for more than \(Self.seconds(configuration.heartbeatTimeout))",
+              fatal: true),
             to: id))
         actions.append(.close(id))
         actions += remove(connection: id, reason: .timedOut, at: now)

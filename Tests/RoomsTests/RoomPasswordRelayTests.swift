@@ -156,9 +156,14 @@ struct RoomPasswordRelayTests {
     #expect(r.errors(2).isEmpty)
     r.advance(2)
     #expect(r.errors(2) == [.helloRequired])
-    #expect(r.outbox[ConnectionID(2)]?.contains {
-      if case .error(_, let text, _) = $0 { text.contains("no proof of the room's password") } else { false }
-    } == true)
+    #expect(
+      r.outbox[ConnectionID(2)]?.contains {
+        if case .error(_, let text, _) = $0 {
+          text.contains("no proof of the room's password")
+        } else {
+          false
+        }
+      } == true)
     #expect(r.closed.contains(ConnectionID(2)))
   }
 
