@@ -207,6 +207,21 @@ public struct FrontSession: Sendable {
     }
   }
 
+  /// Whether chat can go at all: after giving up on the relay, it never would.
+  private mutating func chatCanGo() -> Bool {
+    guard case .disconnected = model.connection else { return true }
+    model.post("not sent: disconnected from the relay", kind: .error)
+    return false
+  }
+
+  /// Chat typed while reconnecting waits in order with everything else, and goes when the
+  /// connection is back (or is reported not sent, if that takes too long): say so, rather
+  /// than show it as if it had gone.
+  private mutating func noteChatWaits() {
+    guard model.connection == .reconnecting else { return }
+    model.post("not sent yet: it goes when the connection is back")
+  }
+
   /// Who one's own chat line is from: "you", but one's name for an action ("/me waves" reads
   /// "* ann waves", not "* you waves").
   private func sender(of text: String) -> String {
@@ -289,8 +304,10 @@ public struct FrontSession: Sendable {
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
     case .tell(let people, let message):
+      guard chatCanGo() else { return [] }
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
+      noteChatWaits()
       return [.request(.tell(people, message))]
     case .chat(let text):
       // "/me" alone would go out as the text "/me": say what it wants instead.
@@ -298,8 +315,10 @@ public struct FrontSession: Sendable {
         model.post("say /me and what you do (/me waves)", kind: .error)
         return []
       }
+      guard chatCanGo() else { return [] }
       // The relay does not echo our own messages back.
       model.receiveChat(from: sender(of: text), text: text)
+      noteChatWaits()
       return [.request(.chat(text))]
     case .quit:
       guard !quitting else { return [] }

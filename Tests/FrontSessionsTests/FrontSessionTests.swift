@@ -177,6 +177,32 @@ struct FrontSessionTests {
     #expect(d.screen().contains("you: hi bob"))
   }
 
+  @Test("chat typed while the connection is down says it is not sent yet, and goes later")
+  func chatWhileReconnecting() {
+    var d = Driver.watching()
+    d.send(.client(.connection(.reconnecting)))
+    d.press(.character("c"))
+    d.type("are you still there")
+    d.press(.enter)
+    #expect(d.requests == [.chat("are you still there")])
+    let screen = d.screen()
+    #expect(screen.contains("you: are you still there"))
+    #expect(screen.contains("not sent yet: it goes when the connection is back"))
+  }
+
+  @Test("chat typed after the front gave up reconnecting is not sent, and says so")
+  func chatWhileDisconnected() {
+    var d = Driver.watching()
+    d.send(.client(.connection(.disconnected)))
+    d.press(.character("c"))
+    d.type("hello?")
+    d.press(.enter)
+    #expect(d.requests.isEmpty)
+    let screen = d.screen()
+    #expect(!screen.contains("you: hello?"))
+    #expect(screen.contains("not sent: disconnected from the relay"))
+  }
+
   @Test("picking an episode with others in the room starts it together, from the catalog")
   func startTogether() {
     var d = Driver.inLobby()
