@@ -1,5 +1,6 @@
 import Media
 import PlaybackCoordination
+import TerminalFront
 
 /// The clocks and the local player at the instant an input is handled. The runner reads
 /// them before every input; tests make them up. Passing them in keeps the reducer free of
@@ -19,12 +20,16 @@ public struct FrontMoment: Hashable, Sendable {
   public var waitingReasons: Set<SuspensionReason>?
   /// The local player (mpv) has quit and can be started again.
   public var playerGone = false
+  /// The terminal's size (nil: not known, as in tests that do not care).
+  public var screen: TerminalSize?
 
   public init(
     groupTime: GroupInstant?, localTime: LocalInstant, player: Media.PlayerSnapshot,
     messagesSealed: Bool = false, allowedRates: ClosedRange<Double>? = nil,
-    waitingReasons: Set<SuspensionReason>? = nil, playerGone: Bool = false
+    waitingReasons: Set<SuspensionReason>? = nil, playerGone: Bool = false,
+    screen: TerminalSize? = nil
   ) {
+    self.screen = screen
     self.playerGone = playerGone
     self.waitingReasons = waitingReasons
     self.allowedRates = allowedRates

@@ -97,7 +97,7 @@ public struct FrontRunner: Sendable {
       groupTime: snapshot.groupTime, localTime: snapshot.localTime,
       player: player.snapshot(at: snapshot.localTime), messagesSealed: snapshot.messagesSealed,
       allowedRates: snapshot.allowedRates, waitingReasons: snapshot.waitingReasons,
-      playerGone: restartPlayer?.isNeeded() ?? false)
+      playerGone: restartPlayer?.isNeeded() ?? false, screen: terminal.size)
   }
 
   /// The worker: makes the requests one after the other and reports failures.

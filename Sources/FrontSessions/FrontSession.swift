@@ -102,6 +102,7 @@ public struct FrontSession: Sendable {
     if let now = moment.groupTime { model.now = now }
     model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
     model.messagesSealed = moment.messagesSealed
+    if let screen = moment.screen { model.screenSize = screen }
     if let rates = moment.allowedRates { model.allowedRates = rates }
     if let reasons = moment.waitingReasons { model.waitingReasons = reasons }
     if moment.playerGone, !model.playerGone {

@@ -115,13 +115,20 @@ public struct FrontController: Hashable, Sendable {
       return resolve(prompt, outcome, model: model)
     }
     if showsHelp {
-      // A pager: space, page-down or ↓ turn to the next page, page-up or ↑ back; any
-      // other key closes.
+      // A pager: space, page-down or ↓ turn to the next page, page-up or ↑ back, neither
+      // past the ends; space on the last page, and any other key, close it.
+      let last =
+        model.screenSize.map {
+          ScreenRenderer.helpPages(rows: $0.rows, cols: $0.cols).pages.count - 1
+        }
+        ?? Int.max
       switch key {
+      case .character(" ") where helpPage >= last:
+        showsHelp = false
       case .character(" "), .pageDown, .down:
-        helpPage += 1
+        helpPage = min(helpPage + 1, last)
       case .pageUp, .up:
-        helpPage -= 1
+        helpPage = max(helpPage - 1, 0)
       default:
         showsHelp = false
       }

@@ -116,6 +116,8 @@ public struct FrontModel: Hashable, Sendable {
   public var showsHelp: Bool
   /// The help's page (see ``FrontController/helpPage``).
   public var helpPage = 0
+  /// The terminal's size when last known: how many pages the help takes depends on it.
+  public var screenSize: TerminalSize?
   /// Who last paused the group, for "paused by bob" (kept by ``apply(_:)``).
   public var pausedBy: String?
 

@@ -858,7 +858,7 @@ public enum ScreenRenderer {
 
   private static func drawHelp(page wanted: Int, into grid: inout CellGrid) {
     let (pages, width) = helpPages(rows: grid.rows, cols: grid.cols)
-    let page = ((wanted % pages.count) + pages.count) % pages.count
+    let page = min(max(wanted, 0), pages.count - 1)
     let keyWidth = KeyBinding.helpEntries.map { CharacterWidth.of($0.key) }.max() ?? 0
     let longest = pages.map(\.count).max() ?? 0
     let height = min(grid.rows, longest + 4)
@@ -878,7 +878,9 @@ public enum ScreenRenderer {
     }
     if height >= 4 {
       let footer =
-        pages.count > 1 ? "space: more · any other key closes" : "any key closes this help"
+        pages.count == 1
+        ? "any key closes this help"
+        : page < pages.count - 1 ? "space: more · any other key closes" : "↑: back · space closes"
       grid.write(
         footer, row: row + height - 2, col: col + 2, style: CellStyle(.muted), maxWidth: inner)
     }
