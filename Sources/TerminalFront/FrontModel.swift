@@ -193,6 +193,8 @@ public struct FrontModel: Hashable, Sendable {
     /// Before the text: "say: ".
     public var label: String
     public var text: String
+    /// Characters of `text` before the cursor.
+    public var cursor: Int
     /// At the right: "enter send · esc cancel".
     public var hint: String
   }
@@ -202,9 +204,12 @@ public struct FrontModel: Hashable, Sendable {
     guard let prompt, prompt.layout == .input else { return nil }
     switch prompt.kind {
     case .stepAwayReason:
-      return InputLine(label: "why: ", text: prompt.input, hint: "enter step away · esc cancel")
+      return InputLine(
+        label: "why: ", text: prompt.input, cursor: prompt.cursor,
+        hint: "enter step away · esc cancel")
     default:
-      return InputLine(label: "say: ", text: prompt.input, hint: "enter send · esc cancel")
+      return InputLine(
+        label: "say: ", text: prompt.input, cursor: prompt.cursor, hint: "enter send · esc cancel")
     }
   }
 

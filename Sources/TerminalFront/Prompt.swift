@@ -102,6 +102,15 @@ public struct Prompt: Hashable, Sendable {
   public var completions: [String] = []
   /// The last key or paste met ``inputLimit`` and some of it was left out.
   public private(set) var inputCut = false
+  /// Characters of ``input`` after the cursor. Counted from the end, so that the cursor
+  /// stays at the end (where typing happens) when the input is set from outside.
+  private var afterCursor = 0
+
+  /// Characters of ``input`` before the cursor.
+  public var cursor: Int {
+    let count = input.count
+    return count - min(afterCursor, count)
+  }
 
   public init(
     kind: Kind, title: String, message: String, options: [Option], selection: Int = 0,
@@ -146,36 +155,57 @@ public struct Prompt: Hashable, Sendable {
     }
   }
 
+  /// A line editor as a shell's: ← → home end (ctrl-a, ctrl-e) move; backspace and
+  /// delete remove before and after the cursor; ctrl-u, ctrl-w and ctrl-k cut to the
+  /// start, the word before, and to the end; typing, pastes and Tab work at the cursor.
   private mutating func handleInput(_ key: Key) -> Outcome {
     inputCut = false
+    afterCursor = min(afterCursor, input.count)
+    var head = String(input.dropLast(afterCursor))
+    var tail = String(input.suffix(afterCursor))
     switch key {
     case .enter: return .submitted(input)
     case .escape: return .cancelled
-    case .backspace, .delete:
-      if !input.isEmpty { input.removeLast() }
-    case .tab: completeName()
-    case .control("u"): input = ""
+    case .left:
+      if !head.isEmpty { tail.insert(head.removeLast(), at: tail.startIndex) }
+    case .right:
+      if !tail.isEmpty { head.append(tail.removeFirst()) }
+    case .home, .control("a"):
+      tail = head + tail
+      head = ""
+    case .end, .control("e"):
+      head += tail
+      tail = ""
+    case .backspace:
+      if !head.isEmpty { head.removeLast() }
+    case .delete:
+      if !tail.isEmpty { tail.removeFirst() }
+    case .tab: head = completeName(head, room: inputLimit - tail.count)
+    case .control("u"): head = ""
     case .control("w"):
-      while input.last == " " { input.removeLast() }
-      while let last = input.last, last != " " { input.removeLast() }
+      while head.last == " " { head.removeLast() }
+      while let last = head.last, last != " " { head.removeLast() }
+    case .control("k"): tail = ""
     case .character(let c):
-      if input.count < inputLimit { input.append(c) } else { inputCut = true }
+      if head.count + tail.count < inputLimit { head.append(c) } else { inputCut = true }
     case .paste(let text):
       // Text, whatever it holds: line breaks become spaces, controls (an ESC included)
       // are dropped.
       for c in text {
-        guard input.count < inputLimit else {
+        guard head.count + tail.count < inputLimit else {
           inputCut = true
           break
         }
         if c.isNewline || c == "\t" {
-          input.append(" ")
+          head.append(" ")
         } else if !c.unicodeScalars.contains(where: DisplayText.isUnsafe) {
-          input.append(c)
+          head.append(c)
         }
       }
     default: break
     }
+    input = head + tail
+    afterCursor = tail.count
     return .pending
   }
 
@@ -423,25 +453,26 @@ extension Prompt {
     return prompt
   }
 
-  /// `@par` (or a name after `/tell`) and Tab: the name that starts so (ignoring case), or as much as all such names
-  /// share; a whole name gets a space after it.
-  mutating func completeName() {
+  /// `@par` (or a name after `/tell`) and Tab: `head` (the line up to the cursor) with the
+  /// name that starts so (ignoring case), or as much as all such names share; a whole name
+  /// gets a space after it. Unchanged when nothing completes, or the result would be
+  /// longer than `room`.
+  func completeName(_ head: String, room: Int) -> String {
     // The names of a `/tell`, with or without `@`.
-    if let completed = TellLine.complete(input, names: completions) {
-      if completed.count <= inputLimit { input = completed }
-      return
+    if let completed = TellLine.complete(head, names: completions) {
+      return completed.count <= room ? completed : head
     }
-    guard let at = input.lastIndex(of: "@"),
-      !input[input.index(after: at)...].contains(" ")
-    else { return }
-    let typed = String(input[input.index(after: at)...]).lowercased()
+    guard let at = head.lastIndex(of: "@"),
+      !head[head.index(after: at)...].contains(" ")
+    else { return head }
+    let typed = String(head[head.index(after: at)...]).lowercased()
     let matches = completions.filter { $0.lowercased().hasPrefix(typed) }
-    guard let first = matches.first else { return }
+    guard let first = matches.first else { return head }
     var shared = first
     for other in matches.dropFirst() {
       while !other.lowercased().hasPrefix(shared.lowercased()) { shared.removeLast() }
     }
-    let completed = String(input[...at]) + shared + (matches.count == 1 ? " " : "")
-    if completed.count <= inputLimit { input = completed }
+    let completed = String(head[...at]) + shared + (matches.count == 1 ? " " : "")
+    return completed.count <= room ? completed : head
   }
 }

@@ -132,14 +132,19 @@ public enum ScreenRenderer {
       let label = input.label
       let style = CellStyle(.chat, bold: true)
       grid.write(label, row: row, col: 0, style: style)
-      let room = grid.cols - CharacterWidth.of(label) - 1
-      // Show the end of a long line, where the typing happens.
-      var shown = input.text
-      while CharacterWidth.of(shown) > room, !shown.isEmpty { shown.removeFirst() }
-      let end = grid.write(shown, row: row, col: CharacterWidth.of(label))
-      grid.put(" ", row: row, col: end, style: CellStyle(reverse: true))
+      let start = CharacterWidth.of(label)
+      var head = String(input.text.prefix(input.cursor))
+      let tail = input.text.dropFirst(input.cursor)
+      // The cursor (a reversed cell, on the character it is before) stays in view: on a
+      // long line, what comes before it is cut from the left.
+      let under = tail.first ?? " "
+      let room = grid.cols - start - CharacterWidth.of(String(under))
+      while CharacterWidth.of(head) > room, !head.isEmpty { head.removeFirst() }
+      var end = grid.write(head, row: row, col: start)
+      end = grid.write(String(under), row: row, col: end, style: CellStyle(reverse: true))
+      end = grid.write(tail.dropFirst(), row: row, col: end, maxWidth: grid.cols - end)
       let hint = "  " + input.hint
-      if end + 1 + CharacterWidth.of(hint) <= grid.cols {
+      if end + CharacterWidth.of(hint) <= grid.cols {
         grid.write(
           hint, row: row, col: grid.cols - CharacterWidth.of(hint), style: CellStyle(.muted))
       }
