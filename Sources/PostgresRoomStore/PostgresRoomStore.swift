@@ -127,10 +127,29 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     } catch let error as PSQLError {
       let why =
         error.serverInfo?[.message]
-        ?? error.underlying.map { Self.systemReason("\($0)") } ?? "\(error.code)"
+        ?? error.underlying.map { Self.systemReason("\($0)") } ?? Self.words(for: error.code)
       throw RoomStoreError("cannot reach the database \(settings.displayed): \(why)")
     } catch {
       throw RoomStoreError("cannot reach the database \(settings.displayed): \(error)")
+    }
+  }
+
+  /// What went wrong, for the codes a wrong address, port or setting gives.
+  static func words(for code: PSQLError.Code) -> String {
+    let wrongPlace = "(is a PostgreSQL server at this address and port?)"
+    switch code {
+    case .serverClosedConnection:
+      return "the other side closed the connection before PostgreSQL answered \(wrongPlace)"
+    case .messageDecodingFailure, .unexpectedBackendMessage:
+      return "what answered there does not speak PostgreSQL \(wrongPlace)"
+    case .sslUnsupported:
+      return "the server does not offer TLS, which the URL requires (sslmode=require)"
+    case .authMechanismRequiresPassword:
+      return "the server asks for a password: give it in the URL (postgres://USER:PASSWORD@HOST/DB)"
+    case .unsupportedAuthMechanism, .saslError:
+      return "the server asks for a way of signing in that this client does not support"
+    default:
+      return "\(code)"
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PlaybackCoordination
 import PostgresRoomStore
 import RelayRuntime
@@ -79,5 +80,70 @@ struct PostgresRoomStoreTests {
       #expect(error.description.lowercased().contains("refused"), "\(error.description)")
     }
     #expect(ContinuousClock.now - asked < .seconds(8), "the query timeout is 10 s")
+  }
+
+  @Test(
+    "something else at the address — hanging up at once, or answering what is not PostgreSQL — is said in words"
+  )
+  func notPostgres() async throws {
+    for (answer, words) in [
+      (nil, "closed the connection before PostgreSQL answered"),
+      (
+        Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8), "PostgreSQL server at this address and port"
+      ),
+    ] {
+      let listener = try FakeServer(answer: answer)
+      defer { listener.stop() }
+      let url = "postgres://cowatch@127.0.0.1:\(listener.port)/postgres"
+      do {
+        _ = try await PostgresRoomStore.connect(url: url)
+        Issue.record("connected to something that is not PostgreSQL")
+      } catch {
+        #expect(error.description.hasPrefix("cannot reach the database \(url): "))
+        #expect(error.description.contains(words), "\(error.description)")
+        #expect(!error.description.contains("serverClosedConnection"), "\(error.description)")
+      }
+    }
+  }
+}
+
+/// A TCP listener on loopback that reads what each connection sends first, answers with
+/// `answer` (or nothing) and hangs up: what a wrong port can hold instead of a database.
+final class FakeServer: Sendable {
+  let port: Int
+  private let socket: Int32
+
+  init(answer: [UInt8]?) throws {
+    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    port = Int(UInt16(bigEndian: address.sin_port))
+    socket = fd
+    Thread.detachNewThread {
+      while true {
+        let client = accept(fd, nil, nil)
+        guard client >= 0 else { return }
+        // Read what the client says first, as a server would, then answer.
+        var buffer = [UInt8](repeating: 0, count: 512)
+        _ = read(client, &buffer, buffer.count)
+        if let answer { _ = answer.withUnsafeBytes { write(client, $0.baseAddress, $0.count) } }
+        close(client)
+      }
+    }
+  }
+
+  func stop() {
+    shutdown(socket, Int32(SHUT_RDWR))
+    close(socket)
   }
 }
