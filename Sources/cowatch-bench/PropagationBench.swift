@@ -26,7 +26,7 @@ enum PropagationBench {
   static let relayOffsetNanoseconds: Int64 = 3_600_123_456_789
 
   static func run(
-    sizes: [Int], rounds: Int, store: (any RoomStore)? = nil,
+    sizes: [Int], rounds: Int, gap: Double = 0.05, store: (any RoomStore)? = nil,
     directory: (any RoomDirectory)? = nil, room roomPrefix: String = "prop"
   ) async throws
     -> [SizeResult]
@@ -79,7 +79,7 @@ enum PropagationBench {
             result.update[kind, default: []] += r.update
           }
           recorder.disarm()
-          await sleepSeconds(0.05)
+          await sleepSeconds(gap)
         }
         for c in room.clients {
           if let e = await c.clockEstimate {
