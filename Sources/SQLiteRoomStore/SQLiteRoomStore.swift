@@ -25,12 +25,18 @@ public final class SQLiteRoomStore: RoomStore {
   /// Opens (or creates, with its directory) the file at `path`.
   public init(path: String) throws(RoomStoreError) {
     self.path = path
-    let directory = (path as NSString).deletingLastPathComponent
+    // Where it goes: everything before the last "/" (Foundation's own way of saying so
+    // traps on a one-character path).
+    let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
     do {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
+        throw RoomStoreError("cannot open the room store \(path): it is a directory")
+      }
       if !directory.isEmpty {
-        try FileManager.default.createDirectory(
-          atPath: directory, withIntermediateDirectories: true,
-          attributes: [.posixPermissions: 0o700])
+        try Self.makeDirectory(directory, for: path)
       }
       // It holds pending messages: readable by this user only (SQLite gives its journal
       // files the same permissions).
@@ -50,8 +56,36 @@ public final class SQLiteRoomStore: RoomStore {
       }
       queue = try DatabaseQueue(path: path, configuration: configuration)
       try Self.migrator.migrate(queue)
+    } catch let error as RoomStoreError {
+      throw error
     } catch {
       throw RoomStoreError("cannot open the room store \(path): \(Self.describe(error))")
+    }
+  }
+
+  /// Makes the store's directory (and those above it) readable by this user only; a file
+  /// in the way is said in words.
+  private static func makeDirectory(_ directory: String, for path: String) throws(RoomStoreError) {
+    var prefix = directory.hasPrefix("/") ? "/" : ""
+    for part in directory.split(separator: "/") {
+      prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + part
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      {
+        throw RoomStoreError(
+          "cannot open the room store \(path): cannot make the directory \(prefix): a file has that name"
+        )
+      }
+    }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw RoomStoreError(
+        "cannot open the room store \(path): cannot make the directory \(directory): \(error.localizedDescription)"
+      )
     }
   }
 

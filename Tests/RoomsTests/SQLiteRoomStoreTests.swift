@@ -64,6 +64,34 @@ struct SQLiteRoomStoreTests {
     #expect(try await store.load().rooms.isEmpty)
   }
 
+  @Test("a one-letter file name is a store like any other, relative to the working directory")
+  func oneLetterName() throws {
+    let folder = try TemporaryFolder()
+    let saved = FileManager.default.currentDirectoryPath
+    #expect(FileManager.default.changeCurrentDirectoryPath(folder.path))
+    defer { _ = FileManager.default.changeCurrentDirectoryPath(saved) }
+    _ = try SQLiteRoomStore(path: "x")
+    #expect(FileManager.default.fileExists(atPath: folder.path + "/x"))
+  }
+
+  @Test("a directory, or a path through a file, is refused in one line that says so")
+  func notAFile() throws {
+    let folder = try TemporaryFolder()
+    #expect {
+      _ = try SQLiteRoomStore(path: folder.path)
+    } throws: { error in
+      "\(error)" == "cannot open the room store \(folder.path): it is a directory"
+    }
+    let file = folder.path + "/plain"
+    try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+    #expect {
+      _ = try SQLiteRoomStore(path: file + "/rooms.sqlite")
+    } throws: { error in
+      "\(error)"
+        == "cannot open the room store \(file)/rooms.sqlite: cannot make the directory \(file): a file has that name"
+    }
+  }
+
   @Test("a file that is not a room store is refused with a clear error")
   func notAStore() throws {
     let folder = try TemporaryFolder()
