@@ -100,7 +100,7 @@ public final class MpvPlayer: PlayerDriver {
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     do {
-      try process.run()
+      try await Self.run(process)
     } catch {
       try? FileManager.default.removeItem(at: directory)
       throw .cannotStart("\(path): \(error.localizedDescription)")
@@ -154,6 +154,24 @@ public final class MpvPlayer: PlayerDriver {
     }
     player.apply { $0.start() }
     return player
+  }
+
+  /// mpv's process id (to signal it, as a person might).
+  public var processID: Int32 { process.processIdentifier }
+
+  /// Starts `process` from a thread of its own with no signal blocked. A child inherits the
+  /// signal mask of the thread that starts it, and Swift concurrency's threads block nearly
+  /// every signal: mpv started from one ignored a plain `kill`, and ctrl-c in its window.
+  private static func run(_ process: Process) async throws {
+    let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+      Thread.detachNewThread {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        continuation.resume(returning: Result { try process.run() })
+      }
+    }
+    try result.get()
   }
 
   /// Quits mpv and removes its socket; nothing is left running.
