@@ -419,7 +419,7 @@ extension Prompt {
     ("A call or an interruption", .interrupted),
     ("Changing the time (to bring everyone there)", .changingTime),
     ("My player needs me", .userActionRequired),
-    ("My player can't play this", .playerUnavailable),
+    ("My player isn't working", .playerUnavailable),
   ]
 
   /// Why step away; each reason says whether the group waits for it (the relay's waiting

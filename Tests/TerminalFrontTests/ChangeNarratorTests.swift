@@ -149,6 +149,6 @@ struct SyncplayNoticeTests {
       for: ChangeEvent(
         sequence: 1, at: Fixtures.now, originator: Fixtures.alice, originatorName: "alice",
         kind: .suspended(.playerUnavailable)), in: state, local: Fixtures.alice)
-    #expect(text == "you stepped away — your player can't play this")
+    #expect(text == "you stepped away — your player isn't working")
   }
 }

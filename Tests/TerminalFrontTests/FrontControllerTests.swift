@@ -610,7 +610,7 @@ struct LiveTextTests {
     #expect(
       menu.options.map(\.label) == [
         "A call or an interruption", "Changing the time (to bring everyone there)",
-        "My player needs me", "My player can't play this", "Other: type a reason",
+        "My player needs me", "My player isn't working", "Other: type a reason",
       ])
     #expect(
       menu.options.map(\.detail) == [

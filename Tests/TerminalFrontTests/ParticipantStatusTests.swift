@@ -42,18 +42,18 @@ struct ParticipantStatusTests {
     var model = Fixtures.playing()
     model.group.participants[0].suspensions = [.playerUnavailable]
     let mine = ScreenRenderer.render(model, rows: 35, cols: 120).text
-    #expect(mine.contains("you stepped away — your player can't play this · s to come back"))
-    #expect(mine.contains("— your player can't play this  "), "the people pane's line")
+    #expect(mine.contains("you stepped away — your player isn't working · s to come back"))
+    #expect(mine.contains("— your player isn't working  "), "the people pane's line")
     #expect(!mine.contains("their player"), "\(mine)")
     // bob's screen says it of alice.
     model.localParticipant = Fixtures.bob
     let theirs = ScreenRenderer.render(model, rows: 35, cols: 120).text
-    #expect(theirs.contains("— their player can't play this"))
+    #expect(theirs.contains("— their player isn't working"))
     #expect(!theirs.contains("your player"))
     // Small screens put the state beside the name.
     model.localParticipant = Fixtures.alice
     let compact = ScreenRenderer.render(model, rows: 12, cols: 70).text
-    #expect(compact.contains("alice (you): stepped away — your player can't play this"))
+    #expect(compact.contains("alice (you): stepped away — your player isn't working"))
     #expect(
       WaitText.line(
         name: "you", cause: .suspended(.userActionRequired), secondsLeft: 4, width: 70, you: true)
