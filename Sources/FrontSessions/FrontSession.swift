@@ -172,7 +172,14 @@ public struct FrontSession: Sendable {
     case .state(let state, let events):
       model.group = state
       // Every change of an update, not only the last one.
-      for change in events { model.apply(change) }
+      for change in events {
+        model.apply(change)
+        // Removed by the owner: that is why the client stops (the relay's farewell, which
+        // would say it again, is not shown).
+        if case .removed(let who, _) = change.kind, who == model.localParticipant {
+          lastError = ChangeNarrator.notice(for: change, in: state, local: who)
+        }
+      }
     case .connection(let status):
       switch status {
       case .connected: model.connection = .connected
@@ -206,13 +213,6 @@ public struct FrontSession: Sendable {
       lastError = text
       model.post(text, kind: .error)
     }
-  }
-
-  /// Whether chat can go at all: after giving up on the relay, it never would.
-  private mutating func chatCanGo() -> Bool {
-    guard case .disconnected = model.connection else { return true }
-    model.post("not sent: disconnected from the relay", kind: .error)
-    return false
   }
 
   /// Chat typed while reconnecting waits in order with everything else, and goes when the
@@ -305,7 +305,6 @@ public struct FrontSession: Sendable {
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
     case .tell(let people, let message):
-      guard chatCanGo() else { return [] }
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
       noteChatWaits()
@@ -316,7 +315,6 @@ public struct FrontSession: Sendable {
         model.post("say /me and what you do (/me waves)", kind: .error)
         return []
       }
-      guard chatCanGo() else { return [] }
       // The relay does not echo our own messages back.
       model.receiveChat(from: sender(of: text), text: text)
       noteChatWaits()

@@ -55,8 +55,17 @@ public struct FrontController: Hashable, Sendable {
   /// session, drops prompts that no longer apply) and copies the prompt and help
   /// visibility into the model for rendering.
   public mutating func prepare(_ model: inout FrontModel) {
-    let waitingSession: UInt64? = model.membership == .waiting ? model.session?.id : nil
+    let offline = Self.offlineRefusal(model) != nil
+    let waitingSession: UInt64? =
+      model.membership == .waiting && !offline ? model.session?.id : nil
     prompts.removeAll { prompt in
+      // Out of the room for good, only what this person can do alone stays open.
+      if offline {
+        switch prompt.kind {
+        case .episodePicker, .startSession: return false
+        default: return true
+        }
+      }
       switch prompt.kind {
       case .sessionOffered(let id): return id != waitingSession
       // A switch someone else already made (the group is there): confirming it now would
@@ -142,6 +151,15 @@ public struct FrontController: Hashable, Sendable {
   }
 
   private mutating func perform(_ command: FrontCommand, model: FrontModel) -> [FrontAction] {
+    // Out of the room for good: what needs the room says so; help, the notices, one's own
+    // player and quitting still work.
+    if let refusal = Self.offlineRefusal(model) {
+      switch command {
+      case .help, .redraw, .restartPlayer, .olderNotices, .newerNotices, .episodes: break
+      case .quit: return [.quit]
+      default: return [.localNotice(refusal)]
+      }
+    }
     switch command {
     case .help:
       showsHelp.toggle()
@@ -264,6 +282,13 @@ public struct FrontController: Hashable, Sendable {
     }
   }
 
+  /// Why nothing that needs the room can be done, when this front is out of it for good
+  /// (removed, the room closed, the relay given up on).
+  static func offlineRefusal(_ model: FrontModel) -> String? {
+    guard case .disconnected = model.connection else { return nil }
+    return "not in the room any more — e plays an episode for you alone, q quits"
+  }
+
   /// Why playback keys do nothing now, if they don't.
   private func playbackRefusal(_ model: FrontModel) -> String? {
     switch model.membership {
@@ -359,6 +384,9 @@ public struct FrontController: Hashable, Sendable {
   }
 
   private mutating func picked(_ id: ItemID, model: FrontModel) -> [FrontAction] {
+    if Self.offlineRefusal(model) != nil {
+      return [.start(id, together: false)]
+    }
     if model.isJoined, let session = model.session {
       if id == session.item.id {
         return [.localNotice("already watching \(EpisodeLabel.code(id))")]
