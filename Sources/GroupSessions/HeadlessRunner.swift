@@ -27,11 +27,25 @@ public struct HeadlessRunner: Sendable {
     self.write = write
   }
 
-  /// Runs until the input ends (then leaves) or the client stops.
+  /// Runs until the input ends (then leaves) or the client stops (removed, the room
+  /// closed, the relay given up on): a script waiting on its output sees it end, rather
+  /// than a process that waits for input nothing will act on.
   public func run<Lines: AsyncSequence & Sendable>(input: Lines) async
   where Lines.Element == String {
     let events = Task { await forwardEvents() }
     let sampler = Task { await sample() }
+    let reading = Task {
+      await read(input)
+      await client.stop()
+    }
+    // The events end when the client does, whichever way it stops.
+    await events.value
+    reading.cancel()
+    sampler.cancel()
+  }
+
+  private func read<Lines: AsyncSequence & Sendable>(_ input: Lines) async
+  where Lines.Element == String {
     var performer = ActionPerformer(
       client: client, catalog: catalog, restartPlayer: restartPlayer)
     do {
@@ -52,12 +66,10 @@ public struct HeadlessRunner: Sendable {
         let output = await performer.perform(action)
         report(output, for: trimmed)
       }
+    } catch is CancellationError {
     } catch {
       emit(.object([("event", "error"), ("message", .string("reading input: \(error)"))]))
     }
-    await client.stop()
-    sampler.cancel()
-    await events.value
   }
 
   private func report(_ output: ActionOutput, for input: String) {

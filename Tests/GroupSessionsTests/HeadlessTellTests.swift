@@ -46,3 +46,43 @@ struct HeadlessTellTests {
     await relay.stop()
   }
 }
+
+@Suite("Headless mode ends with its participant")
+struct HeadlessEndTests {
+  @Test("removed by the owner, a headless participant stops reading its input and returns")
+  func endsWhenRemoved() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann")
+    let bob = try await relay.participant("bob")
+    let output = OutputLines()
+    let runner = HeadlessRunner(client: bob, catalog: [testSeries]) { line in
+      Task { await output.add(line) }
+    }
+    // An input that never ends, as a terminal left open.
+    let (input, feed) = AsyncStream<String>.makeStream()
+    let finished = Finished()
+    let running = Task {
+      await runner.run(input: input)
+      finished.flag.withLock { $0 = true }
+    }
+    await eventually("bob is in") { await ann.groupState.participants.count == 2 }
+    let bobID = try #require(await bob.participantID)
+    #expect(await ann.send(.remove(bobID)).isSuccess)
+    await eventually("the runner returns", within: 5) { finished.flag.withLock { $0 } }
+    #expect(
+      finished.flag.withLock { $0 },
+      "the runner still waits for input 5 s after its participant was removed")
+    feed.finish()
+    await running.value
+    await ann.stop()
+    await relay.stop()
+  }
+}
+
+final class Finished: Sendable {
+  let flag = Mutex(false)
+}
+
+extension Result {
+  var isSuccess: Bool { if case .success = self { true } else { false } }
+}
