@@ -7,9 +7,9 @@ import PlaybackCoordination
 public enum FrontRequest: Hashable, Sendable {
   /// A group command as it is (start, switch, join, suspend, auto-advance…).
   case send(GroupCommand)
-  case play
-  /// Pause where this participant's player is (the client snaps the pause to it).
-  case pause
+  /// Pause where this participant's player is (the client snaps the pause to it), or play
+  /// if paused — from what the client last asked for (see ``FrontAction/togglePlayback``).
+  case togglePlayback
   /// Seek by this many seconds from the position this participant last asked for: a
   /// burst of arrows adds up even before the relay has answered the first.
   case seek(by: Double)

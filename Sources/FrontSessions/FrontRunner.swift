@@ -116,8 +116,7 @@ public struct FrontRunner: Sendable {
     for await request in requests {
       switch request {
       case .send(let command): check(await client.send(command))
-      case .play: check(await client.play())
-      case .pause: check(await client.pause())
+      case .togglePlayback: check(await client.perform(.togglePlayback))
       case .seek(let delta): check(await client.seek(by: delta))
       case .changeRate(let delta): check(await client.changeRate(by: delta))
       case .chat(let text): await client.sendMessage(kind: "chat", body: text)

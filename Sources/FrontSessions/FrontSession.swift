@@ -333,8 +333,7 @@ public struct FrontSession: Sendable {
   /// The request for an action that goes to the group, if any.
   private mutating func request(for action: FrontAction) -> FrontRequest? {
     switch action {
-    case .play: return .play
-    case .pause: return .pause
+    case .togglePlayback: return .togglePlayback
     case .seek(let delta): return .seek(by: delta)
     case .changeRate(let delta): return .changeRate(by: delta)
     case .switchTo(let item):

@@ -119,6 +119,8 @@ public struct ParticipantCore: Sendable {
   /// A relative seek that moves less than this (seconds) moves nothing: it is refused here.
   static let sameSpot = 0.05
   private var requestedRate: (rate: Double, requestID: UInt64)?
+  /// Whether this participant last asked the group to play (true) or pause, until answered.
+  private var requestedPlaying: (playing: Bool, requestID: UInt64)?
 
   // Player bookkeeping.
   private var nextCorrection: LocalInstant?
@@ -424,6 +426,11 @@ public struct ParticipantCore: Sendable {
       body = .command(.pause(item: session.item.id, at: min(max(at, 0), session.item.duration)))
     case .play(let rate):
       body = .command(.play(item: session?.item.id, rate: rate))
+    case .togglePlayback:
+      guard let session else { return fail(.notInSession) }
+      let moving =
+        requestedPlaying?.playing ?? (session.status == .playing || session.status == .waiting)
+      return self.request(moving ? .pause : .play(rate: nil), ticket: ticket, at: now, seen: seen)
     case .seek(let to):
       body = .command(.seek(item: session?.item.id, to: to))
     case .seekBy(let delta):
@@ -493,7 +500,9 @@ public struct ParticipantCore: Sendable {
     case .pause(let item, let at):
       requestedPosition = RequestedPosition(
         item: item ?? session.item.id, position: at, at: now, rate: 0, requestID: request.id)
+      requestedPlaying = (false, request.id)
     case .play(_, let newRate):
+      requestedPlaying = (true, request.id)
       if var target = requestedPosition {
         target.position = target.position(at: now)
         target.at = now
@@ -522,6 +531,7 @@ public struct ParticipantCore: Sendable {
     let request = outbox.remove(at: index)
     if requestedPosition?.requestID == id { requestedPosition = nil }
     if requestedRate?.requestID == id { requestedRate = nil }
+    if requestedPlaying?.requestID == id { requestedPlaying = nil }
     var effects: [ParticipantEffect] = []
     switch result {
     case .success:

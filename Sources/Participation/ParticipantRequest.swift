@@ -9,6 +9,9 @@ public enum ParticipantRequest: Sendable, Hashable {
   /// Pause at what this participant's player shows (or where the group is).
   case pause
   case play(rate: Double?)
+  /// Play if paused, pause if playing — by what this participant last asked for when an
+  /// answer is still on its way, so that quick presses of one key alternate.
+  case togglePlayback
   case seek(to: Double)
   /// Seek by this many seconds from the last requested position.
   case seekBy(Double)

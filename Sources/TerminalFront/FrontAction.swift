@@ -3,10 +3,10 @@ import PlaybackCoordination
 /// What the person asked for. The front only emits these; whoever wires it to the session
 /// client turns them into group commands (or local effects such as quitting).
 public enum FrontAction: Hashable, Sendable {
-  /// Play (resume) the group at the current position.
-  case play
-  /// Pause the group at the item time this player shows (the pause snaps to it).
-  case pause(at: Double)
+  /// Pause the group if it plays (at the item time this player shows), play it if paused:
+  /// decided by the client, from what it last asked for when an answer is still on its
+  /// way, so that quick presses alternate instead of each pausing again.
+  case togglePlayback
   /// Seek by this many seconds. Relative, so that a burst of keys adds up: the client
   /// counts from the position it last asked for, not from what the screen shows (which
   /// moves only when the relay's answer arrives).

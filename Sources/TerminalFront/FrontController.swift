@@ -253,10 +253,7 @@ public struct FrontController: Hashable, Sendable {
     if let step { return [.seek(by: step)] }
     switch command {
     case .playPause:
-      switch session.status {
-      case .playing, .waiting: return [.pause(at: model.displayPosition)]
-      case .paused, .finished: return [.play]
-      }
+      return [.togglePlayback]
     case .slower, .faster:
       // Only a rate already at the end of the range shown is refused here; the client
       // adds the steps up from the rate it last asked for and keeps them in the range.

@@ -73,7 +73,7 @@ struct FrontSessionTests {
   @Test("space while watching requests a pause where the player is")
   func pause() {
     var d = Driver.watching()
-    #expect(d.press(.character(" ")).contains(.request(.pause)))
+    #expect(d.press(.character(" ")).contains(.request(.togglePlayback)))
   }
 
   @Test("a failed request and a refusal are shown as notices")

@@ -89,6 +89,29 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "space pressed quickly toggles from what was last asked for: twice is back where it was, three times paused"
+  )
+  func toggleBursts() {
+    let net = SimulatedNetwork(latency: 0.05)
+    let people = net.watchTogether(["ann", "bob"])
+    #expect(net.state(0).session?.status == .playing)
+    // Three presses before the relay has answered the first.
+    for _ in 0..<3 { net.request(.togglePlayback, from: people[1]) }
+    net.run(for: 1)
+    #expect(net.state(0).session?.status == .paused)
+    // Two more: paused → playing → paused.
+    net.request(.togglePlayback, from: people[1])
+    net.request(.togglePlayback, from: people[1])
+    net.run(for: 1)
+    #expect(net.state(0).session?.status == .paused)
+    // And one: playing.
+    net.request(.togglePlayback, from: people[1])
+    net.run(for: 1)
+    #expect(net.state(0).session?.status == .playing)
+    #expect(net.members[people[1]].core.unansweredRequests == 0)
+  }
+
+  @Test(
     "playback asked for through an outage is settled as one sequence: a seek too old to send takes the pause after it along, and the caller that stopped waiting was told it was queued, not failed"
   )
   func staleSequenceExpiresTogether() throws {
