@@ -833,15 +833,20 @@ public struct RelayCore: Sendable {
       } else if connection.member != nil,
         now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
       {
+        // Closed as a lost connection is: the member keeps its place for the reconnect
+        // grace (a laptop lid closed for a moment, a stalled link), and the others read
+        // that it lost the connection, not that it was removed.
+        let heard = Self.seconds(configuration.heartbeatTimeout)
+        let kept = Self.seconds(configuration.reconnectGrace)
         actions.append(
           .send(
             .error(
               code: .heartbeatTimeout,
-              message: "silent for more than \(Self.seconds(configuration.heartbeatTimeout))",
+              message: "the relay heard nothing from you for \(heard); your place is kept \(kept) more",
               fatal: true),
             to: id))
         actions.append(.close(id))
-        actions += remove(connection: id, reason: .timedOut, at: now)
+        actions += disconnected(id, at: now)
       }
     }
     for name in rooms.keys.sorted() {
