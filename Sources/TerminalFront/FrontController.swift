@@ -72,6 +72,7 @@ public struct FrontController: Hashable, Sendable {
       // only restart the episode for everyone.
       case .confirmSwitch(let item): return !model.isJoined || model.session?.item.id == item
       case .quit: return !model.isJoined
+      case .quitUnreachable: return model.connection == .connected
       case .replaceSession: return model.isJoined || model.session == nil
       case .comeBack: return model.localSuspensions.isEmpty
       default: return false
@@ -185,6 +186,10 @@ public struct FrontController: Hashable, Sendable {
         return [.redraw]
       }
       guard model.isJoined else { return [.quit] }
+      if model.connection == .reconnecting {
+        present(.quitUnreachable())
+        return [.redraw]
+      }
       let watching = model.group.joinedParticipants.filter { $0.id != model.localParticipant }
       present(.quit(others: watching.count))
       return [.redraw]
@@ -323,6 +328,7 @@ public struct FrontController: Hashable, Sendable {
     case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
     case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
     case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+    case (.quitUnreachable, .chosen(.leaveOnlyMe)): return [.quit]
     // The room ends with the relay: end the session first, so that the others read why.
     case (.leaveHostedRoom, .chosen(.yes)):
       return model.isJoined ? [.endForEveryone, .quit] : [.quit]

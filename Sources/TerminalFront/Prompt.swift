@@ -22,6 +22,8 @@ public struct Prompt: Hashable, Sendable {
     /// Quitting the front of the process that runs the room's relay, with others in the
     /// room: Yes / Cancel.
     case leaveHostedRoom
+    /// Quitting while the relay cannot be reached: Leave / Stay.
+    case quitUnreachable
     /// A list of episodes to pick from.
     case episodePicker
     /// A line of text to say to everyone.
@@ -305,6 +307,18 @@ extension Prompt {
         Option("Only me", choice: .leaveOnlyMe),
         Option("Cancel", choice: .cancel),
       ], selection: 1)
+  }
+
+  /// Quitting while the relay cannot be reached: neither an end for everyone nor a goodbye
+  /// can go, so the others will read that this person lost the connection. Stay is
+  /// selected: the relay may be back in a moment.
+  public static func quitUnreachable() -> Prompt {
+    Prompt(
+      kind: .quitUnreachable, title: "Quit",
+      message:
+        "The relay can't be reached: the session goes on for the others, who will read that you lost the connection. Leave anyway?",
+      options: [Option("Leave", choice: .leaveOnlyMe), Option("Stay", choice: .cancel)],
+      selection: 1)
   }
 
   /// Quitting `cowatch host` while others are in the room: its relay is this process, so

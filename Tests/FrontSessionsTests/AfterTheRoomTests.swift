@@ -17,7 +17,9 @@ struct AfterTheRoomTests {
       .client(
         .state(
           state,
-          events: [Fixtures.change(11, by: Fixtures.bob, .removed(participant: Fixtures.ann, name: "ann"))])))
+          events: [
+            Fixtures.change(11, by: Fixtures.bob, .removed(participant: Fixtures.ann, name: "ann"))
+          ])))
     d.send(.client(.session(.invalidated(.removed("bob removed you from the room")))))
     d.send(.client(.connection(.disconnected)))
     d.send(.clientEnded)
@@ -63,5 +65,25 @@ struct AfterTheRoomTests {
     let effects = d.press(.character("q"))
     #expect(!d.screen().contains("End for everyone"))
     #expect(d.requests == [.stop], "\(d.requests) \(effects)")
+  }
+
+  @Test(
+    "quitting while the relay cannot be reached says the session goes on for the others, and offers no end it could not deliver"
+  )
+  func quitWhileReconnecting() {
+    var d = Driver.watching()
+    d.send(.client(.connection(.reconnecting)))
+    d.clearRequests()
+    d.press(.character("q"))
+    let screen = d.screen()
+    #expect(!screen.contains("End for everyone"), "\(screen)")
+    #expect(screen.contains("can't be reached"), "\(screen)")
+    #expect(screen.contains("you lost the connection"), "\(screen)")
+    // Enter stays: the safe choice is selected.
+    d.press(.enter)
+    #expect(d.requests.isEmpty)
+    d.press(.character("q"))
+    d.press(.character("l"))
+    #expect(d.requests == [.stop], "\(d.requests)")
   }
 }
