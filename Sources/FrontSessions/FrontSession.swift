@@ -74,11 +74,15 @@ public struct FrontSession: Sendable {
 
   /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
   /// before ending the room for the others.
+  /// `reconnectGiveUpAfter`: how long the client tries to reconnect before giving up
+  /// (said while it tries).
   public init(
-    roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false
+    roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false,
+    reconnectGiveUpAfter: Double? = nil
   ) {
     model = FrontModel(roomName: roomName, catalog: catalog)
     model.invite = invite
+    model.reconnectGiveUpAfter = reconnectGiveUpAfter
     controller.hostsRoom = hostsRoom
   }
 
@@ -183,7 +187,9 @@ public struct FrontSession: Sendable {
     case .connection(let status):
       switch status {
       case .connected: model.connection = .connected
-      case .connecting, .reconnecting: model.connection = .reconnecting
+      case .connecting, .reconnecting:
+        if model.connection != .reconnecting { model.reconnectingSince = model.now }
+        model.connection = .reconnecting
       case .disconnected: model.connection = .disconnected(reason: lastError)
       }
     case .session(let phase):

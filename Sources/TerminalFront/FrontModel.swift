@@ -118,6 +118,10 @@ public struct FrontModel: Hashable, Sendable {
   public var helpPage = 0
   /// The terminal's size when last known: how many pages the help takes depends on it.
   public var screenSize: TerminalSize?
+  /// When the connection was lost, while reconnecting; and how long the client tries
+  /// before it gives up: the state line says both, so that nobody waits without knowing.
+  public var reconnectingSince: GroupInstant?
+  public var reconnectGiveUpAfter: Double?
   /// Who last paused the group, for "paused by bob" (kept by ``apply(_:)``).
   public var pausedBy: String?
 

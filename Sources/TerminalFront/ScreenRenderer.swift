@@ -661,7 +661,15 @@ public enum ScreenRenderer {
   static func stateLine(_ model: FrontModel, width: Int? = nil) -> (text: String, style: CellStyle)
   {
     switch model.connection {
-    case .reconnecting: return ("⟳ reconnecting to the relay…", CellStyle(.warning, bold: true))
+    case .reconnecting:
+      var text = "⟳ reconnecting to the relay…"
+      if let since = model.reconnectingSince {
+        text += " \(Int(max(0, model.now.seconds(since: since)))) s"
+        if let limit = model.reconnectGiveUpAfter {
+          text += " (gives up after \(TimeFormat.clock(limit)))"
+        }
+      }
+      return (text, CellStyle(.warning, bold: true))
     case .disconnected(let reason):
       return ("✕ disconnected\(reason.map { ": \($0)" } ?? "")", CellStyle(.error, bold: true))
     case .connected: break

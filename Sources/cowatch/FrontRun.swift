@@ -22,7 +22,8 @@ enum FrontRun {
       throw CommandFailure(line: error.description)
     }
     let session = FrontSession(
-      roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom)
+      roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom,
+      reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
       restartPlayer: restartPlayer

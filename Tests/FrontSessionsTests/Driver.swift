@@ -17,9 +17,10 @@ struct Driver {
   /// Every command for the local player so far, in order.
   private(set) var playerCommands: [PlayerCommand] = []
 
-  init(invite: String? = nil, hostsRoom: Bool = false) {
+  init(invite: String? = nil, hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil) {
     session = FrontSession(
-      roomName: "lobby", catalog: [Fixtures.series], invite: invite, hostsRoom: hostsRoom)
+      roomName: "lobby", catalog: [Fixtures.series], invite: invite, hostsRoom: hostsRoom,
+      reconnectGiveUpAfter: reconnectGiveUpAfter)
   }
 
   /// ann has entered the room where bob is; nothing is watched yet.

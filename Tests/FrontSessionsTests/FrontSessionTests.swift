@@ -177,6 +177,23 @@ struct FrontSessionTests {
     #expect(d.screen().contains("you: hi bob"))
   }
 
+  @Test("reconnecting says for how long, and when the front will give up")
+  func reconnectingFor() {
+    var d = Driver(reconnectGiveUpAfter: 60)
+    d.send(.started)
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.state(Fixtures.lobby(), events: [])))
+    d.send(.client(.connection(.reconnecting)))
+    d.moment.groupTime = Fixtures.now.advanced(bySeconds: 23)
+    d.send(.tick)
+    #expect(
+      d.screen().contains("reconnecting to the relay… 23 s (gives up after 1:00)"), "\(d.screen())")
+    d.send(.client(.connection(.connected)))
+    d.send(.client(.connection(.reconnecting)))
+    #expect(d.screen().contains("reconnecting to the relay… 0 s"), "a new outage counts from 0")
+  }
+
   @Test("chat typed while the connection is down says it is not sent yet, and goes later")
   func chatWhileReconnecting() {
     var d = Driver.watching()
