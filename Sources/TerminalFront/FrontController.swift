@@ -200,6 +200,16 @@ public struct FrontController: Hashable, Sendable {
       return openPicker(model: model)
     case .autoAdvance:
       guard let local = model.local else { return [.localNotice("not in the room yet")] }
+      // Under owner-only control going on is the owner's switch: say so to the others.
+      if !local.autoAdvance, !model.controlsPlayback {
+        let owner = model.group.owner?.name ?? "the room's owner"
+        return [
+          .setAutoAdvance(true),
+          .localNotice(
+            "while \(owner) controls playback, only \(owner)'s auto-advance goes on to the next episode"
+          ),
+        ]
+      }
       return [.setAutoAdvance(!local.autoAdvance)]
     case .room:
       let control = model.group.control

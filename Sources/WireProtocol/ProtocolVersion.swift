@@ -12,9 +12,11 @@
 ///   `storeUnavailable` and the rejection `unavailable`.
 /// - 6: the error code `roomClosed` (a host's relay ending for good), and a rule replicas
 ///   must share: a switch from an episode the group finished plays the new one.
+/// - 7: a rule replicas must share: under owner-only control, only the owner's
+///   auto-advance goes on to the next episode.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 6
+  public static let current = 7
 }

@@ -44,14 +44,32 @@ struct GroupEngineOwnershipTests {
     h.ok(.beginSuspension(.interrupted), bob, at: 7)
     #expect(h.rejected(.endSuspension(nil, proposing: 40), bob, at: 8) == refused)
     h.ok(.endSuspension(nil, proposing: nil), bob, at: 8)
-    // A player reaching the end advances for anyone: it is nobody's choice.
-    h.ok(.setAutoAdvance(true), bob, at: 9)
+    // The owner's auto-advance goes on to the next episode; any player reaching the end
+    // may report it (that is nobody's choice).
+    h.ok(.setAutoAdvance(true), alice, at: 9)
     h.ok(.advance(endedItem: s1e1), bob, at: 601.5)
     #expect(h.session.item.id == s1e2)
     // The owner still can, and can hand control back.
     h.ok(.pause(item: s1e2, at: h.position(at: 602)), alice, at: 602)
     h.ok(.setPlaybackControl(.everyone), alice, at: 603)
     h.ok(.play(item: s1e2, rate: nil), bob, at: 604)
+  }
+
+  @Test(
+    "with owner control, going on to the next episode is the owner's choice: another's auto-advance does not switch everyone"
+  )
+  func ownerDecidesAutoAdvance() {
+    var h = Harness.playing()
+    h.ok(.setPlaybackControl(.owner), alice, at: 5)
+    h.ok(.setAutoAdvance(true), bob, at: 6)
+    h.ok(.advance(endedItem: s1e1), bob, at: 601.5)
+    #expect(h.session.item.id == s1e1)
+    #expect(h.session.reachedEnd)
+    // With everyone in control, anyone's auto-advance counts, as before.
+    var open = Harness.playing()
+    open.ok(.setAutoAdvance(true), bob, at: 6)
+    open.ok(.advance(endedItem: s1e1), bob, at: 601.5)
+    #expect(open.session.item.id == s1e2)
   }
 
   @Test("handing over: the new owner decides, the old one no longer does")

@@ -46,6 +46,15 @@ struct FrontControllerTests {
     c.dismissAllPrompts()
     let keys = ScreenRenderer.render(model, rows: 35, cols: 120).lines[34]
     #expect(!keys.contains("space") && keys.contains("s step away"), "\(keys)")
+    // Auto-advance is one's own to set, but under owner control only the owner's counts.
+    var off = model
+    off.group.participants[0].autoAdvance = false
+    #expect(
+      c.handle(key: .character("a"), model: off) == [
+        .setAutoAdvance(true),
+        .localNotice(
+          "while bob controls playback, only bob's auto-advance goes on to the next episode"),
+      ])
     // The owner moves the group as ever.
     model.group.control.owner = Fixtures.alice
     #expect(c.handle(key: .character(" "), model: model) == [.togglePlayback])
