@@ -69,15 +69,19 @@ public struct DemoScript: Hashable, Sendable {
   public static func load(from path: String, catalog: Catalog? = nil) throws(ScriptError)
     -> DemoScript
   {
-    let text: String
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw ScriptError(fileName: path, line: 0, problem: .unreadable(reason: "no such file"))
+    func unreadable(_ reason: String) -> ScriptError {
+      ScriptError(fileName: path, line: 0, problem: .unreadable(reason: reason))
     }
-    do {
-      text = try String(contentsOfFile: path, encoding: .utf8)
-    } catch {
-      throw ScriptError(
-        fileName: path, line: 0, problem: .unreadable(reason: "\(error.localizedDescription)"))
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw unreadable("no such file")
+    }
+    guard !isDirectory.boolValue else { throw unreadable("it is a directory") }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw unreadable("permission denied, or not a regular file")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw unreadable("it is not UTF-8 text")
     }
     return try parse(text, fileName: path, catalog: catalog)
   }

@@ -31,7 +31,9 @@ public struct RelayIdentity: Sendable {
     } catch {
       throw .unreadable(path: key, reason: error.localizedDescription)
     }
-    return try RelayIdentity(certificatePEM: certificatePEM, keyPEM: keyPEM, isSelfSigned: false)
+    return try RelayIdentity(
+      certificatePEM: certificatePEM, keyPEM: keyPEM, isSelfSigned: false,
+      names: (certificate, key))
   }
 
   /// The self-signed certificate kept in `directory` (`relay-certificate.pem`,
@@ -121,14 +123,22 @@ public struct RelayIdentity: Sendable {
     }
   }
 
-  private init(certificatePEM: String, keyPEM: String, isSelfSigned: Bool) throws(RelayTLSError) {
+  /// `names`: the files they came from, to say which one is wrong.
+  private init(
+    certificatePEM: String, keyPEM: String, isSelfSigned: Bool,
+    names: (certificate: String, key: String) = ("the certificate", "the key")
+  ) throws(RelayTLSError) {
     let der: [UInt8]
     do {
       let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
       der = try certificate.toDERBytes()
+    } catch {
+      throw .invalid("\(names.certificate) is not a PEM certificate")
+    }
+    do {
       _ = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
     } catch {
-      throw .invalid("not a PEM certificate and private key: \(error)")
+      throw .invalid("\(names.key) is not a PEM private key")
     }
     self.certificatePEM = certificatePEM
     self.keyPEM = keyPEM

@@ -136,13 +136,18 @@ public struct TCPTransport: Transport {
   }
 
   static func simplify(_ reason: String) -> String {
-    if reason.contains("Connection refused") || reason.contains("ECONNREFUSED") {
+    let said = reason.lowercased()
+    if said.contains("connection refused") || said.contains("econnrefused") {
       return "connection refused (is a relay running there?)"
     }
-    if reason.contains("connectTimeout") || reason.contains("timed out") { return "timed out" }
-    if reason.contains("unknownHost") || reason.contains("resolve") || reason.contains("NXDOMAIN") {
-      return "unknown host"
+    if said.contains("connecttimeout") || said.contains("timed out") { return "timed out" }
+    if said.contains("unknownhost") || said.contains("resolve") || said.contains("nxdomain")
+      || said.contains("name or service not known")
+    {
+      return "unknown host (is the name right?)"
     }
+    if said.contains("network is unreachable") { return "network unreachable" }
+    if said.contains("no route to host") { return "no route to host" }
     return reason
   }
 }

@@ -38,8 +38,14 @@ struct Cowatch: AsyncParsableCommand {
       }
       let message =
         self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
+      // The subcommand's own help lists its flags; the top one does not.
+      let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+      let command =
+        (["cowatch"] + CommandLine.arguments.dropFirst().prefix(1).filter { names.contains($0) })
+        .joined(separator: " ")
       Console.error(
-        "cowatch: \(message.replacingOccurrences(of: "Error: ", with: "")) (see cowatch --help)")
+        "\(command): \(message.replacingOccurrences(of: "Error: ", with: "")) (see \(command) --help)"
+      )
       Foundation.exit(code.rawValue)
     }
   }

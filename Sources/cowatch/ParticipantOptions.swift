@@ -74,6 +74,11 @@ struct ParticipantOptions: ParsableArguments {
     if let videoTty, !FileManager.default.isWritableFile(atPath: videoTty) {
       throw ValidationError("--video-tty: cannot write to \(videoTty)")
     }
+    if player != "mpv" {
+      // Options for a player that is not used would be ignored without a word.
+      if !mpvArgs.isEmpty { throw ValidationError("--mpv-args only applies with --player mpv") }
+      if videoTty != nil { throw ValidationError("--video-tty only applies with --player mpv") }
+    }
     if player == "mpv", media == nil {
       throw ValidationError(
         "--player mpv plays your own files: give the directory they are in with --media DIR")

@@ -16,12 +16,20 @@ struct ServeCommand: AsyncParsableCommand {
     commandName: "serve", abstract: "Run a relay server that rooms of participants connect to.")
 
   @Option(help: "Address to listen on.") var host = "127.0.0.1"
-  @Option(help: "TCP port to listen on.") var port = 7700
-  @Option(help: "Most participants in one room.") var maxParticipants = 64
-  @Option(help: "Drop a participant silent for this many seconds.") var heartbeatTimeout = 6.0
-  @Option(help: "Most open connections in all.") var maxConnections = 20_000
-  @Option(help: "Most open connections from one address.") var maxConnectionsPerAddress = 64
-  @Option(help: "Most rooms created from one address that still exist.") var maxRoomsPerAddress = 32
+  @Option(parsing: .unconditional, help: "TCP port to listen on.") var port = 7700
+  @Option(parsing: .unconditional, help: "Most participants in one room.") var maxParticipants = 64
+  @Option(
+    parsing: .unconditional,
+    help:
+      "Close a participant's connection after this many seconds of silence; its place is kept as long again for it to come back."
+  )
+  var heartbeatTimeout = 6.0
+  @Option(parsing: .unconditional, help: "Most open connections in all.") var maxConnections =
+    20_000
+  @Option(parsing: .unconditional, help: "Most open connections from one address.")
+  var maxConnectionsPerAddress = 64
+  @Option(parsing: .unconditional, help: "Most rooms created from one address that still exist.")
+  var maxRoomsPerAddress = 32
   @Option(help: "Log level (trace, debug, info, notice, warning, error).") var logLevel = "notice"
   @Option(
     help: ArgumentHelp(
@@ -40,11 +48,13 @@ struct ServeCommand: AsyncParsableCommand {
       valueName: "host:port"))
   var advertise: String?
   @Option(
+    parsing: .unconditional,
     help:
       "With a PostgreSQL store: seconds a room stays this relay's without renewing its lease; a dead relay's rooms move within it."
   )
   var lease = PostgresRoomStore.defaultLeaseDuration
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Also accept Syncplay's clients on this TCP port (Syncplay's own is 8999), into the same rooms.",
       discussion:

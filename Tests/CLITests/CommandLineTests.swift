@@ -65,6 +65,13 @@ struct CommandLineTests {
       (["join", "no such host:77", "--name", "ann", "--headless"], "bad relay address"),
       (["join", "127.0.0.1:99999", "--name", "ann", "--headless"], "bad relay address"),
       (["serve", "--frobnicate"], "Unknown option"),
+      (["serve", "--frobnicate"], "(see cowatch serve --help)"),
+      (
+        ["join", "127.0.0.1:1", "--name", "x", "--headless", "--mpv-args", "--fs"],
+        "--mpv-args only applies with --player mpv"
+      ),
+      (["serve", "--heartbeat-timeout", "-1"], "--heartbeat-timeout must be positive"),
+      (["serve", "--port", "-1"], "--port must be 0–65535"),
       (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
       (["demo", "--speed", "-3"], "speed"),
       (

@@ -1,4 +1,5 @@
 import DemoScript
+import Foundation
 import GroupSessions
 import Media
 import Participation
@@ -199,6 +200,24 @@ struct ScriptParserTests {
     } catch {
       #expect(
         error.description == "/nonexistent/demo.cowatch: cannot read the script: no such file")
+    }
+  }
+
+  @Test("a directory, or a file that is not text, is said in words")
+  func notAScript() throws {
+    let directory = FileManager.default.temporaryDirectory.path
+    #expect {
+      _ = try DemoScript.load(from: directory)
+    } throws: { error in
+      "\(error)" == "\(directory): cannot read the script: it is a directory"
+    }
+    let binary = directory + "/cowatch-not-text-\(getpid()).cowatch"
+    try Data([0xFF, 0xFE, 0x00, 0xC3]).write(to: URL(fileURLWithPath: binary))
+    defer { try? FileManager.default.removeItem(atPath: binary) }
+    #expect {
+      _ = try DemoScript.load(from: binary)
+    } throws: { error in
+      "\(error)" == "\(binary): cannot read the script: it is not UTF-8 text"
     }
   }
 

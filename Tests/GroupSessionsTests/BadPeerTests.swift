@@ -1,6 +1,7 @@
 import GroupSessions
 import Participation
 import PlaybackCoordination
+import TCPRelayClient
 import Testing
 import Transports
 import WireProtocol
@@ -89,5 +90,22 @@ struct HostileNumberTests {
     #expect(await ann.groupState.session?.status == .paused)
     await ann.stop()
     await relay.stop()
+  }
+}
+
+@Suite("Unreachable relays, in words")
+struct UnreachableWordsTests {
+  @Test("a host name nobody knows is \"unknown host\", not the resolver's error dump")
+  func unknownHost() async {
+    let transport = TCPTransport(host: "nosuchhost.invalid", port: 7700)
+    do {
+      _ = try await transport.connect()
+      Issue.record("connected to a host that does not exist")
+    } catch {
+      #expect(
+        error.description
+          == "cannot reach the relay at nosuchhost.invalid:7700: unknown host (is the name right?)",
+        "\(error.description)")
+    }
   }
 }

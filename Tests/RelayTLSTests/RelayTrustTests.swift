@@ -127,6 +127,19 @@ struct RelayTrustTests {
       try RelayIdentity.load(
         certificate: directory + "/nope.pem", key: directory + "/relay-key.pem")
     }
+    // Files that are not what they are given as are named, each for what it is not.
+    let text = directory + "/notes.txt"
+    try "not a certificate".write(toFile: text, atomically: true, encoding: .utf8)
+    #expect {
+      try RelayIdentity.load(certificate: text, key: directory + "/relay-key.pem")
+    } throws: { error in
+      "\(error)".contains("\(text) is not a PEM certificate")
+    }
+    #expect {
+      try RelayIdentity.load(certificate: directory + "/relay-certificate.pem", key: text)
+    } throws: { error in
+      "\(error)".contains("\(text) is not a PEM private key")
+    }
   }
 
   @Test(
