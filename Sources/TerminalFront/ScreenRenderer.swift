@@ -905,7 +905,13 @@ public enum ScreenRenderer {
   }
 
   private static func drawPrompt(_ prompt: Prompt, into grid: inout CellGrid) {
-    let width = min(grid.cols, max(24, min(60, grid.cols - 4)))
+    // 60 columns, or wider (up to 90, as the screen allows) for options that would be cut.
+    let longest =
+      prompt.options.map {
+        CharacterWidth.of($0.label) + ($0.detail.map { CharacterWidth.of($0) + 1 } ?? 0) + 14
+      }.max() ?? 0
+    let wanted = min(90, max(60, longest))
+    let width = min(grid.cols, max(24, min(wanted, grid.cols - 4)))
     let inner = width - 4
     guard inner > 0 else { return }
     var body: [PromptLine] = []
@@ -913,9 +919,12 @@ public enum ScreenRenderer {
       for line in TextLayout.wrap(prompt.message, width: inner) { body.append(.text(line, .plain)) }
       body.append(.text("", .plain))
     }
+    var stacked = false
     switch prompt.layout {
     case .buttons:
-      for line in buttonLines(prompt, width: inner) { body.append(.buttons(line)) }
+      let lines = buttonLines(prompt, width: inner)
+      stacked = lines.count > 1
+      for line in lines { body.append(.buttons(line)) }
     case .list:
       let maxRows = max(1, grid.rows - 4 - body.count - 2)
       let listRows = min(prompt.options.count, maxRows)
@@ -936,7 +945,7 @@ public enum ScreenRenderer {
       break
     }
     body.append(.text("", .plain))
-    body.append(.text(hint(for: prompt), CellStyle(.muted)))
+    body.append(.text(hint(for: prompt, stacked: stacked), CellStyle(.muted)))
     let height = min(grid.rows, body.count + 2)
     let row = max(0, (grid.rows - height) / 2)
     let col = max(0, (grid.cols - width) / 2)
@@ -995,12 +1004,13 @@ public enum ScreenRenderer {
     }
   }
 
-  private static func hint(for prompt: Prompt) -> String {
+  /// `stacked`: the buttons did not fit on one line and stand one under another.
+  private static func hint(for prompt: Prompt, stacked: Bool = false) -> String {
     switch prompt.layout {
     case .buttons:
       let keys = prompt.options.compactMap { $0.hotkey.map { String($0).lowercased() } }.joined(
         separator: "/")
-      return "←/→ move · enter choose · \(keys) · esc cancel"
+      return "\(stacked ? "↑/↓" : "←/→") move · enter choose · \(keys) · esc cancel"
     case .list: return "↑/↓ move · enter choose · esc cancel"
     case .input: return "enter send · esc cancel"
     }
