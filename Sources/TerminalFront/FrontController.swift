@@ -384,6 +384,10 @@ public struct FrontController: Hashable, Sendable {
       }
       return [.suspend(SuspensionReason(reason))]
     case (.pickPerson(true), .chosen(.person(let id))):
+      guard let person = model.group.participant(id) else { return [.redraw] }
+      present(.confirmHandOver(person))
+      return [.redraw]
+    case (.confirmHandOver(let id), .chosen(.yes)):
       return [.roomCommand(.transferOwnership(to: id))]
     case (.pickPerson(false), .chosen(.person(let id))):
       guard let person = model.group.participant(id) else { return [.redraw] }

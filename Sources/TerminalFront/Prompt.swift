@@ -37,6 +37,8 @@ public struct Prompt: Hashable, Sendable {
     case pickPerson(handOver: Bool)
     /// "Remove bob from the room?" Yes / No: a removal cannot be undone from here.
     case confirmRemove(ParticipantID)
+    /// Yes / No before handing the room over.
+    case confirmHandOver(ParticipantID)
     /// Why this person steps away (SharePlay's suspension reasons, or one of their own).
     case stepAway
     /// A reason of their own, typed.
@@ -425,6 +427,15 @@ extension Prompt {
     return Prompt(
       kind: .confirmRemove(person.id), title: "Remove",
       message: "Remove \(person.name) from the room? Their place goes; \(back).",
+      options: [Option("Yes", choice: .yes), Option("No", choice: .no)], selection: 1)
+  }
+
+  /// Handing the room over cannot be taken back by its giver: asked first, No selected.
+  public static func confirmHandOver(_ person: Participant) -> Prompt {
+    Prompt(
+      kind: .confirmHandOver(person.id), title: "Hand over",
+      message:
+        "Hand the room to \(person.name)? They will lock it, choose who controls playback and remove people; you no longer will.",
       options: [Option("Yes", choice: .yes), Option("No", choice: .no)], selection: 1)
   }
 

@@ -505,8 +505,18 @@ struct RoomMenuTests {
     _ = c.handle(key: .character("h"), model: model)
     #expect(c.activePrompt?.kind == .pickPerson(handOver: true))
     #expect(c.activePrompt?.options.map(\.label) == ["bob", "carol"])
+    // Handing over is asked once more; Enter alone (No, selected) keeps the room.
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmHandOver(Fixtures.bob))
     #expect(
-      c.handle(key: .enter, model: model) == [.roomCommand(.transferOwnership(to: Fixtures.bob))])
+      c.handle(key: .enter, model: model) != [.roomCommand(.transferOwnership(to: Fixtures.bob))])
+    _ = c.handle(key: .character("o"), model: model)
+    _ = c.handle(key: .character("h"), model: model)
+    _ = c.handle(key: .enter, model: model)
+    #expect(
+      c.handle(key: .character("y"), model: model) == [
+        .roomCommand(.transferOwnership(to: Fixtures.bob))
+      ])
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("r"), model: model)
     _ = c.handle(key: .down, model: model)
