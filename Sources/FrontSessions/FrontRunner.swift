@@ -16,14 +16,19 @@ public struct FrontRunner: Sendable {
   public let player: any ShowablePlayer
   /// How to start the player again when it quits (mpv), if it can be.
   public let restartPlayer: PlayerRestart?
+  private let beforeLeaving: (@Sendable () async -> Void)?
   private let session: FrontSession
   /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
   private let clock = MonotonicClock()
 
+  /// `beforeLeaving`: run just before the client says goodbye (a host closes the relay it
+  /// runs first, so that the others read that the room closed, not who owns it next).
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
-    session: FrontSession, restartPlayer: PlayerRestart? = nil
+    session: FrontSession, restartPlayer: PlayerRestart? = nil,
+    beforeLeaving: (@Sendable () async -> Void)? = nil
   ) {
+    self.beforeLeaving = beforeLeaving
     self.restartPlayer = restartPlayer
     self.client = client
     self.terminal = terminal
@@ -57,7 +62,9 @@ public struct FrontRunner: Sendable {
           input.yield(.tick)
         }
       },
-      Task { await Self.work(requests, client: client, report: input) },
+      Task {
+        await Self.work(requests, client: client, report: input, beforeLeaving: beforeLeaving)
+      },
     ]
     defer {
       for task in tasks { task.cancel() }
@@ -103,7 +110,8 @@ public struct FrontRunner: Sendable {
   /// The worker: makes the requests one after the other and reports failures.
   private static func work(
     _ requests: AsyncStream<FrontRequest>, client: ParticipantClient,
-    report: AsyncStream<FrontSession.Input>.Continuation
+    report: AsyncStream<FrontSession.Input>.Continuation,
+    beforeLeaving: (@Sendable () async -> Void)?
   ) async {
     func check(_ result: Result<Void, ClientError>) {
       switch result {
@@ -127,6 +135,7 @@ public struct FrontRunner: Sendable {
         guard await client.connectionStatus == .connected else { continue }
         check(await client.send(request == .leave ? .leave : .end))
       case .stop:
+        await beforeLeaving?()
         await client.stop()
         report.yield(.stopped)
         return

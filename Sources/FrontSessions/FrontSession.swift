@@ -74,12 +74,17 @@ public struct FrontSession: Sendable {
 
   /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
   /// before ending the room for the others.
+  /// What went wrong before the front started (a video that cannot be played, say): shown
+  /// on its first screen, not only in the log.
+  private let warnings: [String]
+
   /// `reconnectGiveUpAfter`: how long the client tries to reconnect before giving up
   /// (said while it tries).
   public init(
     roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false,
-    reconnectGiveUpAfter: Double? = nil
+    reconnectGiveUpAfter: Double? = nil, warnings: [String] = []
   ) {
+    self.warnings = warnings
     model = FrontModel(roomName: roomName, catalog: catalog)
     model.invite = invite
     model.reconnectGiveUpAfter = reconnectGiveUpAfter
@@ -116,6 +121,7 @@ public struct FrontSession: Sendable {
     var effects: [Effect] = []
     switch input {
     case .started:
+      for warning in warnings { model.post(warning, kind: .error) }
       if let invite = model.invite { model.post("Others join with: \(invite)") }
       redrawRequested = true
     case .client(let event):

@@ -14,12 +14,16 @@ public struct HeadlessRunner: Sendable {
   /// See ``ActionPerformer/restartPlayer``.
   public let restartPlayer: PlayerRestart?
   private let write: @Sendable (String) -> Void
+  /// Run just before the client says goodbye at the end of the input (see
+  /// `FrontRunner`'s).
+  private let beforeLeaving: (@Sendable () async -> Void)?
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
-    restartPlayer: PlayerRestart? = nil,
+    restartPlayer: PlayerRestart? = nil, beforeLeaving: (@Sendable () async -> Void)? = nil,
     write: @escaping @Sendable (String) -> Void
   ) {
+    self.beforeLeaving = beforeLeaving
     self.client = client
     self.catalog = catalog
     self.sampleMilliseconds = sampleMilliseconds
@@ -36,6 +40,7 @@ public struct HeadlessRunner: Sendable {
     let sampler = Task { await sample() }
     let reading = Task {
       await read(input)
+      await beforeLeaving?()
       await client.stop()
     }
     // The events end when the client does, whichever way it stops.

@@ -22,6 +22,8 @@ public final class MpvPlayer: PlayerDriver {
     /// Direct property reads (``property(_:)``) waiting for mpv's reply, by request id.
     var queries: [Int: CheckedContinuation<MpvValue?, Never>] = [:]
     var nextQuery = 1_000_000_000
+    /// ``stop()`` asked mpv to quit: its going is no news.
+    var stopping = false
   }
 
   private let state: Mutex<State>
@@ -177,6 +179,7 @@ public final class MpvPlayer: PlayerDriver {
   /// Quits mpv and removes its socket; nothing is left running.
   public func stop() async {
     let channel = state.withLock { s -> (any Channel)? in
+      s.stopping = true
       s.wake?.cancel()
       s.wake = nil
       let c = s.channel
@@ -293,15 +296,19 @@ public final class MpvPlayer: PlayerDriver {
   }
 
   fileprivate func lost(_ why: String) {
-    let waiting = state.withLock { s in
+    let (waiting, stopping) = state.withLock { s in
       s.machine.lost(why)
       s.wake?.cancel()
       s.wake = nil
       defer { s.queries = [:] }
-      return Array(s.queries.values)
+      return (Array(s.queries.values), s.stopping)
     }
     for continuation in waiting { continuation.resume(returning: nil) }
-    logger.warning("\(why)")
+    if stopping {
+      logger.debug("\(why) (asked to quit)")
+    } else {
+      logger.warning("\(why)")
+    }
   }
 
   private func woke() {

@@ -11,7 +11,8 @@ enum FrontRun {
   /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
-    room: String, invite: String?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil
+    room: String, invite: String?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
+    warnings: [String] = [], beforeLeaving: (@Sendable () async -> Void)? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -23,10 +24,10 @@ enum FrontRun {
     }
     let session = FrontSession(
       roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom,
-      reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter)
+      reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter, warnings: warnings)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
-      restartPlayer: restartPlayer
+      restartPlayer: restartPlayer, beforeLeaving: beforeLeaving
     ).run()
   }
 }

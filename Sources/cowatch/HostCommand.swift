@@ -62,7 +62,12 @@ struct HostCommand: AsyncParsableCommand {
         transport: TCPTransport(
           host: local, port: server.port,
           tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
-        options: options, invite: invite, hostsRoom: true)
+        options: options, invite: invite, hostsRoom: true,
+        // The relay closes before the host says goodbye: the others read that the room
+        // closed, not who would own it next.
+        beforeLeaving: { [name = options.name] in
+          await server.close(because: "\(name) closed the room (it ran on their machine)")
+        })
     } catch {
       await server.close(because: "the room's host stopped")
       throw error

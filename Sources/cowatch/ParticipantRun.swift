@@ -39,14 +39,18 @@ enum ParticipantRun {
   /// room's relay runs in this process (`cowatch host`).
   static func run(
     command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
-    hostsRoom: Bool = false
+    hostsRoom: Bool = false, beforeLeaving: (@Sendable () async -> Void)? = nil
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
     let logger = Logger(label: "cowatch.\(options.name)")
+    var warnings: [String] = []
     let media = try MediaSetup.load(command: command, options: options) { warning in
+      // Said once: headless mode's log goes to stderr too, unless to a file. The front
+      // shows them on its first screen.
       if options.headless { Console.error("cowatch \(command): \(warning)") }
-      logger.warning("\(warning)")
+      if !options.headless || options.logFile != nil { logger.warning("\(warning)") }
+      warnings.append(warning)
     }
     let clock = MonotonicClock()
     let (player, stopPlayer, restartPlayer) = try await MediaSetup.makePlayer(
@@ -102,14 +106,15 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        restartPlayer: restartPlayer, write: { Console.line($0) })
+        restartPlayer: restartPlayer, beforeLeaving: beforeLeaving, write: { Console.line($0) })
       await runner.run(input: Console.inputLines())
       await stopPlayer()
     } else {
       do {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
-          invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer)
+          invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer, warnings: warnings,
+          beforeLeaving: beforeLeaving)
       } catch {
         await stopPlayer()
         throw error

@@ -17,10 +17,13 @@ struct Driver {
   /// Every command for the local player so far, in order.
   private(set) var playerCommands: [PlayerCommand] = []
 
-  init(invite: String? = nil, hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil) {
+  init(
+    invite: String? = nil, hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil,
+    warnings: [String] = []
+  ) {
     session = FrontSession(
       roomName: "lobby", catalog: [Fixtures.series], invite: invite, hostsRoom: hostsRoom,
-      reconnectGiveUpAfter: reconnectGiveUpAfter)
+      reconnectGiveUpAfter: reconnectGiveUpAfter, warnings: warnings)
   }
 
   /// ann has entered the room where bob is; nothing is watched yet.

@@ -177,6 +177,13 @@ struct FrontSessionTests {
     #expect(d.screen().contains("you: hi bob"))
   }
 
+  @Test("what went wrong loading the media is on the first screen, not only in the log")
+  func mediaWarnings() {
+    var d = Driver(warnings: ["skipped Show/S01E03.mkv: ffprobe cannot read it"])
+    d.send(.started)
+    #expect(d.screen().contains("skipped Show/S01E03.mkv: ffprobe cannot read it"))
+  }
+
   @Test("reconnecting says for how long, and when the front will give up")
   func reconnectingFor() {
     var d = Driver(reconnectGiveUpAfter: 60)
