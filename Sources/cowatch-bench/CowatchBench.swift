@@ -156,9 +156,9 @@ struct CodecCommand: AsyncParsableCommand {
         One thread, no I/O, warm caches: each operation runs in batches of 200 calls and
         each batch gives one sample (µs per call). A *step* is what the relay broadcasts for
         every change and every participant decodes and replays; a *command* is what a
-        participant sends. The last row times one call at a time after walking 64 MiB of
-        other memory: what the first change after an idle while costs, its code and data
-        no longer in the caches.
+        participant sends. The row after the relay core's times one call at a time after walking
+        64 MiB of other memory: what the first change after an idle while costs, its code and
+        data no longer in the caches.
 
         \(t.markdown)
         """, smoke: common.smoke)
