@@ -109,10 +109,15 @@ public struct DemoScreen: Sendable {
           model, rows: height + 1, cols: width - (columns > 1 ? 1 : 0))
         grid.paste(tile, row: r, col: c)
       }
+      // Rows the tiles leave over: the last tile's key help fell there.
+      let used = tileRows * height
+      if used < area { grid.fill(row: used, col: 0, height: area - used, width: cols) }
     }
+    let keys =
+      layout == .follow
+      ? "Tab next person · v side by side · q quit" : "v follow one · q quit"
     let who = layout == .follow ? "following \(followedName)" : "everyone side by side"
-    let line =
-      " demo · \(who) · \(status) · Tab next person · v \(layout == .follow ? "side by side" : "follow one") · q quit "
+    let line = " demo · \(who) · \(status) · \(keys) "
     let bar = CellStyle(.accent, reverse: true)
     grid.fill(row: area, col: 0, height: 1, width: cols, style: bar)
     grid.write(line, row: area, col: 0, style: bar, maxWidth: cols)

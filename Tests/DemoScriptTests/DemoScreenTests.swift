@@ -55,6 +55,11 @@ struct DemoScreenTests {
     #expect(tiled.text.contains("everyone side by side"))
     #expect(
       tiled.lines.first?.contains("ann") == true && tiled.lines.first?.contains("bob") == true)
+    #expect(!tiled.text.contains("Tab next person"), "Tab follows someone only when following")
+    // Small: one tile under another, and no participant's key help between the last tile
+    // and the demo's own line.
+    let small = screen.render(rows: 14, cols: 50)
+    #expect(!small.text.contains("q quit  ") && !small.text.contains("? help"), "\(small.text)")
     let result = await running.value
     #expect(result.succeeded, "\(result.summary)")
   }
