@@ -19,6 +19,17 @@ struct LongChatTests {
     #expect(!screen.contains("…"), "nothing cut:\n\(screen)")
   }
 
+  @Test("what went wrong is wrapped like chat, every word of it on screen")
+  func errorsWrapped() {
+    var model = Fixtures.playing()
+    let text =
+      "not sent yet: the connection is down — it goes when the relay is back, if within 10 s of asking END"
+    model.post(text, kind: .error)
+    let screen = ScreenRenderer.render(model, rows: 30, cols: 72).text
+    #expect(screen.contains("END"), "\(screen)")
+    #expect(!screen.contains("asking…"))
+  }
+
   @Test("scrolled back to it, a long line is read from its start, wrapped")
   func scrolledBack() {
     var model = Fixtures.playing()
