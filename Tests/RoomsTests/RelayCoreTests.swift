@@ -128,12 +128,14 @@ struct RelayDriver {
       collect()
     }
   }
+  /// A new connection `id` says hello (with `resume`: back to a kept place).
   mutating func hello(
     _ id: UInt64, _ name: String, room: String = "lobby", address: String? = nil,
-    origin: ParticipantOrigin = .cowatch
+    origin: ParticipantOrigin = .cowatch, resume: ResumeToken? = nil
   ) {
     connect(id, address: address, origin: origin)
-    send(.hello(version: ProtocolVersion.current, name: name, room: room, resume: nil), from: id)
+    send(
+      .hello(version: ProtocolVersion.current, name: name, room: room, resume: resume), from: id)
   }
   func welcome(_ id: UInt64) -> Welcome? {
     for m in outbox[ConnectionID(id)] ?? [] { if case .welcome(let w) = m { return w } }
@@ -269,10 +271,7 @@ struct RelayCoreTests {
     #expect(r.closed.contains(ConnectionID(1)))
     let ann = try #require(r.welcome(1))
     #expect(r.core.state(ofRoom: "lobby")?.participant(ann.participant)?.isConnected == false)
-    r.connect(2)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann.resume),
-      from: 2)
+    r.hello(2, "ann", resume: ann.resume)
     #expect(r.welcome(2)?.resumed == true)
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
     #expect(r.accepted(2) == [1], "the resend is answered, not applied again")
@@ -302,14 +301,13 @@ struct RelayCoreTests {
     #expect(r.lastState(1)?.participant(token.participant)?.isConnected == false)
     // A laptop opened again, a process resumed: back in the same place.
     annPings(for: 2)
-    r.connect(3)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    r.hello(3, "bob", resume: token)
     #expect(r.welcome(3)?.resumed == true)
     #expect(r.lastState(1)?.participant(token.participant)?.isConnected == true)
   }
 
-  @Test("a silent member that does not come back is removed after the heartbeat timeout and the grace")
+  @Test(
+    "a silent member that does not come back is removed after the heartbeat timeout and the grace")
   func heartbeatThenGrace() {
     var c = RelayConfiguration()
     c.heartbeatTimeout = 3
@@ -333,9 +331,7 @@ struct RelayCoreTests {
     r.drop(2)
     #expect(r.lastState(1)?.participant(token.participant)?.isConnected == false)
     r.advance(1)
-    r.connect(3)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    r.hello(3, "bob", resume: token)
     let w = try #require(r.welcome(3))
     #expect(w.resumed)
     #expect(w.participant == token.participant)
@@ -444,9 +440,7 @@ struct RelayCoreTests {
     let token = try #require(r.welcome(2)).resume
     r.drop(2)
     r.send(.send(seq: 1, to: .all, kind: "chat", body: "while you were away"), from: 1)
-    r.connect(3)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    r.hello(3, "bob", resume: token)
     let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
       if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
     }

@@ -233,11 +233,9 @@ struct AwayMessageTests {
     }
     #expect(told.count == 2)
     #expect(told.first?.contains("1 of your messages to bob was dropped") == true)
-    r.connect(3)
     var token = bob.resume
     token.messagesReceived = 0
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "bob", room: "lobby", resume: token), from: 3)
+    r.hello(3, "bob", resume: token)
     let back = r.outbox[ConnectionID(3)] ?? []
     let bodies = back.compactMap { m -> String? in
       if case .message(_, _, _, _, let body, _) = m { body } else { nil }
