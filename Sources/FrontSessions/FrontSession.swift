@@ -72,14 +72,13 @@ public struct FrontSession: Sendable {
   /// Set when an action asks for a redraw even though the model is the same (a resize).
   private var redrawRequested = false
 
-  /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
-  /// before ending the room for the others.
   /// What went wrong before the front started (a video that cannot be played, say): shown
   /// on its first screen, not only in the log.
   private let warnings: [String]
 
-  /// `reconnectGiveUpAfter`: how long the client tries to reconnect before giving up
-  /// (said while it tries).
+  /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
+  /// before ending the room for the others. `reconnectGiveUpAfter`: how long the client
+  /// tries to reconnect before giving up (said while it tries).
   public init(
     roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false,
     reconnectGiveUpAfter: Double? = nil, warnings: [String] = []

@@ -40,6 +40,8 @@ public struct HeadlessRunner: Sendable {
     let sampler = Task { await sample() }
     let reading = Task {
       await read(input)
+      // Cancelled: the client already stopped by itself; nobody to say goodbye to.
+      guard !Task.isCancelled else { return }
       await beforeLeaving?()
       await client.stop()
     }
