@@ -838,13 +838,8 @@ public struct RelayCore: Sendable {
         // that it lost the connection, not that it was removed.
         let heard = Self.seconds(configuration.heartbeatTimeout)
         let kept = Self.seconds(configuration.reconnectGrace)
-        actions.append(
-          .send(
-            .error(
-              code: .heartbeatTimeout,
-              message: "the relay heard nothing from you for \(heard); your place is kept \(kept) more",
-              fatal: true),
-            to: id))
+        let text = "the relay heard nothing from you for \(heard); your place is kept \(kept) more"
+        actions.append(.send(.error(code: .heartbeatTimeout, message: text, fatal: true), to: id))
         actions.append(.close(id))
         actions += disconnected(id, at: now)
       }
