@@ -385,7 +385,13 @@ public struct ParticipantCore: Sendable {
     if let reason, case .joined = phase { effects += setPhase(.invalidated(reason)) }
     effects.append(.player(.unload))
     for request in outbox {
-      if let ticket = request.ticket { effects.append(.answer(ticket: ticket, .failure(.stopped))) }
+      if let ticket = request.ticket {
+        effects.append(.answer(ticket: ticket, .failure(.stopped)))
+      } else if request.origin == .user, let why = Self.unsentReason(reason) {
+        // Nobody waits for it (chat, a key's request answered as queued): said here, or
+        // it would look sent.
+        effects.append(.event(.error("not sent: \(Self.describe(request.body)) — \(why)")))
+      }
     }
     outbox = []
     effects += setStatus(.disconnected)
@@ -1016,8 +1022,23 @@ public struct ParticipantCore: Sendable {
   /// A request in a few words, for messages.
   private static func describe(_ body: Request.Body) -> String {
     switch body {
-    case .message(let kind, _, _): kind == "chat" ? "a chat message" : "a \(kind) message"
-    case .command(let command): describe(command)
+    case .message(let kind, let text, _):
+      if kind == "chat" {
+        let words = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+        return "your chat message “\(words)”"
+      }
+      return "a \(kind) message"
+    case .command(let command): return describe(command)
+    }
+  }
+
+  /// Why what was still queued will never go, when the participant stops other than by
+  /// leaving (nil: it left on purpose).
+  private static func unsentReason(_ reason: InvalidationReason?) -> String? {
+    switch reason {
+    case .relayLost: "gave up reconnecting to the relay"
+    case .removed(let why): why
+    case .none, .left, .ended, .relayRestarted: nil
     }
   }
 

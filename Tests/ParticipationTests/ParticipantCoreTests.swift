@@ -89,6 +89,22 @@ struct ParticipantCoreTests {
   }
 
   @Test(
+    "chat still waiting when the participant gives up on the relay is reported not sent, with its words"
+  )
+  func unsentOnGiveUp() {
+    let net = SimulatedNetwork()
+    let people = net.watchTogether(["ann", "bob"])
+    net.outage(for: 70) {
+      net.request(.message(kind: "chat", body: "typed while down", to: .all), from: people[1])
+    }
+    let errors = net.errors(of: people[1])
+    #expect(
+      errors.contains(
+        "not sent: your chat message “typed while down” — gave up reconnecting to the relay"),
+      "\(errors)")
+  }
+
+  @Test(
     "space pressed quickly toggles from what was last asked for: twice is back where it was, three times paused"
   )
   func toggleBursts() {
