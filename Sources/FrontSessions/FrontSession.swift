@@ -75,15 +75,18 @@ public struct FrontSession: Sendable {
   /// What went wrong before the front started (a video that cannot be played, say): shown
   /// on its first screen, not only in the log.
   private let warnings: [String]
+  /// How long a request waits for the connection before it is dropped (and said so).
+  private let resendWindow: Double
 
   /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
   /// before ending the room for the others. `reconnectGiveUpAfter`: how long the client
   /// tries to reconnect before giving up (said while it tries).
   public init(
     roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false,
-    reconnectGiveUpAfter: Double? = nil, warnings: [String] = []
+    reconnectGiveUpAfter: Double? = nil, warnings: [String] = [], resendWindow: Double = 10
   ) {
     self.warnings = warnings
+    self.resendWindow = resendWindow
     model = FrontModel(roomName: roomName, catalog: catalog)
     model.invite = invite
     model.reconnectGiveUpAfter = reconnectGiveUpAfter
@@ -226,12 +229,13 @@ public struct FrontSession: Sendable {
     }
   }
 
-  /// Chat typed while reconnecting waits in order with everything else, and goes when the
-  /// connection is back (or is reported not sent, if that takes too long): say so, rather
-  /// than show it as if it had gone.
-  private mutating func noteChatWaits() {
+  /// What is asked for while reconnecting waits in order with everything else, and goes
+  /// when the connection is back (or is reported not sent, if that takes too long): said
+  /// at once, rather than shown as if it had gone (the client's own word for it comes
+  /// when the answer timeout passes: the same words, one notice).
+  private mutating func noteWaits() {
     guard model.connection == .reconnecting else { return }
-    model.post("not sent yet: it goes when the connection is back")
+    model.post(ClientError.notYetSent(window: resendWindow).description, kind: .error)
   }
 
   /// Who one's own chat line is from: "you", but one's name for an action ("/me waves" reads
@@ -318,7 +322,7 @@ public struct FrontSession: Sendable {
     case .tell(let people, let message):
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
-      noteChatWaits()
+      noteWaits()
       return [.request(.tell(people, message))]
     case .chat(let text):
       // "/me" alone would go out as the text "/me": say what it wants instead.
@@ -328,7 +332,7 @@ public struct FrontSession: Sendable {
       }
       // The relay does not echo our own messages back.
       model.receiveChat(from: sender(of: text), text: text)
-      noteChatWaits()
+      noteWaits()
       return [.request(.chat(text))]
     case .quit:
       guard !quitting else { return [] }
@@ -337,7 +341,9 @@ public struct FrontSession: Sendable {
       return [.request(.stop)]
     default:
       if quitting { return [] }
-      return request(for: action).map { [.request($0)] } ?? []
+      guard let request = request(for: action) else { return [] }
+      if request != .leave, request != .endForEveryone { noteWaits() }
+      return [.request(request)]
     }
   }
 

@@ -24,7 +24,8 @@ enum FrontRun {
     }
     let session = FrontSession(
       roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom,
-      reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter, warnings: warnings)
+      reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter, warnings: warnings,
+      resendWindow: client.configuration.resendWindow)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
       restartPlayer: restartPlayer, beforeLeaving: beforeLeaving

@@ -177,6 +177,20 @@ struct FrontSessionTests {
     #expect(d.screen().contains("you: hi bob"))
   }
 
+  @Test("a key pressed while reconnecting says at once that its request waits for the relay")
+  func keyWhileReconnecting() {
+    var d = Driver.watching()
+    d.send(.client(.connection(.reconnecting)))
+    d.clearRequests()
+    d.press(.right)
+    #expect(d.requests == [.seek(by: 10)])
+    #expect(d.screen().contains("not sent yet: the connection is down"))
+    // The client's own word for it, when its answer timeout passes, is the same notice.
+    d.send(.failed(ClientError.notYetSent(window: 10).description))
+    let lines = d.screen().split(separator: "\n").filter { $0.contains("not sent yet") }
+    #expect(lines.count == 1, "\(lines)")
+  }
+
   @Test("what went wrong loading the media is on the first screen, not only in the log")
   func mediaWarnings() {
     var d = Driver(warnings: ["skipped Show/S01E03.mkv: ffprobe cannot read it"])
@@ -211,7 +225,7 @@ struct FrontSessionTests {
     #expect(d.requests == [.chat("are you still there")])
     let screen = d.screen()
     #expect(screen.contains("you: are you still there"))
-    #expect(screen.contains("not sent yet: it goes when the connection is back"))
+    #expect(screen.contains("not sent yet: the connection is down"))
   }
 
   @Test("after the front gave up reconnecting, the chat line does not open, and says why")
