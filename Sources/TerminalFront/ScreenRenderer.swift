@@ -698,7 +698,12 @@ public enum ScreenRenderer {
     switch session.status {
     case .finished:
       if let next = session.series.item(after: session.item.id) {
-        return ("■ finished — n for \(EpisodeLabel.code(next.id))", CellStyle(.muted, bold: true))
+        // Only to whoever may switch; under owner-only control the others read who decides.
+        let hint =
+          model.controlsPlayback
+          ? "n for \(EpisodeLabel.code(next.id))"
+          : "\(model.group.owner?.name ?? "the owner") chooses what's next"
+        return ("■ finished — \(hint)", CellStyle(.muted, bold: true))
       }
       return ("■ finished", CellStyle(.muted, bold: true))
     case .waiting:

@@ -14,6 +14,18 @@ struct PromptLayoutTests {
       screen.contains("Only I control playback (the others can still step away)"), "\(screen)")
   }
 
+  @Test(
+    "at the end of an episode, the hint to switch is for whoever may; the others read who decides")
+  func finishedHint() {
+    var model = Fixtures.finished()
+    let mine = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(mine.contains("finished — n for"), "\(mine)")
+    model.group.control = RoomControl(owner: Fixtures.bob, playback: .owner)
+    let theirs = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(theirs.contains("finished — bob chooses what's next"), "\(theirs)")
+    #expect(!theirs.contains("n for"))
+  }
+
   @Test("buttons that stand one under another are moved with ↑/↓, as the hint says")
   func stackedHint() {
     var model = Fixtures.playing()
