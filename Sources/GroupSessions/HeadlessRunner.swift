@@ -103,9 +103,11 @@ public struct HeadlessRunner: Sendable {
     var lastEpoch: String?
     var lastRelay: String?
     var stateLines = HeadlessStateLines()
+    var me: ParticipantID?
     for await event in client.events {
       switch event {
       case .welcomed(let participant, let resumed, let epoch, let relay):
+        me = participant
         var fields: [(String, JSONValue)] = [
           ("event", "welcome"), ("participant", .string(participant.rawValue)),
           ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
@@ -133,6 +135,14 @@ public struct HeadlessRunner: Sendable {
             fields.append(("text", .string(text)))
           }
           emit(.object(fields))
+          // Removed by the owner: the reason this participant ends, as an error line like
+          // the room closing's (the relay's own farewell, which would repeat it, is not
+          // passed on).
+          if case .removed(let who, _) = change.kind, who == me,
+            let text = ChangeNarrator.notice(for: change, in: newState, local: who)
+          {
+            emit(.object([("event", "error"), ("message", .string(text))]))
+          }
         }
         if let line = stateLines.line(for: newState, changes: changes) { emit(line) }
         let people = newState.participants.map { p in

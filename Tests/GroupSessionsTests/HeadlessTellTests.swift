@@ -72,6 +72,12 @@ struct HeadlessEndTests {
     #expect(
       finished.flag.withLock { $0 },
       "the runner still waits for input 5 s after its participant was removed")
+    // Like the room closing or the relay given up on, with the line that says why.
+    await eventually("the error line that says why") {
+      await output.lines.contains {
+        $0.contains(#""event":"error""#) && $0.contains("ann removed you from the room")
+      }
+    }
     feed.finish()
     await running.value
     await ann.stop()
