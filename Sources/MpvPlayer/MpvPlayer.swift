@@ -152,7 +152,10 @@ public final class MpvPlayer: PlayerDriver {
       clock: clock, logger: logger, configuration: configuration)
     box.player.withLock { $0 = player }
     process.terminationHandler = { [weak player] p in
-      player?.lost("mpv stopped (status \(p.terminationStatus))")
+      player?.lost(
+        p.terminationReason == .uncaughtSignal
+          ? "mpv was stopped by signal \(p.terminationStatus)"
+          : "mpv stopped (status \(p.terminationStatus))")
     }
     player.apply { $0.start() }
     return player

@@ -838,7 +838,8 @@ public struct RelayCore: Sendable {
         // that it lost the connection, not that it was removed.
         let heard = Self.seconds(configuration.heartbeatTimeout)
         let kept = Self.seconds(configuration.reconnectGrace)
-        let text = "the relay heard nothing from you for \(heard); your place is kept \(kept) more"
+        let text =
+          "the relay heard nothing from you for \(heard) and closed the connection; a place is kept \(kept) for a way back"
         actions.append(.send(.error(code: .heartbeatTimeout, message: text, fatal: true), to: id))
         actions.append(.close(id))
         actions += disconnected(id, at: now)
