@@ -75,6 +75,8 @@ public struct FrontSession: Sendable {
   /// What went wrong before the front started (a video that cannot be played, say): shown
   /// on its first screen, not only in the log.
   private let warnings: [String]
+  /// Whether a moment has given the group's time yet (see ``FrontModel/clockKnown(_:)``).
+  private var groupClockKnown = false
   /// How long a request waits for the connection before it is dropped (and said so).
   private let resendWindow: Double
 
@@ -110,7 +112,14 @@ public struct FrontSession: Sendable {
 
   /// Takes one input at `moment` and returns what to do, in order.
   public mutating func handle(_ input: Input, at moment: FrontMoment) -> [Effect] {
-    if let now = moment.groupTime { model.now = now }
+    if let now = moment.groupTime {
+      if groupClockKnown {
+        model.now = now
+      } else {
+        groupClockKnown = true
+        model.clockKnown(now)
+      }
+    }
     model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
     model.messagesSealed = moment.messagesSealed
     if let screen = moment.screen { model.screenSize = screen }

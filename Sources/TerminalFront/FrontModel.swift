@@ -359,6 +359,15 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   /// Forgets notices that are no longer visible.
+  /// The group's clock became known (the first clock sample): what was posted before it,
+  /// stamped with a time that meant nothing, is stamped now — else it would look hours old
+  /// and vanish at once.
+  public mutating func clockKnown(_ now: GroupInstant) {
+    for i in notices.indices { notices[i].at = now }
+    for i in history.indices { history[i].at = now }
+    self.now = now
+  }
+
   public mutating func pruneNotices() {
     let model = self
     notices.removeAll { model.visibility(of: $0) == .gone }

@@ -191,10 +191,17 @@ struct FrontSessionTests {
     #expect(lines.count == 1, "\(lines)")
   }
 
-  @Test("what went wrong loading the media is on the first screen, not only in the log")
+  @Test(
+    "what went wrong loading the media is on the first screen, and stays when the group's clock becomes known"
+  )
   func mediaWarnings() {
     var d = Driver(warnings: ["skipped Show/S01E03.mkv: ffprobe cannot read it"])
+    // Before the first clock sample, as when the front starts before the relay's pong.
+    d.moment.groupTime = nil
     d.send(.started)
+    #expect(d.screen().contains("skipped Show/S01E03.mkv: ffprobe cannot read it"))
+    d.moment.groupTime = Fixtures.now.advanced(bySeconds: 3600)
+    d.send(.tick)
     #expect(d.screen().contains("skipped Show/S01E03.mkv: ffprobe cannot read it"))
   }
 
