@@ -803,12 +803,9 @@ public enum ScreenRenderer {
         notice.kind == .chat || scrolled ? ageText(since: notice.at, now: model.now) : ""
       let ageWidth = age.isEmpty ? 0 : CharacterWidth.of(age) + 1
       let style = noticeStyle(notice, visibility)
-      // Chat and what went wrong are wrapped over as many lines as they take (PgUp scrolls
-      // by notices, so each one is read from its start); the group's changes are one line.
-      let lines =
-        notice.kind == .event
-        ? [TextLayout.truncate(notice.text, to: inner - ageWidth)]
-        : TextLayout.wrap(notice.text, width: inner - ageWidth)
+      // Every notice is wrapped over as many lines as it takes, to be read whole in a
+      // narrow pane too (PgUp scrolls by notices, so each one is read from its start).
+      let lines = TextLayout.wrap(notice.text, width: inner - ageWidth)
       for (index, text) in lines.enumerated() {
         guard r < bottom else { break }
         // The pane ends inside the line: say that there is more.

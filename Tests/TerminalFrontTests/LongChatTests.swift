@@ -30,6 +30,14 @@ struct LongChatTests {
     #expect(!screen.contains("asking…"))
   }
 
+  @Test("a change to the group is wrapped too, read whole in a narrow pane")
+  func eventsWrapped() {
+    var model = Fixtures.playing()
+    model.post("lou took control of playback: only lou can play, pause, seek or switch")
+    let screen = ScreenRenderer.render(model, rows: 24, cols: 60).text
+    #expect(screen.contains("switch") && !screen.contains("swit…"), "\(screen)")
+  }
+
   @Test("scrolled back to it, a long line is read from its start, wrapped")
   func scrolledBack() {
     var model = Fixtures.playing()
