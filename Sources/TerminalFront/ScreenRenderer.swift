@@ -664,9 +664,10 @@ public enum ScreenRenderer {
     case .reconnecting:
       var text = "⟳ reconnecting to the relay…"
       if let since = model.reconnectingSince {
-        text += " \(Int(max(0, model.now.seconds(since: since)))) s"
+        // Short enough for a narrow pane: "⟳ reconnecting… 0:23 (gives up at 1:00)".
+        text = "⟳ reconnecting… \(TimeFormat.clock(max(0, model.now.seconds(since: since))))"
         if let limit = model.reconnectGiveUpAfter {
-          text += " (gives up after \(TimeFormat.clock(limit)))"
+          text += " (gives up at \(TimeFormat.clock(limit)))"
         }
       }
       return (text, CellStyle(.warning, bold: true))
