@@ -277,16 +277,22 @@ struct RelayCoreTests {
     #expect(r.accepted(2) == [1], "the resend is answered, not applied again")
   }
 
+  /// ann and bob in the lobby of a relay with these timings, seconds.
+  static func annAndBob(heartbeat: Double, grace: Double) -> RelayDriver {
+    var c = RelayConfiguration()
+    c.heartbeatTimeout = heartbeat
+    c.reconnectGrace = grace
+    var r = RelayDriver(c)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    return r
+  }
+
   @Test(
     "a silent member's connection is closed after the heartbeat timeout; it keeps its place for the grace, as after any lost connection"
   )
   func heartbeat() throws {
-    var c = RelayConfiguration()
-    c.heartbeatTimeout = 3
-    c.reconnectGrace = 4
-    var r = RelayDriver(c)
-    r.hello(1, "ann")
-    r.hello(2, "bob")
+    var r = Self.annAndBob(heartbeat: 3, grace: 4)
     let token = try #require(r.welcome(2)).resume
     func annPings(for seconds: Int) {
       for _ in 0..<seconds {
@@ -309,12 +315,7 @@ struct RelayCoreTests {
   @Test(
     "a silent member that does not come back is removed after the heartbeat timeout and the grace")
   func heartbeatThenGrace() {
-    var c = RelayConfiguration()
-    c.heartbeatTimeout = 3
-    c.reconnectGrace = 4
-    var r = RelayDriver(c)
-    r.hello(1, "ann")
-    r.hello(2, "bob")
+    var r = Self.annAndBob(heartbeat: 3, grace: 4)
     for _ in 0..<9 {
       r.advance(1)
       r.send(.ping(id: 1, t0: LocalInstant(nanoseconds: 0)), from: 1)
