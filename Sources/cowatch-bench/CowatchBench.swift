@@ -41,7 +41,7 @@ struct PropagationCommand: AsyncParsableCommand {
       thread on the path goes idle and its caches cold, as between a person's changes; \
       runs with another gap are printed, not written to the document.
       """)
-  var gap = 0.05
+  var gap = PropagationBench.defaultGap
 
   func validate() throws {
     guard gap >= 0, gap <= 60 else { throw ValidationError("--gap must be 0 to 60 seconds") }
@@ -54,7 +54,7 @@ struct PropagationCommand: AsyncParsableCommand {
     let (prop, clock) = PropagationBench.tables(results)
     emit("Propagation (loopback TCP, in-process relay, \(gap) s between changes)", prop)
     emit("Clock-offset error against the truth (loopback)", clock)
-    guard gap == 0.05 else { return }
+    guard gap == PropagationBench.defaultGap else { return }
     Report.write(
       section: "propagation", title: "1. Propagation on loopback",
       body: """

@@ -22,11 +22,15 @@ enum PropagationBench {
     var allUpdate: [Double] { update.values.flatMap { $0 } }
   }
 
+  /// Seconds between one change reaching everyone and the next, unless told otherwise: the
+  /// pace the document's figures are measured at.
+  static let defaultGap = 0.05
+
   /// The relay's clock runs 1 h 0.123456789 s ahead of the participants'.
   static let relayOffsetNanoseconds: Int64 = 3_600_123_456_789
 
   static func run(
-    sizes: [Int], rounds: Int, gap: Double = 0.05, store: (any RoomStore)? = nil,
+    sizes: [Int], rounds: Int, gap: Double = defaultGap, store: (any RoomStore)? = nil,
     directory: (any RoomDirectory)? = nil, room roomPrefix: String = "prop"
   ) async throws
     -> [SizeResult]
