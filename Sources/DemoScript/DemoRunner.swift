@@ -4,13 +4,28 @@ import Media
 import Narration
 import Participation
 import PlaybackCoordination
+import RelayRuntime
 import Rooms
+import Synchronization
 import TCPRelayClient
 import TCPRelayServer
 import Transports
 
+/// Which time a run lives in.
+public enum DemoTime: Sendable {
+  /// The machine's time (sped up by the run's speed), over an embedded TCP relay: what
+  /// `cowatch demo` shows people, with real sockets and real scheduling.
+  case real
+  /// Virtual time over an in-memory relay: the runner moves a ``ManualClock`` itself,
+  /// from one deadline to the next, once everything due has run (``VirtualTime``). What
+  /// happens at which script time does not depend on how busy the machine is: the tests'
+  /// way to run scripts.
+  case virtual
+}
+
 /// How a run behaves beyond what the script says.
 public struct DemoRunOptions: Sendable {
+  public var time: DemoTime
   /// How long after its time an `expect` line may still come true when the line does not
   /// say (`within`), script seconds.
   public var defaultGrace: Double
@@ -30,6 +45,7 @@ public struct DemoRunOptions: Sendable {
     )?
 
   public init(
+    time: DemoTime = .real,
     defaultGrace: Double = 1.5, minimumRealGrace: Double = 0.5, minimumRealTimeout: Double = 3,
     logLevel: Logger.Level = .error,
     makePlayer: (
@@ -37,6 +53,7 @@ public struct DemoRunOptions: Sendable {
         async throws -> any DemoPlayer
     )? = nil
   ) {
+    self.time = time
     self.defaultGrace = defaultGrace
     self.minimumRealGrace = minimumRealGrace
     self.minimumRealTimeout = minimumRealTimeout
@@ -46,7 +63,8 @@ public struct DemoRunOptions: Sendable {
 }
 
 /// Runs a ``DemoScript``: an embedded TCP relay on 127.0.0.1 and one real participant
-/// client (with a simulated player) per declared participant, all on one sped-up clock.
+/// client (with a simulated player) per declared participant, all on one sped-up clock
+/// (or, with ``DemoTime/virtual``, an in-memory relay and the same clients on virtual time).
 /// Steps happen at their script times; `expect` lines are checked as they come, and the
 /// first that fails ends the run.
 ///
@@ -61,7 +79,14 @@ public actor DemoRunner {
   private let sink: AsyncStream<TranscriptEntry>.Continuation
   private let catalog: Catalog
   private let series: [SeriesInfo]
-  private let clock: MonotonicClock
+  private let clock: any SessionClock
+  /// The real clock a real-time run reads (and hands to real players).
+  private let realClock: MonotonicClock
+  /// The virtual time a ``DemoTime/virtual`` run moves itself.
+  private let virtual: VirtualTime?
+  /// Client events heard and recorded: a virtual run settles only once every event a
+  /// client emitted has been recorded (notices are part of what `expect` reads).
+  private let eventCount = EventCount()
   private let startNanoseconds: Int64
   private let realStart: Int64
 
@@ -77,6 +102,8 @@ public actor DemoRunner {
   }
 
   private var server: RelayServer?
+  /// The relay of a virtual run, made with the runner (it starts ticking with the run).
+  private let memoryRelay: InMemoryRelay?
   private var members: [String: Member] = [:]
   private var arrivalOrder: [String] = []
   private var listeners: [Task<Void, Never>] = []
@@ -98,8 +125,27 @@ public actor DemoRunner {
     self.series = catalog.seriesInfos()
     self.speed = speed ?? script.speed ?? 1
     self.options = options
-    let clock = MonotonicClock(speed: self.speed)
-    self.clock = clock
+    let realClock = MonotonicClock(speed: self.speed)
+    self.realClock = realClock
+    switch options.time {
+    case .real:
+      clock = realClock
+      virtual = nil
+      memoryRelay = nil
+    case .virtual:
+      let manual = ManualClock()
+      clock = manual
+      var logger = Logger(label: "cowatch.demo.relay")
+      logger.logLevel = options.logLevel
+      let relay = InMemoryRelay(
+        configuration: RelayConfiguration(engine: script.relay.applied()), clock: manual,
+        logger: logger)
+      memoryRelay = relay
+      let events = eventCount
+      virtual = VirtualTime(
+        clock: manual, settledWhen: { events.balanced && relay.isSettled },
+        activity: { events.total &+ relay.activity })
+    }
     self.startNanoseconds = clock.nanoseconds()
     self.realStart = MonotonicClock.monotonicNanoseconds()
     (transcript, sink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -134,7 +180,7 @@ public actor DemoRunner {
   /// Runs the script to its end or to the first failed expectation. Call once. Cancelling
   /// the calling task stops the script early ("stopped"), and still stops the
   /// participants and the relay before returning.
-  public func run() async -> DemoResult {
+  public func run(beforeShutdown: (@Sendable () async -> Void)? = nil) async -> DemoResult {
     guard !started else {
       return DemoResult(
         passed: 0, expectations: script.expectationCount, problem: "the run was already started")
@@ -150,15 +196,27 @@ public actor DemoRunner {
     configuration.proofTimeout = max(configuration.proofTimeout, floor)
     var relayLogger = Logger(label: "cowatch.demo.relay")
     relayLogger.logLevel = options.logLevel
-    do {
-      server = try await RelayServer.start(
-        host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: relayLogger)
-      emit(
-        .info,
-        "relay listening on 127.0.0.1:\(server!.port); \(script.participants.count) participants; speed \(ScriptTime.seconds(speed))×"
-      )
-    } catch {
-      problem = error.description
+    if let memoryRelay {
+      if options.makePlayer != nil {
+        problem = "real players play in real time: a virtual-time run has only simulated ones"
+      } else {
+        memoryRelay.start()
+        emit(
+          .info,
+          "relay in memory, on virtual time; \(script.participants.count) participants")
+      }
+    } else {
+      do {
+        server = try await RelayServer.start(
+          host: "127.0.0.1", port: 0, configuration: configuration, clock: realClock,
+          logger: relayLogger)
+        emit(
+          .info,
+          "relay listening on 127.0.0.1:\(server!.port); \(script.participants.count) participants; speed \(ScriptTime.seconds(speed))×"
+        )
+      } catch {
+        problem = error.description
+      }
     }
 
     if problem == nil {
@@ -192,13 +250,25 @@ public actor DemoRunner {
       actionErrors: actionErrors, scriptSeconds: scriptTime(),
       realSeconds: Double(MonotonicClock.monotonicNanoseconds() - realStart) / 1e9)
     emit(result.succeeded ? .info : .failed(line: failure?.line ?? 0), result.summary)
+    if let beforeShutdown { await beforeShutdown() }
     await shutdown()
     return result
   }
 
   private func sleep(until time: Double) async {
+    if let virtual {
+      await virtual.advance(toNanoseconds: startNanoseconds + Int64(time * 1e9))
+      return
+    }
     let remaining = time - scriptTime()
     if remaining > 0 { await clock.sleep(seconds: remaining) }
+  }
+
+  /// Waits for `operation`; on virtual time, time moves on meanwhile whenever everything
+  /// else has settled (an answer that takes time, a timeout).
+  private func during<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
+    if let virtual { return await virtual.run(operation) }
+    return await operation()
   }
 
   private func shutdown() async {
@@ -213,6 +283,7 @@ public actor DemoRunner {
     listeners = []
     await server?.stop()
     server = nil
+    await memoryRelay?.stop()
     sink.finish()
   }
 
@@ -220,27 +291,36 @@ public actor DemoRunner {
 
   /// Connects a participant; returns why it could not.
   private func arrive(_ name: String) async -> String? {
-    guard let declaration = script.participant(name), let server else { return "no relay" }
+    guard let declaration = script.participant(name) else { return "no relay" }
+    let transport: any Transport
+    if let memoryRelay {
+      transport = memoryRelay.transport
+    } else if let server {
+      transport = TCPTransport(host: "127.0.0.1", port: server.port)
+    } else {
+      return "no relay"
+    }
     let player: any DemoPlayer
     if let makePlayer = options.makePlayer {
       do {
-        player = try await makePlayer(name, declaration.player, clock)
+        player = try await makePlayer(name, declaration.player, realClock)
       } catch {
         return "\(name)'s player could not start: \(error)"
       }
     } else {
       player = SimulatedPlayer(catalog: catalog, configuration: declaration.player)
     }
-    let timeout = max(5, options.minimumRealTimeout * speed)
+    let timeout = virtual == nil ? max(5, options.minimumRealTimeout * speed) : 5
     var configuration = ParticipantConfiguration(
       name: name, answerTimeout: timeout, reconnectGiveUpAfter: max(60, timeout * 4),
       autoAdvance: declaration.autoAdvance)
     configuration.reconnectInitialDelay = 0.1
     var logger = Logger(label: "cowatch.demo.\(name)")
     logger.logLevel = options.logLevel
+    let events = eventCount
     let client = ParticipantClient(
-      transport: TCPTransport(host: "127.0.0.1", port: server.port), configuration: configuration,
-      player: player, clock: clock, logger: logger)
+      transport: transport, configuration: configuration, player: player, clock: clock,
+      logger: logger, observer: { _ in events.emitted() })
     members[name] = Member(
       declaration: declaration, client: client, player: player,
       performer: ActionPerformer(client: client, catalog: series))
@@ -255,19 +335,26 @@ public actor DemoRunner {
     }
     if declaration.player.stallsPerSecond > 0 { options.append("stalls now and then") }
     emit(.info, "\(name) arrives\(options.isEmpty ? "" : " (\(options.joined(separator: ", ")))")")
-    do {
-      try await client.start()
-    } catch {
-      return "\(name) could not connect: \(error)"
+    let started: Result<Void, ClientError> = await during {
+      do throws(ClientError) {
+        try await client.start()
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
     }
+    if case .failure(let error) = started { return "\(name) could not connect: \(error)" }
     return nil
   }
 
   private func act(_ name: String, _ action: ParticipantAction) async {
     guard var member = members[name] else { return }
     emit(.action(participant: name), "\(name): \(Self.words(action))")
-    var performer = member.performer
-    let output = await performer.perform(action)
+    let (performer, output) = await during { [performer = member.performer] in
+      var performer = performer
+      let output = await performer.perform(action)
+      return (performer, output)
+    }
     member = members[name] ?? member
     member.performer = performer
     if performer.pendingSwitch == nil { member.prompt = nil }
@@ -302,7 +389,10 @@ public actor DemoRunner {
   private func check(_ expectation: Expectation, line: Int, scheduled: Double) async
     -> ExpectationFailure?
   {
-    let grace = max(expectation.grace ?? options.defaultGrace, options.minimumRealGrace * speed)
+    let grace =
+      virtual == nil
+      ? max(expectation.grace ?? options.defaultGrace, options.minimumRealGrace * speed)
+      : expectation.grace ?? options.defaultGrace
     let deadline = scriptTime() + grace
     // How late the check starts (a loaded machine): a playing group's expected position
     // moves on by that much, not by the grace the check then waits.
@@ -317,7 +407,11 @@ public actor DemoRunner {
         return nil
       }
       if scriptTime() >= deadline || Task.isCancelled { break }
-      try? await Task.sleep(nanoseconds: 10_000_000)
+      if let virtual {
+        await virtual.step(notPast: startNanoseconds + Int64(deadline * 1e9))
+      } else {
+        try? await Task.sleep(nanoseconds: 10_000_000)
+      }
     }
     let failure = ExpectationFailure(line: line, expected: expectation.summary, seen: problems)
     emit(
@@ -353,6 +447,7 @@ public actor DemoRunner {
   private func listen(to client: ParticipantClient, as name: String) async {
     for await event in client.events {
       record(event, from: name)
+      eventCount.recorded()
     }
   }
 
@@ -437,4 +532,14 @@ public actor DemoRunner {
       ? "" : ", waiting for \(s.state.waitingFor.joined(separator: ", "))"
     return "\(session.status.rawValue) \(session.item.id)\(position)\(waiting)"
   }
+}
+
+/// Events clients emitted and the runner recorded, read by the settling check of a
+/// virtual run from outside the runner's actor.
+private final class EventCount: Sendable {
+  private let counts = Mutex<(emitted: Int, recorded: Int)>((0, 0))
+  func emitted() { counts.withLock { $0.emitted += 1 } }
+  func recorded() { counts.withLock { $0.recorded += 1 } }
+  var balanced: Bool { counts.withLock { $0.emitted == $0.recorded } }
+  var total: Int { counts.withLock { $0.emitted + $0.recorded } }
 }

@@ -10,13 +10,20 @@ final class InMemoryPipe: RelayOutlet {
     var bytes = 0
     var waiter: CheckedContinuation<[UInt8]?, Never>?
     var finished = false
+    /// The reader closed its end: what is queued will not be read.
+    var readerGone = false
+    /// Lines written and lines taken, ever.
+    var written = 0
+    var taken = 0
   }
   private let state = Mutex(State())
 
   func write(_ line: [UInt8]) -> Int {
     let (waiter, queued) = state.withLock { s -> (CheckedContinuation<[UInt8]?, Never>?, Int) in
       guard !s.finished else { return (nil, 0) }
+      s.written += 1
       if let waiter = s.waiter {
+        s.taken += 1
         s.waiter = nil
         return (waiter, s.bytes)
       }
@@ -45,6 +52,20 @@ final class InMemoryPipe: RelayOutlet {
   /// Whether the relay (or the reader) closed it.
   var isClosed: Bool { state.withLock { $0.finished } }
 
+  /// The reader closed its end (nothing queued will be read).
+  func readerClosed() { state.withLock { $0.readerGone = true } }
+
+  /// Nothing is on its way: every line was taken and the reader waits for the next (or
+  /// will read no more). A line taken is being handled until the reader asks again.
+  var isSettled: Bool {
+    state.withLock { s in
+      s.readerGone || (s.head == s.lines.count && (s.waiter != nil || s.finished))
+    }
+  }
+
+  /// Counts every line written and taken: it changes whenever anything moves.
+  var activity: Int { state.withLock { $0.written + $0.taken } }
+
   /// The next line, or nil once the pipe is closed and drained (or the task cancelled).
   func next() async -> [UInt8]? {
     await withTaskCancellationHandler {
@@ -53,6 +74,7 @@ final class InMemoryPipe: RelayOutlet {
           if s.head < s.lines.count {
             let line = s.lines[s.head]
             s.head += 1
+            s.taken += 1
             s.bytes -= line.count
             if s.head > 64, s.head * 2 > s.lines.count {
               s.lines.removeFirst(s.head)

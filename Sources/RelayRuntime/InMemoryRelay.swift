@@ -13,6 +13,8 @@ public final class InMemoryRelay: Sendable {
   public let runtime: RelayRuntime
   private let ticker = Mutex<Task<Void, Never>?>(nil)
   private let refusing = Atomic<Bool>(false)
+  /// The pipes of connections still open, for ``isSettled``.
+  private let pipes = Mutex<[InMemoryPipe]>([])
 
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
@@ -59,8 +61,24 @@ public final class InMemoryRelay: Sendable {
     let refused = TransportError.unreachable(endpoint: "in-memory relay", reason: "refused")
     if refusing.load(ordering: .relaxed) { throw refused }
     guard let connection = InMemoryConnection.open(on: runtime) else { throw refused }
+    pipes.withLock { $0.append(connection.pipe) }
     return connection
   }
+
+  /// Nothing travels between the relay and its participants: every line the relay wrote
+  /// has been read and handled, and every reader waits for the next. What a participant
+  /// sends is handled before `send` returns, so with this, the relay and its participants
+  /// are all waiting — for time to pass or for someone to act. A driver of virtual time
+  /// (``ManualClock``) moves the clock only then, however busy the machine is.
+  public var isSettled: Bool {
+    pipes.withLock { pipes in
+      pipes.removeAll { $0.isClosed && $0.isSettled }
+      return pipes.allSatisfy(\.isSettled)
+    }
+  }
+
+  /// Changes whenever a line is written or read: a driver waits until it holds still.
+  public var activity: Int { pipes.withLock { $0.reduce(0) { $0 + $1.activity } } }
 }
 
 /// The ``Transport`` of an ``InMemoryRelay``.
@@ -79,7 +97,7 @@ final class InMemoryConnection: TransportConnection {
   let runtime: RelayRuntime
   let id: ConnectionID
   let inbound: AsyncThrowingStream<ServerMessage, any Error>
-  private let pipe: InMemoryPipe
+  let pipe: InMemoryPipe
   private let codec = WireCodec()
   private let open = Atomic<Bool>(true)
 
@@ -113,6 +131,7 @@ final class InMemoryConnection: TransportConnection {
 
   func close() async {
     guard open.exchange(false, ordering: .relaxed) else { return }
+    pipe.readerClosed()
     pipe.close(flush: true)
     runtime.closed(id)
   }

@@ -2,6 +2,11 @@ import Synchronization
 
 /// A clock that moves only when told to, for deterministic tests: sleepers wake, in
 /// deadline order, when ``advance(bySeconds:)`` passes their deadline.
+///
+/// It also tells a driver of virtual time what it needs to wait for before moving the
+/// clock again: the sleepers it woke that have not run yet (``wakingCount``), the next
+/// deadline anyone sleeps until (``nextDeadline``), and how many sleeps ever began
+/// (``sleepCount``, which changes whenever a task comes back to wait for time).
 public final class ManualClock: SessionClock {
   private struct Sleeper {
     var id: UInt64
@@ -12,6 +17,8 @@ public final class ManualClock: SessionClock {
     var now: Int64
     var nextID: UInt64 = 0
     var sleepers: [Sleeper] = []
+    /// Woken by ``advance(toNanoseconds:)``, their `sleep` not returned yet.
+    var waking: Set<UInt64> = []
   }
   private let state: Mutex<State>
 
@@ -20,6 +27,15 @@ public final class ManualClock: SessionClock {
   }
 
   public func nanoseconds() -> Int64 { state.withLock { $0.now } }
+
+  /// The earliest deadline a task sleeps until, if any.
+  public var nextDeadline: Int64? { state.withLock { $0.sleepers.lazy.map(\.deadline).min() } }
+
+  /// Sleepers woken by the last advances whose tasks have not yet run past their `sleep`.
+  public var wakingCount: Int { state.withLock { $0.waking.count } }
+
+  /// How many sleeps began since the clock was made.
+  public var sleepCount: UInt64 { state.withLock { $0.nextID } }
 
   public func sleep(untilNanoseconds deadline: Int64) async {
     let id = state.withLock { s in
@@ -42,6 +58,7 @@ public final class ManualClock: SessionClock {
       }
       sleeper?.continuation.resume()
     }
+    _ = state.withLock { $0.waking.remove(id) }
   }
 
   /// Moves the clock forward and wakes everyone whose deadline has come.
@@ -55,6 +72,7 @@ public final class ManualClock: SessionClock {
       let now = s.now
       let due = s.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
       s.sleepers.removeAll { $0.deadline <= now }
+      for sleeper in due { s.waking.insert(sleeper.id) }
       return due
     }
     for sleeper in due { sleeper.continuation.resume() }
