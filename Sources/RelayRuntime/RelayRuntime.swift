@@ -32,7 +32,7 @@ public final class RelayRuntime: Sendable {
 
   struct State {
     var core: RelayCore
-    var outlets: [ConnectionID: any RelayOutlet] = [:]
+    var outlets: [ConnectionID: CountedOutlet] = [:]
     var nextConnection: UInt64 = 1
     var stopped = false
     /// Stopped as a crash would (``abandon()``): nothing more is written or released.
@@ -134,7 +134,7 @@ public final class RelayRuntime: Sendable {
       }
       let id = ConnectionID(s.nextConnection)
       s.nextConnection += 1
-      s.outlets[id] = outlet
+      s.outlets[id] = CountedOutlet(outlet)
       if let address {
         s.addresses[id] = address
         s.perAddress[address, default: 0] += 1
@@ -149,6 +149,7 @@ public final class RelayRuntime: Sendable {
   public func received(_ line: [UInt8], from id: ConnectionID) {
     if line.isEmpty {
       state.withLock { s in
+        s.outlets[id]?.countReceived()
         perform(s.core.receivedEmptyLine(from: id, at: clock.groupNow()), in: &s)
       }
       return
@@ -160,6 +161,7 @@ public final class RelayRuntime: Sendable {
       decoded = .failure(error)
     }
     state.withLock { s in
+      s.outlets[id]?.countReceived()
       let now = clock.groupNow()
       switch decoded {
       case .success(let message):
@@ -173,6 +175,7 @@ public final class RelayRuntime: Sendable {
   /// A decoded message (in-process callers that skip the codec).
   public func received(_ message: ClientMessage, from id: ConnectionID) {
     state.withLock { s in
+      s.outlets[id]?.countReceived()
       guard !holdForClaim(message, from: id, in: &s) else { return }
       perform(s.core.received(message, from: id, at: clock.groupNow()), in: &s)
     }
@@ -186,6 +189,7 @@ public final class RelayRuntime: Sendable {
   /// The connection sent something that could not be framed or decoded.
   public func receivedInvalid(_ error: WireError, from id: ConnectionID) {
     state.withLock { s in
+      s.outlets[id]?.countReceived()
       perform(s.core.receivedInvalid(error, from: id, at: clock.groupNow()), in: &s)
     }
   }
@@ -283,6 +287,19 @@ public final class RelayRuntime: Sendable {
   }
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
+
+  /// Lines on the connections open now: how many there are, the lines they brought in and
+  /// those written to them. A driver of virtual time compares it with what its own
+  /// participants sent and handled, to know that nothing is on its way.
+  public var openTraffic: LineTraffic {
+    state.withLock { s in
+      s.outlets.values.reduce(into: LineTraffic()) { total, outlet in
+        total.connections += 1
+        total.received += outlet.received
+        total.written += outlet.written
+      }
+    }
+  }
   /// Other relays of the shared database this relay knows of (see ``Welcome/relays``).
   public var peerCount: Int { state.withLock { $0.core.peers.count } }
 

@@ -6,6 +6,7 @@ import RelayRuntime
 import RelayTLS
 import RoomCrypto
 import Rooms
+import Synchronization
 import TCPRelayClient
 import TCPRelayServer
 import Testing
@@ -25,8 +26,10 @@ enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 /// Time stands still unless a test moves it (``advance(by:)``, ``run(until:within:)``):
 /// heartbeats, timeouts, reconnection delays, clock sync and the players all follow the
 /// ``ManualClock``, so what a scenario checks about time is exact and does not depend on
-/// how busy the machine is. Only the bytes travel in real time, and ``eventually(_:within:_:)``
-/// waits (bounded) for them without moving the clock.
+/// how busy the machine is. Only the bytes travel in real time: the clock moves only once
+/// every line sent has been handled on the other side (``VirtualTime``, with the relay's
+/// and the participants' line counts), and ``eventually(_:within:_:)`` waits (bounded) for
+/// them without moving the clock.
 final class RelayHarness: Sendable {
   let kind: TransportKind
   let memory: InMemoryRelay?
@@ -35,6 +38,8 @@ final class RelayHarness: Sendable {
   let fingerprint: String?
   /// The participants' clock; the relay reads it shifted by ``relayClockOffset``.
   let clock = ManualClock()
+  /// Lines the participants of a TCP relay sent and handled.
+  let traffic = ClientTraffic()
   static let relayClockOffset: Int64 = 3_600_000_000_000 + 123_456_789
 
   /// `tls`: the TCP relay speaks TLS (as `cowatch serve` does by default); without it,
@@ -77,9 +82,34 @@ final class RelayHarness: Sendable {
 
   var transport: any Transport {
     if let memory { return memory.transport }
-    return TCPTransport(
-      host: "127.0.0.1", port: server!.port,
-      tls: fingerprint.map { RelayVerification(pinned: $0, knownRelays: nil) })
+    return CountingTransport(
+      base: TCPTransport(
+        host: "127.0.0.1", port: server!.port,
+        tls: fingerprint.map { RelayVerification(pinned: $0, knownRelays: nil) }),
+      traffic: traffic)
+  }
+
+  /// Whether nothing travels between the relay and its participants.
+  var isSettled: Bool {
+    if let memory { return memory.isSettled }
+    let relay = server!.runtime.openTraffic
+    let participants = traffic.total
+    return relay.connections == participants.connections
+      && relay.received == participants.written && relay.written == participants.received
+  }
+
+  private var activity: Int {
+    if let memory { return memory.activity }
+    let relay = server!.runtime.openTraffic
+    let participants = traffic.total
+    return relay.received &+ relay.written &+ participants.received &+ participants.written
+  }
+
+  /// Virtual time in steps of at most `step` seconds.
+  private func virtualTime(step: Double) -> VirtualTime {
+    VirtualTime(
+      clock: clock, maximumStep: step, settledWhen: { self.isSettled },
+      activity: { self.activity })
   }
 
   func participant(
@@ -114,17 +144,14 @@ final class RelayHarness: Sendable {
     if let server { await server.stop() }
   }
 
-  /// Moves virtual time forward by `seconds`, in steps of `step`, giving the runtimes a
-  /// moment of real time after each step to act on what became due.
+  /// Moves virtual time forward by `seconds`, from deadline to deadline (steps of at most
+  /// `step`), letting what each step woke run and its lines arrive before the next.
   func advance(by seconds: Double, step: Double = 0.01) async {
-    let end = clock.nanoseconds() + Int64(seconds * 1e9)
-    while clock.nanoseconds() < end { await self.step(step, notPast: end) }
+    await virtualTime(step: step).advance(bySeconds: seconds)
   }
 
-  /// Moves virtual time forward in steps of `step` until `condition` holds; records a
-  /// failure if it does not within `seconds` of virtual time (or 30 s of real time). Once
-  /// virtual time has reached the bound, what was due by then still gets a few seconds of
-  /// real time to travel (bytes over TCP on a loaded machine), with the clock held.
+  /// Moves virtual time forward (steps of at most `step`) until `condition` holds; records
+  /// a failure if it does not within `seconds` of virtual time (or 30 s of real time).
   @discardableResult
   func run(
     until what: String, within seconds: Double, step: Double = 0.01,
@@ -132,30 +159,116 @@ final class RelayHarness: Sendable {
   ) async -> Bool {
     let end = clock.nanoseconds() + Int64(seconds * 1e9)
     let realEnd = MonotonicClock.monotonicNanoseconds() + 30_000_000_000
+    let time = virtualTime(step: step)
+    await time.settle()
     while true {
       if await condition() { return true }
       guard clock.nanoseconds() < end, MonotonicClock.monotonicNanoseconds() < realEnd else {
         break
       }
-      await self.step(step, notPast: end)
-    }
-    let delivered = MonotonicClock.monotonicNanoseconds() + 3_000_000_000
-    while MonotonicClock.monotonicNanoseconds() < delivered {
-      if await condition() { return true }
-      try? await Task.sleep(nanoseconds: 5_000_000)
+      await time.step(notPast: end)
     }
     Issue.record(
       "not within \(seconds) s of virtual time: \(what)", sourceLocation: sourceLocation)
     return false
   }
 
-  /// One step of virtual time, then a millisecond of real time: the timers the step woke,
-  /// and the bytes they sent, get to run before the next step (which keeps virtual time
-  /// from running far ahead of a loaded machine; nothing asserted depends on it).
-  private func step(_ seconds: Double, notPast end: Int64) async {
-    clock.advance(toNanoseconds: min(end, clock.nanoseconds() + Int64(seconds * 1e9)))
-    await Task.yield()
-    try? await Task.sleep(nanoseconds: 1_000_000)
+}
+
+/// Lines the participants of a harness sent and handled, per connection still open.
+final class ClientTraffic: Sendable {
+  private struct Counts {
+    var sent = 0
+    var handled = 0
+  }
+  private let state = Mutex<(next: UInt64, open: [UInt64: Counts])>((0, [:]))
+
+  func opened() -> UInt64 {
+    state.withLock { s in
+      s.next += 1
+      s.open[s.next] = Counts()
+      return s.next
+    }
+  }
+  func sent(on id: UInt64) { state.withLock { _ = $0.open[id]?.sent += 1 } }
+  func handled(on id: UInt64) { state.withLock { _ = $0.open[id]?.handled += 1 } }
+  func closed(_ id: UInt64) { state.withLock { _ = $0.open.removeValue(forKey: id) } }
+
+  /// Seen from the participants: `written` is what they sent, `received` what they handled.
+  var total: LineTraffic {
+    state.withLock { s in
+      s.open.values.reduce(into: LineTraffic(connections: s.open.count)) {
+        $0.written += $1.sent
+        $0.received += $1.handled
+      }
+    }
+  }
+}
+
+/// A transport that counts, per connection, the lines sent and the lines handled: a line
+/// counts as handled when the participant asks for the next one.
+struct CountingTransport: Transport {
+  let base: any Transport
+  let traffic: ClientTraffic
+  var endpointDescription: String { base.endpointDescription }
+
+  func connect() async throws(TransportError) -> any TransportConnection {
+    CountingConnection(try await base.connect(), traffic: traffic)
+  }
+
+  func connect(to relay: RelayEndpoint?) async throws(TransportError) -> any TransportConnection {
+    CountingConnection(try await base.connect(to: relay), traffic: traffic)
+  }
+}
+
+final class CountingConnection: TransportConnection {
+  let base: any TransportConnection
+  let traffic: ClientTraffic
+  let id: UInt64
+  let inbound: AsyncThrowingStream<ServerMessage, any Error>
+
+  init(_ base: any TransportConnection, traffic: ClientTraffic) {
+    self.base = base
+    self.traffic = traffic
+    let id = traffic.opened()
+    self.id = id
+    let reader = Reader(base.inbound.makeAsyncIterator())
+    inbound = AsyncThrowingStream {
+      do {
+        guard let message = try await reader.next(id: id, traffic: traffic) else {
+          traffic.closed(id)
+          return nil
+        }
+        return message
+      } catch {
+        traffic.closed(id)
+        throw error
+      }
+    }
+  }
+
+  func send(_ message: ClientMessage) throws(TransportError) {
+    try base.send(message)
+    traffic.sent(on: id)
+  }
+
+  func close() async {
+    traffic.closed(id)
+    await base.close()
+  }
+
+  /// The base stream's iterator, asked by one reader at a time.
+  private final class Reader: @unchecked Sendable {
+    var iterator: AsyncThrowingStream<ServerMessage, any Error>.AsyncIterator
+    var asked = false
+    init(_ iterator: AsyncThrowingStream<ServerMessage, any Error>.AsyncIterator) {
+      self.iterator = iterator
+    }
+    func next(id: UInt64, traffic: ClientTraffic) async throws -> ServerMessage? {
+      if asked { traffic.handled(on: id) }
+      asked = true
+      return try await iterator.next()
+    }
   }
 }
 
