@@ -198,21 +198,25 @@ public struct HeadlessRunner: Sendable {
     while !Task.isCancelled {
       try? await Task.sleep(nanoseconds: UInt64(sampleMilliseconds) * 1_000_000)
       let snapshot = await client.snapshot()
-      let mono = MonotonicClock.monotonicNanoseconds()
+      // The instant the player was read at, not when the answer came back here: programs
+      // compare samples of several players by it.
+      let mono = snapshot.localTime.nanoseconds
       var fields: [(String, JSONValue)] = [("event", "sample"), ("mono_ns", .int(mono))]
       if let player = snapshot.player {
         fields += [
           ("item", player.item.map { .string($0.rawValue) } ?? .null),
-          ("position", .double(player.position)), ("rate", .double(player.rate)),
+          ("position", .preciseDouble(player.position)), ("rate", .double(player.rate)),
         ]
       } else {
         fields += [
           ("item", snapshot.state.session.map { .string($0.item.id.rawValue) } ?? .null),
-          ("position", snapshot.groupPosition.map { .double($0) } ?? .null),
+          ("position", snapshot.groupPosition.map { .preciseDouble($0) } ?? .null),
           ("rate", .double(snapshot.state.session?.timeline.rate ?? 0)),
         ]
       }
-      if let group = snapshot.groupPosition { fields.append(("group_position", .double(group))) }
+      if let group = snapshot.groupPosition {
+        fields.append(("group_position", .preciseDouble(group)))
+      }
       emit(.object(fields))
     }
   }

@@ -7,7 +7,11 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
 {
   case string(String)
   case int(Int64)
+  /// Written to the millisecond: positions and durations people read.
   case double(Double)
+  /// Written to the microsecond: what programs measure with (a sample's position), where
+  /// millisecond rounding alone would make players in step look up to a millisecond apart.
+  case preciseDouble(Double)
   case bool(Bool)
   case null
   case array([JSONValue])
@@ -32,15 +36,8 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
     switch self {
     case .string(let s): Self.writeString(s, to: &out)
     case .int(let i): out += String(i)
-    case .double(let d):
-      if d.isFinite {
-        let rounded = (d * 1000).rounded() / 1000
-        out +=
-          rounded == rounded.rounded() && abs(rounded) < 1e15
-          ? String(Int64(rounded)) : String(rounded)
-      } else {
-        out += "null"
-      }
+    case .double(let d): Self.writeNumber(d, scale: 1e3, to: &out)
+    case .preciseDouble(let d): Self.writeNumber(d, scale: 1e6, to: &out)
     case .bool(let b): out += b ? "true" : "false"
     case .null: out += "null"
     case .array(let items):
@@ -60,6 +57,18 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
       }
       out += "}"
     }
+  }
+
+  /// `d` rounded to `1 / scale`; whole numbers without a fraction, non-finite ones as null.
+  static func writeNumber(_ d: Double, scale: Double, to out: inout String) {
+    guard d.isFinite else {
+      out += "null"
+      return
+    }
+    let rounded = (d * scale).rounded() / scale
+    out +=
+      rounded == rounded.rounded() && abs(rounded) < 1e15
+      ? String(Int64(rounded)) : String(rounded)
   }
 
   /// Escapes what ``SafeText`` says must not reach a reader raw as `\uXXXX`.

@@ -59,6 +59,11 @@ struct ParticipantOptions: ParsableArguments {
       "The room's password, read from this file (one trailing line break is ignored); or set COWATCH_ROOM_PASSWORD. The first person in a room sets it; messages in the room are then sealed end to end.",
       valueName: "FILE"))
   var passwordFile: String?
+  @Option(
+    help: ArgumentHelp(
+      "How slow the room's password is to check, for a room you create: scrypt with 2^N rounds, N \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound) (default \(KeyDerivation.defaultCost), about 0.3 s). Lower is quicker to enter on a slow machine, and as much quicker to guess.",
+      valueName: "N"))
+  var passwordCost = KeyDerivation.defaultCost
 
   func validate() throws {
     if case .failure(let problem) = ParticipantName.validate(name) {
@@ -92,6 +97,10 @@ struct ParticipantOptions: ParsableArguments {
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("unknown --log-level \(logLevel)")
     }
+    guard KeyDerivation.costs.contains(passwordCost) else {
+      throw ValidationError(
+        "--password-cost must be \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound)")
+    }
     guard !room.isEmpty, room.count <= 64,
       room.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_.".contains($0) })
     else { throw ValidationError("--room must be 1–64 letters, digits, '-', '_' or '.'") }
@@ -123,7 +132,9 @@ struct ParticipantOptions: ParsableArguments {
   }
 
   var configuration: ParticipantConfiguration {
-    ParticipantConfiguration(
+    var configuration = ParticipantConfiguration(
       name: name.trimmingCharacters(in: .whitespaces), room: room, autoAdvance: autoadvance)
+    configuration.keyDerivationCost = passwordCost
+    return configuration
   }
 }

@@ -75,6 +75,10 @@ struct CommandLineTests {
       (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
       (["demo", "--speed", "-3"], "speed"),
       (
+        ["join", "127.0.0.1:1", "--name", "x", "--headless", "--password-cost", "11"],
+        "--password-cost must be 12–18"
+      ),
+      (
         ["serve", "--store", "memory", "--advertise", "relay.example:7700"],
         "--advertise only applies with a PostgreSQL store"
       ),

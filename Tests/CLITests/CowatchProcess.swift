@@ -85,6 +85,13 @@ final class CowatchProcess: Sendable {
     }
   }
 
+  /// A loopback address of this test's own (127.0.0.0/8 is all this machine's): a relay
+  /// restarted on the port it had can rebind it, which no other test holds on this
+  /// address (on 127.0.0.1 another test's relay or connection may take it meanwhile).
+  static func ownLoopbackHost() -> String {
+    "127.\(Int.random(in: 10...250)).\(Int.random(in: 0...255)).\(Int.random(in: 1...254))"
+  }
+
   /// Starts `cowatch serve` on a free loopback port, with `arguments` added, and waits
   /// (bounded) until it listens; returns it with that port.
   static func relay(

@@ -15,18 +15,20 @@ struct RelayRestartProcessTests {
     let folder = NSTemporaryDirectory() + "cowatch-restart-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let file = folder + "/relay.sqlite"
-    var relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--store", file])
+    // Restarted on the same port: an address of its own, where nobody else takes the port.
+    let host = CowatchProcess.ownLoopbackHost()
+    var relay = try CowatchProcess(["serve", "--host", host, "--port", "0", "--store", file])
     defer { relay.terminate() }
-    let listening = try #require(await relay.waitForLine(containing: ["listening on 127.0.0.1:"]))
+    let listening = try #require(await relay.waitForLine(containing: ["listening on \(host):"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
 
     let ann = try CowatchProcess([
-      "join", "127.0.0.1:\(port)", "--name", "ann", "--headless", "--sample-ms", "100",
+      "join", "\(host):\(port)", "--name", "ann", "--headless", "--sample-ms", "100",
       "--trust-new-relay",
     ])
     defer { ann.terminate() }
     let bob = try CowatchProcess([
-      "join", "127.0.0.1:\(port)", "--name", "bob", "--headless", "--sample-ms", "100",
+      "join", "\(host):\(port)", "--name", "bob", "--headless", "--sample-ms", "100",
       "--trust-new-relay",
     ])
     defer { bob.terminate() }
@@ -54,8 +56,8 @@ struct RelayRestartProcessTests {
     ann.send("say while the relay was down")
     try await Task.sleep(nanoseconds: 1_000_000_000)
     let (annMark, bobMark) = (ann.output.count, bob.output.count)
-    relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", port, "--store", file])
-    await relay.waitForLine(containing: ["listening on 127.0.0.1:\(port)"])
+    relay = try CowatchProcess(["serve", "--host", host, "--port", port, "--store", file])
+    await relay.waitForLine(containing: ["listening on \(host):\(port)"])
     await relay.waitForLine(containing: ["1 restored"])
     for (who, id, mark) in [(ann, annID, annMark), (bob, bobID, bobMark)] {
       let welcome = try #require(
@@ -85,8 +87,8 @@ struct RelayRestartProcessTests {
     await relay.killNow()
     try await Task.sleep(nanoseconds: 1_000_000_000)
     let (annMark2, bobMark2) = (ann.output.count, bob.output.count)
-    relay = try CowatchProcess(["serve", "--host", "127.0.0.1", "--port", port, "--store", file])
-    await relay.waitForLine(containing: ["listening on 127.0.0.1:\(port)"])
+    relay = try CowatchProcess(["serve", "--host", host, "--port", port, "--store", file])
+    await relay.waitForLine(containing: ["listening on \(host):\(port)"])
     for (who, id, mark) in [(ann, annID, annMark2), (bob, bobID, bobMark2)] {
       let welcome = try #require(
         await who.waitForLine(

@@ -10,29 +10,27 @@ import Transports
 
 @Suite("Participants check the relay they reach over TLS", .serialized, .timeLimit(.minutes(1)))
 struct RelayTLSSessionTests {
-  static func relay(_ identity: RelayIdentity?, port: Int = 0) async throws -> RelayServer {
+  static func relay(
+    _ identity: RelayIdentity?, host: String = "127.0.0.1", port: Int = 0
+  ) async throws -> RelayServer {
     var logger = Logger(label: "test.relay")
     logger.logLevel = .critical
     return try await RelayServer.start(
-      host: "127.0.0.1", port: port, logger: logger, tls: try identity?.serverContext())
+      host: host, port: port, logger: logger, tls: try identity?.serverContext())
   }
 
-  /// A relay on a port just given up: other tests may hold it for a moment.
-  static func relayRetrying(_ identity: RelayIdentity?, port: Int) async throws -> RelayServer {
-    var attempt = 0
-    while true {
-      do {
-        return try await relay(identity, port: port)
-      } catch  where attempt < 50 {
-        attempt += 1
-        try await Task.sleep(nanoseconds: 100_000_000)
-      }
-    }
+  /// A loopback address of the test's own (127.0.0.0/8 is all this machine's): a relay
+  /// that comes back on the port it had rebinds it at once, since no other test holds that
+  /// port on this address (on 127.0.0.1 one may, and did: "address already in use").
+  static func ownLoopbackHost() -> String {
+    "127.\(Int.random(in: 10...250)).\(Int.random(in: 0...255)).\(Int.random(in: 1...254))"
   }
 
-  static func start(_ port: Int, _ tls: RelayVerification?) async -> ClientError? {
+  static func start(_ port: Int, _ tls: RelayVerification?, host: String = "127.0.0.1") async
+    -> ClientError?
+  {
     let client = ParticipantClient(
-      transport: TCPTransport(host: "127.0.0.1", port: port, tls: tls),
+      transport: TCPTransport(host: host, port: port, tls: tls),
       configuration: ParticipantConfiguration(name: "ann"))
     do {
       try await client.start()
@@ -158,18 +156,20 @@ struct RelayTLSSessionTests {
   )
   func changedOnReconnect() async throws {
     let identity = try RelayIdentity.makeSelfSigned()
-    let server = try await Self.relay(identity)
+    let host = Self.ownLoopbackHost()
+    let server = try await Self.relay(identity, host: host)
     let port = server.port
     var configuration = ParticipantConfiguration(name: "ann")
     configuration.reconnectInitialDelay = 0.05
     let client = ParticipantClient(
       transport: TCPTransport(
-        host: "127.0.0.1", port: port,
+        host: host, port: port,
         tls: RelayVerification(pinned: identity.fingerprint, knownRelays: nil)),
       configuration: configuration)
     try await client.start()
     await server.stop()
-    let impostor = try await Self.relayRetrying(try RelayIdentity.makeSelfSigned(), port: port)
+    let impostor = try await Self.relay(
+      try RelayIdentity.makeSelfSigned(), host: host, port: port)
     let deadline = Date().addingTimeInterval(10)
     while await client.connectionStatus != .disconnected, Date() < deadline {
       try await Task.sleep(nanoseconds: 20_000_000)

@@ -22,6 +22,25 @@ struct RoomKeysTests {
     #expect(a.protection.verifier.count == 32)
   }
 
+  /// The one derivation at the real cost (about 0.3 s and 128 MiB): every other test of
+  /// rooms with a password uses the cheapest, being about something else.
+  @Test("the default cost derives keys that prove and seal as the cheap ones do")
+  func defaultCost() throws {
+    let derivation = KeyDerivation.fresh()
+    #expect(derivation.cost == KeyDerivation.defaultCost && derivation.isValid)
+    let keys = try Self.keys("correct horse", derivation)
+    let nonce = Array("0123456789abcdef0123456789abcdef".utf8)
+    let verifier = keys.protection.verifier
+    let proof = keys.proof(room: "movie-night", nonce: nonce)
+    #expect(RoomKeys.verify(proof: proof, room: "movie-night", nonce: nonce, verifier: verifier))
+    #expect(verifier != (try Self.keys("correct horse")).protection.verifier, "the cost counts")
+    let sealed = keys.seal(kind: "chat", body: "hi", room: "movie-night", sender: "p2")
+    #expect(try keys.open(sealed, room: "movie-night", sender: "p2").body == "hi")
+    #expect(throws: RoomCryptoError.notSealedForThisRoom) {
+      try Self.keys("correct horse").open(sealed, room: "movie-night", sender: "p2")
+    }
+  }
+
   @Test("a proof verifies for its room and nonce only, and only with the right password")
   func proofs() throws {
     let keys = try Self.keys("correct horse")

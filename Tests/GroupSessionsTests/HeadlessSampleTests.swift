@@ -1,0 +1,49 @@
+import Foundation
+import GroupSessions
+import Media
+import Testing
+
+@Suite("Headless samples")
+struct HeadlessSampleTests {
+  @Test("a sample's position is given to the microsecond; a person's numbers to the millisecond")
+  func precision() {
+    #expect(JSONValue.preciseDouble(61.123456789).serialized == "61.123457")
+    #expect(JSONValue.preciseDouble(2).serialized == "2")
+    #expect(JSONValue.preciseDouble(.nan).serialized == "null")
+    #expect(JSONValue.double(61.123456789).serialized == "61.123")
+  }
+
+  @Test("mono_ns is the instant the player was read, and the position the one it showed then")
+  func instantOfTheReading() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let player = SimulatedPlayer(
+      configuration: SimulatedPlayerConfiguration(
+        loadLatency: 0...0, playLatency: 0...0, seekLatency: 0...0, seed: 1),
+      itemResolver: PlayerSyncTests.resolver)
+    let ann = try await relay.participant("ann", player: player)
+    try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    let clock = relay.clock
+    await relay.run(until: "ann plays", within: 2) { player.observe(at: clock.localNow()).rate > 0 }
+    await relay.advance(by: 1.234567)
+    // What the player shows now (the runner leaves the room when its input ends).
+    let shown = player.observe(at: clock.localNow()).position
+    let output = OutputLines()
+    let runner = HeadlessRunner(client: ann, catalog: [testSeries], sampleMilliseconds: 1) {
+      line in Task { await output.add(line) }
+    }
+    let (input, feed) = AsyncStream<String>.makeStream()
+    let running = Task { await runner.run(input: input) }
+    await eventually("a sample") { await output.lines.contains { $0.contains(#""sample""#) } }
+    feed.finish()
+    await running.value
+    let line = try #require(await output.lines.first { $0.contains(#""sample""#) })
+    let fields = try #require(
+      try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    // Virtual time stands still: the reading's instant is the clock's now, exactly.
+    #expect((fields["mono_ns"] as? Int).map(Int64.init) == clock.nanoseconds())
+    let position = try #require(fields["position"] as? Double)
+    #expect(abs(position - shown) < 0.000_001, "\(line)")
+    #expect(abs(position - (position * 1000).rounded() / 1000) > 0, "not cut to the millisecond")
+    await relay.stop()
+  }
+}
