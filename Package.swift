@@ -209,6 +209,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
+    // What the repository's documents say about the package itself (the module table).
+    .testTarget(name: "RepositoryTests"),
     .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
     .testTarget(
       name: "TCPFramingTests",

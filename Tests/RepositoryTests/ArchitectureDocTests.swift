@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// The repository's root, from this file's place in it.
+private let root = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The targets `Package.swift` declares, with the package's own modules each depends on
+/// (third-party products left out).
+struct ManifestTarget: Equatable {
+  var name: String
+  var kind: String
+  var dependencies: Set<String>
+
+  static func all(in manifest: String) -> [ManifestTarget] {
+    let start = #/\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([^"]+)"/#
+    let matches = manifest.matches(of: start)
+    return matches.enumerated().map { i, match in
+      let end = i + 1 < matches.count ? matches[i + 1].range.lowerBound : manifest.endIndex
+      let body = manifest[match.range.upperBound..<end]
+      var dependencies: Set<String> = []
+      if let list = body.firstMatch(of: #/dependencies:\s*\[/#) {
+        // The list runs to its closing bracket; products name other packages' modules.
+        var depth = 1
+        var index = list.range.upperBound
+        while depth > 0, index < body.endIndex {
+          if body[index] == "[" { depth += 1 }
+          if body[index] == "]" { depth -= 1 }
+          index = body.index(after: index)
+        }
+        let own = body[list.range.upperBound..<index].replacing(#/\.product\([^)]*\)/#, with: "")
+        dependencies = Set(own.matches(of: #/"([^"]+)"/#).map { String($0.1) })
+      }
+      return ManifestTarget(name: String(match.2), kind: String(match.1), dependencies: dependencies)
+    }
+  }
+}
+
+@Suite("docs/ARCHITECTURE.md and Package.swift")
+struct ArchitectureDocTests {
+  @Test("the module table has a row for every target but the tests, naming exactly its own dependencies")
+  func moduleTable() throws {
+    let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let doc = try String(
+      contentsOf: root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+    let targets = ManifestTarget.all(in: manifest)
+    let names = Set(targets.map(\.name))
+    #expect(targets.count > 20, "the manifest was read")
+    // Rows: | `Module` (or several) | role | depends on |
+    var rows: [String: Set<String>] = [:]
+    for line in doc.split(separator: "\n") where line.hasPrefix("| `") {
+      let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard cells.count >= 4 else { continue }
+      let modules = cells[1].matches(of: #/`([^`]+)`/#).map { String($0.1) }
+      let named = Set(
+        cells[cells.count - 2].matches(of: #/[A-Za-z][A-Za-z-]*/#).map { String($0.0) }
+      ).intersection(names)
+      for module in modules { rows[module] = named }
+    }
+    for target in targets where target.kind != "testTarget" {
+      guard let row = rows[target.name] else {
+        Issue.record("docs/ARCHITECTURE.md has no row for the target \(target.name)")
+        continue
+      }
+      #expect(
+        row == target.dependencies,
+        "\(target.name): the table says \(row.sorted()), Package.swift \(target.dependencies.sorted())")
+    }
+    for module in rows.keys where !names.contains(module) {
+      Issue.record("docs/ARCHITECTURE.md has a row for \(module), which Package.swift does not declare")
+    }
+  }
+
+  @Test("the manifest is read target by target, its own dependencies without the products")
+  func findsAMissingRow() {
+    let manifest = """
+      .target(name: "A"),
+      .target(
+        name: "B",
+        dependencies: ["A", .product(name: "NIOCore", package: "swift-nio")]),
+      .testTarget(name: "BTests", dependencies: ["B"]),
+      """
+    #expect(
+      ManifestTarget.all(in: manifest) == [
+        ManifestTarget(name: "A", kind: "target", dependencies: []),
+        ManifestTarget(name: "B", kind: "target", dependencies: ["A"]),
+        ManifestTarget(name: "BTests", kind: "testTarget", dependencies: ["B"]),
+      ])
+  }
+}
