@@ -4,6 +4,7 @@ import GroupSessions
 import Media
 import Participation
 import PlaybackCoordination
+import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
 import Transports
@@ -16,6 +17,11 @@ struct RemoteCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "remote", abstract: "Propagation, sync and clock error against an external relay.")
   @Option(help: "Relay address HOST:PORT.") var relay: String
+  @Option(
+    help:
+      "The relay's certificate fingerprint (SHA256:…): connect over TLS and accept only it, as a host's invite does. Without it, plain TCP (a relay run with --no-tls)."
+  )
+  var fingerprint: String?
   @Option(help: "Room.") var room = "remote"
   @Option(help: "Participants in this process.") var participants = 5
   @Option(help: "Rounds of pause, seek and play.") var rounds = 10
@@ -29,7 +35,8 @@ struct RemoteCommand: AsyncParsableCommand {
 
   func run() async throws {
     BenchLogging.setup()
-    let transport = try TCPTransport(address: relay)
+    let transport = try TCPTransport(
+      address: relay, tls: fingerprint.map { RelayVerification(pinned: $0, knownRelays: nil) })
     let recorder = ArrivalRecorder()
     let n = participants
     let drift = driftPpm
@@ -94,15 +101,23 @@ struct RemoteCommand: AsyncParsableCommand {
     clockErrors += await sampler.value
     await room.stop()
     var t = Table("case", "measure", "samples", "p50 / p99 / max (ms)")
-    let rows: [(String, [Double])] = [
+    var rows: [(String, [Double])] = [
       ("propagation, applied at player", player), ("propagation, update received", update),
       ("clock-offset error", clockErrors), ("sync error, steady state", sync.steady),
       ("sync error, 1 s after a command", sync.afterCommand),
     ]
+    for kind in sync.perKind.keys.sorted() {
+      rows.append(("sync error, 1 s after \(kind)", sync.perKind[kind]!))
+    }
     for (name, values) in rows {
       let s = Summary(values)
       t.add(label, name, "\(s.count)", s.text(2))
     }
     print(t.markdown)
+    if let largest = sync.largestAfterCommand {
+      print(
+        "\(label): the largest divergence within 1 s of a command, \(String(format: "%.2f", largest.spread)) ms, came \(Int(largest.since.rounded())) ms after a \(largest.kind)."
+      )
+    }
   }
 }

@@ -57,6 +57,10 @@ enum SyncBench {
     var steady: [Double] = []
     var afterCommand: [Double] = []
     var perKind: [String: [Double]] = [:]
+    /// The largest divergence within a second of a command: which command, how long after
+    /// it was sent (ms), how large (ms). Tells a transition (a pause reaching the far end of
+    /// a slow path) from an excursion seconds into steady playing.
+    var largestAfterCommand: (kind: String, since: Double, spread: Double)?
   }
 
   /// Samples every player every 10 ms for `seconds` while a random participant sends pause,
@@ -92,9 +96,13 @@ enum SyncBench {
       let at = clock.localNow()
       let positions = room.players.map { $0.observe(at: at).position }
       let spread = ((positions.max() ?? 0) - (positions.min() ?? 0)) * 1000
-      if Double(at.nanoseconds - lastCommand) / 1e9 <= 1.0 {
+      let since = Double(at.nanoseconds - lastCommand) / 1e9
+      if since <= 1.0 {
         result.afterCommand.append(spread)
         result.perKind[lastKind, default: []].append(spread)
+        if spread > result.largestAfterCommand?.spread ?? -1 {
+          result.largestAfterCommand = (lastKind, since * 1000, spread)
+        }
       } else {
         result.steady.append(spread)
       }

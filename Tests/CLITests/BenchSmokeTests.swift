@@ -1,10 +1,14 @@
 import Foundation
 import Testing
 
-/// `cowatch-bench propagation --smoke` runs end to end (a relay on 127.0.0.1, three real
-/// participants, two rounds), and `codec --smoke` prints its costs. It uses the debug binary `swift test` builds beside the test
-/// bundle, and is skipped if that binary is not there; it writes no document.
-@Suite struct BenchSmokeTests {
+/// Every command docs/BENCHMARKS.md names has a smoke run here: a tiny run of the same
+/// code end to end (`cowatch-bench propagation --smoke`: a relay on 127.0.0.1, three real
+/// participants, two rounds), so that a change to the command line or the protocol that
+/// breaks a benchmark fails the tests, not the next person who measures. It uses the debug
+/// binaries `swift test` builds beside the test bundle, and is skipped if they are not
+/// there; it writes no document. One at a time, like every test that starts real
+/// programs: side by side on two cores they starve each other (and a `remote` case gave up).
+@Suite(.serialized) struct BenchSmokeTests {
   static var benchBinary: URL? {
     let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for dir in [here, here.deletingLastPathComponent()] {
@@ -18,6 +22,16 @@ import Testing
     "a benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil),
     arguments: [
       ("propagation", ["Propagation", "Clock-offset error"]),
+      ("sync", ["Sync error", "1 s after a command"]),
+      ("scale", ["Relay scale"]),
+      // Beside syncplay-server (Debian's syncplay-server).
+      ("syncplay", ["Propagation, Cowatch vs Syncplay", "Scale, Cowatch vs Syncplay"]),
+      ("syncplay-clients", ["Syncplay's client, served by syncplay-server and by Cowatch"]),
+      // Three real mpv players (mpv, ffmpeg).
+      ("mpv", ["mpv"]),
+      // Fronts in tmux, driven by keys.
+      ("front", ["Idle CPU of the front", "Keys to screen"]),
+      ("store --postgres", ["Propagation with each store", "PostgreSQL"]),
       ("codec", ["Codec and replay cost", "decode step"]),
       // Every known attack against a real `cowatch serve`; exits non-zero unless the
       // victim room kept working through each.
@@ -36,7 +50,7 @@ import Testing
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()
     process.executableURL = Self.benchBinary!
-    process.arguments = [command, "--smoke"]
+    process.arguments = command.split(separator: " ").map(String.init) + ["--smoke"]
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "COWATCH_BENCH_DOC")
     process.environment = env
@@ -53,7 +67,53 @@ import Testing
       return
     }
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(process.terminationStatus == 0)
-    for heading in headings { #expect(text.contains(heading)) }
+    #expect(process.terminationStatus == 0, "\(command): \(text.suffix(2000))")
+    for heading in headings { #expect(text.contains(heading), "\(command): \(heading)") }
+  }
+
+  /// Root and `ip netns`: what scripts/multihost.sh needs to make its hosts.
+  static var canMakeNamespaces: Bool {
+    guard getuid() == 0 else { return false }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    probe.arguments = ["ip", "netns", "list"]
+    probe.standardOutput = FileHandle.nullDevice
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
+  }
+
+  @Test(
+    "scripts/multihost.sh --smoke: three network namespaces, delayed links, participants pinning the relay's certificate",
+    .enabled(if: benchBinary != nil, "needs cowatch-bench beside the test bundle"),
+    .enabled(if: canMakeNamespaces, "needs root and iproute2 to make network namespaces"))
+  func multihost() async throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["scripts/multihost.sh", "--smoke"]
+    var env = ProcessInfo.processInfo.environment
+    // The debug binaries this run built (cowatch beside cowatch-bench).
+    env["BIN"] = Self.benchBinary!.deletingLastPathComponent().path
+    process.environment = env
+    process.currentDirectoryURL = CowatchProcess.repositoryRoot
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    try process.run()
+    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
+    let deadline = Date().addingTimeInterval(180)
+    while process.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
+    if process.isRunning {
+      process.terminate()
+      Issue.record("the smoke run took more than 180 s")
+    }
+    let text = String(decoding: await reading.value, as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    for case_ in ["sym-40ms-jitter10", "asym-up20-down60", "asym-up60-down20", "veth-no-delay"] {
+      #expect(text.contains("| \(case_) | sync error, steady state |"), "\(case_): \(text.suffix(3000))")
+    }
+    #expect(text.contains("TLS, participants pinning the relay's certificate"))
+    #expect(text.contains("the largest divergence within 1 s of a command"))
   }
 }
