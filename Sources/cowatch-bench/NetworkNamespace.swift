@@ -27,6 +27,16 @@ enum NetworkNamespace {
     if p.terminationStatus != 0 { throw ExitCode(p.terminationStatus) }
   }
 
+  /// Runs `cowatch-bench ARGUMENTS` as a process of its own and waits for it.
+  static func runSubcommand(_ arguments: [String]) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    p.arguments = arguments
+    try p.run()
+    p.waitUntilExit()
+    if p.terminationStatus != 0 { throw ExitCode(p.terminationStatus) }
+  }
+
   /// Installs a Debian package if `executable` is missing (the bench machine has apt).
   static func ensureInstalled(_ executable: String, package: String) throws {
     if Machine.which(executable) != nil { return }
