@@ -38,7 +38,7 @@ echo
 echo "| test | failed |"
 echo "|---|---|"
 # Swift Testing names a failed test on a line of its own: ✘ Test "name" failed after …
-grep -h -o '✘ Test .* failed after' "$logs"/run-*.log 2>/dev/null \
+grep -h -o '✘ Test .* failed after' "$logs"/run-*.log 2>/dev/null | grep -v '^✘ Test run with' \
   | sed -e 's/^✘ Test //' -e 's/ failed after$//' \
   | sort | uniq -c | sort -rn \
   | while read -r count name; do echo "| $name | $count of $runs |"; done
