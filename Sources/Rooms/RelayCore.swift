@@ -15,11 +15,12 @@ public struct RelayCore: Sendable {
   /// Makes resume secrets. The relay's runtime gives a cryptographically secure one
   /// (``RelayCore/systemSecret()``); tests may give a predictable one.
   private let makeSecret: @Sendable () -> String
+  /// Who may enter which room, and the counters against guessing.
+  private var admission: RoomAdmission
+
   /// Checks a proof for a password-protected room: whether `signature` signs `signed` for
   /// the Ed25519 public key `verifier`. Injected (the runtime gives swift-crypto's) so that
   /// this core stays free of a crypto library; without one, no proof is ever right.
-  private let verifyProof: ProofVerifier
-
   /// `(signature, signed bytes, verifier) -> valid`.
   public typealias ProofVerifier =
     @Sendable (
@@ -52,7 +53,7 @@ public struct RelayCore: Sendable {
     self.epoch = epoch
     self.tracksStoreChanges = tracksStoreChanges
     self.makeSecret = makeSecret
-    self.verifyProof = verifyProof
+    admission = RoomAdmission(configuration: configuration, verifyProof: verifyProof)
   }
 
   // MARK: - State kept per connection and per room
@@ -66,8 +67,8 @@ public struct RelayCore: Sendable {
     var since: GroupInstant
     var lastSeen: GroupInstant
     var member: (room: String, participant: ParticipantID)?
-    var tokens: Double
-    var tokensAt: GroupInstant
+    /// Lines it may still send: a sustained rate with a burst.
+    var bucket: TokenBucket
     /// When the whole state was last sent in answer to `resync`.
     var lastResync: GroupInstant?
     /// A `resync` asked for too soon after the last one: answered once, when allowed.
@@ -75,29 +76,6 @@ public struct RelayCore: Sendable {
     /// A hello for a password-protected room, waiting for the proof that answers its
     /// challenge.
     var entry: PendingEntry?
-  }
-
-  /// A hello held back until its sender proves it knows the room's password. A class,
-  /// immutable once made: few connections ever hold one, and inline it would widen every
-  /// connection's entry in the table by its size.
-  private final class PendingEntry: Sendable {
-    let name: String
-    let room: String
-    let protection: RoomProtection
-    let nonce: [UInt8]
-    /// When the challenge went out: the proof's timeout counts from here.
-    let challenged: GroupInstant
-
-    init(
-      name: String, room: String, protection: RoomProtection, nonce: [UInt8],
-      challenged: GroupInstant
-    ) {
-      self.name = name
-      self.room = room
-      self.protection = protection
-      self.nonce = nonce
-      self.challenged = challenged
-    }
   }
 
   struct Member {
@@ -145,34 +123,16 @@ public struct RelayCore: Sendable {
   ) -> [RelayAction] {
     connections[id] = Connection(
       address: address, origin: origin, since: now, lastSeen: now, member: nil,
-      tokens: configuration.messageBurst, tokensAt: now)
+      bucket: TokenBucket(burst: configuration.messageBurst, at: now))
     return []
   }
 
-  /// Rooms that hellos from each address created and that still exist: a room outlives
-  /// its last connection by the reconnect grace, so without this one address could keep
-  /// thousands alive by connecting, saying hello and leaving.
-  private var roomsCreated: [String: Int] = [:]
-
-  /// Resumes with a wrong secret, per address, in the current window.
-  private struct WrongResumes {
-    var count: Int
-    var since: GroupInstant
-  }
-  private var wrongResumes: [String: WrongResumes] = [:]
-  /// Wrong password proofs, per address and per room, in the current window.
-  private var wrongProofs: [String: WrongResumes] = [:]
-  /// Wrong password proofs one address may send per ``wrongProofWindow`` seconds, and all
-  /// addresses together for one room: past either, hellos for the room from that address
-  /// (or, for the room's limit, from anyone new) wait out the window. Each guess costs the
-  /// guesser a slow derivation too, but the relay should not be the oracle that makes
-  /// guessing online cheap.
-  public static let maximumWrongProofsPerAddress = 10
-  public static let maximumWrongProofsPerRoom = 30
-  public static let wrongProofWindow = 60.0
-  /// Wrong resume secrets one address may send per ``wrongResumeWindow`` seconds.
-  public static let maximumWrongResumes = 20
-  public static let wrongResumeWindow = 60.0
+  /// See ``RoomAdmission``: the limits on guessing passwords and resume secrets.
+  public static let maximumWrongProofsPerAddress = RoomAdmission.maximumWrongProofsPerAddress
+  public static let maximumWrongProofsPerRoom = RoomAdmission.maximumWrongProofsPerRoom
+  public static let wrongProofWindow = RoomAdmission.wrongProofWindow
+  public static let maximumWrongResumes = RoomAdmission.maximumWrongResumes
+  public static let wrongResumeWindow = RoomAdmission.wrongResumeWindow
 
   /// Commands that only say what a player does (kept while changes are refused).
   static func describesPlayer(_ command: GroupCommand) -> Bool {
@@ -193,10 +153,7 @@ public struct RelayCore: Sendable {
     storeChanges.rooms.remove(name)
     storeChanges.members[name] = nil
     storeChanges.departed[name] = nil
-    if let creator = room.creator {
-      let left = (roomsCreated[creator] ?? 1) - 1
-      roomsCreated[creator] = left > 0 ? left : nil
-    }
+    if let creator = room.creator { admission.removed(createdBy: creator) }
     var actions: [RelayAction] = [.log(.notice, "room \(name) left to another relay: \(reason)")]
     for id in room.connections {
       connections[id] = nil
@@ -210,9 +167,7 @@ public struct RelayCore: Sendable {
   private mutating func dropRoom(_ name: String) {
     guard let room = rooms.removeValue(forKey: name) else { return }
     markRemoved(name)
-    guard let creator = room.creator else { return }
-    let left = (roomsCreated[creator] ?? 1) - 1
-    roomsCreated[creator] = left > 0 ? left : nil
+    if let creator = room.creator { admission.removed(createdBy: creator) }
   }
 
   /// Bytes that could not be framed or decoded: answer with one clear error and close.
@@ -242,12 +197,10 @@ public struct RelayCore: Sendable {
   /// actions that close it when it has none left.
   private mutating func charge(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction]? {
     guard var connection = connections[id] else { return [] }
-    let elapsed = max(0, now.seconds(since: connection.tokensAt))
-    connection.tokens = min(
-      configuration.messageBurst, connection.tokens + elapsed * configuration.messagesPerSecond)
-    connection.tokensAt = now
-    if connection.tokens < 1 {
-      connections[id] = connection
+    let taken = connection.bucket.take(
+      at: now, rate: configuration.messagesPerSecond, burst: configuration.messageBurst)
+    connections[id] = connection
+    if !taken {
       let text =
         "more than \(Int(configuration.messagesPerSecond)) messages a second; closing this connection"
       // Only the connection goes: a member keeps its place (and the answers to its
@@ -258,8 +211,6 @@ public struct RelayCore: Sendable {
         .close(id),
       ] + disconnected(id, at: now)
     }
-    connection.tokens -= 1
-    connections[id] = connection
     return nil
   }
 
@@ -281,7 +232,10 @@ public struct RelayCore: Sendable {
       }
       if case .hello(let version, let name, let room, let resume, let protect) = message {
         return hello(
-          id, version: version, name: name, room: room, resume: resume, protect: protect, at: now)
+          id,
+          RoomAdmission.Hello(
+            version: version, name: name, room: room, resume: resume, protect: protect),
+          at: now)
       }
       return fatal(id, .helloRequired, "say hello first", at: now)
     }
@@ -411,175 +365,111 @@ public struct RelayCore: Sendable {
   // MARK: - Hello
 
   private mutating func hello(
-    _ id: ConnectionID, version: Int, name rawName: String, room roomName: String,
-    resume: ResumeToken?, protect: RoomProtection?, proven: Bool = false, at now: GroupInstant
+    _ id: ConnectionID, _ hello: RoomAdmission.Hello, at now: GroupInstant
   ) -> [RelayAction] {
-    guard version == ProtocolVersion.current else {
-      let error = WireError.unsupportedVersion(
-        received: version, supported: ProtocolVersion.current)
-      return fatal(id, .unsupportedVersion, error.description, at: now)
-    }
-    let name: String
-    switch ParticipantName.validate(rawName) {
-    case .success(let valid): name = valid
-    case .failure(let problem): return fatal(id, .invalidHello, problem.description, at: now)
-    }
-    guard Self.isValidRoom(roomName) else {
-      return fatal(
-        id, .invalidHello, "a room name is 1–64 letters, digits, '-', '_' or '.'", at: now)
-    }
-    let address = connections[id]?.address
-    if rooms[roomName] == nil, let address,
-      roomsCreated[address, default: 0] >= configuration.maximumRoomsPerAddress
-    {
-      return fatal(
-        id, .tooManyRooms,
-        "your address has opened \(configuration.maximumRoomsPerAddress) rooms that still exist; join one of them or wait until one empties",
-        at: now)
-    }
-    var room =
-      rooms[roomName]
-      ?? Room(
-        engine: GroupEngine(configuration: configuration.engine), creator: address,
-        protection: protect)
-
-    // A resume naming a member whose secret it does not know. After a relay restart an
-    // old token can name someone else's new id, so the hello still enters as a new member
-    // (the welcome says `resumed: false`); but each one counts against its address, and
-    // past the limit that address's resumes are refused for a while. (In-process
-    // connections have no address and are not counted.)
-    if let resume, let key = address, let member = room.members[resume.participant],
-      !SecretHash.matches(resume.secret, member.secretHash)
-    {
-      var failures = wrongResumes[key] ?? WrongResumes(count: 0, since: now)
-      if now.seconds(since: failures.since) > Self.wrongResumeWindow {
-        failures = WrongResumes(count: 0, since: now)
-      }
-      failures.count += 1
-      wrongResumes[key] = failures
-      if failures.count > Self.maximumWrongResumes {
-        return fatal(
-          id, .rateLimited,
-          "too many resumes with a wrong secret from your address; wait \(Int(Self.wrongResumeWindow)) s",
-          at: now)
-      }
-    }
-
-    // Resume a place kept after a dropped connection.
-    if let resume, var member = room.members[resume.participant],
-      SecretHash.matches(resume.secret, member.secretHash)
-    {
-      var actions: [RelayAction] = []
-      if let old = member.connection, old != id {
-        connections[old]?.member = nil
-        actions.append(.close(old))
-      }
-      let wasDisconnected = member.disconnectedAt != nil
-      member.connection = id
-      member.disconnectedAt = nil
-      let (pending, missed) = member.messages.resume(received: resume.messagesReceived)
-      room.members[resume.participant] = member
-      rooms[roomName] = room
-      connections[id]?.member = (roomName, resume.participant)
-      markChanged(roomName, member: resume.participant)
-      if wasDisconnected {
-        actions += applyInternal(
-          .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
-      }
-      let welcome = Welcome(
-        participant: resume.participant, room: roomName,
-        resume: ResumeToken(participant: resume.participant, secret: resume.secret),
-        configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
-        relayEpoch: epoch, relays: peers)
-      actions.insert(.send(.welcome(welcome), to: id), at: 0)
-      if missed > 0 {
-        let text =
-          "\(missed) \(missed == 1 ? "message" : "messages") sent to you while you were away could not be kept"
-        actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
-      }
-      actions += pending.map { .send($0, to: id) }
-      actions.append(
-        .log(.info, "\(roomName)/\(resume.participant) resumed on \(id)", about: id))
-      return actions
-    }
-
-    // Entering anew a room with a password: first the proof (a resume above needed none:
-    // its secret came from a welcome only a proven entrant got).
-    if let protection = room.protection, rooms[roomName] != nil, !proven {
-      if let refusal = wrongProofLimit(address: address, room: roomName, at: now) {
-        return fatal(id, .rateLimited, refusal, at: now)
-      }
+    var hello = hello
+    hello.address = connections[id]?.address
+    let existing = rooms[hello.room]
+    switch admission.decide(hello, existing: existing, at: now) {
+    case .refuse(let code, let text):
+      return fatal(id, code, text, at: now)
+    case .resume(let token):
+      return resume(id, token, in: hello.room, at: now)
+    case .challenge(let name, let protection):
       let nonce = Array(makeSecret().utf8)
       connections[id]?.entry = PendingEntry(
-        name: name, room: roomName, protection: protection, nonce: nonce, challenged: now)
+        name: name, room: hello.room, protection: protection, nonce: nonce, challenged: now)
       return [
         .send(.challenge(RoomChallenge(derivation: protection.derivation, nonce: nonce)), to: id)
       ]
+    case .enter(let name, let room):
+      return enter(id, name: name, room: room, named: hello.room, isNew: existing == nil, at: now)
     }
-    if rooms[roomName] != nil, room.protection == nil, protect != nil {
-      return fatal(
-        id, .roomNotProtected,
-        "room \(roomName) exists without a password, so a password would protect nothing in it; choose another room name, or join without one",
-        at: now)
-    }
+  }
 
-    if room.engine.state.control.locked {
-      let owner = room.engine.state.owner?.name
-      return fatal(
-        id, .roomLocked,
-        "room \(roomName) is locked\(owner.map { " by \($0)" } ?? ""): nobody new can enter until it is unlocked",
-        at: now)
+  /// A member takes its place again on connection `id` (after a dropped connection, or
+  /// from another one that is then closed), with the messages it missed meanwhile.
+  private mutating func resume(
+    _ id: ConnectionID, _ resume: ResumeToken, in roomName: String, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], var member = room.members[resume.participant] else {
+      return []
     }
-    let key = ParticipantName.key(name)
-    if let taken = room.members.values.first(where: { ParticipantName.key($0.name) == key }) {
-      return fatal(
-        id, .invalidHello,
-        "the name \"\(taken.name)\" is taken in room \(roomName); choose another", at: now)
+    var actions: [RelayAction] = []
+    if let old = member.connection, old != id {
+      connections[old]?.member = nil
+      actions.append(.close(old))
     }
-    guard room.members.count < configuration.maximumParticipantsPerRoom else {
-      return fatal(
-        id, .roomFull,
-        "room \(roomName) is full (\(configuration.maximumParticipantsPerRoom) \(configuration.maximumParticipantsPerRoom == 1 ? "participant" : "participants"))",
-        at: now)
+    let wasDisconnected = member.disconnectedAt != nil
+    member.connection = id
+    member.disconnectedAt = nil
+    let (pending, missed) = member.messages.resume(received: resume.messagesReceived)
+    room.members[resume.participant] = member
+    rooms[roomName] = room
+    connections[id]?.member = (roomName, resume.participant)
+    markChanged(roomName, member: resume.participant)
+    if wasDisconnected {
+      actions += applyInternal(
+        .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
     }
+    let welcome = Welcome(
+      participant: resume.participant, room: roomName,
+      resume: ResumeToken(participant: resume.participant, secret: resume.secret),
+      configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
+      relayEpoch: epoch, relays: peers)
+    actions.insert(.send(.welcome(welcome), to: id), at: 0)
+    if missed > 0 {
+      let text =
+        "\(missed) \(missed == 1 ? "message" : "messages") sent to you while you were away could not be kept"
+      actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
+    }
+    actions += pending.map { .send($0, to: id) }
+    actions.append(
+      .log(.info, "\(roomName)/\(resume.participant) resumed on \(id)", about: id))
+    return actions
+  }
+
+  /// A new member enters `room` (created now when `isNew`) on connection `id`.
+  private mutating func enter(
+    _ id: ConnectionID, name: String, room: Room, named roomName: String, isNew: Bool,
+    at now: GroupInstant
+  ) -> [RelayAction] {
+    var room = room
     let participant = ParticipantID("p\(room.nextNumber)")
     let origin = connections[id]?.origin ?? .cowatch
     room.nextNumber += 1
     let secret = makeSecret()
     var engine = room.engine
     let before = engine.state.sequence
-    switch engine.apply(.enter(name: name, origin: origin), from: participant, at: now) {
-    case .failure(let rejection):
+    if case .failure(let rejection) = engine.apply(
+      .enter(name: name, origin: origin), from: participant, at: now)
+    {
       return fatal(id, .invalidHello, rejection.description, at: now)
-    case .success:
-      if rooms[roomName] == nil, let creator = room.creator {
-        roomsCreated[creator, default: 0] += 1
-      }
-      room.engine = engine
-      room.engineDeadline = engine.nextDeadline()
-      room.members[participant] = Member(
-        name: name, secretHash: SecretHash.of(secret), connection: id,
-        requests: RequestWindow(capacity: configuration.requestWindow),
-        messages: MessageLog(
-          maximumCount: configuration.maximumPendingMessages,
-          maximumBytes: configuration.maximumPendingMessageBytes))
-      rooms[roomName] = room
-      connections[id]?.member = (roomName, participant)
-      markChanged(roomName, member: participant)
-      let welcome = Welcome(
-        participant: participant, room: roomName,
-        resume: ResumeToken(participant: participant, secret: secret),
-        configuration: configuration.engine, state: engine.state, resumed: false,
-        relayEpoch: epoch, relays: peers)
-      var actions: [RelayAction] = [
-        .send(.welcome(welcome), to: id),
-        .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
-      ]
-      actions += broadcastStep(
+    }
+    if isNew, let creator = room.creator { admission.created(by: creator) }
+    room.engine = engine
+    room.engineDeadline = engine.nextDeadline()
+    room.members[participant] = Member(
+      name: name, secretHash: SecretHash.of(secret), connection: id,
+      requests: RequestWindow(capacity: configuration.requestWindow),
+      messages: MessageLog(
+        maximumCount: configuration.maximumPendingMessages,
+        maximumBytes: configuration.maximumPendingMessageBytes))
+    rooms[roomName] = room
+    connections[id]?.member = (roomName, participant)
+    markChanged(roomName, member: participant)
+    let welcome = Welcome(
+      participant: participant, room: roomName,
+      resume: ResumeToken(participant: participant, secret: secret),
+      configuration: configuration.engine, state: engine.state, resumed: false,
+      relayEpoch: epoch, relays: peers)
+    return [
+      .send(.welcome(welcome), to: id),
+      .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
+    ]
+      + broadcastStep(
         in: roomName, before: before, at: now,
         input: .command(.enter(name: name, origin: origin), from: participant), except: id)
-      return actions
-    }
   }
 
   /// The proof answering a challenge: right, the hello goes on as if just received; wrong,
@@ -588,47 +478,19 @@ public struct RelayCore: Sendable {
     _ id: ConnectionID, entry: PendingEntry, signature: [UInt8], at now: GroupInstant
   ) -> [RelayAction] {
     connections[id]?.entry = nil
-    guard
-      verifyProof(
-        signature, RoomChallenge.signedBytes(room: entry.room, nonce: entry.nonce),
-        entry.protection.verifier)
-    else {
-      let address = connections[id]?.address
-      for key in [address.map { "address \($0)" }, "room \(entry.room)"].compactMap({ $0 }) {
-        var failures = wrongProofs[key] ?? WrongResumes(count: 0, since: now)
-        if now.seconds(since: failures.since) > Self.wrongProofWindow {
-          failures = WrongResumes(count: 0, since: now)
-        }
-        failures.count += 1
-        wrongProofs[key] = failures
-      }
-      return fatal(
-        id, .wrongPassword, "wrong password for room \(entry.room)", at: now)
+    let address = connections[id]?.address
+    guard admission.prove(entry, signature: signature, address: address, at: now) else {
+      return fatal(id, .wrongPassword, "wrong password for room \(entry.room)", at: now)
     }
     // The room may have gone (everyone left) while the proof was made: it comes back with
     // the same protection.
     let protect = rooms[entry.room] == nil ? entry.protection : nil
     return hello(
-      id, version: ProtocolVersion.current, name: entry.name, room: entry.room, resume: nil,
-      protect: protect, proven: true, at: now)
-  }
-
-  /// Why a hello for `room` from `address` may not try a password now, if it may not.
-  private func wrongProofLimit(address: String?, room: String, at now: GroupInstant) -> String? {
-    func over(_ key: String, _ limit: Int) -> Bool {
-      guard let failures = wrongProofs[key],
-        now.seconds(since: failures.since) <= Self.wrongProofWindow
-      else { return false }
-      return failures.count >= limit
-    }
-    let wait = Int(Self.wrongProofWindow)
-    if let address, over("address \(address)", Self.maximumWrongProofsPerAddress) {
-      return "too many wrong passwords from your address; wait \(wait) s"
-    }
-    if over("room \(room)", Self.maximumWrongProofsPerRoom) {
-      return "too many wrong passwords for room \(room); wait \(wait) s"
-    }
-    return nil
+      id,
+      RoomAdmission.Hello(
+        version: ProtocolVersion.current, name: entry.name, room: entry.room, resume: nil,
+        protect: protect, proven: true),
+      at: now)
   }
 
   // MARK: - Commands
@@ -805,16 +667,7 @@ public struct RelayCore: Sendable {
   }
 
   private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
-    if !wrongResumes.isEmpty {
-      wrongResumes = wrongResumes.filter {
-        now.seconds(since: $0.value.since) <= Self.wrongResumeWindow
-      }
-    }
-    if !wrongProofs.isEmpty {
-      wrongProofs = wrongProofs.filter {
-        now.seconds(since: $0.value.since) <= Self.wrongProofWindow
-      }
-    }
+    admission.forgetExpired(at: now)
     var actions: [RelayAction] = []
     for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
       if connection.member == nil, let entry = connection.entry {
