@@ -42,8 +42,11 @@ let package = Package(
       ]),
     // The relay's logic: rooms, sequencing through the engine, limits, heartbeats. Pure.
     .target(name: "Rooms", dependencies: ["PlaybackCoordination", "WireProtocol"]),
-    // The Transport protocol and the clocks, below both sides of the wire.
-    .target(name: "Transports", dependencies: ["PlaybackCoordination", "WireProtocol"]),
+    // The clocks every runtime reads (monotonic, wall, offset, and a manual one for
+    // virtual time), behind one protocol so that the pure centre never reads a clock.
+    .target(name: "Clocks", dependencies: ["PlaybackCoordination"]),
+    // The Transport protocol: how a participant reaches its relay, in memory or over TCP.
+    .target(name: "Transports", dependencies: ["WireProtocol"]),
     // The participant's protocol logic as a state machine (ParticipantCore). Pure.
     .target(
       name: "Participation",
@@ -55,6 +58,7 @@ let package = Package(
     .target(
       name: "RelayRuntime",
       dependencies: [
+        "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "Transports", "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -86,6 +90,7 @@ let package = Package(
     .target(
       name: "GroupSessions",
       dependencies: [
+        "Clocks",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
@@ -102,15 +107,16 @@ let package = Package(
         .product(name: "SwiftASN1", package: "swift-asn1"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
-    // SwiftNIO line framing shared by the TCP server and client.
+    // Newline-framed byte streams with a size limit: the framer, and its SwiftNIO handler
+    // shared by the relay's TCP and Syncplay ports, the TCP client and the mpv socket.
     .target(
-      name: "TCPFraming",
-      dependencies: ["WireProtocol", .product(name: "NIOCore", package: "swift-nio")]),
+      name: "LineFraming", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
     // The TCP relay server.
     .target(
       name: "TCPRelayServer",
       dependencies: [
-        "PlaybackCoordination", "Rooms", "RelayRuntime", "TCPFraming", "Transports", "WireProtocol",
+        "Clocks",
+        "PlaybackCoordination", "Rooms", "RelayRuntime", "LineFraming", "WireProtocol",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -120,7 +126,7 @@ let package = Package(
     .target(
       name: "TCPRelayClient",
       dependencies: [
-        "WireProtocol", "TCPFraming", "Transports", "RelayTLS",
+        "WireProtocol", "LineFraming", "Transports", "RelayTLS",
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -134,8 +140,8 @@ let package = Package(
     .target(
       name: "MpvPlayer",
       dependencies: [
-        "PlaybackCoordination", "TCPFraming", "Transports",
-        .product(name: "NIOCore", package: "swift-nio"),
+        "Clocks",
+        "PlaybackCoordination", "LineFraming", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -153,8 +159,9 @@ let package = Package(
     .target(
       name: "SyncplayServer",
       dependencies: [
+        "Clocks",
         "SyncplayBridge", "SyncplayProtocol", "GroupSessions", "Participation", "RelayRuntime",
-        "Transports", "PlaybackCoordination", "TCPFraming", "RoomCrypto", "Rooms",
+        "PlaybackCoordination", "LineFraming", "RoomCrypto", "Rooms",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -174,12 +181,14 @@ let package = Package(
     .target(
       name: "FrontSessions",
       dependencies: [
-        "GroupSessions", "Participation", "Transports", "TerminalFront", "Media", "Narration",
+        "Clocks",
+        "GroupSessions", "Participation", "TerminalFront", "Media", "Narration",
         "PlaybackCoordination",
       ]),
     .target(
       name: "DemoScript",
       dependencies: [
+        "Clocks",
         "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime",
         "TCPRelayServer", "TCPRelayClient", "Media",
         "TerminalFront", "Narration",
@@ -188,6 +197,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
+        "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
@@ -200,6 +210,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch-bench",
       dependencies: [
+        "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
@@ -211,11 +222,11 @@ let package = Package(
     .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
     // What the repository's documents say about the package itself (the module table).
     .testTarget(name: "RepositoryTests"),
-    .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+    .testTarget(name: "WireProtocolTests", dependencies: ["LineFraming", "WireProtocol"]),
     .testTarget(
-      name: "TCPFramingTests",
+      name: "LineFramingTests",
       dependencies: [
-        "TCPFraming", .product(name: "NIOCore", package: "swift-nio"),
+        "LineFraming", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
       ]),
     .testTarget(name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol"]),
@@ -223,8 +234,8 @@ let package = Package(
     .testTarget(
       name: "RoomsTests",
       dependencies: [
-        "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "Transports",
-        "SQLiteRoomStore",
+        "LineFraming", "Clocks",
+        "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "SQLiteRoomStore",
         "RoomCrypto", "PostgresRoomStore", "ThrowawayPostgres",
         // The shared-rooms tests run relays and participants over TCP.
         "GroupSessions", "Participation", "TCPRelayServer", "TCPRelayClient", "RelayTLS",
@@ -233,13 +244,14 @@ let package = Package(
     .testTarget(
       name: "ParticipationTests",
       dependencies: [
+        "Clocks",
         "Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime",
-        "Transports",
         "RoomCrypto",
       ]),
     .testTarget(
       name: "GroupSessionsTests",
       dependencies: [
+        "Clocks",
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto",
@@ -250,8 +262,9 @@ let package = Package(
     .testTarget(
       name: "MpvPlayerTests",
       dependencies: [
-        "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "Transports",
-        "RelayRuntime", "WireProtocol", "SyncplayHarness",
+        "Clocks",
+        "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
+        "WireProtocol", "SyncplayHarness",
       ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(
@@ -268,9 +281,10 @@ let package = Package(
     .testTarget(
       name: "SyncplayTests",
       dependencies: [
+        "Clocks",
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
-        "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Transports", "Rooms",
-        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS", "TCPFraming",
+        "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Rooms",
+        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS", "LineFraming",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -1,7 +1,6 @@
 import GroupSessions
 import Media
 import Participation
-import Transports
 
 /// Everything a screen needs to follow one scripted participant: what its session client
 /// knows, what its player shows, and what it has been told.

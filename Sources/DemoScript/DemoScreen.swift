@@ -3,7 +3,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import TerminalFront
-import Transports
 
 /// The demo as the terminal front shows it: each scripted participant's screen, built from
 /// what the runner says they see, either one followed full-size or all side by side.

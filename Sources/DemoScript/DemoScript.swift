@@ -3,7 +3,6 @@ import GroupSessions
 import Media
 import Participation
 import PlaybackCoordination
-import Transports
 
 /// A parsed demo script: who takes part, how the relay is set up, and what happens when.
 ///

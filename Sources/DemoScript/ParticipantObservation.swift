@@ -2,7 +2,6 @@ import Foundation
 import GroupSessions
 import Participation
 import PlaybackCoordination
-import Transports
 
 /// What one participant shows at an instant, as `expect` lines see it.
 public struct ParticipantObservation: Hashable, Sendable {

@@ -1,7 +1,6 @@
 import GroupSessions
 import Participation
 import PlaybackCoordination
-import Transports
 
 /// A script that cannot run, with the line to fix. Every line is checked before anything
 /// runs.

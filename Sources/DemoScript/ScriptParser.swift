@@ -3,7 +3,6 @@ import Media
 import Narration
 import Participation
 import PlaybackCoordination
-import Transports
 
 /// Reads a demo script line by line, checking everything before anything runs. Errors name
 /// the line.

@@ -1,10 +1,10 @@
+import Clocks
 import GroupSessions
 import Media
 import Participation
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
-import Transports
 
 /// Performs what a ``FrontSession`` asks for, and nothing else: it feeds the reducer the
 /// client's events, the keys, the clock ticks and the outcomes of requests, one at a time

@@ -4,7 +4,6 @@ import Narration
 import Participation
 import PlaybackCoordination
 import TerminalFront
-import Transports
 
 /// The terminal front's session loop as a value: it owns the screen model and the key
 /// controller, takes every input in order — what the client reports, keys, clock ticks,

@@ -1,7 +1,6 @@
 import Narration
 import Participation
 import PlaybackCoordination
-import Transports
 import WireProtocol
 
 /// Headless mode: one action per input line, one JSON object per output line (see the

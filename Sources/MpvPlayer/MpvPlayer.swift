@@ -1,11 +1,11 @@
+import Clocks
 import Foundation
+import LineFraming
 import Logging
 import NIOCore
 import NIOPosix
 import PlaybackCoordination
 import Synchronization
-import TCPFraming
-import Transports
 
 /// A real player: mpv, started by Cowatch and driven over its JSON IPC socket, as a
 /// ``PlayerDriver``. Every decision is ``MpvPlaybackMachine``'s; this class only starts

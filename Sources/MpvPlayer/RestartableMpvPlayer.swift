@@ -1,7 +1,7 @@
+import Clocks
 import Logging
 import PlaybackCoordination
 import Synchronization
-import Transports
 
 /// An mpv that can be started again after it quit or crashed, as one ``PlayerDriver``.
 ///

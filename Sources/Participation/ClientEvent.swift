@@ -1,5 +1,4 @@
 import PlaybackCoordination
-import Transports
 import WireProtocol
 
 /// Whether a participant is connected to its relay.

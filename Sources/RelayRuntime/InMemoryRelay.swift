@@ -1,3 +1,4 @@
+import Clocks
 import Logging
 import PlaybackCoordination
 import Rooms

@@ -2,7 +2,6 @@ import Logging
 import PlaybackCoordination
 import Rooms
 import Synchronization
-import Transports
 import WireProtocol
 
 /// Running rooms that several relays share through one database (a ``RoomDirectory``): a

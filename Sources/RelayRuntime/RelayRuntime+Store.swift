@@ -1,8 +1,8 @@
+import Clocks
 import Logging
 import PlaybackCoordination
 import Rooms
 import Synchronization
-import Transports
 
 /// Writing rooms to a ``RoomStore``: the core notes which rooms and members changed with
 /// each step; a writer task takes them every few milliseconds, outside the lock that

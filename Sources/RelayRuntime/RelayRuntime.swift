@@ -1,9 +1,9 @@
+import Clocks
 import Logging
 import PlaybackCoordination
 import RoomCrypto
 import Rooms
 import Synchronization
-import Transports
 import WireProtocol
 
 /// Runs a ``RelayCore`` for every transport: feeds it what connections send, performs the

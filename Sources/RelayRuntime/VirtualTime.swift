@@ -1,5 +1,5 @@
+import Clocks
 import Synchronization
-import Transports
 
 /// Drives a ``ManualClock`` for a whole system of relay and participants in one process,
 /// as a discrete-event simulation: the clock jumps to the next deadline anyone sleeps

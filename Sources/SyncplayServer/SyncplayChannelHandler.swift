@@ -1,6 +1,6 @@
+import LineFraming
 import NIOCore
 import SyncplayProtocol
-import TCPFraming
 
 /// Hands one Syncplay connection's lines to its ``SyncplayConnection``, once the port has
 /// a place for it.

@@ -1,4 +1,6 @@
+import Clocks
 import GroupSessions
+import LineFraming
 import Logging
 import NIOCore
 import NIOSSL
@@ -9,8 +11,6 @@ import RoomCrypto
 import Synchronization
 import SyncplayBridge
 import SyncplayProtocol
-import TCPFraming
-import Transports
 
 /// How many Syncplay clients are entering a password room now (each runs scrypt).
 final class PasswordChecks: Sendable {

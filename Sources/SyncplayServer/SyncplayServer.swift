@@ -1,3 +1,5 @@
+import Clocks
+import LineFraming
 import Logging
 import NIOCore
 import NIOPosix
@@ -7,8 +9,6 @@ import Rooms
 import Synchronization
 import SyncplayBridge
 import SyncplayProtocol
-import TCPFraming
-import Transports
 
 /// The relay's Syncplay port: Syncplay's own clients connect here (its protocol, JSON
 /// lines over TCP) and each becomes a participant of the same ``RelayRuntime`` as Cowatch's

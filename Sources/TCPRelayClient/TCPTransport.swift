@@ -1,8 +1,8 @@
+import LineFraming
 import NIOCore
 import NIOPosix
 import NIOSSL
 import RelayTLS
-import TCPFraming
 import Transports
 import WireProtocol
 

@@ -1,7 +1,7 @@
+import LineFraming
 import NIOCore
 import RelayRuntime
 import Rooms
-import TCPFraming
 
 /// Feeds one TCP connection's lines to the relay runtime on the channel's event loop, so
 /// that a change reaches the other participants without a task hop.

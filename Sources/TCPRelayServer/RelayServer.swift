@@ -1,3 +1,5 @@
+import Clocks
+import LineFraming
 import Logging
 import NIOCore
 import NIOPosix
@@ -6,8 +8,6 @@ import PlaybackCoordination
 import RelayRuntime
 import Rooms
 import Synchronization
-import TCPFraming
-import Transports
 
 /// The TCP relay: accepts participants with SwiftNIO and hands every line to one
 /// ``RelayRuntime`` on the connection's event loop. The runtime's tick loop is a child

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Clocks
 import Foundation
 import GroupSessions
 import MpvPlayer
@@ -6,7 +7,6 @@ import Participation
 import PlaybackCoordination
 import RelayRuntime
 import SyncplayHarness
-import Transports
 
 /// Three real mpv players (`--vo=null --ao=null`) in one room on this machine, each told
 /// speeds off by a few hundred ppm (as drifting sound cards would play them): how close

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import GroupSessions
 import Media
@@ -6,7 +7,6 @@ import PlaybackCoordination
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 
 /// Play, pause and seek from one participant to applied at every other, over TCP on
 /// loopback to an in-process relay whose clock is offset from the participants' (so that

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Clocks
 import Foundation
 import GroupSessions
 import Media
@@ -7,7 +8,6 @@ import PlaybackCoordination
 import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 
 /// Participants (in this process) against a relay elsewhere, e.g. in another network
 /// namespace behind a delaying proxy (scripts/multihost.sh). Measures propagation, sync

@@ -8,7 +8,6 @@ import Rooms
 import SQLiteRoomStore
 import Synchronization
 import TCPRelayClient
-import Transports
 import WireProtocol
 
 /// The room store's cost and what it buys: propagation with and without it, the steps a

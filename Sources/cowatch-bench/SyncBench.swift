@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import GroupSessions
 import Media
@@ -6,7 +7,6 @@ import PlaybackCoordination
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 
 /// Pairwise divergence (max − min) of what every simulated player shows at one monotonic
 /// instant, with players drifting over ±driftPPM and start-up latencies over 0–latency.

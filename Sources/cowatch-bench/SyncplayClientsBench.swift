@@ -4,7 +4,6 @@ import Logging
 import RelayRuntime
 import SyncplayHarness
 import SyncplayServer
-import Transports
 
 /// The same two Syncplay clients (Debian's, `syncplay --no-gui`, each with its mpv) served
 /// by syncplay-server and then by Cowatch's Syncplay port: one pauses and plays in its

@@ -4,7 +4,6 @@ import Media
 import Participation
 import RelayTLS
 import TCPRelayClient
-import Transports
 import WireProtocol
 
 /// What TLS costs: propagation and relay CPU with and without it, in one run, against a

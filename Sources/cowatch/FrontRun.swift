@@ -3,7 +3,6 @@ import GroupSessions
 import Media
 import Participation
 import TerminalFront
-import Transports
 
 /// Runs the interactive terminal front for a participant.
 enum FrontRun {

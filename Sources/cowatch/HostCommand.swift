@@ -7,7 +7,6 @@ import RelayTLS
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 
 struct HostCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

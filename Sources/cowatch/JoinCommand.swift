@@ -4,7 +4,6 @@ import Logging
 import Participation
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 
 struct JoinCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

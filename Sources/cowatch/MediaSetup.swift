@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import GroupSessions
 import Logging
@@ -5,7 +6,6 @@ import Media
 import MpvPlayer
 import Participation
 import PlaybackCoordination
-import Transports
 
 /// The catalog a participant picks items from, and the files behind it when it is the
 /// person's own library.

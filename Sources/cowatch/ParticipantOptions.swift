@@ -5,7 +5,6 @@ import Logging
 import Participation
 import PlaybackCoordination
 import RoomCrypto
-import Transports
 import WireProtocol
 
 /// Options shared by `join` and `host`.
@@ -99,7 +98,8 @@ struct ParticipantOptions: ParsableArguments {
     }
     guard KeyDerivation.costs.contains(passwordCost) else {
       throw ValidationError(
-        "--password-cost must be \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound)")
+        "--password-cost must be \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound)"
+      )
     }
     guard !room.isEmpty, room.count <= 64,
       room.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_.".contains($0) })

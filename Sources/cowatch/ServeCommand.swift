@@ -1,4 +1,5 @@
 import ArgumentParser
+import Clocks
 import Foundation
 import Logging
 import PostgresRoomStore
@@ -8,7 +9,6 @@ import SQLiteRoomStore
 import SyncplayServer
 import TCPRelayClient
 import TCPRelayServer
-import Transports
 import WireProtocol
 
 struct ServeCommand: AsyncParsableCommand {

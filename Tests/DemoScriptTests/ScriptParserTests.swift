@@ -5,7 +5,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import Testing
-import Transports
 
 @Suite("demo script parser")
 struct ScriptParserTests {

@@ -4,7 +4,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import TerminalFront
-import Transports
 
 /// Drives a ``FrontSession`` as the runner would, without a terminal, a network or a clock:
 /// inputs go in one at a time at ``moment``; the effects come back and the screen can be

@@ -4,7 +4,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import TerminalFront
-import Transports
 
 /// A room with ann (this terminal) and bob; Harbour Lights to watch.
 enum Fixtures {

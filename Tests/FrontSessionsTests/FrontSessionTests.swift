@@ -4,7 +4,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import Testing
-import Transports
 
 @testable import TerminalFront
 

@@ -3,7 +3,6 @@ import Participation
 import PlaybackCoordination
 import TCPRelayClient
 import Testing
-import Transports
 import WireProtocol
 
 @Suite("Bad peers on the TCP relay", .serialized, .timeLimit(.minutes(1)))

@@ -2,7 +2,6 @@ import GroupSessions
 import Participation
 import PlaybackCoordination
 import Testing
-import Transports
 import WireProtocol
 
 /// Collects what an observer sees of one sender: its seeks (from the relay's steps) and its

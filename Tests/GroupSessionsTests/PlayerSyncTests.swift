@@ -3,7 +3,6 @@ import Media
 import Participation
 import PlaybackCoordination
 import Testing
-import Transports
 
 @Suite("Players follow the group", .serialized, .timeLimit(.minutes(1)))
 struct PlayerSyncTests {

@@ -1,3 +1,4 @@
+import Clocks
 import GroupSessions
 import Logging
 import Participation

@@ -6,7 +6,6 @@ import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
 import Testing
-import Transports
 
 @Suite("Participants check the relay they reach over TLS", .serialized, .timeLimit(.minutes(1)))
 struct RelayTLSSessionTests {

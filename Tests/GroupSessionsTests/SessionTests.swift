@@ -5,7 +5,6 @@ import Rooms
 import TCPRelayClient
 import TCPRelayServer
 import Testing
-import Transports
 import WireProtocol
 
 @Suite("Sessions on both transports", .serialized, .timeLimit(.minutes(1)))

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import GroupSessions
 import Participation
@@ -6,7 +7,6 @@ import RelayRuntime
 import Synchronization
 import SyncplayHarness
 import Testing
-import Transports
 
 @testable import MpvPlayer
 

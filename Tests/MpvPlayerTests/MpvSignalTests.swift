@@ -1,10 +1,11 @@
+import Clocks
 import Foundation
 import Testing
-import Transports
 
 @testable import MpvPlayer
 
-@Suite("mpv started by Cowatch answers signals as mpv started by hand", .enabled(if: RealMpv.available))
+@Suite(
+  "mpv started by Cowatch answers signals as mpv started by hand", .enabled(if: RealMpv.available))
 struct MpvSignalTests {
   @Test("a plain kill (SIGTERM) stops it, though it was started from a thread that blocks signals")
   func terminates() async throws {

@@ -1,10 +1,10 @@
+import Clocks
 import Participation
 import PlaybackCoordination
 import RelayRuntime
 import RoomCrypto
 import Rooms
 import Synchronization
-import Transports
 import WireProtocol
 
 /// Participants' ``ParticipantCore``s and a real ``RelayRuntime`` joined by a simulated

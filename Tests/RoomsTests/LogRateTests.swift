@@ -1,8 +1,8 @@
+import Clocks
 import Logging
 import PlaybackCoordination
 import Synchronization
 import Testing
-import Transports
 import WireProtocol
 
 @testable import RelayRuntime

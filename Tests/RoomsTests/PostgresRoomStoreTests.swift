@@ -6,7 +6,6 @@ import RelayRuntime
 import Synchronization
 import Testing
 import ThrowawayPostgres
-import Transports
 import WireProtocol
 
 @testable import Rooms

@@ -1,8 +1,8 @@
+import Clocks
 import PlaybackCoordination
 import RelayRuntime
 import Synchronization
 import Testing
-import Transports
 import WireProtocol
 
 @testable import Rooms

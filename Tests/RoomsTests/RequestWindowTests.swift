@@ -1,7 +1,8 @@
+import Clocks
+import LineFraming
 import PlaybackCoordination
 import RelayRuntime
 import Testing
-import Transports
 import WireProtocol
 
 @testable import Rooms

@@ -2,7 +2,6 @@ import Foundation
 import PlaybackCoordination
 import RelayRuntime
 import Testing
-import Transports
 import WireProtocol
 
 @testable import Rooms

@@ -3,7 +3,6 @@ import PlaybackCoordination
 import RelayRuntime
 import SQLiteRoomStore
 import Testing
-import Transports
 import WireProtocol
 
 @testable import Rooms

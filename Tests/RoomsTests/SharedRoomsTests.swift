@@ -11,7 +11,6 @@ import TCPRelayClient
 import TCPRelayServer
 import Testing
 import ThrowawayPostgres
-import Transports
 import WireProtocol
 
 @testable import Rooms

@@ -1,11 +1,11 @@
+import Clocks
+import LineFraming
 import Logging
 import NIOCore
 import NIOEmbedded
 import RelayRuntime
 import SyncplayBridge
-import TCPFraming
 import Testing
-import Transports
 
 @testable import SyncplayServer
 

@@ -9,7 +9,6 @@ import RoomCrypto
 import Rooms
 import SyncplayHarness
 import SyncplayServer
-import Transports
 
 /// A relay with its Syncplay port on loopback, Syncplay's own client (with its mpv) in it,
 /// and Cowatch participants on the same runtime: the real thing on both sides, on real time.

@@ -1,3 +1,4 @@
+import LineFraming
 import PlaybackCoordination
 import Testing
 
@@ -110,11 +111,11 @@ struct WireCodecTests {
   func oversized() {
     var open = LineFramer(maximumFrameBytes: 10)
     open.append(Array(repeating: UInt8(ascii: "a"), count: 11))
-    #expect(throws: WireError.frameTooLarge(limit: 10)) { try open.nextFrame() }
+    #expect(throws: FrameTooLarge(limit: 10)) { try open.nextFrame() }
 
     var closed = LineFramer(maximumFrameBytes: 10)
     closed.append(Array(repeating: UInt8(ascii: "a"), count: 20) + [UInt8(ascii: "\n")])
-    #expect(throws: WireError.frameTooLarge(limit: 10)) { try closed.nextFrame() }
+    #expect(throws: FrameTooLarge(limit: 10)) { try closed.nextFrame() }
   }
 
   @Test("a frame exactly at the limit is accepted")

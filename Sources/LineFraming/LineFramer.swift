@@ -30,13 +30,13 @@ public struct LineFramer: Sendable {
 
   /// The next complete frame, nil if none is complete yet, or an error once the pending
   /// frame exceeds the limit (the stream is then unusable).
-  public mutating func nextFrame() throws(WireError) -> [UInt8]? {
+  public mutating func nextFrame() throws(FrameTooLarge) -> [UInt8]? {
     while true {
       guard let newline = buffer[max(scanned, start)...].firstIndex(of: UInt8(ascii: "\n"))
       else {
         scanned = buffer.count
         if buffer.count - start > maximumFrameBytes {
-          throw .frameTooLarge(limit: maximumFrameBytes)
+          throw FrameTooLarge(limit: maximumFrameBytes)
         }
         compact()
         return nil
@@ -47,7 +47,7 @@ public struct LineFramer: Sendable {
       let frame = length > maximumFrameBytes ? [] : Array(buffer[start..<end])
       start = newline + 1
       scanned = start
-      if length > maximumFrameBytes { throw .frameTooLarge(limit: maximumFrameBytes) }
+      if length > maximumFrameBytes { throw FrameTooLarge(limit: maximumFrameBytes) }
       if frame.isEmpty && !emitsEmptyLines { continue }
       return frame
     }

@@ -1,5 +1,5 @@
+import LineFraming
 import Testing
-import WireProtocol
 
 @Suite("Line framer under floods")
 struct LineFramerTests {
@@ -29,7 +29,7 @@ struct LineFramerTests {
     #expect(framer.pendingByteCount == 3)
     var strict = LineFramer(maximumFrameBytes: 8)
     strict.append(Array("123456789\n".utf8))
-    #expect(throws: WireError.self) { try strict.nextFrame() }
+    #expect(throws: FrameTooLarge.self) { try strict.nextFrame() }
   }
 
   @Test("between lines it holds no storage; a partial line keeps only what it needs")

@@ -1,5 +1,4 @@
 import NIOCore
-import WireProtocol
 
 /// One line off the wire, or the news that a line went past the limit.
 public enum InboundFrame: Sendable, Hashable {

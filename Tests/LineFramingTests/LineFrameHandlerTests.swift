@@ -1,6 +1,6 @@
+import LineFraming
 import NIOCore
 import NIOEmbedded
-import TCPFraming
 import Testing
 
 @Suite("Lines off a TCP stream")
