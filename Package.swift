@@ -219,7 +219,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination"]),
+    .testTarget(
+      name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
     .testTarget(name: "RepositoryTests"),
     .testTarget(name: "WireProtocolTests", dependencies: ["LineFraming", "WireProtocol"]),

@@ -1,6 +1,7 @@
 import Foundation
 import PlaybackCoordination
 import Testing
+import WireProtocol
 
 /// Short episodes so that random runs reach their ends often.
 let shorts = SeriesInfo(

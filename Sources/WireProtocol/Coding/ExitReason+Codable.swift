@@ -1,3 +1,5 @@
+import PlaybackCoordination
+
 extension ExitReason: WireStringEnum {
   public static let wireName = "exit reason"
 }

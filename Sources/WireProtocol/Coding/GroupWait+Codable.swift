@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): `{"participant":"p2","cause":CAUSE,"since":NS,"deadline":NS}`.
+import PlaybackCoordination
+
+/// Wire format: `{"participant":"p2","cause":CAUSE,"since":NS,"deadline":NS}`.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
@@ -9,10 +11,11 @@ extension GroupWait: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    participant = try c.decode(ParticipantID.self, forKey: .participant)
-    cause = try c.decode(WaitCause.self, forKey: .cause)
-    since = try c.decode(GroupInstant.self, forKey: .since)
-    deadline = try c.decode(GroupInstant.self, forKey: .deadline)
+    let participant = try c.decode(ParticipantID.self, forKey: .participant)
+    let cause = try c.decode(WaitCause.self, forKey: .cause)
+    let since = try c.decode(GroupInstant.self, forKey: .since)
+    let deadline = try c.decode(GroupInstant.self, forKey: .deadline)
+    self.init(participant: participant, cause: cause, since: since, deadline: deadline)
   }
 
   public func encode(to encoder: any Encoder) throws {

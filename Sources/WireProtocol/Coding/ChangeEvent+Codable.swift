@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): an object with the stored properties by name;
+import PlaybackCoordination
+
+/// Wire format: an object with the stored properties by name;
 /// `originator` and `originatorName` are omitted when absent (a change the group made by
 /// itself). Written by hand so that the format is a decision; see docs/PROTOCOL.md.
 extension ChangeEvent: Codable {
@@ -8,11 +10,14 @@ extension ChangeEvent: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    sequence = try c.decode(UInt64.self, forKey: .sequence)
-    at = try c.decode(GroupInstant.self, forKey: .at)
-    originator = try c.decodeIfPresent(ParticipantID.self, forKey: .originator)
-    originatorName = try c.decodeIfPresent(String.self, forKey: .originatorName)
-    kind = try c.decode(ChangeKind.self, forKey: .kind)
+    let sequence = try c.decode(UInt64.self, forKey: .sequence)
+    let at = try c.decode(GroupInstant.self, forKey: .at)
+    let originator = try c.decodeIfPresent(ParticipantID.self, forKey: .originator)
+    let originatorName = try c.decodeIfPresent(String.self, forKey: .originatorName)
+    let kind = try c.decode(ChangeKind.self, forKey: .kind)
+    self.init(
+      sequence: sequence, at: at, originator: originator, originatorName: originatorName, kind: kind
+    )
   }
 
   public func encode(to encoder: any Encoder) throws {

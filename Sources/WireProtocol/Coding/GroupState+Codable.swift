@@ -1,4 +1,6 @@
-/// Wire format (protocol 4): an object with every stored property by name; `session` and
+import PlaybackCoordination
+
+/// Wire format: an object with every stored property by name; `session` and
 /// `lastChange` are omitted when absent. `control` is
 /// `{"owner":"p1","locked":false,"playback":"everyone"}` (`owner` omitted in an empty room);
 /// read as an open room owned by nobody when absent (rooms stored before protocol 4).
@@ -12,12 +14,15 @@ extension GroupState: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    sequence = try c.decode(UInt64.self, forKey: .sequence)
-    participants = try c.decode([Participant].self, forKey: .participants)
-    session = try c.decodeIfPresent(WatchSession.self, forKey: .session)
-    lastChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastChange)
-    sessionCounter = try c.decode(UInt64.self, forKey: .sessionCounter)
-    control = try c.decodeIfPresent(RoomControl.self, forKey: .control) ?? RoomControl()
+    let sequence = try c.decode(UInt64.self, forKey: .sequence)
+    let participants = try c.decode([Participant].self, forKey: .participants)
+    let session = try c.decodeIfPresent(WatchSession.self, forKey: .session)
+    let lastChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastChange)
+    let sessionCounter = try c.decode(UInt64.self, forKey: .sessionCounter)
+    let control = try c.decodeIfPresent(RoomControl.self, forKey: .control) ?? RoomControl()
+    self.init(
+      sequence: sequence, participants: participants, session: session, lastChange: lastChange,
+      sessionCounter: sessionCounter, control: control)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -36,9 +41,10 @@ extension RoomControl: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    owner = try c.decodeIfPresent(ParticipantID.self, forKey: .owner)
-    locked = try c.decode(Bool.self, forKey: .locked)
-    playback = try c.decode(PlaybackControl.self, forKey: .playback)
+    let owner = try c.decodeIfPresent(ParticipantID.self, forKey: .owner)
+    let locked = try c.decode(Bool.self, forKey: .locked)
+    let playback = try c.decode(PlaybackControl.self, forKey: .playback)
+    self.init(owner: owner, locked: locked, playback: playback)
   }
 
   public func encode(to encoder: any Encoder) throws {

@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): `{"type":"command","command":COMMAND,"from":"p2"}` or
+import PlaybackCoordination
+
+/// Wire format: `{"type":"command","command":COMMAND,"from":"p2"}` or
 /// `{"type":"tick"}`. Written by hand so that the format is a decision; see
 /// docs/PROTOCOL.md.
 extension StepInput: Codable {

@@ -1,4 +1,6 @@
-/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
+import PlaybackCoordination
+
+/// Wire format: `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"played","at":12.5,"rate":1,"startsAt":3600000000000}`. Optional fields are
 /// omitted when absent. Written by hand so that the format is a decision; see
 /// docs/PROTOCOL.md.

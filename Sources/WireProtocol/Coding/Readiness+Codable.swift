@@ -1,3 +1,5 @@
+import PlaybackCoordination
+
 extension Readiness: WireStringEnum {
   public static let wireName = "readiness"
 }

@@ -1,4 +1,6 @@
-/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
+import PlaybackCoordination
+
+/// Wire format: `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"rateOutOfRange","rate":9,"allowed":{"min":0.25,"max":4}}`. Written by hand so
 /// that the format is a decision; see docs/PROTOCOL.md.
 extension Rejection: Codable {

@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): an object with every stored property by name;
+import PlaybackCoordination
+
+/// Wire format: an object with every stored property by name;
 /// `playerOffset` is omitted until reported, `origin` when it is `cowatch`.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
@@ -11,17 +13,21 @@ extension Participant: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    id = try c.decode(ParticipantID.self, forKey: .id)
-    name = try c.decode(String.self, forKey: .name)
-    isJoined = try c.decode(Bool.self, forKey: .isJoined)
-    readiness = try c.decode(Readiness.self, forKey: .readiness)
-    suspensions = try c.decode([SuspensionReason].self, forKey: .suspensions)
-    autoAdvance = try c.decode(Bool.self, forKey: .autoAdvance)
-    isConnected = try c.decode(Bool.self, forKey: .isConnected)
-    roundTrip = try c.decode(Double.self, forKey: .roundTrip)
-    startupLatency = try c.decode(Double.self, forKey: .startupLatency)
-    playerOffset = try c.decodeIfPresent(Double.self, forKey: .playerOffset)
-    origin = try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch
+    let id = try c.decode(ParticipantID.self, forKey: .id)
+    let name = try c.decode(String.self, forKey: .name)
+    let isJoined = try c.decode(Bool.self, forKey: .isJoined)
+    let readiness = try c.decode(Readiness.self, forKey: .readiness)
+    let suspensions = try c.decode([SuspensionReason].self, forKey: .suspensions)
+    let autoAdvance = try c.decode(Bool.self, forKey: .autoAdvance)
+    let isConnected = try c.decode(Bool.self, forKey: .isConnected)
+    let roundTrip = try c.decode(Double.self, forKey: .roundTrip)
+    let startupLatency = try c.decode(Double.self, forKey: .startupLatency)
+    let playerOffset = try c.decodeIfPresent(Double.self, forKey: .playerOffset)
+    let origin = try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch
+    self.init(
+      id: id, name: name, isJoined: isJoined, readiness: readiness, suspensions: suspensions,
+      autoAdvance: autoAdvance, isConnected: isConnected, roundTrip: roundTrip,
+      startupLatency: startupLatency, playerOffset: playerOffset, origin: origin)
   }
 
   public func encode(to encoder: any Encoder) throws {

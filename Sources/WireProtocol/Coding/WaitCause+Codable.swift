@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): `{"type":"loading"}`, `{"type":"stalled"}` or
+import PlaybackCoordination
+
+/// Wire format: `{"type":"loading"}`, `{"type":"stalled"}` or
 /// `{"type":"suspended","reason":"interrupted"}`. An object even for the cases without a
 /// payload, so that a reader always finds the cause in `type`. Written by hand so that the
 /// format is a decision; see docs/PROTOCOL.md.

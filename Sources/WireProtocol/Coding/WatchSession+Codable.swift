@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): an object with every stored property by name;
+import PlaybackCoordination
+
+/// Wire format: an object with every stored property by name;
 /// `lastPlaybackChange` is omitted when absent. The computed `status` is not sent.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
@@ -11,18 +13,22 @@ extension WatchSession: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    id = try c.decode(UInt64.self, forKey: .id)
-    series = try c.decode(SeriesInfo.self, forKey: .series)
-    item = try c.decode(ItemInfo.self, forKey: .item)
-    timeline = try c.decode(Timeline.self, forKey: .timeline)
-    intendedRate = try c.decode(Double.self, forKey: .intendedRate)
-    waits = try c.decode([GroupWait].self, forKey: .waits)
-    excused = try c.decode([ParticipantID].self, forKey: .excused)
-    reachedEnd = try c.decode(Bool.self, forKey: .reachedEnd)
-    playbackRate = try c.decode(Double.self, forKey: .playbackRate)
-    catchingUp = try c.decode([ParticipantID].self, forKey: .catchingUp)
-    lastPlaybackChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastPlaybackChange)
-    startedBy = try c.decodeIfPresent(String.self, forKey: .startedBy)
+    let id = try c.decode(UInt64.self, forKey: .id)
+    let series = try c.decode(SeriesInfo.self, forKey: .series)
+    let item = try c.decode(ItemInfo.self, forKey: .item)
+    let timeline = try c.decode(Timeline.self, forKey: .timeline)
+    let intendedRate = try c.decode(Double.self, forKey: .intendedRate)
+    let waits = try c.decode([GroupWait].self, forKey: .waits)
+    let excused = try c.decode([ParticipantID].self, forKey: .excused)
+    let reachedEnd = try c.decode(Bool.self, forKey: .reachedEnd)
+    let playbackRate = try c.decode(Double.self, forKey: .playbackRate)
+    let catchingUp = try c.decode([ParticipantID].self, forKey: .catchingUp)
+    let lastPlaybackChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastPlaybackChange)
+    let startedBy = try c.decodeIfPresent(String.self, forKey: .startedBy)
+    self.init(
+      id: id, series: series, item: item, timeline: timeline, intendedRate: intendedRate,
+      waits: waits, excused: excused, reachedEnd: reachedEnd, playbackRate: playbackRate,
+      catchingUp: catchingUp, lastPlaybackChange: lastPlaybackChange, startedBy: startedBy)
   }
 
   public func encode(to encoder: any Encoder) throws {

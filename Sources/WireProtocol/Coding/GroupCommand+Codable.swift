@@ -1,4 +1,6 @@
-/// Wire format (protocol 4): `{"type":"<case>", <named fields>}`, e.g.
+import PlaybackCoordination
+
+/// Wire format: `{"type":"<case>", <named fields>}`, e.g.
 /// `{"type":"pause","item":"harbour/s1e1","at":12.5}`. Optional fields are omitted when
 /// absent (and read as absent when null). Written out by hand, not synthesized, so that the
 /// format is a decision that a Swift refactor cannot change by accident; see

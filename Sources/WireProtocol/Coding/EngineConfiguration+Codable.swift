@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): an object with every policy by name, all required, e.g.
+import PlaybackCoordination
+
+/// Wire format: an object with every policy by name, all required, e.g.
 /// `"allowedRates":{"min":0.25,"max":4}` and `"waitingReasons":["stallRecovery"]`.
 ///
 /// `waitingReasons` is a set in Swift, whose iteration order changes from one process to
@@ -12,15 +14,20 @@ extension EngineConfiguration: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    waitingReasons = Set(try c.decode([SuspensionReason].self, forKey: .waitingReasons))
-    firstLoadTimeout = try c.decode(Double.self, forKey: .firstLoadTimeout)
-    rebufferTimeout = try c.decode(Double.self, forKey: .rebufferTimeout)
-    suspensionWaitTimeout = try c.decode(Double.self, forKey: .suspensionWaitTimeout)
-    roundTripFactor = try c.decode(Double.self, forKey: .roundTripFactor)
-    minimumStartDelay = try c.decode(Double.self, forKey: .minimumStartDelay)
-    maximumStartDelay = try c.decode(Double.self, forKey: .maximumStartDelay)
-    allowedRates = try c.decodeRange(forKey: .allowedRates)
-    endTolerance = try c.decode(Double.self, forKey: .endTolerance)
+    let waitingReasons = Set(try c.decode([SuspensionReason].self, forKey: .waitingReasons))
+    let firstLoadTimeout = try c.decode(Double.self, forKey: .firstLoadTimeout)
+    let rebufferTimeout = try c.decode(Double.self, forKey: .rebufferTimeout)
+    let suspensionWaitTimeout = try c.decode(Double.self, forKey: .suspensionWaitTimeout)
+    let roundTripFactor = try c.decode(Double.self, forKey: .roundTripFactor)
+    let minimumStartDelay = try c.decode(Double.self, forKey: .minimumStartDelay)
+    let maximumStartDelay = try c.decode(Double.self, forKey: .maximumStartDelay)
+    let allowedRates = try c.decodeRange(forKey: .allowedRates)
+    let endTolerance = try c.decode(Double.self, forKey: .endTolerance)
+    self.init(
+      waitingReasons: waitingReasons, firstLoadTimeout: firstLoadTimeout,
+      rebufferTimeout: rebufferTimeout, suspensionWaitTimeout: suspensionWaitTimeout,
+      roundTripFactor: roundTripFactor, minimumStartDelay: minimumStartDelay,
+      maximumStartDelay: maximumStartDelay, allowedRates: allowedRates, endTolerance: endTolerance)
   }
 
   public func encode(to encoder: any Encoder) throws {

@@ -1,3 +1,5 @@
+import PlaybackCoordination
+
 extension PlaybackStatus: WireStringEnum {
   public static let wireName = "playback status"
 }

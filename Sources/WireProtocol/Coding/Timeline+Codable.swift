@@ -1,4 +1,6 @@
-/// Wire format (protocol 3): `{"itemTime":12.5,"groupTime":3600000000000,"rate":1}`;
+import PlaybackCoordination
+
+/// Wire format: `{"itemTime":12.5,"groupTime":3600000000000,"rate":1}`;
 /// `groupTime` in integer nanoseconds of the group clock. A change led in by a moving line
 /// (a seek or rate change while playing) adds `"priorItemTime"` and `"priorRate"`; when
 /// they are absent the position holds at `itemTime` before `groupTime`.

@@ -1,3 +1,5 @@
+import PlaybackCoordination
+
 /// How a range of numbers crosses the wire: `{"min":0.25,"max":4}`.
 ///
 /// Swift's own `ClosedRange` coding is a bare two-element array, which a reader in another

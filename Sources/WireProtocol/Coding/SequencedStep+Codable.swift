@@ -1,4 +1,6 @@
-/// Wire format (protocol 2): `{"before":7,"after":8,"at":NS,"input":INPUT}`.
+import PlaybackCoordination
+
+/// Wire format: `{"before":7,"after":8,"at":NS,"input":INPUT}`.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
@@ -9,10 +11,11 @@ extension SequencedStep: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    before = try c.decode(UInt64.self, forKey: .before)
-    after = try c.decode(UInt64.self, forKey: .after)
-    at = try c.decode(GroupInstant.self, forKey: .at)
-    input = try c.decode(StepInput.self, forKey: .input)
+    let before = try c.decode(UInt64.self, forKey: .before)
+    let after = try c.decode(UInt64.self, forKey: .after)
+    let at = try c.decode(GroupInstant.self, forKey: .at)
+    let input = try c.decode(StepInput.self, forKey: .input)
+    self.init(before: before, after: after, at: at, input: input)
   }
 
   public func encode(to encoder: any Encoder) throws {
