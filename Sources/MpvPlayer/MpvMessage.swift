@@ -15,9 +15,9 @@ public enum MpvValue: Hashable, Sendable {
 
 /// One line from mpv's IPC socket: a reply to a request, or an event.
 public enum MpvMessage: Hashable, Sendable {
-  case reply(requestID: Int, data: MpvValue, error: String)
-  case propertyChange(name: String, data: MpvValue)
-  case event(String)
+  case reply(requestID: Int, data: MpvValue, error: MpvStatus)
+  case propertyChange(name: MpvProperty, data: MpvValue)
+  case event(MpvEvent)
   /// A file stopped playing, and why: `eof`, `stop` (another file replaced it), `quit`,
   /// `error`, `redirect`. Only `error` means the file could not be played.
   case endFile(reason: String)
@@ -27,13 +27,13 @@ public enum MpvMessage: Hashable, Sendable {
     guard let raw = try? JSONDecoder().decode(Raw.self, from: Data(line)) else { return nil }
     if let event = raw.event {
       if event == "property-change", let name = raw.name {
-        return .propertyChange(name: name, data: raw.data ?? .null)
+        return .propertyChange(name: MpvProperty(name: name), data: raw.data ?? .null)
       }
       if event == "end-file" { return .endFile(reason: raw.reason ?? "") }
-      return .event(event)
+      return .event(MpvEvent(name: event))
     }
     if let id = raw.request_id {
-      return .reply(requestID: id, data: raw.data ?? .null, error: raw.error ?? "")
+      return .reply(requestID: id, data: raw.data ?? .null, error: MpvStatus(raw.error ?? ""))
     }
     return nil
   }
@@ -65,10 +65,20 @@ extension MpvValue: Decodable {
   }
 }
 
-/// A request to mpv: a command array, with the id its reply will carry.
+/// A request to mpv: a command, with the id its reply will carry.
 public struct MpvRequest: Hashable, Sendable {
   public var id: Int
-  public var command: [MpvValue]
+  public var action: MpvCommand
+  /// The command as mpv reads it.
+  public var command: [MpvValue] { action.arguments }
+
+  public init(id: Int, _ action: MpvCommand) {
+    self.id = id
+    self.action = action
+  }
+
+  /// A request in mpv's own words (diagnostics).
+  public init(id: Int, command: [MpvValue]) { self.init(id: id, .other(command)) }
 
   /// The JSON line mpv reads (newline-terminated).
   public var line: String {

@@ -107,7 +107,7 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   /// Property observation ids.
-  static let observed = ["pause", "paused-for-cache", "eof-reached", "duration", "speed"]
+  static let observed: [MpvProperty] = [.pause, .pausedForCache, .eofReached, .duration, .speed]
 
   public let configuration: Configuration
   private var nextID = 1
@@ -154,7 +154,7 @@ public struct MpvPlaybackMachine: Sendable {
   private var poll: (id: Int, sentAt: LocalInstant)?
   /// The quickest recent exchange with mpv (rises slowly when they all slow down), seconds.
   private var quickestExchange: Double?
-  private var pollProperty = "audio-pts"
+  private var pollProperty = MpvProperty.audioPTS
   private var audioSeen = false
   /// How early `pause=false` is sent before a scheduled start, seconds (learned).
   public private(set) var unpauseLead: Double
@@ -208,8 +208,8 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// The first requests, once connected: the properties the driver follows.
   public mutating func start() -> [Effect] {
-    Self.observed.enumerated().map { index, name in
-      request(["observe_property", .number(Double(index + 1)), .string(name)])
+    Self.observed.enumerated().map { index, property in
+      request(.observe(id: index + 1, property))
     }
   }
 
@@ -231,15 +231,13 @@ public struct MpvPlaybackMachine: Sendable {
       item = id
       duration = nil
       problem = nil
-      pollProperty = "audio-pts"
+      pollProperty = .audioPTS
       audioSeen = false
       audioMisses = 0
       stalled = false
       intent = .pause(at: at)
       freeze(at: max(0, at))
-      let load = request([
-        "loadfile", .string(path), "replace", .string("start=\(max(0, at)),pause=yes"),
-      ])
+      let load = request(.loadPaused(path: path, start: max(0, at)))
       loadedAt = max(0, at)
       return [load] + prepare(after: load, at: now, load: true)
 
@@ -308,7 +306,7 @@ public struct MpvPlaybackMachine: Sendable {
       duration = nil
       phase = .idle
       freeze(at: 0)
-      return [request(["stop"])]
+      return [request(.stop)]
     }
   }
 
@@ -319,7 +317,7 @@ public struct MpvPlaybackMachine: Sendable {
     switch message {
     case .reply(let id, let data, let error):
       if case .preparing(let request, _, let since, let load) = phase, request == id {
-        guard error == "success" else {
+        guard error == .success else {
           if load {
             problem = "mpv could not open the file: \(error)"
             phase = .idle
@@ -334,12 +332,12 @@ public struct MpvPlaybackMachine: Sendable {
       }
       if let landing, landing.request == id {
         self.landing = nil
-        if let value = data.number, error == "success" { landed(value - landing.target) }
+        if let value = data.number, error == .success { landed(value - landing.target) }
         return []
       }
       if let query = userSeek.query, query == id {
         userSeek = (false, nil)
-        if let value = data.number, error == "success", item != nil {
+        if let value = data.number, error == .success, item != nil {
           freeze(at: value)
           if phase == .playing { anchor = now }
           userActions.append(.seek(to: value))
@@ -358,7 +356,7 @@ public struct MpvPlaybackMachine: Sendable {
           return []
         }
         guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
-        if let value = data.number, error == "success" {
+        if let value = data.number, error == .success {
           // Read at the midpoint of the exchange.
           let exchange = now.seconds(since: poll.sentAt)
           let midpoint = poll.sentAt.advanced(bySeconds: exchange / 2)
@@ -367,7 +365,7 @@ public struct MpvPlaybackMachine: Sendable {
           quickestExchange = quickest
           let trusted = max(2 * quickest, configuration.trustedExchange)
           let weight = exchange <= trusted ? 1 : (trusted / exchange) * (trusted / exchange)
-          let audio = pollProperty == "audio-pts"
+          let audio = pollProperty == .audioPTS
           // How far mpv's clock is from the model (the model keeps the picture's time: the
           // audio clock already counts speed changes still in flight).
           let deviation =
@@ -430,28 +428,28 @@ public struct MpvPlaybackMachine: Sendable {
           anchor = midpoint
           landing = nil
           if audio { audioSeen = true }
-        } else if pollProperty == "audio-pts", !audioSeen {
+        } else if pollProperty == .audioPTS, !audioSeen {
           // Right after a start the audio clock is not there yet; if it never comes, the
           // file has no audio and the frame clock is all there is.
           audioMisses += 1
-          if audioMisses >= 20 { pollProperty = "time-pos" }
+          if audioMisses >= 20 { pollProperty = .timePos }
         }
       }
       return []
 
-    case .event("seek"):
+    case .event(.seek):
       // A seek the driver did not ask for: the person's, in mpv.
       if case .preparing = phase { return [] }
       if phase == .playing || phase == .paused || phase == .ended { userSeek.pending = true }
       return []
 
-    case .event("playback-restart") where userSeek.pending:
-      let read = request(["get_property", "time-pos"])
+    case .event(.playbackRestart) where userSeek.pending:
+      let read = request(.get(.timePos))
       if case .send(let r) = read { userSeek.query = r.id }
       userSeek.pending = false
       return [read]
 
-    case .propertyChange("pause", let data):
+    case .propertyChange(.pause, let data):
       guard let value = data.bool else { return [] }
       expectedPause.removeAll { now.seconds(since: $0.at) > 1 }
       if let first = expectedPause.first, first.value == value {
@@ -480,11 +478,11 @@ public struct MpvPlaybackMachine: Sendable {
         case .pause:
           userActions.append(.play)
         }
-        return [request(["set_property", "pause", .bool(true)])]
+        return [request(.setPause(true))]
       }
       return []
 
-    case .propertyChange("speed", let data):
+    case .propertyChange(.speed, let data):
       guard let value = data.number else { return [] }
       expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
       // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
@@ -497,7 +495,7 @@ public struct MpvPlaybackMachine: Sendable {
       userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
       return []
 
-    case .event("playback-restart"):
+    case .event(.playbackRestart):
       guard case .preparing(_, true, let since, let load) = phase else { return [] }
       if load {
         // Opened where the load asked; a later intent may need another spot.
@@ -522,7 +520,7 @@ public struct MpvPlaybackMachine: Sendable {
       deferredBy = 0
       var effects = resolveIntent(at: now)
       if case .play = intent {
-        let query = request(["get_property", "time-pos"])
+        let query = request(.get(.timePos))
         if case .send(let r) = query { landing = (r.id, seekTarget) }
         effects.append(query)
       }
@@ -537,7 +535,7 @@ public struct MpvPlaybackMachine: Sendable {
       }
       return []
 
-    case .propertyChange("paused-for-cache", let data):
+    case .propertyChange(.pausedForCache, let data):
       let now_ = now
       if data.bool == true, !stalled {
         settle(at: now_)
@@ -548,14 +546,14 @@ public struct MpvPlaybackMachine: Sendable {
       }
       return []
 
-    case .propertyChange("eof-reached", let data):
+    case .propertyChange(.eofReached, let data):
       if data.bool == true, item != nil, phase == .playing {
         phase = .ended
         freeze(at: duration ?? position)
       }
       return []
 
-    case .propertyChange("duration", let data):
+    case .propertyChange(.duration, let data):
       if let d = data.number, d > 0 { duration = d }
       return []
 
@@ -575,7 +573,7 @@ public struct MpvPlaybackMachine: Sendable {
       stalled = false
       if phase == .playing {
         anchor = now
-        effects.append(request(["set_property", "pause", .bool(false)]))
+        effects.append(request(.setPause(false)))
       }
     }
     if let at = switchAt, at <= now {
@@ -597,7 +595,7 @@ public struct MpvPlaybackMachine: Sendable {
         scheduledStart = (itemTime, start)
         suspect = nil
         nextPoll = now
-        effects.append(request(["set_property", "pause", .bool(false)]))
+        effects.append(request(.setPause(false)))
       }
     }
     if phase == .playing, !stalled, let poll,
@@ -609,7 +607,7 @@ public struct MpvPlaybackMachine: Sendable {
       silent = true
     }
     if phase == .playing, !stalled, poll == nil, nextPoll.map({ $0 <= now }) ?? true {
-      let read = request(["get_property", .string(pollProperty)])
+      let read = request(.get(pollProperty))
       if case .send(let r) = read { poll = (r.id, now) }
       nextPoll = now.advanced(bySeconds: configuration.pollInterval)
       effects.append(read)
@@ -643,7 +641,7 @@ public struct MpvPlaybackMachine: Sendable {
     guard item != nil, problem == nil, heldUntil == nil, end > now else { return [] }
     heldUntil = end
     stalled = true
-    return [request(["set_property", "pause", .bool(true)])]
+    return [request(.setPause(true))]
   }
 
   /// Sends the next scheduled start `seconds` late, without counting on it: the player
@@ -656,7 +654,7 @@ public struct MpvPlaybackMachine: Sendable {
   /// Whether `effect` must wait while mpv is held: an unpause would end the hold early.
   public func isHolding(_ effect: Effect) -> Bool {
     guard heldUntil != nil, case .send(let request) = effect else { return false }
-    return request.command == ["set_property", "pause", .bool(false)]
+    return request.action == .setPause(false)
   }
 
   /// When ``wake(at:)`` is next due.
@@ -686,37 +684,38 @@ public struct MpvPlaybackMachine: Sendable {
 
   // MARK: - Helpers
 
-  private mutating func request(_ command: [MpvValue]) -> Effect {
+  private mutating func request(_ command: MpvCommand) -> Effect {
     defer { nextID += 1 }
     // Remember what mpv will report back, so that only other changes count as the
     // person's own.
-    if command.count == 3, command[0] == "set_property" {
-      if command[1] == "pause", let value = command[2].bool, value != sentPause {
-        sentPause = value
-        expectedPause.append((value, clockNow))
-      } else if command[1] == "speed", let value = command[2].number, value != sentSpeed {
-        sentSpeed = value
-        expectedSpeed.append((value, clockNow))
-      }
+    switch command {
+    case .setPause(let value) where value != sentPause:
+      sentPause = value
+      expectedPause.append((value, clockNow))
+    case .setSpeed(let value) where value != sentSpeed:
+      sentSpeed = value
+      expectedSpeed.append((value, clockNow))
+    default:
+      break
     }
-    return .send(MpvRequest(id: nextID, command: command))
+    return .send(MpvRequest(id: nextID, command))
   }
 
   /// Pauses mpv and seeks exactly to the intent's frame; busy until mpv restarts.
   private mutating func beginPreparing(at now: LocalInstant) -> [Effect] {
     let target: Double
-    var effects = [request(["set_property", "pause", .bool(true)])]
+    var effects = [request(.setPause(true))]
     switch intent {
     case .pause(let at): target = at
     case .play(let itemTime, let startAt, let rate):
       target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
       speed = rate
-      effects.append(request(["set_property", "speed", .number(sentSpeed(rate))]))
+      effects.append(request(.setSpeed(sentSpeed(rate))))
     }
     if phase == .playing { settle(at: now) }
     freeze(at: position)
     seekTarget = max(0, target)
-    let seek = request(["seek", .number(max(0, target)), "absolute+exact"])
+    let seek = request(.seekExact(to: max(0, target)))
     effects.append(seek)
     return effects + prepare(after: seek, at: now)
   }
@@ -764,7 +763,7 @@ public struct MpvPlaybackMachine: Sendable {
       position = target
       anchor = now
       nextPoll = now.advanced(bySeconds: configuration.pollInterval)
-      return [request(["set_property", "pause", .bool(false)])]
+      return [request(.setPause(false))]
     }
   }
 
@@ -788,7 +787,7 @@ public struct MpvPlaybackMachine: Sendable {
       pending = []
     }
     speed = rate
-    return [request(["set_property", "speed", .number(sentSpeed(rate))])]
+    return [request(.setSpeed(sentSpeed(rate)))]
   }
 
   /// Brings the picture's anchor up to `now` (a playing player's position moves on).

@@ -190,7 +190,7 @@ public final class MpvPlayer: PlayerDriver {
       return c
     }
     if let channel {
-      let quit = MpvRequest(id: 0, command: ["quit"])
+      let quit = MpvRequest(id: 0, .quit)
       try? await channel.writeAndFlush(ByteBuffer(string: quit.line)).get()
       try? await channel.close()
     }
@@ -249,7 +249,7 @@ public final class MpvPlayer: PlayerDriver {
 
   /// Reads one of mpv's properties directly (e.g. `time-pos`, to see which frame it
   /// shows); nil if mpv does not answer within a second or has no such value.
-  public func property(_ name: String) async -> MpvValue? {
+  public func property(_ property: MpvProperty) async -> MpvValue? {
     let id = state.withLock { s -> Int in
       defer { s.nextQuery += 1 }
       return s.nextQuery
@@ -258,7 +258,7 @@ public final class MpvPlayer: PlayerDriver {
       let sent = state.withLock { s -> Bool in
         guard let channel = s.channel else { return false }
         s.queries[id] = continuation
-        let request = MpvRequest(id: id, command: ["get_property", .string(name)])
+        let request = MpvRequest(id: id, .get(property))
         Self.send(request.line, on: channel)
         return true
       }
@@ -274,9 +274,9 @@ public final class MpvPlayer: PlayerDriver {
 
   /// Sends mpv a command behind the driver's back (diagnostics and benchmarks: a seek
   /// the coordinator must notice and correct, as if someone had done it in mpv).
-  public func sendBehindTheDriver(_ command: [MpvValue]) {
+  public func sendBehindTheDriver(_ command: MpvCommand) {
     state.withLock { s in
-      let request = MpvRequest(id: 999_999_999, command: command)
+      let request = MpvRequest(id: 999_999_999, command)
       Self.send(request.line, on: s.channel)
     }
   }
@@ -291,7 +291,7 @@ public final class MpvPlayer: PlayerDriver {
   fileprivate func received(_ line: [UInt8]) {
     guard let message = MpvMessage.parse(line) else { return }
     if case .reply(let id, let data, let error) = message, id >= 1_000_000_000 {
-      answer(id, with: error == "success" ? data : nil)
+      answer(id, with: error == .success ? data : nil)
       return
     }
     let now = clock.localNow()
