@@ -115,28 +115,12 @@ public struct MpvPlaybackMachine: Sendable {
   private var intent: Intent = .pause(at: 0)
   public private(set) var item: ItemID?
   public private(set) var duration: Double?
-  /// The picture: `position` at `anchor`, advancing at `effective` while playing, which
-  /// becomes each `pending` speed at its `effectiveAt`.
-  private var position = 0.0
-  private var anchor: LocalInstant?
-  /// The speed last asked of mpv.
-  private var speed = 1.0
-  private var effective = 1.0
-  private struct SpeedChange: Hashable, Sendable {
-    var sentAt: LocalInstant
-    var effectiveAt: LocalInstant
-    var from: Double
-    var to: Double
-    var measured = false
-
-    /// Sent, and not yet played out: mpv's audio clock counts it, its picture not yet.
-    func isInFlight(at instant: LocalInstant) -> Bool {
-      sentAt <= instant && instant < effectiveAt
-    }
-  }
-  private var pending: [SpeedChange] = []
+  /// Where mpv's picture is, as a model.
+  private var picture = MpvPicture()
+  /// What is learned of this mpv's timing.
+  private var timing: MpvTiming
   /// How long mpv takes to follow a speed change, seconds (learned).
-  public private(set) var speedDelay: Double
+  public var speedDelay: Double { timing.speedDelay }
   private var stalled = false
   /// Stalled because a reading went unanswered (see ``Configuration/unanswered``).
   private var silent = false
@@ -152,12 +136,10 @@ public struct MpvPlaybackMachine: Sendable {
   private var switchAt: LocalInstant?
   private var nextPoll: LocalInstant?
   private var poll: (id: Int, sentAt: LocalInstant)?
-  /// The quickest recent exchange with mpv (rises slowly when they all slow down), seconds.
-  private var quickestExchange: Double?
   private var pollProperty = MpvProperty.audioPTS
   private var audioSeen = false
   /// How early `pause=false` is sent before a scheduled start, seconds (learned).
-  public private(set) var unpauseLead: Double
+  public var unpauseLead: Double { timing.unpauseLead }
   /// How late the next scheduled start is sent on purpose (see ``delayNextStart(by:)``).
   public private(set) var nextStartDelay = 0.0
   /// The start whose lateness the next audio reading measures.
@@ -195,13 +177,13 @@ public struct MpvPlaybackMachine: Sendable {
     }
   }
   /// The player's seek latency as measured (rises at once, falls slowly), seconds.
-  public private(set) var seekLatency: Double
+  public var seekLatency: Double { timing.seekLatency }
+  /// Whether the picture moves: playing, and not stalled.
+  private var moving: Bool { phase == .playing && !stalled }
 
   public init(configuration: Configuration = .init()) {
     self.configuration = configuration
-    seekLatency = configuration.defaultSeekLatency
-    unpauseLead = configuration.unpauseLead
-    speedDelay = configuration.speedDelay
+    timing = MpvTiming(configuration: configuration)
   }
 
   // MARK: - Inputs
@@ -220,94 +202,118 @@ public struct MpvPlaybackMachine: Sendable {
     clockNow = now
     settle(at: now)
     switch command {
-    case .load(let id, let at):
-      cancelScheduled()
-      guard let path else {
-        item = nil
-        phase = .idle
-        problem = PlayerObservation.noFile(for: id)
-        return []
-      }
-      item = id
-      duration = nil
-      problem = nil
-      pollProperty = .audioPTS
-      audioSeen = false
-      audioMisses = 0
-      stalled = false
-      intent = .pause(at: at)
-      freeze(at: max(0, at))
-      let load = request(.loadPaused(path: path, start: max(0, at)))
-      loadedAt = max(0, at)
-      return [load] + prepare(after: load, at: now, load: true)
-
+    case .load(let id, let at): return load(id, at: at, path: path, now: now)
     case .play(let itemTime, let startAt, let rate):
-      guard item != nil, phase != .idle else { return [] }
-      let rate = max(0.01, rate)
-      if isLoading {
-        // mpv cannot seek in a file it is still opening: the intent waits for the load.
-        intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
-        return []
-      }
-      if phase == .playing, !stalled, unpauseAt == nil, switchAt == nil, rate == speed,
-        abs(projected(at: startAt, from: now) - itemTime) < configuration.seamlessGap
-      {
-        // Already on that line at that rate: nothing to do.
-        intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
-        preparedAt = now
-        return []
-      }
-      // Anything else — another spot, or another rate (mpv plays out the audio it has
-      // buffered, up to 0.4 s, at the old speed: only a seek applies a speed exactly) —
-      // is prepared as a seek and switched to at the instant.
-      intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
-      deferredBy = 0
-      if phase == .playing, !stalled {
-        // A seek while playing: play on until the latest moment the seek surely still
-        // makes it (twice its latency and a little more: a loaded machine seeks slower,
-        // and a late switch costs a restart).
-        let begin = startAt.advanced(bySeconds: -(2 * seekLatency + 0.05 + unpauseLead))
-        if begin > now {
-          switchAt = begin
-          deferredBy = begin.seconds(since: now)
-          return []
-        }
-      }
-      return beginPreparing(at: now)
-
-    case .pause(let at):
-      guard item != nil, phase != .idle else { return [] }
-      intent = .pause(at: at)
-      cancelScheduled()
-      freeze(at: at)
-      return isLoading ? [] : beginPreparing(at: now)
-
-    case .seek(let to):
-      guard item != nil, phase != .idle else { return [] }
-      switch intent {
-      case .pause: intent = .pause(at: to)
-      case .play(_, _, let rate): intent = .play(itemTime: to, startAt: now, rate: rate)
-      }
-      cancelScheduled()
-      freeze(at: to)
-      return isLoading ? [] : beginPreparing(at: now)
-
-    case .setRate(let rate):
-      guard item != nil else { return [] }
-      let rate = max(0.01, rate)
-      if case .play(let x, let s, _) = intent {
-        intent = .play(itemTime: x, startAt: s, rate: rate)
-      }
-      return setSpeed(rate, at: now)
-
-    case .unload:
-      cancelScheduled()
-      item = nil
-      duration = nil
-      phase = .idle
-      freeze(at: 0)
-      return [request(.stop)]
+      return play(itemTime, startAt: startAt, rate: rate, now: now)
+    case .pause(let at): return pause(at: at, now: now)
+    case .seek(let to): return seek(to: to, now: now)
+    case .setRate(let rate): return setRate(rate, now: now)
+    case .unload: return unload()
     }
+  }
+
+  /// Opens the item's file (paused, at `at`), or says there is none.
+  private mutating func load(_ id: ItemID, at: Double, path: String?, now: LocalInstant) -> [Effect]
+  {
+    cancelScheduled()
+    guard let path else {
+      item = nil
+      phase = .idle
+      problem = PlayerObservation.noFile(for: id)
+      return []
+    }
+    item = id
+    duration = nil
+    problem = nil
+    pollProperty = .audioPTS
+    audioSeen = false
+    audioMisses = 0
+    stalled = false
+    intent = .pause(at: at)
+    freeze(at: max(0, at))
+    let load = request(.loadPaused(path: path, start: max(0, at)))
+    loadedAt = max(0, at)
+    return [load] + prepare(after: load, at: now, load: true)
+  }
+
+  /// Plays `itemTime` at `startAt` at `rate`: at once if already on that line, else
+  /// prepared as a seek and switched to at the instant.
+  private mutating func play(
+    _ itemTime: Double, startAt: LocalInstant, rate: Double, now: LocalInstant
+  ) -> [Effect] {
+    guard item != nil, phase != .idle else { return [] }
+    let rate = max(0.01, rate)
+    if isLoading {
+      // mpv cannot seek in a file it is still opening: the intent waits for the load.
+      intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+      return []
+    }
+    if phase == .playing, !stalled, unpauseAt == nil, switchAt == nil, rate == picture.speed,
+      abs(projected(at: startAt) - itemTime) < configuration.seamlessGap
+    {
+      // Already on that line at that rate: nothing to do.
+      intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+      preparedAt = now
+      return []
+    }
+    // Anything else — another spot, or another rate (mpv plays out the audio it has
+    // buffered, up to 0.4 s, at the old speed: only a seek applies a speed exactly) —
+    // is prepared as a seek and switched to at the instant.
+    intent = .play(itemTime: itemTime, startAt: startAt, rate: rate)
+    deferredBy = 0
+    if phase == .playing, !stalled {
+      // A seek while playing: play on until the latest moment the seek surely still
+      // makes it (twice its latency and a little more: a loaded machine seeks slower,
+      // and a late switch costs a restart).
+      let begin = startAt.advanced(bySeconds: -(2 * seekLatency + 0.05 + unpauseLead))
+      if begin > now {
+        switchAt = begin
+        deferredBy = begin.seconds(since: now)
+        return []
+      }
+    }
+    return beginPreparing(at: now)
+  }
+
+  /// Pauses on `at`'s frame.
+  private mutating func pause(at: Double, now: LocalInstant) -> [Effect] {
+    guard item != nil, phase != .idle else { return [] }
+    intent = .pause(at: at)
+    cancelScheduled()
+    freeze(at: at)
+    return isLoading ? [] : beginPreparing(at: now)
+  }
+
+  /// Moves to `to`, keeping to play or to stay paused.
+  private mutating func seek(to: Double, now: LocalInstant) -> [Effect] {
+    guard item != nil, phase != .idle else { return [] }
+    switch intent {
+    case .pause: intent = .pause(at: to)
+    case .play(_, _, let rate): intent = .play(itemTime: to, startAt: now, rate: rate)
+    }
+    cancelScheduled()
+    freeze(at: to)
+    return isLoading ? [] : beginPreparing(at: now)
+  }
+
+  /// Plays at `rate` from now on.
+  private mutating func setRate(_ rate: Double, now: LocalInstant) -> [Effect] {
+    guard item != nil else { return [] }
+    let rate = max(0.01, rate)
+    if case .play(let x, let s, _) = intent {
+      intent = .play(itemTime: x, startAt: s, rate: rate)
+    }
+    return setSpeed(rate, at: now)
+  }
+
+  /// Stops and forgets the item.
+  private mutating func unload() -> [Effect] {
+    cancelScheduled()
+    item = nil
+    duration = nil
+    phase = .idle
+    freeze(at: 0)
+    return [request(.stop)]
   }
 
   /// A line from mpv.
@@ -315,251 +321,276 @@ public struct MpvPlaybackMachine: Sendable {
     clockNow = now
     settle(at: now)
     switch message {
-    case .reply(let id, let data, let error):
-      if case .preparing(let request, _, let since, let load) = phase, request == id {
-        guard error == .success else {
-          if load {
-            problem = "mpv could not open the file: \(error)"
-            phase = .idle
-            return []
-          }
-          // A seek mpv refused: stay where it is rather than wait for a restart.
-          phase = .paused
-          return []
-        }
-        phase = .preparing(request: request, replied: true, since: since, load: load)
-        return []
-      }
-      if let landing, landing.request == id {
-        self.landing = nil
-        if let value = data.number, error == .success { landed(value - landing.target) }
-        return []
-      }
-      if let query = userSeek.query, query == id {
-        userSeek = (false, nil)
-        if let value = data.number, error == .success, item != nil {
-          freeze(at: value)
-          if phase == .playing { anchor = now }
-          userActions.append(.seek(to: value))
-        }
-        return []
-      }
-      if let poll, poll.id == id {
-        self.poll = nil
-        if silent {
-          // mpv answers again: it plays on from where it stood. This reading's moment is
-          // unknown (its exchange spans the silence); the next one places it.
-          silent = false
-          stalled = false
-          if phase == .playing { anchor = now }
-          nextPoll = now
-          return []
-        }
-        guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
-        if let value = data.number, error == .success {
-          // Read at the midpoint of the exchange.
-          let exchange = now.seconds(since: poll.sentAt)
-          let midpoint = poll.sentAt.advanced(bySeconds: exchange / 2)
-          let quickest = min(
-            exchange, quickestExchange.map { $0 + 0.05 * (exchange - $0) } ?? exchange)
-          quickestExchange = quickest
-          let trusted = max(2 * quickest, configuration.trustedExchange)
-          let weight = exchange <= trusted ? 1 : (trusted / exchange) * (trusted / exchange)
-          let audio = pollProperty == .audioPTS
-          // How far mpv's clock is from the model (the model keeps the picture's time: the
-          // audio clock already counts speed changes still in flight).
-          let deviation =
-            value + inFlightDebt(at: midpoint) - projected(at: midpoint, from: midpoint)
-          var believed = false
-          if let start = scheduledStart, audio {
-            let settled = midpoint.seconds(since: start.at) >= configuration.startSettling
-            if !settled {
-              if abs(deviation) < configuration.startMiss { return [] }
-              // mpv really missed the start (a loaded machine): no noise is that large.
-              scheduledStart = nil
-              believed = true
-            }
-          }
-          if audio, !believed, abs(deviation) > configuration.outlier {
-            // One reading far from a model that was right a poll ago is mpv's clock
-            // jumping, not the player: believed only when the next one agrees.
-            if let suspect, abs(suspect - deviation) <= configuration.outlier {
-              self.suspect = nil
-            } else {
-              suspect = deviation
-              return []
-            }
-          } else {
-            suspect = nil
-          }
-          if scheduledStart != nil, audio {
-            // The first settled reading after a scheduled unpause says how late mpv really
-            // started (an unsettled one would teach the lead its noise, and every later
-            // start would be sent early or late by it). A speed change still in flight
-            // makes the comparison uncertain: nothing is learned then.
-            scheduledStart = nil
-            let delay = -deviation / max(speed, 0.01) + unpauseLead
-            let changing = pending.contains { $0.isInFlight(at: midpoint) }
-            if !changing, weight == 1, delay > -0.01, delay < 0.05 {
-              unpauseLead = min(max(0, 0.7 * unpauseLead + 0.3 * delay), 0.05)
-            }
-          }
-          for index in pending.indices where pending[index].isInFlight(at: midpoint) {
-            let change = pending[index]
-            let delta = change.to - change.from
-            if audio, !change.measured, pending.count == 1, abs(delta) >= 0.004, weight == 1 {
-              // Learn the delay from the jump: the reading predicted with the delay
-              // assumed, against the reading.
-              let predicted =
-                projected(at: midpoint, from: midpoint)
-                - delta * change.effectiveAt.seconds(since: midpoint)
-              let error = -(value - predicted) / delta
-              if abs(error) < 0.5 {
-                speedDelay = min(max(speedDelay + 0.3 * error, 0), 1)
-              }
-              pending[index].measured = true
-            }
-          }
-          // The audio clock already counts speed changes mpv has not yet played out.
-          position =
-            believed
-            ? value + inFlightDebt(at: midpoint)
-            : projected(at: midpoint, from: midpoint) + believable(deviation, weight, exchange)
-          anchor = midpoint
-          landing = nil
-          if audio { audioSeen = true }
-        } else if pollProperty == .audioPTS, !audioSeen {
-          // Right after a start the audio clock is not there yet; if it never comes, the
-          // file has no audio and the frame clock is all there is.
-          audioMisses += 1
-          if audioMisses >= 20 { pollProperty = .timePos }
-        }
-      }
-      return []
-
-    case .event(.seek):
-      // A seek the driver did not ask for: the person's, in mpv.
-      if case .preparing = phase { return [] }
-      if phase == .playing || phase == .paused || phase == .ended { userSeek.pending = true }
-      return []
-
-    case .event(.playbackRestart) where userSeek.pending:
-      let read = request(.get(.timePos))
-      if case .send(let r) = read { userSeek.query = r.id }
-      userSeek.pending = false
-      return [read]
-
-    case .propertyChange(.pause, let data):
-      guard let value = data.bool else { return [] }
-      expectedPause.removeAll { now.seconds(since: $0.at) > 1 }
-      if let first = expectedPause.first, first.value == value {
-        expectedPause.removeFirst()
-        return []
-      }
-      guard value != sentPause, item != nil else { return [] }
-      // The person paused or played in mpv itself.
-      sentPause = value
-      if value, phase == .playing {
-        let at = projected(at: now, from: now)
-        phase = .paused
-        freeze(at: at)
-        userActions.append(.pause(at: at))
-      } else if !value, phase == .paused || phase == .ended {
-        userActions.append(.play)
-      } else if !value, isHeldByDriver {
-        // Space pressed while the driver holds mpv paused for a moment (a start, a seek,
-        // a pause being placed): the person saw the group's picture and meant the
-        // opposite of what the group does. mpv is paused again at once: where and when it
-        // plays stays the group's, which the action will change.
-        switch intent {
-        case .play(let itemTime, let startAt, let rate):
-          let line = now > startAt ? itemTime + rate * now.seconds(since: startAt) : itemTime
-          userActions.append(.pause(at: line))
-        case .pause:
-          userActions.append(.play)
-        }
-        return [request(.setPause(true))]
-      }
-      return []
-
-    case .propertyChange(.speed, let data):
-      guard let value = data.number else { return [] }
-      expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
-      // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
-      if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-5 }) {
-        expectedSpeed.removeFirst(index + 1)
-        return []
-      }
-      guard abs(value - sentSpeed) > 1e-5, item != nil else { return [] }
-      sentSpeed = value
-      userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
-      return []
-
-    case .event(.playbackRestart):
-      guard case .preparing(_, true, let since, let load) = phase else { return [] }
-      if load {
-        // Opened where the load asked; a later intent may need another spot.
-        let target: Double
-        switch intent {
-        case .pause(let at): target = at
-        case .play(let itemTime, let startAt, let rate):
-          target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
-        }
-        // Another spot, or a start: prepare once more with an exact seek. A file opened at
-        // a point starts its sound where its audio frames do (AAC primes about 21 ms),
-        // an exact seek where it was asked; and a speed set while paused applies exactly
-        // only after a seek flushes what mpv has buffered.
-        if abs(target - loadedAt) > 1e-6 { return beginPreparing(at: now) }
-        if case .play = intent { return beginPreparing(at: now) }
-      } else {
-        recordSeekLatency(now.seconds(since: since))
-      }
-      // A preparation deferred on purpose (played on until the last moment) reports the
-      // time it took, not the wait: the group's lead is sized by it.
-      preparedAt = now.advanced(bySeconds: -deferredBy)
-      deferredBy = 0
-      var effects = resolveIntent(at: now)
-      if case .play = intent {
-        let query = request(.get(.timePos))
-        if case .send(let r) = query { landing = (r.id, seekTarget) }
-        effects.append(query)
-      }
-      return effects
-
-    case .endFile(let reason):
-      // Loading a file ends the one before it (`stop`), and that event can arrive while
-      // the new one prepares: only an error is the new file failing.
-      if reason == "error", phase != .idle, item != nil, case .preparing = phase {
-        problem = "mpv could not play the file"
-        phase = .idle
-      }
-      return []
-
-    case .propertyChange(.pausedForCache, let data):
-      let now_ = now
-      if data.bool == true, !stalled {
-        settle(at: now_)
-        stalled = true
-      } else if data.bool == false, stalled {
-        stalled = false
-        if phase == .playing { anchor = now_ }
-      }
-      return []
-
-    case .propertyChange(.eofReached, let data):
-      if data.bool == true, item != nil, phase == .playing {
-        phase = .ended
-        freeze(at: duration ?? position)
-      }
-      return []
-
+    case .reply(let id, let data, let error): return replied(id, data, error, at: now)
+    case .event(.seek): return seekSeen()
+    case .event(.playbackRestart) where userSeek.pending: return askWhereTheUserSeekWent()
+    case .event(.playbackRestart): return restarted(at: now)
+    case .propertyChange(.pause, let data): return pauseReported(data, at: now)
+    case .propertyChange(.speed, let data): return speedReported(data, at: now)
+    case .propertyChange(.pausedForCache, let data): return cacheReported(data, at: now)
+    case .propertyChange(.eofReached, let data): return endReported(data)
     case .propertyChange(.duration, let data):
       if let d = data.number, d > 0 { duration = d }
       return []
+    case .endFile(let reason): return fileEnded(reason)
+    default: return []
+    }
+  }
 
-    default:
+  /// mpv answered request `id`.
+  private mutating func replied(
+    _ id: Int, _ data: MpvValue, _ error: MpvStatus, at now: LocalInstant
+  ) -> [Effect] {
+    if case .preparing(let request, _, let since, let load) = phase, request == id {
+      guard error == .success else {
+        if load {
+          problem = "mpv could not open the file: \(error)"
+          phase = .idle
+          return []
+        }
+        // A seek mpv refused: stay where it is rather than wait for a restart.
+        phase = .paused
+        return []
+      }
+      phase = .preparing(request: request, replied: true, since: since, load: load)
       return []
     }
+    if let landing, landing.request == id {
+      self.landing = nil
+      if let value = data.number, error == .success { landed(value - landing.target) }
+      return []
+    }
+    if let query = userSeek.query, query == id {
+      userSeek = (false, nil)
+      if let value = data.number, error == .success, item != nil {
+        freeze(at: value)
+        if phase == .playing { picture.resume(at: now) }
+        userActions.append(.seek(to: value))
+      }
+      return []
+    }
+    if let poll, poll.id == id { return pollAnswered(poll, data, error, at: now) }
+    return []
+  }
+
+  /// The answer to the reading of mpv's clock.
+  private mutating func pollAnswered(
+    _ poll: (id: Int, sentAt: LocalInstant), _ data: MpvValue, _ error: MpvStatus,
+    at now: LocalInstant
+  ) -> [Effect] {
+    self.poll = nil
+    if silent {
+      // mpv answers again: it plays on from where it stood. This reading's moment is
+      // unknown (its exchange spans the silence); the next one places it.
+      silent = false
+      stalled = false
+      if phase == .playing { picture.resume(at: now) }
+      nextPoll = now
+      return []
+    }
+    guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
+    if let value = data.number, error == .success {
+      return read(value, sentAt: poll.sentAt, at: now)
+    } else if pollProperty == .audioPTS, !audioSeen {
+      // Right after a start the audio clock is not there yet; if it never comes, the
+      // file has no audio and the frame clock is all there is.
+      audioMisses += 1
+      if audioMisses >= 20 { pollProperty = .timePos }
+    }
+    return []
+  }
+
+  /// mpv's clock read `value` sometime between `sentAt` and `now`: the model takes what
+  /// of it can be believed, and the timing estimates learn from it.
+  private mutating func read(_ value: Double, sentAt: LocalInstant, at now: LocalInstant)
+    -> [Effect]
+  {
+    // Read at the midpoint of the exchange.
+    let exchange = now.seconds(since: sentAt)
+    let midpoint = sentAt.advanced(bySeconds: exchange / 2)
+    let weight = timing.exchanged(in: exchange)
+    let audio = pollProperty == .audioPTS
+    // How far mpv's clock is from the model (the model keeps the picture's time: the
+    // audio clock already counts speed changes still in flight).
+    let deviation =
+      value + picture.inFlightDebt(at: midpoint) - projected(at: midpoint)
+    var believed = false
+    if let start = scheduledStart, audio {
+      let settled = midpoint.seconds(since: start.at) >= configuration.startSettling
+      if !settled {
+        if abs(deviation) < configuration.startMiss { return [] }
+        // mpv really missed the start (a loaded machine): no noise is that large.
+        scheduledStart = nil
+        believed = true
+      }
+    }
+    if audio, !believed, abs(deviation) > configuration.outlier {
+      // One reading far from a model that was right a poll ago is mpv's clock
+      // jumping, not the player: believed only when the next one agrees.
+      if let suspect, abs(suspect - deviation) <= configuration.outlier {
+        self.suspect = nil
+      } else {
+        suspect = deviation
+        return []
+      }
+    } else {
+      suspect = nil
+    }
+    if scheduledStart != nil, audio {
+      // The first settled reading after a scheduled unpause says how late mpv really
+      // started (an unsettled one would teach the lead its noise, and every later
+      // start would be sent early or late by it). A speed change still in flight
+      // makes the comparison uncertain: nothing is learned then.
+      scheduledStart = nil
+      let delay = -deviation / max(picture.speed, 0.01) + unpauseLead
+      if !picture.isChangingSpeed(at: midpoint), weight == 1 { timing.unpauseTook(delay) }
+    }
+    // Learn the speed delay from the audio clock's jump.
+    if audio, weight == 1, let error = picture.speedDelayError(reading: value, at: midpoint) {
+      timing.speedDelayWasOff(by: error)
+    }
+    // The audio clock already counts speed changes mpv has not yet played out.
+    picture.place(
+      believed
+        ? value + picture.inFlightDebt(at: midpoint)
+        : projected(at: midpoint)
+          + MpvTiming.believable(deviation, weight: weight, exchange: exchange),
+      at: midpoint)
+    landing = nil
+    if audio { audioSeen = true }
+    return []
+  }
+
+  /// A seek the driver did not ask for: the person's, in mpv.
+  private mutating func seekSeen() -> [Effect] {
+    // A seek the driver did not ask for: the person's, in mpv.
+    if case .preparing = phase { return [] }
+    if phase == .playing || phase == .paused || phase == .ended { userSeek.pending = true }
+    return []
+  }
+
+  /// The person's seek in mpv has landed: where?
+  private mutating func askWhereTheUserSeekWent() -> [Effect] {
+    let read = request(.get(.timePos))
+    if case .send(let r) = read { userSeek.query = r.id }
+    userSeek.pending = false
+    return [read]
+  }
+
+  /// mpv's `pause` changed: the driver's own change coming back, or the person's.
+  private mutating func pauseReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
+    guard let value = data.bool else { return [] }
+    expectedPause.removeAll { now.seconds(since: $0.at) > 1 }
+    if let first = expectedPause.first, first.value == value {
+      expectedPause.removeFirst()
+      return []
+    }
+    guard value != sentPause, item != nil else { return [] }
+    // The person paused or played in mpv itself.
+    sentPause = value
+    if value, phase == .playing {
+      let at = projected(at: now)
+      phase = .paused
+      freeze(at: at)
+      userActions.append(.pause(at: at))
+    } else if !value, phase == .paused || phase == .ended {
+      userActions.append(.play)
+    } else if !value, isHeldByDriver {
+      // Space pressed while the driver holds mpv paused for a moment (a start, a seek,
+      // a pause being placed): the person saw the group's picture and meant the
+      // opposite of what the group does. mpv is paused again at once: where and when it
+      // plays stays the group's, which the action will change.
+      switch intent {
+      case .play(let itemTime, let startAt, let rate):
+        let line = now > startAt ? itemTime + rate * now.seconds(since: startAt) : itemTime
+        userActions.append(.pause(at: line))
+      case .pause:
+        userActions.append(.play)
+      }
+      return [request(.setPause(true))]
+    }
+    return []
+  }
+
+  /// mpv's `speed` changed: the driver's own change coming back, or the person's.
+  private mutating func speedReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
+    guard let value = data.number else { return [] }
+    expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
+    // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
+    if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-5 }) {
+      expectedSpeed.removeFirst(index + 1)
+      return []
+    }
+    guard abs(value - sentSpeed) > 1e-5, item != nil else { return [] }
+    sentSpeed = value
+    userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
+    return []
+  }
+
+  /// A load or seek is done: the picture is where it was sent.
+  private mutating func restarted(at now: LocalInstant) -> [Effect] {
+    guard case .preparing(_, true, let since, let load) = phase else { return [] }
+    if load {
+      // Opened where the load asked; a later intent may need another spot.
+      let target: Double
+      switch intent {
+      case .pause(let at): target = at
+      case .play(let itemTime, let startAt, let rate):
+        target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
+      }
+      // Another spot, or a start: prepare once more with an exact seek. A file opened at
+      // a point starts its sound where its audio frames do (AAC primes about 21 ms),
+      // an exact seek where it was asked; and a speed set while paused applies exactly
+      // only after a seek flushes what mpv has buffered.
+      if abs(target - loadedAt) > 1e-6 { return beginPreparing(at: now) }
+      if case .play = intent { return beginPreparing(at: now) }
+    } else {
+      timing.seekTook(now.seconds(since: since))
+    }
+    // A preparation deferred on purpose (played on until the last moment) reports the
+    // time it took, not the wait: the group's lead is sized by it.
+    preparedAt = now.advanced(bySeconds: -deferredBy)
+    deferredBy = 0
+    var effects = resolveIntent(at: now)
+    if case .play = intent {
+      let query = request(.get(.timePos))
+      if case .send(let r) = query { landing = (r.id, seekTarget) }
+      effects.append(query)
+    }
+    return effects
+  }
+
+  /// A file stopped playing.
+  private mutating func fileEnded(_ reason: String) -> [Effect] {
+    // Loading a file ends the one before it (`stop`), and that event can arrive while
+    // the new one prepares: only an error is the new file failing.
+    if reason == "error", phase != .idle, item != nil, case .preparing = phase {
+      problem = "mpv could not play the file"
+      phase = .idle
+    }
+    return []
+  }
+
+  /// mpv ran out of input (`paused-for-cache`), or has it again.
+  private mutating func cacheReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
+    let now_ = now
+    if data.bool == true, !stalled {
+      settle(at: now_)
+      stalled = true
+    } else if data.bool == false, stalled {
+      stalled = false
+      if phase == .playing { picture.resume(at: now_) }
+    }
+    return []
+  }
+
+  /// mpv reached the end of the file.
+  private mutating func endReported(_ data: MpvValue) -> [Effect] {
+    if data.bool == true, item != nil, phase == .playing {
+      phase = .ended
+      freeze(at: duration ?? picture.position)
+    }
+    return []
   }
 
   /// Runs what is due at `now`.
@@ -572,7 +603,7 @@ public struct MpvPlaybackMachine: Sendable {
       heldUntil = nil
       stalled = false
       if phase == .playing {
-        anchor = now
+        picture.resume(at: now)
         effects.append(request(.setPause(false)))
       }
     }
@@ -587,11 +618,7 @@ public struct MpvPlaybackMachine: Sendable {
         // knows it from the start, and the lateness learned below is mpv's own.
         let start = startAt.advanced(bySeconds: now.seconds(since: at))
         phase = .playing
-        speed = rate
-        effective = rate
-        pending = []
-        position = itemTime
-        anchor = start
+        picture.start(at: itemTime, from: start, rate: rate)
         scheduledStart = (itemTime, start)
         suspect = nil
         nextPoll = now
@@ -676,8 +703,8 @@ public struct MpvPlaybackMachine: Sendable {
     default: busy = switchAt != nil
     }
     return PlayerObservation(
-      item: problem == nil ? item : nil, position: projected(at: now, from: now),
-      rate: moving ? speed : 0, isBusy: busy, isStalled: stalled,
+      item: problem == nil ? item : nil, position: projected(at: now),
+      rate: moving ? picture.speed : 0, isBusy: busy, isStalled: stalled,
       preparedAt: preparedAt.flatMap { $0 <= now ? $0 : nil }, problem: problem,
       fileDuration: problem == nil && item != nil ? duration : nil)
   }
@@ -709,11 +736,11 @@ public struct MpvPlaybackMachine: Sendable {
     case .pause(let at): target = at
     case .play(let itemTime, let startAt, let rate):
       target = startAt < now ? itemTime + rate * now.seconds(since: startAt) : itemTime
-      speed = rate
+      picture.speed = rate
       effects.append(request(.setSpeed(sentSpeed(rate))))
     }
     if phase == .playing { settle(at: now) }
-    freeze(at: position)
+    freeze(at: picture.position)
     seekTarget = max(0, target)
     let seek = request(.seekExact(to: max(0, target)))
     effects.append(seek)
@@ -757,11 +784,7 @@ public struct MpvPlaybackMachine: Sendable {
       // the line by how late it is; the coordinator sees that gap and closes it.
       let target = isLoading ? loadedAt : seekTarget
       phase = .playing
-      speed = rate
-      effective = rate
-      pending = []
-      position = target
-      anchor = now
+      picture.start(at: target, from: now, rate: rate)
       nextPoll = now.advanced(bySeconds: configuration.pollInterval)
       return [request(.setPause(false))]
     }
@@ -772,75 +795,24 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   private mutating func setSpeed(_ rate: Double, at instant: LocalInstant) -> [Effect] {
-    if phase == .playing, !stalled, anchor != nil {
-      settle(at: instant)
-      let from = pending.last?.to ?? effective
-      if rate != from {
-        pending.append(
-          SpeedChange(
-            sentAt: instant, effectiveAt: instant.advanced(bySeconds: speedDelay), from: from,
-            to: rate))
-      }
-    } else {
-      // Not playing: the next start (after a seek, which flushes) plays at it at once.
-      effective = rate
-      pending = []
-    }
-    speed = rate
+    // Not playing: the next start (after a seek, which flushes) plays at it at once.
+    picture.speedChanged(to: rate, at: instant, delay: speedDelay, moving: moving)
     return [request(.setSpeed(sentSpeed(rate)))]
   }
 
   /// Brings the picture's anchor up to `now` (a playing player's position moves on).
   private mutating func settle(at now: LocalInstant) {
-    guard phase == .playing, !stalled, let anchor, now > anchor else { return }
-    position = projected(at: now, from: now)
-    while let first = pending.first, first.effectiveAt <= now {
-      effective = first.to
-      pending.removeFirst()
-    }
-    self.anchor = now
+    picture.settle(at: now, moving: moving)
   }
 
   private mutating func freeze(at itemTime: Double) {
-    position = itemTime
+    picture.freeze(at: itemTime)
     suspect = nil
-    anchor = nil
-    pending = []
-    effective = speed
   }
 
-  /// Where the picture is at `t`: from the anchor at the effective speed, each pending
-  /// change taking over at its instant.
-  private func projected(at t: LocalInstant, from now: LocalInstant) -> Double {
-    guard phase == .playing, !stalled, let anchor else { return position }
-    var p = position
-    var cursor = anchor
-    var rate = effective
-    for change in pending where change.effectiveAt > cursor && change.effectiveAt < t {
-      p += rate * change.effectiveAt.seconds(since: cursor)
-      cursor = change.effectiveAt
-      rate = change.to
-    }
-    return p + rate * t.seconds(since: cursor)
-  }
-
-  /// How far mpv's audio clock is ahead of the picture at `instant` for the speed changes
-  /// it already counts but has not yet played out.
-  private func inFlightDebt(at instant: LocalInstant) -> Double {
-    pending.reduce(0) { debt, change in
-      guard change.isInFlight(at: instant) else { return debt }
-      return debt + (change.to - change.from) * change.effectiveAt.seconds(since: instant)
-    }
-  }
-
-  /// How much of a reading's `deviation` from the model to take: what lies within half
-  /// its exchange (where the midpoint may be off) at `weight`, anything beyond in full — a
-  /// gap larger than the reading's own uncertainty is real however slow the exchange, and
-  /// a loaded machine, all of whose exchanges are slow, must still follow mpv.
-  private func believable(_ deviation: Double, _ weight: Double, _ exchange: Double) -> Double {
-    let uncertainty = exchange / 2
-    let within = min(max(deviation, -uncertainty), uncertainty)
-    return weight * within + (deviation - within)
+  /// Where the picture is at `t`.
+  private func projected(at t: LocalInstant) -> Double {
+    picture.projected(at: t, moving: moving)
   }
 
   /// The seek for a start landed `offset` seconds past where it was asked (a frame
@@ -861,7 +833,7 @@ public struct MpvPlaybackMachine: Sendable {
       freeze(at: itemTime + offset)
     case .playing:
       // Started before the answer came (a start already due): it plays from that frame.
-      position += offset
+      picture.shift(by: offset)
     default:
       break
     }
@@ -875,8 +847,4 @@ public struct MpvPlaybackMachine: Sendable {
     deferredBy = 0
   }
 
-  private mutating func recordSeekLatency(_ measured: Double) {
-    let measured = min(max(0, measured), 5)
-    seekLatency = max(measured, 0.8 * seekLatency + 0.2 * measured)
-  }
 }

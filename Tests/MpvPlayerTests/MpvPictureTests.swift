@@ -1,0 +1,73 @@
+import PlaybackCoordination
+import Testing
+
+@testable import MpvPlayer
+
+@Suite("mpv's picture model and timing estimates")
+struct MpvPictureTests {
+  func t(_ seconds: Double) -> LocalInstant { LocalInstant(seconds: 100 + seconds) }
+
+  @Test("the picture moves at its speed, and follows a speed change only after the delay")
+  func speedChangeInFlight() {
+    var picture = MpvPicture()
+    picture.start(at: 10, from: t(0), rate: 1)
+    #expect(abs(picture.projected(at: t(2), moving: true) - 12) < 1e-9)
+    #expect(picture.projected(at: t(2), moving: false) == 10, "a stalled picture stands still")
+    picture.speedChanged(to: 2, at: t(2), delay: 0.4, moving: true)
+    #expect(picture.isChangingSpeed(at: t(2.1)))
+    #expect(abs(picture.projected(at: t(2.4), moving: true) - 12.4) < 1e-9, "old speed until then")
+    #expect(abs(picture.projected(at: t(3.4), moving: true) - 14.4) < 1e-9, "new speed after")
+    // mpv's audio clock counts the change at once: ahead of the picture by the debt.
+    #expect(abs(picture.inFlightDebt(at: t(2.1)) - 0.3) < 1e-9)
+    picture.settle(at: t(3), moving: true)
+    #expect(!picture.isChangingSpeed(at: t(3)))
+    #expect(abs(picture.position - 13.6) < 1e-9)
+  }
+
+  @Test("a reading during a speed change says how far off the assumed delay was, once")
+  func speedDelayError() throws {
+    var picture = MpvPicture()
+    picture.start(at: 0, from: t(0), rate: 1)
+    picture.speedChanged(to: 1.5, at: t(1), delay: 0.4, moving: true)
+    // Had the picture followed only after 0.6 s, mpv's audio clock would read this then.
+    let truth = 1.2 + 0.5 * (1.2 - 1.6)
+    let first = picture.speedDelayError(reading: truth, at: t(1.2))
+    let error = try #require(first)
+    #expect(abs(error - 0.2) < 1e-9)
+    let again = picture.speedDelayError(reading: truth, at: t(1.25))
+    #expect(again == nil, "measured once")
+  }
+
+  @Test("a frozen picture stands where it was put, at the last speed asked")
+  func freeze() {
+    var picture = MpvPicture()
+    picture.start(at: 5, from: t(0), rate: 1.25)
+    picture.freeze(at: 42)
+    #expect(picture.anchor == nil)
+    #expect(picture.projected(at: t(10), moving: true) == 42)
+    #expect(picture.speed == 1.25)
+  }
+
+  @Test("seek latency rises at once and falls slowly; unpause lead learns only plausible delays")
+  func timing() {
+    var timing = MpvTiming(configuration: .init(unpauseLead: 0.0005, defaultSeekLatency: 0.08))
+    timing.seekTook(0.2)
+    #expect(timing.seekLatency == 0.2)
+    timing.seekTook(0.05)
+    #expect(abs(timing.seekLatency - 0.17) < 1e-9)
+    timing.unpauseTook(0.3)
+    #expect(timing.unpauseLead == 0.0005, "a 300 ms miss is a loaded machine, not mpv")
+    timing.unpauseTook(0.01)
+    #expect(abs(timing.unpauseLead - (0.7 * 0.0005 + 0.3 * 0.01)) < 1e-12)
+  }
+
+  @Test("a slow exchange is believed in part; a gap past its own uncertainty in full")
+  func exchanges() {
+    var timing = MpvTiming(configuration: .init(trustedExchange: 0.0003))
+    #expect(timing.exchanged(in: 0.0002) == 1)
+    let slow = timing.exchanged(in: 0.004)
+    #expect(slow < 0.1)
+    let taken = MpvTiming.believable(0.005, weight: slow, exchange: 0.004)
+    #expect(taken > 0.003 && taken < 0.005, "beyond half the exchange, the gap is real")
+  }
+}
