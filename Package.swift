@@ -86,7 +86,7 @@ let package = Package(
     // Syncplay's own client run headless with its mpv, and a reader of that mpv's IPC
     // socket: for the tests and benchmarks that put Cowatch beside the real thing.
     .target(name: "SyncplayHarness"),
-    // Participant runtime (the client actor), headless driver, actions.
+    // The participant runtime: the client actor that performs ParticipantCore's effects.
     .target(
       name: "GroupSessions",
       dependencies: [
@@ -94,6 +94,13 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Headless mode: one action a line in (the words scripts share), one JSON line out per
+    // change, and the performer that turns actions into the client's requests.
+    .target(
+      name: "HeadlessFront",
+      dependencies: [
+        "GroupSessions", "Participation", "PlaybackCoordination", "Narration", "WireProtocol",
       ]),
     // TLS for relay connections: the relay's certificate (made once, self-signed, unless
     // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
@@ -188,6 +195,7 @@ let package = Package(
     .target(
       name: "DemoScript",
       dependencies: [
+        "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime",
         "TCPRelayServer", "TCPRelayClient", "Media",
@@ -197,6 +205,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
+        "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
@@ -252,6 +261,7 @@ let package = Package(
     .testTarget(
       name: "GroupSessionsTests",
       dependencies: [
+        "HeadlessFront",
         "Clocks",
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",

@@ -1,5 +1,6 @@
 import Clocks
 import GroupSessions
+import HeadlessFront
 import Logging
 import Media
 import Narration

@@ -1,4 +1,5 @@
 import GroupSessions
+import HeadlessFront
 import Media
 import Narration
 import Participation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GroupSessions
+import HeadlessFront
 import Logging
 import Participation
 import RelayTLS

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import GroupSessions
+import HeadlessFront
 import Logging
 import Participation
 import PlaybackCoordination

@@ -41,7 +41,8 @@ struct DemoRunnerTests {
     // At its time, to the millisecond: virtual time waits for the machine.
     #expect(
       entries.contains {
-        $0.text == "bob: pause" && abs($0.time - 4) < 0.001 && $0.kind == .action(participant: "bob")
+        $0.text == "bob: pause" && abs($0.time - 4) < 0.001
+          && $0.kind == .action(participant: "bob")
       })
     #expect(lines.contains { $0.contains("✓ expect all state paused") })
     #expect(lines.contains { $0.contains("bob is told: nothing to confirm") })

@@ -1,5 +1,6 @@
 import Foundation
 import GroupSessions
+import HeadlessFront
 import Media
 import Testing
 

@@ -1,4 +1,5 @@
 import GroupSessions
+import HeadlessFront
 import Participation
 import PlaybackCoordination
 import Testing

@@ -1,3 +1,4 @@
+import GroupSessions
 import Narration
 import Participation
 import PlaybackCoordination
