@@ -228,6 +228,9 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Test support, kept out of the production modules: a room store in memory (that
+    // can be told to fail).
+    .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms"]),
     .testTarget(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
@@ -244,6 +247,7 @@ let package = Package(
     .testTarget(
       name: "RoomsTests",
       dependencies: [
+        "RoomsTesting",
         "LineFraming", "Clocks",
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "SQLiteRoomStore",
         "RoomCrypto", "PostgresRoomStore", "ThrowawayPostgres",
@@ -254,6 +258,7 @@ let package = Package(
     .testTarget(
       name: "ParticipationTests",
       dependencies: [
+        "RoomsTesting",
         "Clocks",
         "Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime",
         "RoomCrypto",

@@ -95,7 +95,8 @@ public actor ParticipantClient {
     await connection?.close()
   }
 
-  /// Stops without saying goodbye, as a crash would (for tests).
+  /// Stops without saying goodbye, as a crash would (the crash drills of the tests and
+  /// benchmarks: the relay must keep the place for the reconnect grace).
   public func kill() async {
     let connection = self.connection
     perform(core.kill(at: clock.localNow()))

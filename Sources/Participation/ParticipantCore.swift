@@ -191,7 +191,8 @@ public struct ParticipantCore: Sendable {
     return (link.isConnected ? [.send(.bye)] : []) + shutdown(.left)
   }
 
-  /// Stops without saying goodbye, as a crash would (for tests).
+  /// Stops without saying goodbye, as a crash would (the crash drills of the tests and
+  /// benchmarks: the relay must keep the place for the reconnect grace).
   public mutating func kill(at now: LocalInstant) -> [ParticipantEffect] {
     guard !link.isStopped else { return [] }
     return shutdown(.relayLost)

@@ -4,6 +4,7 @@ import PlaybackCoordination
 import RelayRuntime
 import RoomCrypto
 import Rooms
+import RoomsTesting
 import Synchronization
 import WireProtocol
 

@@ -1,6 +1,7 @@
 import Foundation
 import PlaybackCoordination
 import RelayRuntime
+import RoomsTesting
 import Testing
 import WireProtocol
 

@@ -2,7 +2,7 @@ import PlaybackCoordination
 import Rooms
 import Synchronization
 
-/// A ``RoomStore`` in this process's memory: what tests restart relays from, and what a
+/// A ``RoomStore`` in this process's memory, for tests: what they restart relays from, and what a
 /// relay with `--store memory` would write to if it wrote at all (it does not: that relay
 /// keeps nothing across runs). It can be told to fail, to exercise a store that is down.
 public final class InMemoryRoomStore: RoomStore {
