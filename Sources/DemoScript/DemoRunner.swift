@@ -471,9 +471,9 @@ public actor DemoRunner {
         let what = kind == "chat" ? "a message" : "a \(kind) message"
         emit(.chat(participant: name), "\(name) gets \(what) from \(from): \(body)")
       }
-    case .error(let message):
-      member.errors.append(message)
-      if !finishing { emit(.error(participant: name), "\(name) is told: \(message)") }
+    case .notice(let notice):
+      member.errors.append(notice.description)
+      if !finishing { emit(.error(participant: name), "\(name) is told: \(notice)") }
     case .rejected(_, let reason, _):
       // The runner's own actions report their refusals; the client's automatic commands
       // (a second advance request for the same ending, say) are refused by design.

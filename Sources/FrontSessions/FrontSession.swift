@@ -231,9 +231,9 @@ public struct FrontSession: Sendable {
       {
         model.post(text, kind: .error)
       }
-    case .error(let text):
-      lastError = text
-      model.post(text, kind: .error)
+    case .notice(let notice):
+      lastError = notice.description
+      model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     }
   }
 
@@ -295,7 +295,7 @@ public struct FrontSession: Sendable {
     case .forward60: return seekLocally(by: controller.bigSeekStep, at: moment)
     case .slower, .faster:
       localRate = KeyBinding.rateStep(from: localRate, up: command == .faster)
-      model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .error)
+      model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .event)
       return [.player(.setRate(localRate))]
     case .next, .suspendResume:
       model.post("you are watching alone — press e to pick another episode", kind: .error)

@@ -246,7 +246,7 @@ public actor ParticipantClient {
             subscriber.continuation.yield((from, name, body))
           }
         }
-        if case .error(let text) = event { logger.info("\(text)") }
+        if case .notice(let notice) = event { logger.info("\(notice)") }
         observer?(event)
         eventSink.yield(event)
       case .answer(let ticket, let result):

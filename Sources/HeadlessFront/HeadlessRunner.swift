@@ -182,8 +182,10 @@ public struct HeadlessRunner: Sendable {
         if !awaited {
           emit(.object([("event", "error"), ("message", .string(reason.description))]))
         }
-      case .error(let message):
-        var fields: [(String, JSONValue)] = [("event", "error"), ("message", .string(message))]
+      case .notice(let notice):
+        var fields: [(String, JSONValue)] = [
+          ("event", "error"), ("message", .string(notice.description)),
+        ]
         // The player quit: say how to bring it back.
         if let restartPlayer, restartPlayer.isNeeded() {
           fields.append(("offer", "restart-player"))

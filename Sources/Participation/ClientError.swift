@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import Transports
 import WireProtocol
@@ -37,5 +38,13 @@ public enum ClientError: Error, Hashable, Sendable, CustomStringConvertible {
     case .passwordRequired(let room):
       "room \(room) has a password: give it with --password-file FILE or COWATCH_ROOM_PASSWORD"
     }
+  }
+}
+
+extension ClientError {
+  /// The error as the person is told it: a request that would change nothing is
+  /// information, anything else went wrong.
+  public var notice: Notice {
+    if case .unchanged(let why) = self { .unchanged(why) } else { .requestFailed(description) }
   }
 }

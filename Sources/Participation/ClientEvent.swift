@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 import WireProtocol
 
@@ -61,5 +62,6 @@ public enum ClientEvent: Sendable, Hashable {
   /// The relay refused a command. `awaited`: whoever asked is waiting for the answer and
   /// hears of it there too (headless mode reports it once, with the action that asked).
   case rejected(GroupCommand, Rejection, awaited: Bool)
-  case error(String)
+  /// Something to tell the person, with its weight (see ``Notice``).
+  case notice(Notice)
 }

@@ -208,9 +208,9 @@ public struct ParticipantCore: Sendable {
     switch failure {
     case .retry: []
     case .startFailed(let error): shutdown(nil, startError: error)
-    case .stop(let why): [.event(.error(why))] + shutdown(.removed(why))
+    case .stop(let why): [.event(.notice(.stopped(why)))] + shutdown(.removed(why))
     case .gaveUp:
-      [.event(.error("gave up reconnecting to the relay"))] + shutdown(.relayLost)
+      [.event(.notice(.gaveUpReconnecting))] + shutdown(.relayLost)
     }
   }
 
@@ -228,7 +228,8 @@ public struct ParticipantCore: Sendable {
       } else if request.origin == .user, let why = Self.unsentReason(reason) {
         // Nobody waits for it (chat, a key's request answered as queued): said here, or
         // it would look sent.
-        effects.append(.event(.error("not sent: \(Self.describe(request.body)) — \(why)")))
+        effects.append(
+          .event(.notice(.notSent(request: Self.describe(request.body), why: why))))
       }
     }
     effects += setStatus(.disconnected)
@@ -246,7 +247,7 @@ public struct ParticipantCore: Sendable {
     seen: PlayerObservation?
   ) -> [ParticipantEffect] {
     func fail(_ error: ClientError) -> [ParticipantEffect] {
-      ticket.map { [.answer(ticket: $0, .failure(error))] } ?? [.event(.error(error.description))]
+      ticket.map { [.answer(ticket: $0, .failure(error))] } ?? [.event(.notice(error.notice))]
     }
     guard !link.isStopped else { return fail(.stopped) }
     guard outbox.count < configuration.maximumUnansweredRequests else {
@@ -288,12 +289,12 @@ public struct ParticipantCore: Sendable {
     case .failure(let rejection):
       if request.origin == .ready { following.readinessRefused() }
       if request.expiring {
-        let text = "not sent: \(Self.describe(request.body)) — the connection was down too long"
-        effects.append(.event(.error(text)))
+        let why = "the connection was down too long"
+        effects.append(.event(.notice(.notSent(request: Self.describe(request.body), why: why))))
       } else if case .command(let command) = request.body, request.origin != .report {
         effects.append(.event(.rejected(command, rejection, awaited: request.ticket != nil)))
       } else if case .message = request.body {
-        effects.append(.event(.error("message not delivered: \(rejection.description)")))
+        effects.append(.event(.notice(.messageNotDelivered(rejection.description))))
       }
       if let ticket = request.ticket {
         effects.append(.answer(ticket: ticket, .failure(.rejected(rejection))))
@@ -347,7 +348,7 @@ public struct ParticipantCore: Sendable {
       {
         toldAlready = true
       }
-      var effects: [ParticipantEffect] = toldAlready ? [] : [.event(.error(text))]
+      var effects: [ParticipantEffect] = toldAlready ? [] : [.event(.notice(.relay(text)))]
       if fatal, code == .roomFull || RelayLink.endsParticipation.contains(code) {
         effects += shutdown(.removed(text))
       }
@@ -435,7 +436,7 @@ public struct ParticipantCore: Sendable {
     case .reconnect(let relay):
       return effects + [.connect(relay)]
     case .relaySilent:
-      effects.append(.event(.error("the relay went silent; reconnecting")))
+      effects.append(.event(.notice(.relaySilent)))
       effects.append(.closeConnection)
       return effects + connectionLost(at: now)
     case nil:
@@ -483,7 +484,7 @@ public struct ParticipantCore: Sendable {
     actions.flatMap { action -> [ParticipantEffect] in
       switch action {
       case .player(let command): [.player(command)]
-      case .notice(let text): [.event(.error(text))]
+      case .notice(let notice): [.event(.notice(notice))]
       case .request(let command, let origin):
         enqueue(.command(command), origin: origin, ticket: nil, at: now)
       }

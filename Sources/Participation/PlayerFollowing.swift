@@ -1,3 +1,4 @@
+import Narration
 import PlaybackCoordination
 
 /// Keeps this participant's player with the group, and turns what the player shows into
@@ -14,7 +15,7 @@ struct PlayerFollowing: Sendable {
     /// A request of the core's own (never the person's).
     case request(GroupCommand, OutboxRequest.Origin)
     /// Something the person should know about their player.
-    case notice(String)
+    case notice(Notice)
   }
 
   let hasPlayer: Bool
@@ -165,8 +166,9 @@ struct PlayerFollowing: Sendable {
       let item = session.item
       actions.append(
         .notice(
-          "your file of \(session.series.title) · \(item.title) is \(TimeFormat.clock(length)) long and the group's is \(TimeFormat.clock(item.duration)): it may be another cut, and near its end you may part from the group"
-        ))
+          .otherCut(
+            series: session.series.title, item: item.title, fileLength: length,
+            groupLength: item.duration)))
     }
     if seen.isStalled != stalled {
       stalled = seen.isStalled
@@ -197,8 +199,8 @@ struct PlayerFollowing: Sendable {
       actions.append(
         .notice(
           problem == PlayerObservation.noFile(for: item.id)
-            ? "you don't have \(session.series.title) · \(item.title) (\(TimeFormat.clock(item.duration))): stepping away until the group plays something you have"
-            : "your player cannot follow: \(problem)"))
+            ? .missingFile(series: session.series.title, item: item.title, duration: item.duration)
+            : .playerCannotFollow(problem)))
       if playerProblem == nil, !mine.suspensions.contains(.playerUnavailable) {
         actions.append(.request(.beginSuspension(.playerUnavailable), .automatic))
       }

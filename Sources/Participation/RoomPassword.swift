@@ -62,21 +62,18 @@ struct RoomPassword: Sendable {
   ) -> ClientEvent {
     guard let keys else {
       if kind == RoomKeys.sealedKind {
-        return .error(
-          "a sealed message from \(name) was not shown: this room's messages are sealed with a password you did not give"
-        )
+        return .notice(.messageHidden(from: name, .sealedWithoutPassword))
       }
       return .message(from: from, name: name, kind: kind, body: body, to: to)
     }
     guard kind == RoomKeys.sealedKind else {
-      return .error(
-        "a message from \(name) was not shown: it was not sealed with the room's password")
+      return .notice(.messageHidden(from: name, .notSealed))
     }
     do throws(RoomCryptoError) {
       let (innerKind, text) = try keys.open(body, room: room, sender: from.rawValue)
       return .message(from: from, name: name, kind: innerKind, body: text, to: to)
     } catch {
-      return .error("a message from \(name) was not shown: \(error.description)")
+      return .notice(.messageHidden(from: name, .unopenable(error.description)))
     }
   }
 }

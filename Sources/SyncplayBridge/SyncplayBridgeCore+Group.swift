@@ -30,9 +30,9 @@ extension SyncplayBridgeCore {
       guard kind == "chat" else { return [] }
       let text = to == nil ? body : "(to you) \(body)"
       return [.send(.chat(username: name, message: String(text.prefix(1000))))]
-    case .error(let text):
+    case .notice(let told):
       guard phase == .inRoom else { return [] }
-      return [notice(text)]
+      return [notice(told.description)]
     case .rejected(_, let rejection, _):
       return [notice("not done: \(rejection)")]
     case .session(.invalidated(.removed(let why))):

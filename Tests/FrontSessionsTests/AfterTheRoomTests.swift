@@ -11,7 +11,9 @@ struct AfterTheRoomTests {
   /// ann watched with bob; bob (the owner) removed her.
   func removed() -> Driver {
     var d = Driver.watching()
-    d.send(.client(.error("not sent: a chat message — the connection was down too long")))
+    d.send(
+      .client(
+        .notice(.notSent(request: "a chat message", why: "the connection was down too long"))))
     let state = Fixtures.playing(sequence: 11)
     d.send(
       .client(

@@ -137,7 +137,7 @@ struct FrontSessionTests {
   @Test("a client that gives up shows why in the header and the state line")
   func gaveUp() {
     var d = Driver.watching()
-    d.send(.client(.error("gave up reconnecting to 127.0.0.1:7700")))
+    d.send(.client(.notice(.relay("gave up reconnecting to 127.0.0.1:7700"))))
     d.send(.client(.connection(.disconnected)))
     d.send(.clientEnded)
     let screen = d.screen()

@@ -312,7 +312,9 @@ struct DisconnectedCommandTests {
     try await bob.send(.join).get()
     let errors = MessageLog()
     Task {
-      for await event in bob.events { if case .error(let text) = event { await errors.add(text) } }
+      for await event in bob.events {
+        if case .notice(let notice) = event { await errors.add(notice.description) }
+      }
     }
 
     // Fresh: the seek asked for while down goes through once bob is back.

@@ -377,7 +377,7 @@ extension SimulatedNetwork {
   /// The errors member `index` was told, in order.
   func errors(of index: Int) -> [String] {
     members[index].events.compactMap { e -> String? in
-      if case .error(let text) = e { text } else { nil }
+      if case .notice(let notice) = e { notice.description } else { nil }
     }
   }
 }

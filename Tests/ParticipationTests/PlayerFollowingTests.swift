@@ -23,7 +23,7 @@ struct PlayerFollowingTests {
   }
 
   func notices(_ actions: [PlayerFollowing.Action]) -> [String] {
-    actions.compactMap { if case .notice(let text) = $0 { text } else { nil } }
+    actions.compactMap { if case .notice(let notice) = $0 { notice.description } else { nil } }
   }
 
   func seen(position: Double, stalled: Bool = false, problem: String? = nil, length: Double? = nil)

@@ -14,8 +14,8 @@ struct RoomPasswordTests {
 
   func errors(_ net: SimulatedNetwork, _ index: Int) -> [String] {
     net.members[index].events.compactMap {
-      guard case .error(let text) = $0 else { return nil }
-      return text
+      guard case .notice(let notice) = $0 else { return nil }
+      return notice.description
     }
   }
 
