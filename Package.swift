@@ -36,6 +36,7 @@ let package = Package(
     .target(
       name: "RoomCrypto",
       dependencies: [
+        "PlaybackCoordination",
         "WireProtocol",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),

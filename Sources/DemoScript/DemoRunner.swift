@@ -468,7 +468,7 @@ public actor DemoRunner {
     case .message(_, let from, let kind, let body, _):
       member.chats.append("\(from): \(body)")
       if !finishing {
-        let what = kind == "chat" ? "a message" : "a \(kind) message"
+        let what = kind == .chat ? "a message" : "a \(kind) message"
         emit(.chat(participant: name), "\(name) gets \(what) from \(from): \(body)")
       }
     case .notice(let notice):

@@ -127,9 +127,9 @@ public struct FrontRunner: Sendable {
       case .togglePlayback: check(await client.perform(.togglePlayback))
       case .seek(let delta): check(await client.seek(by: delta))
       case .changeRate(let delta): check(await client.changeRate(by: delta))
-      case .chat(let text): await client.sendMessage(kind: "chat", body: text)
+      case .chat(let text): await client.sendMessage(kind: .chat, body: text)
       case .tell(let people, let text):
-        await client.sendMessage(kind: "chat", body: text, to: .only(people))
+        await client.sendMessage(kind: .chat, body: text, to: .only(people))
       case .leave, .endForEveryone:
         // On the way out, do not wait for a relay that is not there.
         guard await client.connectionStatus == .connected else { continue }

@@ -222,7 +222,7 @@ public struct FrontSession: Sendable {
       case .invalidated(let reason): model.membership = .invalidated(reason: reason.description)
       }
     case .message(_, let name, let kind, let body, let to):
-      if kind == "chat" { model.receiveChat(from: name, text: body, to: to.map(names(of:))) }
+      if kind == .chat { model.receiveChat(from: name, text: body, to: to.map(names(of:))) }
     case .rejected(let command, let rejection, _):
       // In words, episodes by their labels; nothing for a race the group already settled
       // (another player's request to advance from the same ending came first).

@@ -8,7 +8,7 @@ import WireProtocol
 /// names it on the wire, so that each receiver decodes only what it asked for. (Chat lines
 /// are plain text of kind `chat`, so that any program can read them; see `sendMessage`.)
 public protocol GroupMessage: Codable, Sendable {
-  static var kind: String { get }
+  static var kind: MessageKind { get }
 }
 
 /// A message as it arrived: who sent it and when this participant received it.

@@ -42,7 +42,7 @@ public actor ParticipantClient {
   private var nextSubscriber: UInt64 = 1
 
   private struct MessageSubscriber {
-    var kind: String
+    var kind: MessageKind
     var continuation: AsyncStream<(ParticipantID, String, String)>.Continuation
   }
 
@@ -196,13 +196,13 @@ public actor ParticipantClient {
   /// Sends a messenger payload, reliable and ordered with this participant's commands
   /// (queued while reconnecting). A refusal (too large, unknown recipient) arrives as an
   /// error event.
-  public func sendMessage(kind: String, body: String, to recipients: Recipients = .all) {
+  public func sendMessage(kind: MessageKind, body: String, to recipients: Recipients = .all) {
     submit(.message(kind: kind, body: body, to: recipients))
   }
 
   /// Messenger payloads of one kind from now on, as (sender, sender's name, body); any
   /// number of subscribers, each for as long as it iterates.
-  public func rawMessages(kind: String) -> AsyncStream<(ParticipantID, String, String)> {
+  public func rawMessages(kind: MessageKind) -> AsyncStream<(ParticipantID, String, String)> {
     let (stream, continuation) = AsyncStream<(ParticipantID, String, String)>.makeStream(
       bufferingPolicy: .bufferingNewest(1000))
     guard !core.isStopped else {

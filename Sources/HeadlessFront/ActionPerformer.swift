@@ -89,7 +89,7 @@ public struct ActionPerformer: Sendable {
     case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))
     case .autoAdvance(let on): return outcome(await client.send(.setAutoAdvance(on)))
     case .say(let text):
-      await client.sendMessage(kind: "chat", body: text)
+      await client.sendMessage(kind: .chat, body: text)
       return .done
     case .tell(let arguments):
       let me = await client.participantID
@@ -97,7 +97,7 @@ public struct ActionPerformer: Sendable {
       switch TellLine.parse(arguments: Substring(arguments), names: others.map(\.name)) {
       case .tell(let names, let text):
         let ids = names.compactMap { name in others.first { $0.name == name }?.id }
-        await client.sendMessage(kind: "chat", body: text, to: .only(ids))
+        await client.sendMessage(kind: .chat, body: text, to: .only(ids))
         return .done
       case .unknown(let name): return .error("nobody called \(name) is in the room")
       case .usage, .notATell: return .error("say tell NAME[,NAME] and what to say")

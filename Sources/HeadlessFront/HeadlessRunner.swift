@@ -166,8 +166,8 @@ public struct HeadlessRunner: Sendable {
         emit(Self.phaseLine(phase))
       case .message(_, let name, let kind, let body, let to):
         var fields: [(String, JSONValue)] = [
-          ("event", kind == "chat" ? "chat" : "message"), ("from", .string(name)),
-          ("kind", .string(kind)), ("text", .string(body)),
+          ("event", kind == .chat ? "chat" : "message"), ("from", .string(name)),
+          ("kind", .string(kind.rawValue)), ("text", .string(body)),
         ]
         // Meant for some people only: their names, as `tell` takes them.
         if let to {

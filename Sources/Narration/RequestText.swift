@@ -16,8 +16,8 @@ public enum RequestText {
   }
 
   /// A messenger payload: a chat line quoted (cut at 40 characters), anything else by kind.
-  public static func message(kind: String, body: String) -> String {
-    if kind == "chat" {
+  public static func message(kind: MessageKind, body: String) -> String {
+    if kind == .chat {
       let words = body.count > 40 ? body.prefix(40) + "…" : Substring(body)
       return "your chat message “\(words)”"
     }

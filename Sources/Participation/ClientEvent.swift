@@ -58,7 +58,8 @@ public enum ClientEvent: Sendable, Hashable {
   /// A messenger payload; `to` lists its recipients when it was meant for some people
   /// only (nil: everyone).
   case message(
-    from: ParticipantID, name: String, kind: String, body: String, to: [ParticipantID]? = nil)
+    from: ParticipantID, name: String, kind: MessageKind, body: String,
+    to: [ParticipantID]? = nil)
   /// The relay refused a command. `awaited`: whoever asked is waiting for the answer and
   /// hears of it there too (headless mode reports it once, with the action that asked).
   case rejected(GroupCommand, Rejection, awaited: Bool)

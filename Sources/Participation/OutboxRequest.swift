@@ -6,7 +6,7 @@ import WireProtocol
 struct OutboxRequest: Sendable {
   enum Body: Sendable, Hashable {
     case command(GroupCommand)
-    case message(kind: String, body: String, to: Recipients)
+    case message(kind: MessageKind, body: String, to: Recipients)
   }
 
   /// Who asked: the person's own requests are the ones they must hear about when they go

@@ -19,5 +19,5 @@ public enum ParticipantRequest: Sendable, Hashable {
   /// Change the rate by this much from the last requested rate, within the relay's range.
   case changeRate(by: Double)
   /// A messenger payload, reliable and ordered with this participant's commands.
-  case message(kind: String, body: String, to: Recipients)
+  case message(kind: MessageKind, body: String, to: Recipients)
 }

@@ -58,7 +58,7 @@ struct RoomPassword: Sendable {
   /// A messenger payload as the person may see it. With a password, only what opens with
   /// the room's key is shown; anything else is reported, never shown as if it were theirs.
   func open(
-    from: ParticipantID, name: String, kind: String, body: String, to: [ParticipantID]?
+    from: ParticipantID, name: String, kind: MessageKind, body: String, to: [ParticipantID]?
   ) -> ClientEvent {
     guard let keys else {
       if kind == RoomKeys.sealedKind {

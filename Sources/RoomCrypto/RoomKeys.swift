@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlaybackCoordination
 import WireProtocol
 import _CryptoExtras
 
@@ -98,8 +99,8 @@ public struct RoomKeys: Sendable {
   /// Seals a messenger payload (its kind and body) so that only those who know the password
   /// can read it. The room and the sender's id are bound in as associated data: the relay
   /// can neither move it to another room nor pass it off as someone else's.
-  public func seal(kind: String, body: String, room: String, sender: String) -> String {
-    let plain = SealedPayload(kind: kind, body: body)
+  public func seal(kind: MessageKind, body: String, room: String, sender: String) -> String {
+    let plain = SealedPayload(kind: kind.rawValue, body: body)
     let data = (try? JSONEncoder().encode(plain)) ?? Data()
     let box = try? ChaChaPoly.seal(
       data, using: messageKey, authenticating: Self.associatedData(room: room, sender: sender))
@@ -108,7 +109,7 @@ public struct RoomKeys: Sendable {
 
   /// Opens a sealed payload from `sender`, or says why it cannot.
   public func open(_ text: String, room: String, sender: String) throws(RoomCryptoError) -> (
-    kind: String, body: String
+    kind: MessageKind, body: String
   ) {
     guard let data = Data(base64Encoded: text), let box = try? ChaChaPoly.SealedBox(combined: data)
     else {
@@ -121,7 +122,7 @@ public struct RoomKeys: Sendable {
     guard let payload = try? JSONDecoder().decode(SealedPayload.self, from: plain) else {
       throw .unreadableMessage
     }
-    return (payload.kind, payload.body)
+    return (MessageKind(payload.kind), payload.body)
   }
 
   private static func associatedData(room: String, sender: String) -> Data {

@@ -595,19 +595,20 @@ public struct RelayCore: Sendable {
   public static let maximumKindBytes = 64
 
   private mutating func deliver(
-    seq: UInt64, to recipients: Recipients, kind: String, body: String,
+    seq: UInt64, to recipients: Recipients, kind: MessageKind, body: String,
     from participant: ParticipantID, in roomName: String
   ) -> (actions: [RelayAction], answer: ServerMessage) {
     guard var room = rooms[roomName], let sender = room.members[participant] else {
       return ([], .rejected(id: seq, reason: .unknownParticipant(participant)))
     }
-    if body.utf8.count + kind.utf8.count > configuration.maximumMessageBytes {
+    if body.utf8.count + kind.rawValue.utf8.count > configuration.maximumMessageBytes {
       let text =
         "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit"
       return ([], .rejected(id: seq, reason: .invalidValue(text)))
     }
     do throws(Rejection) {
-      try DisplayText.check(kind, as: "a message kind", maximumBytes: Self.maximumKindBytes)
+      try DisplayText.check(
+        kind.rawValue, as: "a message kind", maximumBytes: Self.maximumKindBytes)
     } catch {
       return ([], .rejected(id: seq, reason: error))
     }
@@ -632,7 +633,7 @@ public struct RelayCore: Sendable {
     let message = ServerMessage.message(
       from: participant, fromName: sender.name, seq: seq, kind: kind, body: body, to: privately)
     var live: [ConnectionID] = []
-    let size = kind.utf8.count + body.utf8.count + sender.name.utf8.count + 64
+    let size = kind.rawValue.utf8.count + body.utf8.count + sender.name.utf8.count + 64
     var notices: [RelayAction] = []
     for target in targets {
       guard var member = room.members[target] else { continue }

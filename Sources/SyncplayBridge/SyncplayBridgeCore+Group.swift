@@ -27,7 +27,7 @@ extension SyncplayBridgeCore {
     case .state(let newState, let events):
       return adopt(newState, events: events, at: now)
     case .message(_, let name, let kind, let body, let to):
-      guard kind == "chat" else { return [] }
+      guard kind == .chat else { return [] }
       let text = to == nil ? body : "(to you) \(body)"
       return [.send(.chat(username: name, message: String(text.prefix(1000))))]
     case .notice(let told):

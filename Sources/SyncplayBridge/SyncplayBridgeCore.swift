@@ -205,7 +205,7 @@ public struct SyncplayBridgeCore: Sendable {
       guard !trimmed.isEmpty, let hello else { return [] }
       // Syncplay's server echoes a chat line to its sender too; Cowatch's relay does not.
       return [
-        .request(.message(kind: "chat", body: trimmed, to: .all)),
+        .request(.message(kind: .chat, body: trimmed, to: .all)),
         .send(.chat(username: hello.username, message: trimmed)),
       ]
     case .hello, .error, .startTLS: return []

@@ -28,7 +28,7 @@ public enum ClientMessage: Hashable, Sendable {
   case ping(id: UInt64, t0: LocalInstant)
   /// A messenger payload (chat, reactions, ...); `seq` is a request id from the same
   /// counter as commands' ids, answered with `accepted` or `rejected`.
-  case send(seq: UInt64, to: Recipients, kind: String, body: String)
+  case send(seq: UInt64, to: Recipients, kind: MessageKind, body: String)
   /// Settles a request sent before a reconnection that has since gone stale: if the relay
   /// applied `id` it answers as it did then; otherwise it never applies it and answers
   /// `rejected`. Either way the participant learns the request's fate exactly once.
@@ -86,7 +86,7 @@ extension ClientMessage: Codable {
       self = .send(
         seq: try c.decode(UInt64.self, forKey: .seq),
         to: try c.decode(Recipients.self, forKey: .to),
-        kind: try c.decode(String.self, forKey: .kind),
+        kind: try c.decode(MessageKind.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body))
     case "expire":
       self = .expire(id: try c.decode(UInt64.self, forKey: .id))

@@ -1,4 +1,5 @@
 import Foundation
+import PlaybackCoordination
 
 /// What makes a room password-protected, as its creator sends it and the relay keeps it:
 /// how keys are derived, and the public key that checks entrants' proofs.
@@ -13,7 +14,7 @@ public struct RoomProtection: Hashable, Sendable {
 
   /// The messenger kind payloads in a protected room travel under, sealed; the real kind
   /// is inside. The relay routes no other kind there.
-  public static let sealedKind = "sealed"
+  public static let sealedKind = MessageKind.sealed
 
   public init(derivation: KeyDerivation, verifier: [UInt8]) {
     self.derivation = derivation

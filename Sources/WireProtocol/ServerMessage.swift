@@ -27,7 +27,7 @@ public enum ServerMessage: Hashable, Sendable {
   /// A messenger payload from another participant; `to` lists its recipients when it was
   /// meant for some people only (nil: for everyone in the room).
   case message(
-    from: ParticipantID, fromName: String, seq: UInt64, kind: String, body: String,
+    from: ParticipantID, fromName: String, seq: UInt64, kind: MessageKind, body: String,
     to: [ParticipantID]? = nil)
   /// Something was wrong; if `fatal`, the relay closes the connection after it.
   case error(code: ErrorCode, message: String, fatal: Bool)
@@ -148,7 +148,7 @@ extension ServerMessage: Codable {
         from: try c.decode(ParticipantID.self, forKey: .from),
         fromName: try c.decode(String.self, forKey: .fromName),
         seq: try c.decode(UInt64.self, forKey: .seq),
-        kind: try c.decode(String.self, forKey: .kind),
+        kind: try c.decode(MessageKind.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body),
         to: try c.decodeIfPresent([ParticipantID].self, forKey: .to))
     case "error":

@@ -248,13 +248,13 @@ actor MessageLog {
 
 /// A note pinned to a moment, as an app might define one.
 struct Note: GroupMessage, Hashable {
-  static let kind = "note"
+  static let kind: MessageKind = "note"
   var text: String
 }
 
 /// A reaction, as an app might define one.
 struct Reaction: GroupMessage, Hashable {
-  static let kind = "reaction"
+  static let kind: MessageKind = "reaction"
   var emoji: String
   var at: Double
 }

@@ -14,7 +14,7 @@ struct MessengerKindTests {
     var r = RelayDriver()
     r.hello(1, "ann")
     r.hello(2, "bob")
-    r.send(.send(seq: 1, to: .all, kind: kind, body: "hi"), from: 1)
+    r.send(.send(seq: 1, to: .all, kind: MessageKind(kind), body: "hi"), from: 1)
     #expect(r.rejections(1).map(\.0) == [1])
     r.send(.send(seq: 2, to: .all, kind: "chat", body: "hi"), from: 1)
     #expect(r.accepted(1).contains(2))
