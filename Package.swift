@@ -203,9 +203,19 @@ let package = Package(
         "TerminalFront", "Narration",
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // A relay as `cowatch serve` runs it: its store opened and rooms restored, its TCP and
+    // Syncplay ports, a clean stop.
+    .target(
+      name: "RelayService",
+      dependencies: [
+        "Clocks", "PostgresRoomStore", "RelayRuntime", "Rooms", "SQLiteRoomStore",
+        "SyncplayServer", "TCPRelayServer", "WireProtocol",
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
     .executableTarget(
       name: "cowatch",
       dependencies: [
+        "RelayService",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
@@ -232,6 +242,9 @@ let package = Package(
     // Test support, kept out of the production modules: a room store in memory (that
     // can be told to fail).
     .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms"]),
+    .testTarget(
+      name: "RelayServiceTests",
+      dependencies: ["RelayService", "GroupSessions", "Participation", "TCPRelayClient"]),
     .testTarget(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).

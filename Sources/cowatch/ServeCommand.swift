@@ -2,13 +2,11 @@ import ArgumentParser
 import Clocks
 import Foundation
 import Logging
+import NIOSSL
 import PostgresRoomStore
-import RelayRuntime
+import RelayService
+import RelayTLS
 import Rooms
-import SQLiteRoomStore
-import SyncplayServer
-import TCPRelayClient
-import TCPRelayServer
 import WireProtocol
 
 struct ServeCommand: AsyncParsableCommand {
@@ -112,6 +110,37 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     Logs.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .notice)
+    let identity = try tls.identity(command: "serve")
+    let service: RelayService
+    do {
+      service = try await RelayService.start(
+        options(identity: identity, tls: try RelayTLSOptions.context(identity, command: "serve")))
+    } catch let error as RelayServiceError {
+      throw CommandFailure("serve", error.description)
+    }
+    Console.line("cowatch relay listening on \(service.host):\(service.port)")
+    describeTLS(identity)
+    for note in service.notes { Console.line(note) }
+    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
+    // written, and shared rooms' leases are given back so another relay takes them at once.
+    let stopRequested = AsyncStream<Void>.makeStream()
+    let stopping = StopSignals.watch { stopRequested.continuation.yield() }
+    let stopper = Task {
+      for await _ in stopRequested.stream {
+        await service.stop()
+        return
+      }
+    }
+    await service.wait()
+    // A stop asked for by a signal ends when the goodbyes have gone out: the process must
+    // not exit under them.
+    stopRequested.continuation.finish()
+    await stopper.value
+    stopping.cancel()
+  }
+
+  /// The relay these options describe.
+  func options(identity: RelayIdentity?, tls: NIOSSLContext?) -> RelayServiceOptions {
     var configuration = RelayConfiguration()
     configuration.maximumParticipantsPerRoom = maxParticipants
     configuration.heartbeatTimeout = heartbeatTimeout
@@ -119,60 +148,15 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
-    var clock = MonotonicClock()
-    var roomStore: (any RoomStore)?
-    var shared: PostgresRoomStore?
-    var restoring: [StoredRoom] = []
-    var storeNote = "rooms kept in memory only (--store memory)"
-    let identity = try tls.identity(command: "serve")
-    if let path = storePath {
-      do throws(RoomStoreError) {
-        if Self.isPostgres(path) {
-          // Shared with other relays: rooms come from the database one by one, as their
-          // leases are claimed, not all at start.
-          let database = try await PostgresRoomStore.connect(
-            url: path,
-            advertised: RelayEndpoint(
-              address: advertise ?? Self.address(host, port), fingerprint: identity?.fingerprint),
-            leaseDuration: lease)
-          let cutoff = WallClock.nanoseconds() &- Int64(min(storeRetention, 1e9) * 1e9)
-          let expired = try await database.removeRooms(writtenBefore: cutoff)
-          roomStore = database
-          shared = database
-          storeNote =
-            "rooms kept in \(database.location), shared with the relays using it (lease \(lease) s)"
-            + (expired > 0 ? "; \(expired) idle past the retention removed" : "")
-        } else {
-          let opened = try SQLiteRoomStore(path: path)
-          let now = ClockReading(
-            group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
-          let loaded = try await RelayRuntime.loadRooms(
-            from: opened, retention: storeRetention, now: now)
-          clock = MonotonicClock(offsetNanoseconds: loaded.clockOffset)
-          roomStore = opened
-          restoring = loaded.rooms
-          storeNote =
-            "rooms kept in \(path); \(loaded.rooms.count) restored"
-            + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
-        }
-      } catch {
-        throw CommandFailure("serve", error.description)
-      }
-    }
-    let context = try RelayTLSOptions.context(identity, command: "serve")
-    let server: RelayServer
-    do {
-      server = try await RelayServer.start(
-        host: host, port: port, configuration: configuration, clock: clock, store: roomStore,
-        directory: shared, restoring: restoring, tls: context)
-    } catch {
-      throw CommandFailure("serve", error.description)
-    }
-    if let shared, advertise == nil {
-      // The port the system chose (for --port 0), before anyone can connect to ask.
-      shared.advertised?.address = Self.address(host, server.port)
-    }
-    Console.line("cowatch relay listening on \(server.host):\(server.port)")
+    return RelayServiceOptions(
+      host: host, port: port, configuration: configuration, store: storePath,
+      storeRetention: storeRetention, advertise: advertise, lease: lease,
+      syncplayPort: syncplayPort, tls: tls, fingerprint: identity?.fingerprint,
+      syncplayTLS: identity.map { !$0.isSelfSigned } == true)
+  }
+
+  /// What the operator must know of the relay's TLS.
+  private func describeTLS(_ identity: RelayIdentity?) {
     if let identity {
       let kind =
         identity.isSelfSigned
@@ -187,56 +171,9 @@ struct ServeCommand: AsyncParsableCommand {
       )
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     }
-    Console.line(storeNote)
-    let syncplay: SyncplayServer?
-    if let syncplayPort {
-      do {
-        // Syncplay's client gives up on a certificate no CA vouches for: STARTTLS is offered
-        // with --tls-cert only.
-        let syncplayTLS = identity.map { !$0.isSelfSigned } == true ? context : nil
-        let started = try await SyncplayServer.start(
-          runtime: server.runtime, host: host, port: syncplayPort, clock: clock, tls: syncplayTLS)
-        syncplay = started
-        Console.line(
-          "Syncplay clients accepted on \(Self.address(host, started.port))"
-            + (syncplayTLS == nil
-              ? " (plain TCP: Syncplay's client needs a CA's certificate for TLS)"
-              : " (STARTTLS with the relay's certificate)"))
-      } catch {
-        await server.stop()
-        throw CommandFailure("serve", error.description)
-      }
-    } else {
-      syncplay = nil
-    }
-    // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
-    // written, and shared rooms' leases are given back so another relay takes them at once.
-    let stopRequested = AsyncStream<Void>.makeStream()
-    let stopping = StopSignals.watch { stopRequested.continuation.yield() }
-    let stopper = Task {
-      for await _ in stopRequested.stream {
-        await syncplay?.stop()
-        await server.stop()
-        return
-      }
-    }
-    await server.wait()
-    // A stop asked for by a signal ends when the goodbyes have gone out: the process must
-    // not exit under them.
-    stopRequested.continuation.finish()
-    await stopper.value
-    await syncplay?.stop()
-    stopping.cancel()
   }
 
-  /// `HOST:PORT`, with brackets for IPv6.
-  static func address(_ host: String, _ port: Int) -> String {
-    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-  }
-
-  static func isPostgres(_ store: String) -> Bool {
-    store.hasPrefix("postgres://") || store.hasPrefix("postgresql://")
-  }
+  static func isPostgres(_ store: String) -> Bool { RelayServiceOptions.isPostgres(store) }
 
   /// The SQLite file or PostgreSQL URL rooms are kept in, or nil for `--store memory`.
   var storePath: String? {
