@@ -57,53 +57,29 @@ enum ParticipantRun {
     let clock = MonotonicClock()
     let (player, stopPlayer, restartPlayer) = try await MediaSetup.makePlayer(
       command: command, media: media, options: options, clock: clock)
-    var password = try options.password(command: command)
-    var client: ParticipantClient
-    do {
-      var tries = 0
+    let password = try options.password(command: command)
+    let client: ParticipantClient
+    do throws(RoomEntrance.Failure) {
       var silence: SecretPrompt.Silence?
       // Echo comes back once the password questions are over, however they end (before
       // the front or the headless loop reads the terminal).
       defer { silence?.restore() }
-      while true {
-        client = ParticipantClient(
-          transport: transport, configuration: options.configuration, player: player, clock: clock,
-          password: password, logger: logger)
-        do {
-          try await client.start()
-          break
-        } catch {
-          // A person at a terminal is asked for the room's password (again, if it was
-          // wrong); headless mode and pipes get the error.
-          tries += 1
-          let asks: Bool
-          switch error {
-          case .passwordRequired: asks = true
-          case .refused(.wrongPassword, _): asks = true
-          default: asks = false
-          }
-          if asks, !options.headless, tries <= 3,
-            let typed = SecretPrompt.read(
-              prompt: error == .passwordRequired(room: options.room)
-                ? "Room \(options.room) has a password: "
-                : "Wrong password for room \(options.room); try again: ", silence: &silence)
-          {
-            guard !typed.isEmpty else {
-              await stopPlayer()
-              throw CommandFailure(command, "no password typed for room \(options.room)")
-            }
-            do {
-              password = try RoomPassword(typed)
-              continue
-            } catch {
-              Console.error("cowatch \(command): \(error.description)")
-              continue
-            }
-          }
-          await stopPlayer()
-          throw CommandFailure(command, error.description)
-        }
-      }
+      client = try await RoomEntrance.enter(
+        room: options.room, password: password,
+        client: { password in
+          ParticipantClient(
+            transport: transport, configuration: options.configuration, player: player,
+            clock: clock, password: password, logger: logger)
+        },
+        ask: { question in
+          // A person at a terminal is asked (again, if it was wrong); headless mode and
+          // pipes get the relay's refusal.
+          guard !options.headless else { return .cannotAsk }
+          return askPassword(question, command: command, silence: &silence)
+        })
+    } catch {
+      await stopPlayer()
+      throw CommandFailure(command, error.description)
     }
     if options.headless {
       let runner = HeadlessRunner(
@@ -124,4 +100,28 @@ enum ParticipantRun {
       await stopPlayer()
     }
   }
+  /// Asks at the terminal for the room's password until one is typed that can be a
+  /// password (or nothing, or nobody is there to answer).
+  static func askPassword(
+    _ question: RoomEntrance.Question, command: String, silence: inout SecretPrompt.Silence?
+  ) -> RoomEntrance.Answer {
+    var prompt =
+      switch question {
+      case .required(let room): "Room \(room) has a password: "
+      case .wrong(let room): "Wrong password for room \(room); try again: "
+      }
+    while true {
+      guard let typed = SecretPrompt.read(prompt: prompt, silence: &silence) else {
+        return .cannotAsk
+      }
+      guard !typed.isEmpty else { return .nothing }
+      do {
+        return .password(try RoomPassword(typed))
+      } catch {
+        Console.error("cowatch \(command): \(error.description)")
+        prompt = "Try again: "
+      }
+    }
+  }
+
 }

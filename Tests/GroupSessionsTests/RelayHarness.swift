@@ -117,17 +117,27 @@ final class RelayHarness: Sendable {
     _ name: String, room: String = "lobby", player: (any PlayerDriver)? = nil,
     password: String? = nil, configure: (inout ParticipantConfiguration) -> Void = { _ in }
   ) async throws -> ParticipantClient {
+    let client = self.client(
+      name, room: room, player: player, password: try password.map { try RoomPassword($0) },
+      configure: configure)
+    try await client.start()
+    return client
+  }
+
+  /// A participant of this relay, not started yet.
+  func client(
+    _ name: String, room: String = "lobby", player: (any PlayerDriver)? = nil,
+    password: RoomPassword? = nil, configure: (inout ParticipantConfiguration) -> Void = { _ in }
+  ) -> ParticipantClient {
     var configuration = ParticipantConfiguration(
       name: name, room: room, pingInterval: 0.2, reportInterval: 0.5)
     configuration.reconnectInitialDelay = 0.05
     // A cheap derivation: these tests are about the protocol, not the KDF's cost.
     configuration.keyDerivationCost = 12
     configure(&configuration)
-    let client = ParticipantClient(
+    return ParticipantClient(
       transport: transport, configuration: configuration, player: player, clock: clock,
-      password: try password.map { try RoomPassword($0) })
-    try await client.start()
-    return client
+      password: password)
   }
 
   func dropAllConnections() async {

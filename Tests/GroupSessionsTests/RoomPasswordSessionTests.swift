@@ -1,6 +1,7 @@
 import GroupSessions
 import Participation
 import PlaybackCoordination
+import RoomCrypto
 import Testing
 import WireProtocol
 
@@ -43,6 +44,55 @@ struct RoomPasswordSessionTests {
     #expect(await relay.state(ofRoom: "movie-night")?.participants.map(\.name) == ["ann", "bob"])
     await ann.stop()
     await bob.stop()
+    await relay.stop()
+  }
+}
+
+/// Collects what a person was asked, across the calls of ``RoomEntrance/enter``.
+private actor Questions {
+  var asked: [RoomEntrance.Question] = []
+  func add(_ question: RoomEntrance.Question) { asked.append(question) }
+}
+
+@Suite("Entering a room with a password as a person at a terminal does", .timeLimit(.minutes(1)))
+struct RoomEntranceTests {
+  @Test("asked for the password, then again after a wrong one; the right one enters")
+  func asksUntilRight() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann", room: "movie-night", password: "correct horse")
+    let questions = Questions()
+    var answers = ["popcorn", "correct horse"]
+    let bob = try await RoomEntrance.enter(
+      room: "movie-night", password: nil,
+      client: { relay.client("bob", room: "movie-night", password: $0) },
+      ask: { question in
+        await questions.add(question)
+        return .password(try! RoomPassword(answers.removeFirst()))
+      })
+    #expect(await questions.asked == [.required(room: "movie-night"), .wrong(room: "movie-night")])
+    #expect(await relay.state(ofRoom: "movie-night")?.participants.map(\.name) == ["ann", "bob"])
+    await bob.stop()
+    await ann.stop()
+    await relay.stop()
+  }
+
+  @Test("nobody to ask, or nothing typed: one clear failure")
+  func cannotAsk() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann", room: "movie-night", password: "correct horse")
+    await #expect(throws: RoomEntrance.Failure.refused(.passwordRequired(room: "movie-night"))) {
+      _ = try await RoomEntrance.enter(
+        room: "movie-night", password: nil,
+        client: { relay.client("bob", room: "movie-night", password: $0) },
+        ask: { _ in .cannotAsk })
+    }
+    await #expect(throws: RoomEntrance.Failure.noPasswordTyped(room: "movie-night")) {
+      _ = try await RoomEntrance.enter(
+        room: "movie-night", password: nil,
+        client: { relay.client("bob", room: "movie-night", password: $0) },
+        ask: { _ in .nothing })
+    }
+    await ann.stop()
     await relay.stop()
   }
 }
