@@ -149,12 +149,10 @@ public struct MpvPlaybackMachine: Sendable {
   /// A reading's distance from the model, held until the next reading confirms it.
   private var suspect: Double?
   private var audioMisses = 0
-  /// What mpv was last told, and the changes it has yet to report back (with when they
-  /// were asked), to tell the driver's own changes from the person's.
-  private var sentPause = true
-  private var sentSpeed = 1.0
-  private var expectedPause: [(value: Bool, at: LocalInstant)] = []
-  private var expectedSpeed: [(value: Double, at: LocalInstant)] = []
+  /// What mpv was last told, and the changes it has yet to report back, to tell the
+  /// driver's own changes from the person's.
+  private var echo = MpvEcho()
+  /// The time of the input being handled, for what is sent while handling it.
   private var clockNow = LocalInstant(nanoseconds: 0)
   /// A seek made in mpv itself: its position is read once mpv restarts.
   private var userSeek: (pending: Bool, query: Int?) = (false, nil)
@@ -480,14 +478,8 @@ public struct MpvPlaybackMachine: Sendable {
   /// mpv's `pause` changed: the driver's own change coming back, or the person's.
   private mutating func pauseReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
     guard let value = data.bool else { return [] }
-    expectedPause.removeAll { now.seconds(since: $0.at) > 1 }
-    if let first = expectedPause.first, first.value == value {
-      expectedPause.removeFirst()
-      return []
-    }
-    guard value != sentPause, item != nil else { return [] }
+    guard echo.isPersonsPause(value, at: now, playing: item != nil) else { return [] }
     // The person paused or played in mpv itself.
-    sentPause = value
     if value, phase == .playing {
       let at = projected(at: now)
       phase = .paused
@@ -515,14 +507,8 @@ public struct MpvPlaybackMachine: Sendable {
   /// mpv's `speed` changed: the driver's own change coming back, or the person's.
   private mutating func speedReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
     guard let value = data.number else { return [] }
-    expectedSpeed.removeAll { now.seconds(since: $0.at) > 1 }
     // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
-    if let index = expectedSpeed.firstIndex(where: { abs($0.value - value) < 1e-5 }) {
-      expectedSpeed.removeFirst(index + 1)
-      return []
-    }
-    guard abs(value - sentSpeed) > 1e-5, item != nil else { return [] }
-    sentSpeed = value
+    guard echo.isPersonsSpeed(value, at: now, playing: item != nil) else { return [] }
     userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
     return []
   }
@@ -715,16 +701,7 @@ public struct MpvPlaybackMachine: Sendable {
     defer { nextID += 1 }
     // Remember what mpv will report back, so that only other changes count as the
     // person's own.
-    switch command {
-    case .setPause(let value) where value != sentPause:
-      sentPause = value
-      expectedPause.append((value, clockNow))
-    case .setSpeed(let value) where value != sentSpeed:
-      sentSpeed = value
-      expectedSpeed.append((value, clockNow))
-    default:
-      break
-    }
+    echo.sending(command, at: clockNow)
     return .send(MpvRequest(id: nextID, command))
   }
 

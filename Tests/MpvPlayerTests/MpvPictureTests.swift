@@ -71,3 +71,44 @@ struct MpvPictureTests {
     #expect(taken > 0.003 && taken < 0.005, "beyond half the exchange, the gap is real")
   }
 }
+
+@Suite("Telling the driver's own changes to mpv from the person's")
+struct MpvEchoTests {
+  func t(_ seconds: Double) -> LocalInstant { LocalInstant(seconds: 100 + seconds) }
+
+  @Test("the driver's pause comes back as its own; a later one from mpv is the person's")
+  func pause() {
+    var echo = MpvEcho()
+    echo.sending(.setPause(false), at: t(0))
+    let own = echo.isPersonsPause(false, at: t(0.01), playing: true)
+    let person = echo.isPersonsPause(true, at: t(5), playing: true)
+    let repeated = echo.isPersonsPause(true, at: t(5.1), playing: true)
+    #expect(!own && person && !repeated)
+  }
+
+  @Test("a speed comes back rounded to six decimals, still the driver's own")
+  func speed() {
+    var echo = MpvEcho()
+    echo.sending(.setSpeed(1.0512345678), at: t(0))
+    let own = echo.isPersonsSpeed(1.051235, at: t(0.02), playing: true)
+    let person = echo.isPersonsSpeed(1.5, at: t(3), playing: true)
+    #expect(!own && person)
+  }
+
+  @Test("a report that comes over a second late is no longer waited for")
+  func lateReport() {
+    var echo = MpvEcho()
+    echo.sending(.setPause(false), at: t(0))
+    // The echo never came; mpv now reports a pause and then a play, both the person's.
+    let paused = echo.isPersonsPause(true, at: t(2), playing: true)
+    let played = echo.isPersonsPause(false, at: t(2.5), playing: true)
+    #expect(paused && played)
+  }
+
+  @Test("without an item nothing the person does counts")
+  func noItem() {
+    var echo = MpvEcho()
+    let paused = echo.isPersonsPause(false, at: t(1), playing: false)
+    #expect(!paused)
+  }
+}

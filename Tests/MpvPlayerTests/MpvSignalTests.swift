@@ -12,9 +12,21 @@ struct MpvSignalTests {
     let mpv = try await MpvPlayer.launch(
       arguments: ["--vo=null", "--ao=null"], resolver: { _ in nil }, clock: MonotonicClock())
     let pid = mpv.processID
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
-    #expect(blocked?.hasSuffix("0000000000000000") == true, "\(blocked ?? "")")
+    // mpv blocks every signal for a moment now and then (around starting a thread), so
+    // one reading can catch it blocking; a process started with them blocked never reads
+    // an empty mask. Read until it does (within two seconds).
+    var blocked: [String] = []
+    let readUntil = Date().addingTimeInterval(2)
+    repeat {
+      let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+      let mask = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
+      blocked.append(String(mask ?? "no SigBlk line"))
+      if mask?.hasSuffix("0000000000000000") == true { break }
+      try await Task.sleep(nanoseconds: 5_000_000)
+    } while Date() < readUntil
+    #expect(
+      blocked.last?.hasSuffix("0000000000000000") == true,
+      "mpv's signal mask never read empty: \(Set(blocked).sorted())")
     kill(pid, SIGTERM)
     let deadline = Date().addingTimeInterval(5)
     while mpv.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
