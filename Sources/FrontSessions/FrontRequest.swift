@@ -7,14 +7,9 @@ import PlaybackCoordination
 public enum FrontRequest: Hashable, Sendable {
   /// A group command as it is (start, switch, join, suspend, auto-advance…).
   case send(GroupCommand)
-  /// Pause where this participant's player is (the client snaps the pause to it), or play
-  /// if paused — from what the client last asked for (see ``FrontAction/togglePlayback``).
-  case togglePlayback
-  /// Seek by this many seconds from the position this participant last asked for: a
-  /// burst of arrows adds up even before the relay has answered the first.
-  case seek(by: Double)
-  /// Change the speed by this much from the rate last asked for (adds up likewise).
-  case changeRate(by: Double)
+  /// A playback intent; relative ones count from what the client last asked for, so that
+  /// a burst of keys adds up even before the relay has answered the first.
+  case playback(PlaybackIntent)
   /// Say something to everyone.
   case chat(String)
   /// Say something to these people only (`/tell bob,carol …`).

@@ -124,9 +124,7 @@ public struct FrontRunner: Sendable {
     for await request in requests {
       switch request {
       case .send(let command): check(await client.send(command))
-      case .togglePlayback: check(await client.perform(.togglePlayback))
-      case .seek(let delta): check(await client.seek(by: delta))
-      case .changeRate(let delta): check(await client.changeRate(by: delta))
+      case .playback(let intent): check(await client.perform(intent))
       case .chat(let text): await client.sendMessage(kind: .chat, body: text)
       case .tell(let people, let text):
         await client.sendMessage(kind: .chat, body: text, to: .only(people))

@@ -358,9 +358,7 @@ public struct FrontSession: Sendable {
   /// The request for an action that goes to the group, if any.
   private mutating func request(for action: FrontAction) -> FrontRequest? {
     switch action {
-    case .togglePlayback: return .togglePlayback
-    case .seek(let delta): return .seek(by: delta)
-    case .changeRate(let delta): return .changeRate(by: delta)
+    case .playback(let intent): return .playback(intent)
     case .switchTo(let item):
       guard let series = series(containing: item) else { return nil }
       // The person already confirmed it in the prompt.

@@ -154,6 +154,12 @@ public actor ParticipantClient {
     perform(core.request(request, ticket: nil, at: now, seen: player?.observe(at: now)))
   }
 
+  /// Asks for a playback intent and waits for the relay's answer.
+  @discardableResult
+  public func perform(_ intent: PlaybackIntent) async -> Result<Void, ClientError> {
+    await perform(.playback(intent))
+  }
+
   /// Sends a group command and waits for the relay's answer.
   @discardableResult
   public func send(_ command: GroupCommand) async -> Result<Void, ClientError> {
@@ -162,35 +168,35 @@ public actor ParticipantClient {
 
   /// Pauses the group at what this participant's player shows (or the group position).
   @discardableResult
-  public func pause() async -> Result<Void, ClientError> { await perform(.pause) }
+  public func pause() async -> Result<Void, ClientError> { await perform(.playback(.pause)) }
 
   @discardableResult
   public func play(rate: Double? = nil) async -> Result<Void, ClientError> {
-    await perform(.play(rate: rate))
+    await perform(.playback(.play(rate: rate)))
   }
 
   @discardableResult
   public func seek(to position: Double) async -> Result<Void, ClientError> {
-    await perform(.seek(to: position))
+    await perform(.playback(.seek(to: position)))
   }
 
   /// Seeks by `delta` seconds from the position this participant last asked for (or,
   /// with nothing asked, where its player is), so that quick repeated seeks add up.
   @discardableResult
   public func seek(by delta: Double) async -> Result<Void, ClientError> {
-    await perform(.seekBy(delta))
+    await perform(.playback(.seekBy(delta)))
   }
 
   @discardableResult
   public func setRate(_ rate: Double) async -> Result<Void, ClientError> {
-    await perform(.setRate(rate))
+    await perform(.playback(.setRate(rate)))
   }
 
   /// Changes the group's rate by `delta` from the rate this participant last asked for,
   /// kept within the relay's allowed range, so that quick repeated steps add up.
   @discardableResult
   public func changeRate(by delta: Double) async -> Result<Void, ClientError> {
-    await perform(.changeRate(by: delta))
+    await perform(.playback(.changeRate(by: delta)))
   }
 
   /// Sends a messenger payload, reliable and ordered with this participant's commands
@@ -317,14 +323,15 @@ public actor ParticipantClient {
     let actions = player.takeUserActions()
     guard !actions.isEmpty, core.playerFollowsGroup else { return }
     for action in actions {
-      let request: ParticipantRequest =
+      let intent: PlaybackIntent =
         switch action {
         case .pause: .pause
         case .play: .play(rate: nil)
         case .seek(let to): .seek(to: to)
         case .rate(let rate): .setRate(rate)
         }
-      perform(core.request(request, ticket: nil, at: now, seen: player.observe(at: now)))
+      perform(
+        core.request(.playback(intent), ticket: nil, at: now, seen: player.observe(at: now)))
     }
   }
 

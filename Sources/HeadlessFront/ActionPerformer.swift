@@ -53,12 +53,7 @@ public struct ActionPerformer: Sendable {
       }
       return outcome(await client.send(.start(series: series, item: item)))
     case .join: return outcome(await client.send(.join))
-    case .play: return outcome(await client.play())
-    case .pause: return outcome(await client.pause())
-    case .seek(let t): return outcome(await client.seek(to: t))
-    case .seekBy(let delta): return outcome(await client.seek(by: delta))
-    case .rate(let r): return outcome(await client.setRate(r))
-    case .rateBy(let delta): return outcome(await client.changeRate(by: delta))
+    case .playback(let intent): return outcome(await client.perform(intent))
     case .next:
       guard let session = await client.groupState.session else {
         return .error(ClientError.notInSession.description)

@@ -6,15 +6,10 @@ import PlaybackCoordination
 public enum ParticipantAction: Hashable, Sendable {
   case start(ItemID)
   case join
-  case play
-  case pause
-  case seek(Double)
-  /// `seek +10` / `seek -1:00`: from the position this participant last asked for, so
-  /// that quick repeats add up.
-  case seekBy(Double)
-  case rate(Double)
-  /// `rate +0.25` / `rate -0.25`: from the rate this participant last asked for.
-  case rateBy(Double)
+  /// `play`, `pause`, `seek 12:30`, `rate 1.5`, and the relative `seek +10` / `seek -1:00`
+  /// and `rate +0.25` / `rate -0.25`, which count from what this participant last asked
+  /// for, so that quick repeats add up.
+  case playback(PlaybackIntent)
   /// Ask to switch everyone to the next item (asks for confirmation).
   case next
   /// Ask to switch everyone to another item (asks for confirmation).
@@ -83,17 +78,17 @@ public enum ParticipantAction: Hashable, Sendable {
     switch word {
     case "start": return .start(try item())
     case "join": return try noArgument(.join)
-    case "play": return try noArgument(.play)
-    case "pause": return try noArgument(.pause)
+    case "play": return try noArgument(.playback(.play(rate: nil)))
+    case "pause": return try noArgument(.playback(.pause))
     case "seek":
       if let sign = rest.first, sign == "+" || sign == "-" {
         let magnitude = String(rest.dropFirst()).trimmingCharacters(in: " \t")
         guard let t = TimeFormat.parse(magnitude), t.isFinite else {
           throw .badArgument(word: word, argument: rest, expected: "a step like +10 or -1:00")
         }
-        return .seekBy(sign == "+" ? t : -t)
+        return .playback(.seekBy(sign == "+" ? t : -t))
       }
-      return .seek(try time())
+      return .playback(.seek(to: try time()))
     case "rate":
       if let sign = rest.first, sign == "+" || sign == "-" {
         guard let d = Double(String(rest.dropFirst()).trimmingCharacters(in: " \t")), d.isFinite,
@@ -101,14 +96,14 @@ public enum ParticipantAction: Hashable, Sendable {
         else {
           throw .badArgument(word: word, argument: rest, expected: "a step like +0.25 or -0.25")
         }
-        return .rateBy(sign == "+" ? d : -d)
+        return .playback(.changeRate(by: sign == "+" ? d : -d))
       }
       guard let r = Double(rest), r.isFinite, r > 0 else {
         throw rest.isEmpty
           ? .missingArgument(word: word, expected: "a rate like 1.5")
           : .badArgument(word: word, argument: rest, expected: "a rate like 1.5")
       }
-      return .rate(r)
+      return .playback(.setRate(r))
     case "next": return try noArgument(.next)
     case "switch": return .switchTo(try item())
     case "confirm", "yes": return try noArgument(.confirm)

@@ -36,24 +36,32 @@ struct PendingIntents: Sendable {
   var requestedRate: Double? { rate?.rate }
 
   /// Turns a person's request into what goes to the relay. `current` is where the player
-  /// (or else the group) is now; relative requests start from what was asked for last.
+  /// (or else the group) is now; relative intents start from what was asked for last.
   /// A request that would change nothing fails here, with what is already so.
   func resolve(
     _ request: ParticipantRequest, session: WatchSession?, current: Double?,
     allowedRates: ClosedRange<Double>, at now: LocalInstant
   ) -> Result<OutboxRequest.Body, ClientError> {
     switch request {
-    case .command(let command):
-      return .success(.command(command))
-    case .message(let kind, let text, let to):
-      return .success(.message(kind: kind, body: text, to: to))
+    case .command(let command): .success(.command(command))
+    case .message(let kind, let text, let to): .success(.message(kind: kind, body: text, to: to))
+    case .playback(let intent):
+      resolve(intent, session: session, current: current, allowedRates: allowedRates, at: now)
+        .map { .command($0) }
+    }
+  }
+
+  private func resolve(
+    _ intent: PlaybackIntent, session: WatchSession?, current: Double?,
+    allowedRates: ClosedRange<Double>, at now: LocalInstant
+  ) -> Result<GroupCommand, ClientError> {
+    switch intent {
     case .pause:
       guard let session else { return .failure(.notInSession) }
       let at = position(in: session.item.id, at: now) ?? current ?? session.timeline.itemTime
-      return .success(
-        .command(.pause(item: session.item.id, at: min(max(at, 0), session.item.duration))))
+      return .success(.pause(item: session.item.id, at: min(max(at, 0), session.item.duration)))
     case .play(let rate):
-      return .success(.command(.play(item: session?.item.id, rate: rate)))
+      return .success(.play(item: session?.item.id, rate: rate))
     case .togglePlayback:
       guard let session else { return .failure(.notInSession) }
       let moving = playing?.playing ?? (session.status == .playing || session.status == .waiting)
@@ -61,7 +69,7 @@ struct PendingIntents: Sendable {
         moving ? .pause : .play(rate: nil), session: session, current: current,
         allowedRates: allowedRates, at: now)
     case .seek(let to):
-      return .success(.command(.seek(item: session?.item.id, to: to)))
+      return .success(.seek(item: session?.item.id, to: to))
     case .seekBy(let delta):
       guard let session else { return .failure(.notInSession) }
       let from = position(in: session.item.id, at: now) ?? current ?? session.timeline.itemTime
@@ -74,9 +82,9 @@ struct PendingIntents: Sendable {
         return .failure(
           .unchanged(target >= end ? "already at the end (\(at))" : "already at \(at)"))
       }
-      return .success(.command(.seek(item: session.item.id, to: target)))
+      return .success(.seek(item: session.item.id, to: target))
     case .setRate(let rate):
-      return .success(.command(.setRate(item: session?.item.id, rate: rate)))
+      return .success(.setRate(item: session?.item.id, rate: rate))
     case .changeRate(let delta):
       guard let session else { return .failure(.notInSession) }
       let base = rate?.rate ?? session.playbackRate
@@ -85,7 +93,7 @@ struct PendingIntents: Sendable {
       if abs(rate - base) < 0.001 {
         return .failure(.unchanged("speed is already \(RateFormat.text(rate))"))
       }
-      return .success(.command(.setRate(item: session.item.id, rate: rate)))
+      return .success(.setRate(item: session.item.id, rate: rate))
     }
   }
 

@@ -3,16 +3,11 @@ import PlaybackCoordination
 /// What the person asked for. The front only emits these; whoever wires it to the session
 /// client turns them into group commands (or local effects such as quitting).
 public enum FrontAction: Hashable, Sendable {
-  /// Pause the group if it plays (at the item time this player shows), play it if paused:
-  /// decided by the client, from what it last asked for when an answer is still on its
-  /// way, so that quick presses alternate instead of each pausing again.
-  case togglePlayback
-  /// Seek by this many seconds. Relative, so that a burst of keys adds up: the client
-  /// counts from the position it last asked for, not from what the screen shows (which
-  /// moves only when the relay's answer arrives).
-  case seek(by: Double)
-  /// Change the group's speed by this much, relative for the same reason as ``seek(by:)``.
-  case changeRate(by: Double)
+  /// A playback intent for the group. Play/pause and the relative ones (a seek or a speed
+  /// step) are decided by the client from what it last asked for while an answer is on its
+  /// way, so that quick presses alternate or add up: the screen moves only when the
+  /// relay's answer arrives.
+  case playback(PlaybackIntent)
   /// Switch everyone to another item; already confirmed by the person.
   case switchTo(ItemID)
   /// Start a new watch session of an item in the room (`together`), or watch it alone.

@@ -265,10 +265,10 @@ public struct FrontController: Hashable, Sendable {
     {
       return [.localNotice(refusal)]
     }
-    if let step { return [.seek(by: step)] }
+    if let step { return [.playback(.seekBy(step))] }
     switch command {
     case .playPause:
-      return [.togglePlayback]
+      return [.playback(.togglePlayback)]
     case .slower, .faster:
       // Only a rate already at the end of the range shown is refused here; the client
       // adds the steps up from the rate it last asked for and keeps them in the range.
@@ -279,7 +279,7 @@ public struct FrontController: Hashable, Sendable {
       if abs(shown - bound) < 0.001 {
         return [.localNotice("speed is already \(RateFormat.text(bound))")]
       }
-      return [.changeRate(by: command == .faster ? rateStep : -rateStep)]
+      return [.playback(.changeRate(by: command == .faster ? rateStep : -rateStep))]
     case .next:
       guard let next = session.series.item(after: session.item.id) else {
         return [

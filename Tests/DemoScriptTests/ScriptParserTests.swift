@@ -57,7 +57,7 @@ struct ScriptParserTests {
         .act(participant: "ann", action: .start("harbour/s1e1")),
         .arrive(participant: "bob"),
         .act(participant: "bob", action: .join),
-        .act(participant: "bob", action: .pause),
+        .act(participant: "bob", action: .playback(.pause)),
         .act(participant: "bob", action: .say("hello there")),
         .act(participant: "ann", action: .tell("bob psst")),
         .expect(

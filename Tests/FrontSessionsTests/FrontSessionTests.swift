@@ -72,7 +72,7 @@ struct FrontSessionTests {
   @Test("space while watching requests a pause where the player is")
   func pause() {
     var d = Driver.watching()
-    #expect(d.press(.character(" ")).contains(.request(.togglePlayback)))
+    #expect(d.press(.character(" ")).contains(.request(.playback(.togglePlayback))))
   }
 
   @Test("a failed request and a refusal are shown as notices")
@@ -182,7 +182,7 @@ struct FrontSessionTests {
     d.send(.client(.connection(.reconnecting)))
     d.clearRequests()
     d.press(.right)
-    #expect(d.requests == [.seek(by: 10)])
+    #expect(d.requests == [.playback(.seekBy(10))])
     #expect(d.screen().contains("not sent yet: the connection is down"))
     // The client's own word for it, when its answer timeout passes, is the same notice.
     d.send(.failed(ClientError.notYetSent(window: 10).description))
@@ -289,7 +289,7 @@ struct KeyBurstTests {
     var d = Driver.watching()
     d.clearRequests()
     for _ in 0..<5 { d.press(.right) }
-    #expect(d.requests == Array(repeating: .seek(by: 10), count: 5))
+    #expect(d.requests == Array(repeating: .playback(.seekBy(10)), count: 5))
   }
 
   @Test("[ ] ] are speed changes by −¼, +¼, +¼, in order")
@@ -297,7 +297,11 @@ struct KeyBurstTests {
     var d = Driver.watching()
     d.clearRequests()
     d.press(.character("["), .character("]"), .character("]"))
-    #expect(d.requests == [.changeRate(by: -0.25), .changeRate(by: 0.25), .changeRate(by: 0.25)])
+    #expect(
+      d.requests == [
+        .playback(.changeRate(by: -0.25)), .playback(.changeRate(by: 0.25)),
+        .playback(.changeRate(by: 0.25)),
+      ])
   }
 
   @Test("stepped away, arrows pressed while the player is still seeking add up")

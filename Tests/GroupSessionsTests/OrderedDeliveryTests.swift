@@ -120,8 +120,8 @@ struct OrderedDeliveryTests {
     try await ann.send(.start(series: testSeries, item: "harbour/s1e1")).get()
     try await ann.send(.pause(item: "harbour/s1e1", at: 160)).get()
     try await ann.send(.setRate(item: "harbour/s1e1", rate: 1.25)).get()
-    for _ in 0..<5 { await ann.submit(.seekBy(10)) }
-    for _ in 0..<3 { await ann.submit(.changeRate(by: 0.25)) }
+    for _ in 0..<5 { await ann.submit(.playback(.seekBy(10))) }
+    for _ in 0..<3 { await ann.submit(.playback(.changeRate(by: 0.25))) }
     await eventually("every request is answered") {
       await ann.snapshot().unansweredRequests == 0
     }

@@ -9,9 +9,10 @@ struct RelativeActionTests {
   @Test(
     "seek and rate steps parse with a sign",
     arguments: [
-      ("seek +10", ParticipantAction.seekBy(10)), ("seek -1:00", .seekBy(-60)),
-      ("seek 1:00", .seek(60)), ("rate +0.25", .rateBy(0.25)), ("rate -0.5", .rateBy(-0.5)),
-      ("rate 1.5", .rate(1.5)),
+      ("seek +10", ParticipantAction.playback(.seekBy(10))),
+      ("seek -1:00", .playback(.seekBy(-60))),
+      ("seek 1:00", .playback(.seek(to: 60))), ("rate +0.25", .playback(.changeRate(by: 0.25))),
+      ("rate -0.5", .playback(.changeRate(by: -0.5))), ("rate 1.5", .playback(.setRate(1.5))),
     ])
   func parses(line: String, action: ParticipantAction) throws {
     #expect(try ParticipantAction.parse(line) == action)
@@ -35,8 +36,7 @@ struct RelativeActionTests {
     // Sent without waiting for each answer, as lines piped into headless mode would be.
     for line in Array(repeating: "seek +10", count: 5) + Array(repeating: "rate +0.25", count: 3) {
       switch try ParticipantAction.parse(line) {
-      case .seekBy(let d): await ann.submit(.seekBy(d))
-      case .rateBy(let d): await ann.submit(.changeRate(by: d))
+      case .playback(let intent): await ann.submit(.playback(intent))
       default: Issue.record("\(line) is not a relative action")
       }
     }

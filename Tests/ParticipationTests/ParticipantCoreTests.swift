@@ -79,7 +79,7 @@ struct ParticipantCoreTests {
     let net = SimulatedNetwork(relay: .init(reconnectGrace: 60))
     let people = net.watchTogether(["ann", "bob"])
     net.outage(for: 15) {
-      net.request(.pause, from: people[1])
+      net.request(.playback(.pause), from: people[1])
     }
     net.run(for: 10)
     #expect(net.state(0).session?.status == .playing, "a pause from 15 s ago is not applied")
@@ -112,16 +112,16 @@ struct ParticipantCoreTests {
     let people = net.watchTogether(["ann", "bob"])
     #expect(net.state(0).session?.status == .playing)
     // Three presses before the relay has answered the first.
-    for _ in 0..<3 { net.request(.togglePlayback, from: people[1]) }
+    for _ in 0..<3 { net.request(.playback(.togglePlayback), from: people[1]) }
     net.run(for: 1)
     #expect(net.state(0).session?.status == .paused)
     // Two more: paused → playing → paused.
-    net.request(.togglePlayback, from: people[1])
-    net.request(.togglePlayback, from: people[1])
+    net.request(.playback(.togglePlayback), from: people[1])
+    net.request(.playback(.togglePlayback), from: people[1])
     net.run(for: 1)
     #expect(net.state(0).session?.status == .paused)
     // And one: playing.
-    net.request(.togglePlayback, from: people[1])
+    net.request(.playback(.togglePlayback), from: people[1])
     net.run(for: 1)
     #expect(net.state(0).session?.status == .playing)
     #expect(net.members[people[1]].core.unansweredRequests == 0)
@@ -136,10 +136,10 @@ struct ParticipantCoreTests {
     var pause: UInt64 = 0
     // 10.5 s in all: 5 s before the pause, 5.5 after it.
     net.outage(for: 5.5) {
-      net.request(.seekBy(60), from: people[1])
+      net.request(.playback(.seekBy(60)), from: people[1])
       // Asked 5 s later: young enough to be sent on its own when the relay is back.
       net.run(for: 5)
-      pause = net.request(.pause, from: people[1])
+      pause = net.request(.playback(.pause), from: people[1])
     }
     net.run(for: 10)
     #expect(
@@ -293,11 +293,11 @@ struct ParticipantCoreTests {
       let who = people[Int(random.next() % 3)]
       let request: ParticipantRequest
       switch random.next() % 8 {
-      case 0: request = .pause
-      case 1: request = .play(rate: nil)
-      case 2: request = .seekBy(Double(random.next() % 40) - 20)
-      case 3: request = .changeRate(by: random.next() % 2 == 0 ? 0.25 : -0.25)
-      case 4: request = .seek(to: Double(random.next() % 290))
+      case 0: request = .playback(.pause)
+      case 1: request = .playback(.play(rate: nil))
+      case 2: request = .playback(.seekBy(Double(random.next() % 40) - 20))
+      case 3: request = .playback(.changeRate(by: random.next() % 2 == 0 ? 0.25 : -0.25))
+      case 4: request = .playback(.seek(to: Double(random.next() % 290)))
       case 5: request = .command(.setAutoAdvance(random.next() % 2 == 0))
       case 6:
         request = .message(kind: "chat", body: "m\(n)", to: .all)

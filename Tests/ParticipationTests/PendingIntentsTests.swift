@@ -16,15 +16,15 @@ struct PendingIntentsTests {
   func seeksAddUp() {
     var intents = PendingIntents()
     let first = intents.resolve(
-      .seekBy(10), session: session, current: 30, allowedRates: 0.25...4, at: at(0))
+      .playback(.seekBy(10)), session: session, current: 30, allowedRates: 0.25...4, at: at(0))
     #expect(seekTarget(first) == 40)
     intents.asked(.seek(item: session.item.id, to: 40), id: 1, in: session, at: at(0))
     let second = intents.resolve(
-      .seekBy(10), session: session, current: 30, allowedRates: 0.25...4, at: at(0.5))
+      .playback(.seekBy(10)), session: session, current: 30, allowedRates: 0.25...4, at: at(0.5))
     #expect(seekTarget(second) == 50.5, "the asked-for spot moves on while the group plays")
     intents.answered(1)
     let third = intents.resolve(
-      .seekBy(10), session: session, current: 33, allowedRates: 0.25...4, at: at(1))
+      .playback(.seekBy(10)), session: session, current: 33, allowedRates: 0.25...4, at: at(1))
     #expect(seekTarget(third) == 43, "answered: the player's position counts again")
   }
 
@@ -33,13 +33,14 @@ struct PendingIntentsTests {
     let intents = PendingIntents()
     let end = session.item.duration
     let pastEnd = intents.resolve(
-      .seekBy(30), session: session, current: end, allowedRates: 0.25...4, at: at(0))
+      .playback(.seekBy(30)), session: session, current: end, allowedRates: 0.25...4, at: at(0))
     #expect(throws: ClientError.self) { try pastEnd.get() }
     if case .failure(let error) = pastEnd {
       #expect(error.description.contains("already at the end"))
     }
     let fastest = intents.resolve(
-      .changeRate(by: 0.25), session: session, current: 0, allowedRates: 0.25...1, at: at(0))
+      .playback(.changeRate(by: 0.25)), session: session, current: 0, allowedRates: 0.25...1,
+      at: at(0))
     if case .failure(let error) = fastest {
       #expect(error.description.contains("speed is already"))
     } else {
@@ -51,7 +52,7 @@ struct PendingIntentsTests {
   func toggleAlternates() {
     var intents = PendingIntents()
     let first = intents.resolve(
-      .togglePlayback, session: session, current: 12, allowedRates: 0.25...4, at: at(0))
+      .playback(.togglePlayback), session: session, current: 12, allowedRates: 0.25...4, at: at(0))
     guard case .success(.command(.pause(_, let spot))) = first else {
       Issue.record("a playing group's toggle did not pause: \(first)")
       return
@@ -59,7 +60,8 @@ struct PendingIntentsTests {
     #expect(spot == 12)
     intents.asked(.pause(item: session.item.id, at: spot), id: 1, in: session, at: at(0))
     let second = intents.resolve(
-      .togglePlayback, session: session, current: 12.1, allowedRates: 0.25...4, at: at(0.1))
+      .playback(.togglePlayback), session: session, current: 12.1, allowedRates: 0.25...4,
+      at: at(0.1))
     guard case .success(.command(.play)) = second else {
       Issue.record("the second press did not play: \(second)")
       return
@@ -69,7 +71,10 @@ struct PendingIntentsTests {
   @Test("without a session, relative requests fail as not in a session")
   func noSession() {
     let intents = PendingIntents()
-    for request in [ParticipantRequest.pause, .togglePlayback, .seekBy(5), .changeRate(by: 0.1)] {
+    for request in [
+      ParticipantRequest.playback(.pause), .playback(.togglePlayback), .playback(.seekBy(5)),
+      .playback(.changeRate(by: 0.1)),
+    ] {
       let result = intents.resolve(
         request, session: nil, current: nil, allowedRates: 0.25...4, at: at(0))
       if case .failure(.notInSession) = result {

@@ -57,7 +57,7 @@ struct FrontControllerTests {
       ])
     // The owner moves the group as ever.
     model.group.control.owner = Fixtures.alice
-    #expect(c.handle(key: .character(" "), model: model) == [.togglePlayback])
+    #expect(c.handle(key: .character(" "), model: model) == [.playback(.togglePlayback)])
   }
 
   @Test(
@@ -80,7 +80,7 @@ struct FrontControllerTests {
     for model in [
       Fixtures.playing(), Fixtures.pausedByBob(), Fixtures.finished(), Fixtures.waiting(),
     ] {
-      #expect(c.handle(key: .character(" "), model: model) == [.togglePlayback])
+      #expect(c.handle(key: .character(" "), model: model) == [.playback(.togglePlayback)])
     }
   }
 
@@ -88,10 +88,10 @@ struct FrontControllerTests {
   func seeking() {
     var c = FrontController()
     let model = Fixtures.playing()
-    #expect(c.handle(key: .left, model: model) == [.seek(by: -10)])
-    #expect(c.handle(key: .right, model: model) == [.seek(by: 10)])
-    #expect(c.handle(key: .up, model: model) == [.seek(by: 60)])
-    #expect(c.handle(key: .down, model: model) == [.seek(by: -60)])
+    #expect(c.handle(key: .left, model: model) == [.playback(.seekBy(-10))])
+    #expect(c.handle(key: .right, model: model) == [.playback(.seekBy(10))])
+    #expect(c.handle(key: .up, model: model) == [.playback(.seekBy(60))])
+    #expect(c.handle(key: .down, model: model) == [.playback(.seekBy(-60))])
   }
 
   @Test("five → in a row are five seeks by 10 s, whatever the screen still shows")
@@ -99,7 +99,7 @@ struct FrontControllerTests {
     var c = FrontController()
     let model = Fixtures.playing()
     let actions = (0..<5).flatMap { _ in c.handle(key: .right, model: model) }
-    #expect(actions == Array(repeating: .seek(by: 10), count: 5))
+    #expect(actions == Array(repeating: .playback(.seekBy(10)), count: 5))
   }
 
   @Test(
@@ -109,7 +109,9 @@ struct FrontControllerTests {
     var c = FrontController()
     var model = Fixtures.playing()
     model.group.session = Fixtures.session(rate: from)
-    #expect(c.handle(key: .character(Character(key)), model: model) == [.changeRate(by: delta)])
+    #expect(
+      c.handle(key: .character(Character(key)), model: model) == [.playback(.changeRate(by: delta))]
+    )
   }
 
   @Test("at the fastest rate the relay allows ] only says so, and at the slowest [")
@@ -118,10 +120,10 @@ struct FrontControllerTests {
     var model = Fixtures.playing()
     // The relay's range, not one of the front's own: 4× by default, here 2×.
     model.group.session = Fixtures.session(rate: 2)
-    #expect(c.handle(key: .character("]"), model: model) == [.changeRate(by: 0.25)])
+    #expect(c.handle(key: .character("]"), model: model) == [.playback(.changeRate(by: 0.25))])
     model.allowedRates = 0.25...2
     #expect(c.handle(key: .character("]"), model: model) == [.localNotice("speed is already 2×")])
-    #expect(c.handle(key: .character("["), model: model) == [.changeRate(by: -0.25)])
+    #expect(c.handle(key: .character("["), model: model) == [.playback(.changeRate(by: -0.25))])
     model.group.session = Fixtures.session(rate: 0.25)
     #expect(
       c.handle(key: .character("["), model: model) == [.localNotice("speed is already 0.25×")])
