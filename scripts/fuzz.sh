@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target (Fuzz/RelayFuzzTarget.swift) and runs it.
 #   scripts/fuzz.sh [SECONDS]      run for SECONDS (default 60) on Fuzz/corpus, then report
-# The target is compiled with the sources of PlaybackCoordination, WireProtocol and Rooms as
-# one module (their imports of each other removed): no package build, no NIO. Findings
-# (crash-*, timeout-*, oom-*) are left in Fuzz/findings/ and make the script fail.
+# The target is compiled with the sources of PlaybackCoordination, WireProtocol (with its
+# Coding/ folder) and Rooms, and the pure half of LineFraming (the framer, not its NIO
+# handler), as one module (their imports of each other removed): no package build, no NIO.
+# Findings (crash-*, timeout-*, oom-*) are left in Fuzz/findings/ and make the script fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for module in PlaybackCoordination WireProtocol Rooms; do
-  for f in Sources/$module/*.swift; do
-    sed -E '/^import (PlaybackCoordination|WireProtocol|Rooms)$/d' "$f" > "$work/${module}_$(basename "$f")"
-  done
+sources=$(find Sources/PlaybackCoordination Sources/WireProtocol Sources/Rooms -name '*.swift')
+sources+=" Sources/LineFraming/LineFramer.swift Sources/LineFraming/FrameTooLarge.swift"
+for f in $sources; do
+  name=$(echo "${f#Sources/}" | tr '/+' '__')
+  sed -E '/^import (PlaybackCoordination|WireProtocol|Rooms|LineFraming)$/d' "$f" > "$work/$name"
 done
 cp Fuzz/RelayFuzzTarget.swift "$work/"
 swiftc -O -suppress-warnings -sanitize=fuzzer,address -parse-as-library -module-name RelayFuzz \
