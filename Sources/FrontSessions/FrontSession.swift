@@ -232,7 +232,8 @@ public struct FrontSession: Sendable {
         model.post(text, kind: .error)
       }
     case .notice(let notice):
-      lastError = notice.description
+      // Only what went wrong can be why the connection ends, not what is merely so.
+      if notice.weight != .info { lastError = notice.description }
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     }
   }

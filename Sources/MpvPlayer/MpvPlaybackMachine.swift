@@ -559,13 +559,12 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// mpv ran out of input (`paused-for-cache`), or has it again.
   private mutating func cacheReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
-    let now_ = now
     if data.bool == true, !stalled {
-      settle(at: now_)
+      settle(at: now)
       stalled = true
     } else if data.bool == false, stalled {
       stalled = false
-      if phase == .playing { picture.resume(at: now_) }
+      if phase == .playing { picture.resume(at: now) }
     }
     return []
   }

@@ -513,6 +513,4 @@ public struct ParticipantCore: Sendable {
     case .none, .left, .ended, .relayRestarted: nil
     }
   }
-
-  public static func describe(_ command: GroupCommand) -> String { RequestText.command(command) }
 }

@@ -144,6 +144,18 @@ struct FrontSessionTests {
     #expect(screen.contains("✕ disconnected: gave up reconnecting to 127.0.0.1:7700"))
   }
 
+  @Test("what is merely so (already at the end) is never given as why the client stopped")
+  func informationIsNoReason() {
+    var d = Driver.watching()
+    d.send(.client(.notice(.relay("gave up reconnecting to 127.0.0.1:7700"))))
+    d.send(.client(.notice(.unchanged("already at the end (5:00)"))))
+    d.send(.client(.connection(.disconnected)))
+    d.send(.clientEnded)
+    let screen = d.screen()
+    #expect(screen.contains("✕ disconnected: gave up reconnecting to 127.0.0.1:7700"))
+    #expect(!screen.contains("disconnected: already at the end"))
+  }
+
   @Test("quitting only me leaves the session, stops the client, then finishes")
   func quitOnlyMe() {
     var d = Driver.watching()
