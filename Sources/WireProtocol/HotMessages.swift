@@ -1,25 +1,29 @@
 import PlaybackCoordination
 
-/// The messages every change puts on the wire — a participant's playback command, the
-/// relay's step and its answer — encoded and decoded by hand, and the clock's ping
-/// (encoded here) and pong (decoded here); the relay's side of those two, decoding a ping
-/// and encoding a pong, is ``WireCodec``'s `fastPing` and `encodePong`, which came first.
+/// The messages every change puts on the wire — a participant's playback command and
+/// ping, the relay's step, answer and pong — written by hand, and all but the ping read
+/// by hand (the relay reads pings with ``WireCodec``'s `fastPing`, which came first).
 ///
 /// Why: a change is one command in, one step out to every member, and one decode at each
 /// of them, about once a second in a busy room. `JSONEncoder` and `JSONDecoder` cost a few
 /// µs each warm, but 40–80 µs on the cold caches a change finds (measured along the path
 /// of a change: docs/BENCHMARKS.md), most of what a relay spends on one.
 ///
-/// Byte for byte what ``WireCodec``'s general path writes (sorted keys, no whitespace,
-/// numbers as `JSONEncoder` writes them); a test holds the two equal. Decoding takes only
-/// that shape, its strings printable ASCII without escapes; anything else — another
-/// message, another command, a field more or less, a number outside its type, whitespace,
-/// an escape, other characters — returns nil and goes to the general decoder, which has
-/// the last word and the error messages. So whatever is decoded here is what
+/// One encoder per message: which one writes a message depends only on its kind (these
+/// kinds here, every other through its `Codable` conformance), never on its content — a
+/// name with quotes or accents is escaped here exactly as `JSONEncoder` escapes it. The
+/// `Codable` form of these kinds stays the format's definition: a test holds the bytes
+/// written here equal to it for random values, so the two cannot drift apart. Decoding
+/// takes only that shape, its strings printable ASCII without escapes; anything else —
+/// another message, another command, a field more or less, a number outside its type,
+/// whitespace, an escape, other characters — returns nil and goes to the general decoder,
+/// which has the last word and the error messages. So whatever is decoded here is what
 /// `JSONDecoder` would have decoded.
 enum HotMessages {
   // MARK: - Encoding
 
+  /// The message's line if it is one of the hot kinds (a step of a tick or a hot command,
+  /// an answer, a pong), nil for every other kind.
   static func encode(_ message: ServerMessage) -> [UInt8]? {
     var out = JSONOut()
     switch message {
@@ -38,7 +42,7 @@ enum HotMessages {
         out.raw(#"{"command":"#)
         guard write(command, to: &out) else { return nil }
         out.raw(#","from":"#)
-        guard out.string(from.rawValue) else { return nil }
+        out.string(from.rawValue)
         out.raw(#","type":"command"}"#)
       }
       out.raw(#"},"type":"step"}"#)
@@ -48,6 +52,16 @@ enum HotMessages {
       out.raw(#","sequence":"#)
       out.integer(sequence)
       out.raw(#","type":"accepted"}"#)
+    case .pong(let id, let t0, let t1, let t2):
+      out.raw(#"{"id":"#)
+      out.integer(id)
+      out.raw(#","t0":"#)
+      out.integer(t0.nanoseconds)
+      out.raw(#","t1":"#)
+      out.integer(t1.nanoseconds)
+      out.raw(#","t2":"#)
+      out.integer(t2.nanoseconds)
+      out.raw(#","type":"pong"}"#)
     default:
       return nil
     }
@@ -55,6 +69,8 @@ enum HotMessages {
     return out.bytes
   }
 
+  /// The message's line if it is one of the hot kinds (a hot command, a ping), nil for
+  /// every other kind.
   static func encode(_ message: ClientMessage) -> [UInt8]? {
     var out = JSONOut()
     switch message {
@@ -78,24 +94,25 @@ enum HotMessages {
   }
 
   /// The hot commands, keys in sorted order (`type` sorts last in every one of them, so
-  /// each field before it ends with a comma); false for the others.
+  /// each field before it ends with a comma); false, having written nothing that counts,
+  /// for the other kinds.
   private static func write(_ command: GroupCommand, to out: inout JSONOut) -> Bool {
     out.raw("{")
     switch command {
     case .pause(let item, let at):
       out.field("at", at)
-      guard out.field("item", item?.rawValue) else { return false }
+      out.field("item", item?.rawValue)
       out.raw(#""type":"pause"}"#)
     case .play(let item, let rate):
-      guard out.field("item", item?.rawValue) else { return false }
+      out.field("item", item?.rawValue)
       if let rate { out.field("rate", rate) }
       out.raw(#""type":"play"}"#)
     case .seek(let item, let to):
-      guard out.field("item", item?.rawValue) else { return false }
+      out.field("item", item?.rawValue)
       out.field("to", to)
       out.raw(#""type":"seek"}"#)
     case .setRate(let item, let rate):
-      guard out.field("item", item?.rawValue) else { return false }
+      out.field("item", item?.rawValue)
       out.field("rate", rate)
       out.raw(#""type":"setRate"}"#)
     case .report(let roundTrip, let startupLatency, let playerOffset):
@@ -249,32 +266,43 @@ private struct JSONOut {
     bytes.append(UInt8(ascii: ","))
   }
 
-  /// `"key":"value",` if there is a value (nothing if not); false if it needs the general
-  /// encoder.
-  mutating func field(_ key: StaticString, _ value: String?) -> Bool {
-    guard let value else { return true }
+  /// `"key":"value",` if there is a value, nothing if not.
+  mutating func field(_ key: StaticString, _ value: String?) {
+    guard let value else { return }
     bytes.append(UInt8(ascii: "\""))
     raw(key)
     raw(#"":"#)
-    guard string(value) else { return false }
+    string(value)
     bytes.append(UInt8(ascii: ","))
-    return true
   }
 
-  /// A string of printable ASCII that needs no escape (no quote or backslash), as ids
-  /// are; false for any other, which the general encoder then writes.
-  mutating func string(_ value: String) -> Bool {
-    let utf8 = value.utf8
-    guard
-      utf8.allSatisfy({
-        $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-      })
-    else { return false }
+  /// A string as `JSONEncoder` writes it: a quote and a backslash escaped with a
+  /// backslash, the control characters as `\b \t \n \f \r` or `\u00xx` (lower-case hex),
+  /// everything else — `/` (`.withoutEscapingSlashes`), DEL, any non-ASCII — as its UTF-8.
+  mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
-    bytes.append(contentsOf: utf8)
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+      case 0x08: raw(#"\b"#)
+      case 0x09: raw(#"\t"#)
+      case 0x0A: raw(#"\n"#)
+      case 0x0C: raw(#"\f"#)
+      case 0x0D: raw(#"\r"#)
+      case ..<0x20:
+        raw(#"\u00"#)
+        bytes.append(Self.hex[Int(byte >> 4)])
+        bytes.append(Self.hex[Int(byte & 0xF)])
+      default:
+        bytes.append(byte)
+      }
+    }
     bytes.append(UInt8(ascii: "\""))
-    return true
   }
+
+  private static let hex = Array("0123456789abcdef".utf8)
 }
 
 /// A strict reader of JSON objects whose values are strings without escapes, numbers and

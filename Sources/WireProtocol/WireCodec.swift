@@ -11,14 +11,15 @@ public struct WireCodec: Sendable {
     encode(general: message)
   }
 
-  /// A relay's message as one line: the hot ones (a step, an answer) by hand, the others
-  /// through `JSONEncoder`; the bytes are the same either way.
+  /// A relay's message as one line: the hot kinds (a step, an answer, a pong) by
+  /// ``HotMessages``, every other kind through `JSONEncoder`; which one depends on the
+  /// kind alone, and a test holds the two forms equal.
   public func encode(_ message: ServerMessage) -> [UInt8] {
     HotMessages.encode(message) ?? encode(general: message)
   }
 
-  /// A participant's message as one line: playback commands by hand, the others through
-  /// `JSONEncoder`; the bytes are the same either way.
+  /// A participant's message as one line: playback commands and pings by ``HotMessages``,
+  /// every other kind through `JSONEncoder`.
   public func encode(_ message: ClientMessage) -> [UInt8] {
     HotMessages.encode(message) ?? encode(general: message)
   }
@@ -39,16 +40,12 @@ public struct WireCodec: Sendable {
     return try decode(ClientMessage.self, frame)
   }
 
-  /// A pong, byte for byte what ``encode(_:)`` writes for it (sorted keys, instants as
-  /// integers), without a `JSONEncoder`: the relay answers every participant's ping every
-  /// second, so at thousands of participants this is most of what it encodes.
+  /// A pong: the relay answers every participant's ping every second, so at thousands of
+  /// participants this is most of what it encodes (by hand, as ``encode(_:)`` does).
   public func encodePong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant)
     -> [UInt8]
   {
-    Array(
-      #"{"id":\#(id),"t0":\#(t0.nanoseconds),"t1":\#(t1.nanoseconds),"t2":\#(t2.nanoseconds),"type":"pong"}"#
-        .utf8)
-      + [UInt8(ascii: "\n")]
+    encode(ServerMessage.pong(id: id, t0: t0, t1: t1, t2: t2))
   }
 
   /// Parses exactly the ping line participants send (`{"id":N,"t0":N,"type":"ping"}`, as
