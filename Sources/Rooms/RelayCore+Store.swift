@@ -88,7 +88,7 @@ extension RelayCore {
   }
 
   /// A room with the given members (nil: all of them).
-  private func stored(room name: String, members wanted: Set<ParticipantID>?) -> StoredRoom? {
+  func stored(room name: String, members wanted: Set<ParticipantID>?) -> StoredRoom? {
     guard let room = rooms[name] else { return nil }
     let members = room.members.filter { wanted?.contains($0.key) ?? true }
       .sorted { $0.key < $1.key }

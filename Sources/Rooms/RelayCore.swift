@@ -10,13 +10,13 @@ import WireProtocol
 public struct RelayCore: Sendable {
   public let configuration: RelayConfiguration
 
-  private var connections: [ConnectionID: Connection] = [:]
+  var connections: [ConnectionID: Connection] = [:]
   var rooms: [String: Room] = [:]
   /// Makes resume secrets. The relay's runtime gives a cryptographically secure one
   /// (``RelayCore/systemSecret()``); tests may give a predictable one.
-  private let makeSecret: @Sendable () -> String
+  let makeSecret: @Sendable () -> String
   /// Who may enter which room, and the counters against guessing.
-  private var admission: RoomAdmission
+  var admission: RoomAdmission
 
   /// Checks a proof for a password-protected room: whether `signature` signs `signed` for
   /// the Ed25519 public key `verifier`. Injected (the runtime gives swift-crypto's) so that
@@ -26,7 +26,7 @@ public struct RelayCore: Sendable {
     @Sendable (
       _ signature: [UInt8], _ signed: [UInt8], _ verifier: [UInt8]
     ) -> Bool
-  private var lastSweep: GroupInstant?
+  var lastSweep: GroupInstant?
 
   /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
   public let epoch: String
@@ -58,7 +58,7 @@ public struct RelayCore: Sendable {
 
   // MARK: - State kept per connection and per room
 
-  private struct Connection {
+  struct Connection {
     /// Where it comes from (nil: in-process), for the rooms-per-address limit.
     var address: String?
     /// What kind of participant it carries: decided by the relay's edge that accepted it
@@ -164,7 +164,7 @@ public struct RelayCore: Sendable {
     return actions
   }
 
-  private mutating func dropRoom(_ name: String) {
+  mutating func dropRoom(_ name: String) {
     guard let room = rooms.removeValue(forKey: name) else { return }
     markRemoved(name)
     if let creator = room.creator { admission.removed(createdBy: creator) }
@@ -195,7 +195,7 @@ public struct RelayCore: Sendable {
 
   /// Takes one token from the connection's bucket (sustained rate plus a burst); the
   /// actions that close it when it has none left.
-  private mutating func charge(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction]? {
+  mutating func charge(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction]? {
     guard var connection = connections[id] else { return [] }
     let taken = connection.bucket.take(
       at: now, rate: configuration.messagesPerSecond, burst: configuration.messageBurst)
@@ -330,7 +330,7 @@ public struct RelayCore: Sendable {
   /// A gap between ticks longer than this, seconds, is a stall of the relay itself.
   static let stallThreshold = 1.0
 
-  private mutating func forgiveSilence(of seconds: Double) {
+  mutating func forgiveSilence(of seconds: Double) {
     for (id, var connection) in connections {
       connection.lastSeen = connection.lastSeen.advanced(bySeconds: seconds)
       connection.since = connection.since.advanced(bySeconds: seconds)
@@ -354,442 +354,12 @@ public struct RelayCore: Sendable {
     return next
   }
 
-  private mutating func answerResync(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+  mutating func answerResync(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
     guard let member = connections[id]?.member, let state = rooms[member.room]?.engine.state
     else { return [] }
     connections[id]?.lastResync = now
     connections[id]?.resyncPending = false
     return [.send(.update(state: state, events: []), to: id)]
-  }
-
-  // MARK: - Hello
-
-  private mutating func hello(
-    _ id: ConnectionID, _ hello: RoomAdmission.Hello, at now: GroupInstant
-  ) -> [RelayAction] {
-    var hello = hello
-    hello.address = connections[id]?.address
-    let existing = rooms[hello.room]
-    switch admission.decide(hello, existing: existing, at: now) {
-    case .refuse(let code, let text):
-      return fatal(id, code, text, at: now)
-    case .resume(let token):
-      return resume(id, token, in: hello.room, at: now)
-    case .challenge(let name, let protection):
-      let nonce = Array(makeSecret().utf8)
-      connections[id]?.entry = PendingEntry(
-        name: name, room: hello.room, protection: protection, nonce: nonce, challenged: now)
-      return [
-        .send(.challenge(RoomChallenge(derivation: protection.derivation, nonce: nonce)), to: id)
-      ]
-    case .enter(let name, let room):
-      return enter(id, name: name, room: room, named: hello.room, isNew: existing == nil, at: now)
-    }
-  }
-
-  /// A member takes its place again on connection `id` (after a dropped connection, or
-  /// from another one that is then closed), with the messages it missed meanwhile.
-  private mutating func resume(
-    _ id: ConnectionID, _ resume: ResumeToken, in roomName: String, at now: GroupInstant
-  ) -> [RelayAction] {
-    guard var room = rooms[roomName], var member = room.members[resume.participant] else {
-      return []
-    }
-    var actions: [RelayAction] = []
-    if let old = member.connection, old != id {
-      connections[old]?.member = nil
-      actions.append(.close(old))
-    }
-    let wasDisconnected = member.disconnectedAt != nil
-    member.connection = id
-    member.disconnectedAt = nil
-    let (pending, missed) = member.messages.resume(received: resume.messagesReceived)
-    room.members[resume.participant] = member
-    rooms[roomName] = room
-    connections[id]?.member = (roomName, resume.participant)
-    markChanged(roomName, member: resume.participant)
-    if wasDisconnected {
-      actions += applyInternal(
-        .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
-    }
-    let welcome = Welcome(
-      participant: resume.participant, room: roomName,
-      resume: ResumeToken(participant: resume.participant, secret: resume.secret),
-      configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
-      relayEpoch: epoch, relays: peers)
-    actions.insert(.send(.welcome(welcome), to: id), at: 0)
-    if missed > 0 {
-      let text =
-        "\(missed) \(missed == 1 ? "message" : "messages") sent to you while you were away could not be kept"
-      actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
-    }
-    actions += pending.map { .send($0, to: id) }
-    actions.append(
-      .log(.info, "\(roomName)/\(resume.participant) resumed on \(id)", about: id))
-    return actions
-  }
-
-  /// A new member enters `room` (created now when `isNew`) on connection `id`.
-  private mutating func enter(
-    _ id: ConnectionID, name: String, room: Room, named roomName: String, isNew: Bool,
-    at now: GroupInstant
-  ) -> [RelayAction] {
-    var room = room
-    let participant = ParticipantID("p\(room.nextNumber)")
-    let origin = connections[id]?.origin ?? .cowatch
-    room.nextNumber += 1
-    let secret = makeSecret()
-    var engine = room.engine
-    let before = engine.state.sequence
-    if case .failure(let rejection) = engine.apply(
-      .enter(name: name, origin: origin), from: participant, at: now)
-    {
-      return fatal(id, .invalidHello, rejection.description, at: now)
-    }
-    if isNew, let creator = room.creator { admission.created(by: creator) }
-    room.engine = engine
-    room.engineDeadline = engine.nextDeadline()
-    room.members[participant] = Member(
-      name: name, secretHash: SecretHash.of(secret), connection: id,
-      requests: RequestWindow(capacity: configuration.requestWindow),
-      messages: MessageLog(
-        maximumCount: configuration.maximumPendingMessages,
-        maximumBytes: configuration.maximumPendingMessageBytes))
-    rooms[roomName] = room
-    connections[id]?.member = (roomName, participant)
-    markChanged(roomName, member: participant)
-    let welcome = Welcome(
-      participant: participant, room: roomName,
-      resume: ResumeToken(participant: participant, secret: secret),
-      configuration: configuration.engine, state: engine.state, resumed: false,
-      relayEpoch: epoch, relays: peers)
-    return [
-      .send(.welcome(welcome), to: id),
-      .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
-    ]
-      + broadcastStep(
-        in: roomName, before: before, at: now,
-        input: .command(.enter(name: name, origin: origin), from: participant), except: id)
-  }
-
-  /// The proof answering a challenge: right, the hello goes on as if just received; wrong,
-  /// one clear error and the connection closes, counted against the address and the room.
-  private mutating func prove(
-    _ id: ConnectionID, entry: PendingEntry, signature: [UInt8], at now: GroupInstant
-  ) -> [RelayAction] {
-    connections[id]?.entry = nil
-    let address = connections[id]?.address
-    guard admission.prove(entry, signature: signature, address: address, at: now) else {
-      return fatal(id, .wrongPassword, "wrong password for room \(entry.room)", at: now)
-    }
-    // The room may have gone (everyone left) while the proof was made: it comes back with
-    // the same protection.
-    let protect = rooms[entry.room] == nil ? entry.protection : nil
-    return hello(
-      id,
-      RoomAdmission.Hello(
-        version: ProtocolVersion.current, name: entry.name, room: entry.room, resume: nil,
-        protect: protect, proven: true),
-      at: now)
-  }
-
-  // MARK: - Commands
-
-  /// Runs the room's time-driven rules that fell due before `now`, so that a command is
-  /// applied to the state the group is really in (an item that ended has advanced, a wait
-  /// that timed out is over).
-  private mutating func catchUp(_ roomName: String, at now: GroupInstant) -> [RelayAction] {
-    guard var room = rooms[roomName], let deadline = room.engineDeadline, deadline <= now else {
-      return []
-    }
-    let before = room.engine.state.sequence
-    _ = room.engine.tick(at: now)
-    room.engineDeadline = room.engine.nextDeadline()
-    rooms[roomName] = room
-    if room.engine.state.sequence != before { markChanged(roomName) }
-    return broadcastStep(in: roomName, before: before, at: now, input: .tick)
-  }
-
-  /// Runs one request (a command or a messenger payload) exactly once: a resent id gets
-  /// the answer it got the first time, a new one is applied and its answer remembered.
-  private mutating func request(
-    _ requestID: UInt64, from participant: ParticipantID, in roomName: String,
-    via connection: ConnectionID,
-    _ body: (inout RelayCore) -> (actions: [RelayAction], answer: ServerMessage)
-  ) -> [RelayAction] {
-    guard let member = rooms[roomName]?.members[participant] else { return [] }
-    switch member.requests.lookup(requestID) {
-    case .answered(let answer):
-      return [.send(answer, to: connection)]
-    case .forgotten:
-      let reason = Rejection.invalidValue(
-        "request \(requestID) is older than the last \(member.requests.capacity) and was not applied again"
-      )
-      return [.send(.rejected(id: requestID, reason: reason), to: connection)]
-    case .new:
-      let (actions, answer) = body(&self)
-      rooms[roomName]?.members[participant]?.requests.record(requestID, answer)
-      markChanged(roomName, member: participant)
-      return actions + [.send(answer, to: connection)]
-    }
-  }
-
-  private mutating func apply(
-    _ command: GroupCommand, id commandID: UInt64, from participant: ParticipantID,
-    in roomName: String, at now: GroupInstant
-  ) -> (actions: [RelayAction], answer: ServerMessage) {
-    var actions = catchUp(roomName, at: now)
-    guard var room = rooms[roomName] else {
-      return (actions, .rejected(id: commandID, reason: .unknownParticipant(participant)))
-    }
-    switch command {
-    case .enter, .exit, .setConnected:
-      return (
-        actions,
-        .rejected(id: commandID, reason: .invalidValue("only the relay sends that command"))
-      )
-    default: break
-    }
-    let before = room.engine.state.sequence
-    let result = room.engine.apply(command, from: participant, at: now)
-    room.engineDeadline = room.engine.nextDeadline()
-    rooms[roomName] = room
-    switch result {
-    case .failure(let rejection):
-      return (actions, .rejected(id: commandID, reason: rejection))
-    case .success:
-      if room.engine.state.sequence != before { markChanged(roomName) }
-      // The step first: when the sender hears "accepted", its replica already shows the
-      // change it asked for.
-      actions += broadcastStep(
-        in: roomName, before: before, at: now, input: .command(command, from: participant))
-      if case .remove(let target) = command {
-        actions += dismiss(target, from: roomName, by: participant)
-      }
-      return (actions, .accepted(id: commandID, sequence: room.engine.state.sequence))
-    }
-  }
-
-  /// Commands the relay issues on a participant's behalf (connectivity, exits).
-  mutating func applyInternal(
-    _ command: GroupCommand, from participant: ParticipantID, in roomName: String,
-    at now: GroupInstant, except: ConnectionID? = nil
-  ) -> [RelayAction] {
-    var actions = catchUp(roomName, at: now)
-    guard var room = rooms[roomName] else { return actions }
-    let before = room.engine.state.sequence
-    let result = room.engine.apply(command, from: participant, at: now)
-    room.engineDeadline = room.engine.nextDeadline()
-    rooms[roomName] = room
-    guard case .success = result else { return actions }
-    if room.engine.state.sequence != before { markChanged(roomName) }
-    actions += broadcastStep(
-      in: roomName, before: before, at: now, input: .command(command, from: participant),
-      except: except)
-    return actions
-  }
-
-  // MARK: - Messenger
-
-  /// A messenger kind names a message type ("chat", "reaction"), bytes.
-  public static let maximumKindBytes = 64
-
-  private mutating func deliver(
-    seq: UInt64, to recipients: Recipients, kind: MessageKind, body: String,
-    from participant: ParticipantID, in roomName: String
-  ) -> (actions: [RelayAction], answer: ServerMessage) {
-    guard var room = rooms[roomName], let sender = room.members[participant] else {
-      return ([], .rejected(id: seq, reason: .unknownParticipant(participant)))
-    }
-    if body.utf8.count + kind.rawValue.utf8.count > configuration.maximumMessageBytes {
-      let text =
-        "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit"
-      return ([], .rejected(id: seq, reason: .invalidValue(text)))
-    }
-    do throws(Rejection) {
-      try DisplayText.check(
-        kind.rawValue, as: "a message kind", maximumBytes: Self.maximumKindBytes)
-    } catch {
-      return ([], .rejected(id: seq, reason: error))
-    }
-    if room.protection != nil, kind != RoomProtection.sealedKind {
-      let text = "room \(roomName) has a password: its messages travel sealed end to end"
-      return ([], .rejected(id: seq, reason: .invalidValue(text)))
-    }
-    let targets: [ParticipantID]
-    switch recipients {
-    case .all:
-      targets = room.members.keys.filter { $0 != participant }.sorted()
-    case .only(let ids):
-      let unknown = ids.filter { room.members[$0] == nil }
-      guard unknown.isEmpty else {
-        let text = "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))"
-        return ([], .rejected(id: seq, reason: .invalidValue(text)))
-      }
-      targets = Array(Set(ids)).sorted()
-    }
-    let privately: [ParticipantID]? =
-      if case .only = recipients { targets } else { nil }
-    let message = ServerMessage.message(
-      from: participant, fromName: sender.name, seq: seq, kind: kind, body: body, to: privately)
-    var live: [ConnectionID] = []
-    let size = kind.rawValue.utf8.count + body.utf8.count + sender.name.utf8.count + 64
-    var notices: [RelayAction] = []
-    for target in targets {
-      guard var member = room.members[target] else { continue }
-      if let c = member.connection { live.append(c) }
-      let dropped = member.messages.append(message, size: size, live: member.connection != nil)
-      room.members[target] = member
-      markChanged(roomName, member: target)
-      // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
-      // (the member hears how many on its return).
-      var bySender: [ParticipantID: Int] = [:]
-      for case .message(let from, _, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
-      for (from, n) in bySender.sorted(by: { $0.key < $1.key }) {
-        guard let c = room.members[from]?.connection else { continue }
-        let text =
-          "\(n) of your messages to \(member.name) \(n == 1 ? "was" : "were") dropped: \(member.name) is away and more than the relay keeps are waiting"
-        notices.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: c))
-      }
-    }
-    rooms[roomName] = room
-    let sequence = room.engine.state.sequence
-    return (
-      (live.isEmpty ? [] : [.broadcast(message, to: live)]) + notices,
-      .accepted(id: seq, sequence: sequence)
-    )
-  }
-
-  // MARK: - Membership housekeeping
-
-  /// "5 s", "2.5 s": a limit as the person who reads the error would write it.
-  static func seconds(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
-  }
-
-  private mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
-    admission.forgetExpired(at: now)
-    var actions: [RelayAction] = []
-    for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
-      if connection.member == nil, let entry = connection.entry {
-        if now.seconds(since: entry.challenged) > configuration.proofTimeout {
-          actions += fatal(
-            id, .helloRequired,
-            "no proof of the room's password within \(Self.seconds(configuration.proofTimeout))",
-            at: now)
-        }
-      } else if connection.member == nil,
-        now.seconds(since: connection.since) > configuration.helloTimeout
-      {
-        actions += fatal(
-          id, .helloRequired, "no hello within \(Self.seconds(configuration.helloTimeout))", at: now
-        )
-      } else if connection.member != nil,
-        now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
-      {
-        // Closed as a lost connection is: the member keeps its place for the reconnect
-        // grace (a laptop lid closed for a moment, a stalled link), and the others read
-        // that it lost the connection, not that it was removed.
-        let heard = Self.seconds(configuration.heartbeatTimeout)
-        let kept = Self.seconds(configuration.reconnectGrace)
-        let text =
-          "the relay heard nothing from you for \(heard) and closed the connection; a place is kept \(kept) for a way back"
-        actions.append(.send(.error(code: .heartbeatTimeout, message: text, fatal: true), to: id))
-        actions.append(.close(id))
-        actions += disconnected(id, at: now)
-      }
-    }
-    for name in rooms.keys.sorted() {
-      guard let room = rooms[name] else { continue }
-      for (participant, member) in room.members.sorted(by: { $0.key < $1.key }) {
-        if let since = member.disconnectedAt,
-          now.seconds(since: since) > configuration.reconnectGrace
-        {
-          actions += removeMember(participant, from: name, reason: .disconnected, at: now)
-        }
-      }
-    }
-    return actions
-  }
-
-  private mutating func remove(
-    connection id: ConnectionID, reason: ExitReason, at now: GroupInstant
-  ) -> [RelayAction] {
-    guard let connection = connections.removeValue(forKey: id),
-      let (roomName, participant) = connection.member,
-      rooms[roomName]?.members[participant]?.connection == id
-    else { return [] }
-    return removeMember(participant, from: roomName, reason: reason, at: now)
-  }
-
-  private mutating func removeMember(
-    _ participant: ParticipantID, from roomName: String, reason: ExitReason, at now: GroupInstant
-  ) -> [RelayAction] {
-    guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
-    room.members[participant] = nil
-    rooms[roomName] = room
-    markDeparted(roomName, member: participant)
-    var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
-    actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
-    if rooms[roomName]?.members.isEmpty == true {
-      dropRoom(roomName)
-      actions.append(.log(.info, "room \(roomName) is empty; dropped"))
-    }
-    return actions
-  }
-
-  /// After the owner removed `target` in the engine: its connection is told and closed, and
-  /// its place (resume secret, pending messages, answers) forgotten, so that it cannot come
-  /// back as the same member.
-  private mutating func dismiss(
-    _ target: ParticipantID, from roomName: String, by owner: ParticipantID
-  ) -> [RelayAction] {
-    guard var room = rooms[roomName], let member = room.members.removeValue(forKey: target) else {
-      return []
-    }
-    let ownerName = room.members[owner]?.name ?? "the room's owner"
-    rooms[roomName] = room
-    markDeparted(roomName, member: target)
-    var actions: [RelayAction] = [.log(.info, "\(roomName)/\(target) removed by \(owner)")]
-    if let connection = member.connection {
-      connections[connection]?.member = nil
-      connections[connection] = nil
-      actions += [
-        .send(
-          .error(
-            code: .removedFromRoom, message: "\(ownerName) removed you from room \(roomName)",
-            fatal: true), to: connection),
-        .close(connection),
-      ]
-    }
-    return actions
-  }
-
-  private mutating func fatal(
-    _ id: ConnectionID, _ code: ErrorCode, _ message: String, at now: GroupInstant
-  ) -> [RelayAction] {
-    var actions: [RelayAction] = [
-      .log(.notice, "\(id): \(message); closing", about: id),
-      .send(.error(code: code, message: message, fatal: true), to: id),
-      .close(id),
-    ]
-    actions += remove(connection: id, reason: .removed, at: now)
-    connections[id] = nil
-    return actions
-  }
-
-  /// Tells the room about a step its engine took (if it changed anything), so that every
-  /// participant's replica replays it.
-  private func broadcastStep(
-    in roomName: String, before: UInt64, at now: GroupInstant, input: StepInput,
-    except: ConnectionID? = nil
-  ) -> [RelayAction] {
-    guard let room = rooms[roomName], room.engine.state.sequence != before else { return [] }
-    let targets = room.connections.filter { $0 != except }
-    guard !targets.isEmpty else { return [] }
-    let step = SequencedStep(
-      before: before, after: room.engine.state.sequence, at: now, input: input)
-    return [.broadcast(.step(step), to: targets)]
   }
 
   // MARK: - Secrets

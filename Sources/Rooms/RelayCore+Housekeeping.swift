@@ -1,0 +1,138 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// The heartbeat sweep and the ways a member or connection leaves: silence past the
+/// timeout, a grace that ran out, removal, a fatal error.
+extension RelayCore {
+  // MARK: - Membership housekeeping
+
+  /// "5 s", "2.5 s": a limit as the person who reads the error would write it.
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
+  }
+
+  mutating func sweepConnections(at now: GroupInstant) -> [RelayAction] {
+    admission.forgetExpired(at: now)
+    var actions: [RelayAction] = []
+    for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
+      if connection.member == nil, let entry = connection.entry {
+        if now.seconds(since: entry.challenged) > configuration.proofTimeout {
+          actions += fatal(
+            id, .helloRequired,
+            "no proof of the room's password within \(Self.seconds(configuration.proofTimeout))",
+            at: now)
+        }
+      } else if connection.member == nil,
+        now.seconds(since: connection.since) > configuration.helloTimeout
+      {
+        actions += fatal(
+          id, .helloRequired, "no hello within \(Self.seconds(configuration.helloTimeout))", at: now
+        )
+      } else if connection.member != nil,
+        now.seconds(since: connection.lastSeen) > configuration.heartbeatTimeout
+      {
+        // Closed as a lost connection is: the member keeps its place for the reconnect
+        // grace (a laptop lid closed for a moment, a stalled link), and the others read
+        // that it lost the connection, not that it was removed.
+        let heard = Self.seconds(configuration.heartbeatTimeout)
+        let kept = Self.seconds(configuration.reconnectGrace)
+        let text =
+          "the relay heard nothing from you for \(heard) and closed the connection; a place is kept \(kept) for a way back"
+        actions.append(.send(.error(code: .heartbeatTimeout, message: text, fatal: true), to: id))
+        actions.append(.close(id))
+        actions += disconnected(id, at: now)
+      }
+    }
+    for name in rooms.keys.sorted() {
+      guard let room = rooms[name] else { continue }
+      for (participant, member) in room.members.sorted(by: { $0.key < $1.key }) {
+        if let since = member.disconnectedAt,
+          now.seconds(since: since) > configuration.reconnectGrace
+        {
+          actions += removeMember(participant, from: name, reason: .disconnected, at: now)
+        }
+      }
+    }
+    return actions
+  }
+
+  mutating func remove(
+    connection id: ConnectionID, reason: ExitReason, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard let connection = connections.removeValue(forKey: id),
+      let (roomName, participant) = connection.member,
+      rooms[roomName]?.members[participant]?.connection == id
+    else { return [] }
+    return removeMember(participant, from: roomName, reason: reason, at: now)
+  }
+
+  mutating func removeMember(
+    _ participant: ParticipantID, from roomName: String, reason: ExitReason, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
+    room.members[participant] = nil
+    rooms[roomName] = room
+    markDeparted(roomName, member: participant)
+    var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
+    actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
+    if rooms[roomName]?.members.isEmpty == true {
+      dropRoom(roomName)
+      actions.append(.log(.info, "room \(roomName) is empty; dropped"))
+    }
+    return actions
+  }
+
+  /// After the owner removed `target` in the engine: its connection is told and closed, and
+  /// its place (resume secret, pending messages, answers) forgotten, so that it cannot come
+  /// back as the same member.
+  mutating func dismiss(
+    _ target: ParticipantID, from roomName: String, by owner: ParticipantID
+  ) -> [RelayAction] {
+    guard var room = rooms[roomName], let member = room.members.removeValue(forKey: target) else {
+      return []
+    }
+    let ownerName = room.members[owner]?.name ?? "the room's owner"
+    rooms[roomName] = room
+    markDeparted(roomName, member: target)
+    var actions: [RelayAction] = [.log(.info, "\(roomName)/\(target) removed by \(owner)")]
+    if let connection = member.connection {
+      connections[connection]?.member = nil
+      connections[connection] = nil
+      actions += [
+        .send(
+          .error(
+            code: .removedFromRoom, message: "\(ownerName) removed you from room \(roomName)",
+            fatal: true), to: connection),
+        .close(connection),
+      ]
+    }
+    return actions
+  }
+
+  mutating func fatal(
+    _ id: ConnectionID, _ code: ErrorCode, _ message: String, at now: GroupInstant
+  ) -> [RelayAction] {
+    var actions: [RelayAction] = [
+      .log(.notice, "\(id): \(message); closing", about: id),
+      .send(.error(code: code, message: message, fatal: true), to: id),
+      .close(id),
+    ]
+    actions += remove(connection: id, reason: .removed, at: now)
+    connections[id] = nil
+    return actions
+  }
+
+  /// Tells the room about a step its engine took (if it changed anything), so that every
+  /// participant's replica replays it.
+  func broadcastStep(
+    in roomName: String, before: UInt64, at now: GroupInstant, input: StepInput,
+    except: ConnectionID? = nil
+  ) -> [RelayAction] {
+    guard let room = rooms[roomName], room.engine.state.sequence != before else { return [] }
+    let targets = room.connections.filter { $0 != except }
+    guard !targets.isEmpty else { return [] }
+    let step = SequencedStep(
+      before: before, after: room.engine.state.sequence, at: now, input: input)
+    return [.broadcast(.step(step), to: targets)]
+  }
+}

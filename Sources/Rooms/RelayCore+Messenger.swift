@@ -1,0 +1,77 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Messages between members (chat, reactions, sealed messages): routed by recipient,
+/// logged for exactly-once delivery across reconnects, bounded in bytes.
+extension RelayCore {
+  // MARK: - Messenger
+
+  /// A messenger kind names a message type ("chat", "reaction"), bytes.
+  public static let maximumKindBytes = 64
+
+  mutating func deliver(
+    seq: UInt64, to recipients: Recipients, kind: MessageKind, body: String,
+    from participant: ParticipantID, in roomName: String
+  ) -> (actions: [RelayAction], answer: ServerMessage) {
+    guard var room = rooms[roomName], let sender = room.members[participant] else {
+      return ([], .rejected(id: seq, reason: .unknownParticipant(participant)))
+    }
+    if body.utf8.count + kind.rawValue.utf8.count > configuration.maximumMessageBytes {
+      let text =
+        "message of \(body.utf8.count) bytes is over the \(configuration.maximumMessageBytes)-byte limit"
+      return ([], .rejected(id: seq, reason: .invalidValue(text)))
+    }
+    do throws(Rejection) {
+      try DisplayText.check(
+        kind.rawValue, as: "a message kind", maximumBytes: Self.maximumKindBytes)
+    } catch {
+      return ([], .rejected(id: seq, reason: error))
+    }
+    if room.protection != nil, kind != RoomProtection.sealedKind {
+      let text = "room \(roomName) has a password: its messages travel sealed end to end"
+      return ([], .rejected(id: seq, reason: .invalidValue(text)))
+    }
+    let targets: [ParticipantID]
+    switch recipients {
+    case .all:
+      targets = room.members.keys.filter { $0 != participant }.sorted()
+    case .only(let ids):
+      let unknown = ids.filter { room.members[$0] == nil }
+      guard unknown.isEmpty else {
+        let text = "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))"
+        return ([], .rejected(id: seq, reason: .invalidValue(text)))
+      }
+      targets = Array(Set(ids)).sorted()
+    }
+    let privately: [ParticipantID]? =
+      if case .only = recipients { targets } else { nil }
+    let message = ServerMessage.message(
+      from: participant, fromName: sender.name, seq: seq, kind: kind, body: body, to: privately)
+    var live: [ConnectionID] = []
+    let size = kind.rawValue.utf8.count + body.utf8.count + sender.name.utf8.count + 64
+    var notices: [RelayAction] = []
+    for target in targets {
+      guard var member = room.members[target] else { continue }
+      if let c = member.connection { live.append(c) }
+      let dropped = member.messages.append(message, size: size, live: member.connection != nil)
+      room.members[target] = member
+      markChanged(roomName, member: target)
+      // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
+      // (the member hears how many on its return).
+      var bySender: [ParticipantID: Int] = [:]
+      for case .message(let from, _, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
+      for (from, n) in bySender.sorted(by: { $0.key < $1.key }) {
+        guard let c = room.members[from]?.connection else { continue }
+        let text =
+          "\(n) of your messages to \(member.name) \(n == 1 ? "was" : "were") dropped: \(member.name) is away and more than the relay keeps are waiting"
+        notices.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: c))
+      }
+    }
+    rooms[roomName] = room
+    let sequence = room.engine.state.sequence
+    return (
+      (live.isEmpty ? [] : [.broadcast(message, to: live)]) + notices,
+      .accepted(id: seq, sequence: sequence)
+    )
+  }
+}
