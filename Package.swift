@@ -241,7 +241,7 @@ let package = Package(
       ]),
     // Test support, kept out of the production modules: a room store in memory (that
     // can be told to fail).
-    .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms"]),
+    .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),
     .testTarget(
       name: "RelayServiceTests",
       dependencies: ["RelayService", "GroupSessions", "Participation", "TCPRelayClient"]),

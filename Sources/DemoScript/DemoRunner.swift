@@ -482,7 +482,7 @@ public actor DemoRunner {
       if !finishing, status == .reconnecting {
         emit(.error(participant: name), "\(name) lost the connection to the relay; reconnecting")
       }
-    case .welcomed, .session:
+    case .welcomed, .session, .succession:
       break
     }
   }

@@ -235,6 +235,8 @@ public struct FrontSession: Sendable {
       // Only what went wrong can be why the connection ends, not what is merely so.
       if notice.weight != .info { lastError = notice.description }
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
+    case .succession(let successors):
+      model.successors = successors.map(\.participant)
     }
   }
 

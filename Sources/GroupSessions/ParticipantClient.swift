@@ -27,6 +27,8 @@ public actor ParticipantClient {
   /// Hears every event synchronously, before the player commands that follow it (a bridge
   /// that needs to know who made a change when its player is told of it).
   private let observer: (@Sendable (ClientEvent) -> Void)?
+  /// This participant's own relay, ready to carry the room (nil: it does not offer).
+  private let carrier: (any RoomCarrier)?
 
   private var core: ParticipantCore
   private var connection: (any TransportConnection)?
@@ -50,9 +52,10 @@ public actor ParticipantClient {
     transport: any Transport, configuration: ParticipantConfiguration,
     player: (any PlayerDriver)? = nil, clock: any SessionClock = MonotonicClock(),
     password: RoomPassword? = nil, logger: Logger = Logger(label: "cowatch.participant"),
-    observer: (@Sendable (ClientEvent) -> Void)? = nil
+    observer: (@Sendable (ClientEvent) -> Void)? = nil, carrier: (any RoomCarrier)? = nil
   ) {
     self.observer = observer
+    self.carrier = carrier
     self.transport = transport
     self.configuration = configuration
     self.player = player
@@ -268,6 +271,8 @@ public actor ParticipantClient {
         startResult = result
         startWaiter?.resume(returning: result)
         startWaiter = nil
+      case .carrier(let effect):
+        carrier?.perform(effect, groupClock: core.estimate, at: clock.localNow())
       case .finished:
         timer?.cancel()
         timer = nil

@@ -182,6 +182,18 @@ public struct HeadlessRunner: Sendable {
         if !awaited {
           emit(.object([("event", "error"), ("message", .string(reason.description))]))
         }
+      case .succession(let successors):
+        emit(
+          .object([
+            ("event", "succession"),
+            ("successors", .array(successors.map { .string($0.name) })),
+          ]))
+      case .notice(.roomMoved(let name)):
+        emit(
+          .object([
+            ("event", "moved"), ("to", name.map { .string($0) } ?? .string("you")),
+            ("text", .string(Notice.roomMoved(toMachineOf: name).description)),
+          ]))
       case .notice(let notice):
         var fields: [(String, JSONValue)] = [
           ("event", "error"), ("message", .string(notice.description)),

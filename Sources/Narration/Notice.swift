@@ -43,6 +43,9 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
   case playerCannotFollow(String)
   /// The person's file is not as long as the group's: another cut, perhaps.
   case otherCut(series: String, item: String, fileLength: Double, groupLength: Double)
+  /// The room's relay handed the room to a member's machine (its host left): everyone
+  /// follows it there. `name`: whose machine, nil when it is this person's own.
+  case roomMoved(toMachineOf: String?)
 
   public var weight: Weight {
     switch self {
@@ -50,7 +53,7 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
       .playerCannotFollow:
       .error
     case .relaySilent, .messageHidden, .missingFile, .otherCut: .warning
-    case .unchanged: .info
+    case .unchanged, .roomMoved: .info
     }
   }
 
@@ -73,6 +76,8 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
     case .playerCannotFollow(let problem): "your player cannot follow: \(problem)"
     case .otherCut(let series, let item, let fileLength, let groupLength):
       "your file of \(series) · \(item) is \(TimeFormat.clock(fileLength)) long and the group's is \(TimeFormat.clock(groupLength)): it may be another cut, and near its end you may part from the group"
+    case .roomMoved(let name?): "the room now runs on \(name)'s machine"
+    case .roomMoved(nil): "the room now runs on your machine"
     }
   }
 }

@@ -65,4 +65,7 @@ public enum ClientEvent: Sendable, Hashable {
   case rejected(GroupCommand, Rejection, awaited: Bool)
   /// Something to tell the person, with its weight (see ``Notice``).
   case notice(Notice)
+  /// The members whose machines would carry the room, in order, if its relay goes (the
+  /// relay names them whenever the list changes).
+  case succession([Successor])
 }

@@ -4,6 +4,9 @@ import WireProtocol
 /// Settings of a participant.
 public struct ParticipantConfiguration: Sendable, Hashable {
   public var name: String
+  /// Where this participant's own relay listens, ready to carry the room if its relay goes
+  /// (nil: it does not offer; see ``RoomSuccession``).
+  public var carry: CarryOffer?
   public var room: String
   /// How long to wait for the relay's welcome, and for a request's answer, seconds.
   public var answerTimeout: Double
@@ -47,8 +50,9 @@ public struct ParticipantConfiguration: Sendable, Hashable {
     reconnectInitialDelay: Double = 0.1, reconnectMaximumDelay: Double = 3,
     reconnectGiveUpAfter: Double = 60, resendWindow: Double = 10,
     relaySilenceTimeout: Double = 10, maximumUnansweredRequests: Int = 256,
-    sync: SyncConfiguration = .init(), autoAdvance: Bool = false
+    sync: SyncConfiguration = .init(), autoAdvance: Bool = false, carry: CarryOffer? = nil
   ) {
+    self.carry = carry
     self.name = name
     self.room = room
     self.answerTimeout = answerTimeout

@@ -35,6 +35,7 @@ public struct ParticipantCore: Sendable {
   private var replica = RoomReplica()
   private var clock: ClockSync
   private var following: PlayerFollowing
+  private var succession: RoomSuccession
 
   public private(set) var participant: ParticipantID?
 
@@ -50,6 +51,7 @@ public struct ParticipantCore: Sendable {
       jitteryPingInterval: configuration.jitteryPingInterval,
       jitterThreshold: configuration.jitterThreshold)
     following = PlayerFollowing(configuration: configuration, hasPlayer: hasPlayer)
+    succession = RoomSuccession(offer: configuration.carry)
   }
 
   // MARK: - Introspection
@@ -61,6 +63,8 @@ public struct ParticipantCore: Sendable {
   public var state: GroupState { replica.state }
   public var phase: SessionPhase { replica.phase }
   public var estimate: ClockOffsetEstimate? { clock.estimate }
+  /// The members whose machines would carry the room next, as the relay named them.
+  public var successors: [Successor] { succession.successors }
   public var isStopped: Bool { link.isStopped }
   /// True while this participant's player follows the group (joined, not stepped away):
   /// then what the person does in the player itself is a request to the group.
@@ -314,8 +318,20 @@ public struct ParticipantCore: Sendable {
     default: return []
     }
     switch message {
-    case .welcome, .challenge, .redirect:
+    case .welcome, .challenge:
       return []
+    case .redirect(let room, let relay):
+      return moved(room: room, to: relay, at: now)
+    case .succession(let list):
+      guard succession.named(list) else { return [] }
+      link.named(successors: list.map(\.relay))
+      return [.event(.succession(list))]
+    case .replica(let change):
+      return [.carrier(.replica(change))]
+    case .handover(let room):
+      guard room == configuration.room, succession.offer != nil else { return [] }
+      succession.handedOver()
+      return [.carrier(.carry(room: room))]
     case .update(let newState, let events):
       replica.replace(with: newState)
       return receive(newState, events: events, at: now, seen: seen)
@@ -354,6 +370,19 @@ public struct ParticipantCore: Sendable {
       }
       return effects
     }
+  }
+
+  /// The relay sends the room elsewhere while this participant is in it: its host left and
+  /// handed it to a successor. Follow at once, with the same place.
+  private mutating func moved(room: String, to relay: RelayEndpoint, at now: LocalInstant)
+    -> [ParticipantEffect]
+  {
+    guard room == configuration.room, link.moved(to: relay, at: now) else { return [] }
+    let heir = succession.successor(at: relay)
+    let name = heir.map { $0.participant == participant ? nil : $0.name } ?? nil
+    var effects: [ParticipantEffect] = [.closeConnection]
+    if heir != nil { effects.append(.event(.notice(.roomMoved(toMachineOf: name)))) }
+    return effects + setStatus(.reconnecting) + [.connect(relay)]
   }
 
   /// What the relay says before its welcome.
@@ -410,6 +439,7 @@ public struct ParticipantCore: Sendable {
       case .expire(let id): effects.append(.send(.expire(id: id)))
       }
     }
+    if let offer = succession.offerAfterWelcome { effects.append(.send(offer)) }
     if !welcome.resumed && configuration.autoAdvance {
       effects += enqueue(.command(.setAutoAdvance(true)), origin: .automatic, ticket: nil, at: now)
     }

@@ -23,4 +23,6 @@ public enum ParticipantEffect: Sendable {
   case started(Result<Void, ClientError>)
   /// The participant has stopped: end the event stream, release everything.
   case finished
+  /// For this participant's own relay, ready to carry the room (see ``CarrierEffect``).
+  case carrier(CarrierEffect)
 }

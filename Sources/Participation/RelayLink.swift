@@ -130,6 +130,19 @@ struct RelayLink: Sendable {
     return true
   }
 
+  /// The relay handed the room over and named where it went: the connection is over, and
+  /// the next one goes there at once.
+  mutating func moved(to relay: RelayEndpoint, at now: LocalInstant) -> Bool {
+    guard route.redirect(to: relay, at: now) else { return false }
+    state = .connecting
+    disconnectedSince = disconnectedSince ?? now
+    lastHeard = nil
+    return true
+  }
+
+  /// The relay named the room's successors: fallbacks if it goes.
+  mutating func named(successors relays: [RelayEndpoint]) { route.named(successors: relays) }
+
   /// Welcomed into the room. Returns whether this is the first welcome, and whether the
   /// relay is another process that did not keep this member (a relay without a store, or
   /// one that lost it): a session this participant was in went with the old one.

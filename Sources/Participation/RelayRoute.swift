@@ -24,8 +24,19 @@ struct RelayRoute: Sendable {
   /// (its room's lease has not expired yet): the participant tries another relay instead.
   static let failureMemory = 2.0
 
-  /// The relays this participant may reconnect through: where it started, then the others.
-  var candidates: [RelayEndpoint?] { [nil] + known.map { Optional($0) } }
+  /// The members' relays that would carry the room if its relay goes, in order (named by
+  /// the relay, so trusted as a redirect is).
+  private(set) var successors: [RelayEndpoint] = []
+
+  /// The relays this participant may reconnect through: where it started, then the others
+  /// of its database, then the room's successors.
+  var candidates: [RelayEndpoint?] {
+    let others = known + successors.filter { s in !known.contains { $0.address == s.address } }
+    return [nil] + others.map { Optional($0) }
+  }
+
+  /// The relay named the room's successors.
+  mutating func named(successors relays: [RelayEndpoint]) { successors = relays }
 
   /// A welcome came: the relays it lists are the ones to fall back on.
   mutating func welcomed(listing relays: [RelayEndpoint]) {
@@ -62,5 +73,5 @@ struct RelayRoute: Sendable {
   }
 
   /// Whether there are other relays to try (the waits between attempts stay short).
-  var hasAlternatives: Bool { !known.isEmpty }
+  var hasAlternatives: Bool { !known.isEmpty || !successors.isEmpty }
 }

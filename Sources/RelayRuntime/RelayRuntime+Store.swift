@@ -3,6 +3,7 @@ import Logging
 import PlaybackCoordination
 import Rooms
 import Synchronization
+import WireProtocol
 
 /// Writing rooms to a ``RoomStore``: the core notes which rooms and members changed with
 /// each step; a writer task takes them every few milliseconds, outside the lock that

@@ -50,6 +50,7 @@ extension RelayCore {
     rooms[roomName] = room
     connections[id]?.member = (roomName, resume.participant)
     markChanged(roomName, member: resume.participant)
+    if feedsSuccessors { successionsToSettle.insert(roomName) }
     if wasDisconnected {
       actions += applyInternal(
         .setConnected(true), from: resume.participant, in: roomName, at: now, except: id)
@@ -100,6 +101,7 @@ extension RelayCore {
     rooms[roomName] = room
     connections[id]?.member = (roomName, participant)
     markChanged(roomName, member: participant)
+    if feedsSuccessors { successionsToSettle.insert(roomName) }
     let welcome = Welcome(
       participant: participant, room: roomName,
       resume: ResumeToken(participant: participant, secret: secret),

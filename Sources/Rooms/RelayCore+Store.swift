@@ -15,27 +15,42 @@ extension RelayCore {
     var removed: Set<String> = []
 
     var isEmpty: Bool { rooms.isEmpty && removed.isEmpty }
+
+    mutating func changed(_ room: String, member: ParticipantID?) {
+      rooms.insert(room)
+      if let member { members[room, default: []].insert(member) }
+    }
+
+    mutating func departed(_ room: String, member: ParticipantID) {
+      rooms.insert(room)
+      members[room]?.remove(member)
+      departed[room, default: []].insert(member)
+    }
+
+    mutating func removed(_ room: String) {
+      rooms.remove(room)
+      members[room] = nil
+      departed[room] = nil
+      removed.insert(room)
+    }
   }
 
   mutating func markChanged(_ room: String, member: ParticipantID? = nil) {
-    guard tracksStoreChanges else { return }
-    storeChanges.rooms.insert(room)
-    if let member { storeChanges.members[room, default: []].insert(member) }
+    if tracksStoreChanges { storeChanges.changed(room, member: member) }
+    if feedsSuccessors { successorChanges.changed(room, member: member) }
   }
 
   mutating func markDeparted(_ room: String, member: ParticipantID) {
-    guard tracksStoreChanges else { return }
-    storeChanges.rooms.insert(room)
-    storeChanges.members[room]?.remove(member)
-    storeChanges.departed[room, default: []].insert(member)
+    if tracksStoreChanges { storeChanges.departed(room, member: member) }
+    if feedsSuccessors {
+      successorChanges.departed(room, member: member)
+      successionsToSettle.insert(room)
+    }
   }
 
   mutating func markRemoved(_ room: String) {
-    guard tracksStoreChanges else { return }
-    storeChanges.rooms.remove(room)
-    storeChanges.members[room] = nil
-    storeChanges.departed[room] = nil
-    storeChanges.removed.insert(room)
+    if tracksStoreChanges { storeChanges.removed(room) }
+    if feedsSuccessors { successorChanges.removed(room) }
   }
 
   /// Answers kept in a stored member (of the ``RelayConfiguration/requestWindow`` kept in

@@ -35,6 +35,11 @@ public struct RelayCore: Sendable {
   /// ``takeStoreChanges(clock:)``); without a store it keeps no such list.
   public let tracksStoreChanges: Bool
   var storeChanges = StoreChanges()
+  /// Whether the core passes rooms on to successors (see ``RelayCore/takeSuccessorFeed()``).
+  public let feedsSuccessors: Bool
+  /// What changed since the successors were last fed, and rooms whose succession may have.
+  var successorChanges = StoreChanges()
+  var successionsToSettle: Set<String> = []
 
   /// Other relays of the same database, listed in every welcome (see ``Welcome/relays``).
   public var peers: [RelayEndpoint] = []
@@ -45,13 +50,14 @@ public struct RelayCore: Sendable {
 
   public init(
     configuration: RelayConfiguration = .init(), epoch: String = "",
-    tracksStoreChanges: Bool = false,
+    tracksStoreChanges: Bool = false, feedsSuccessors: Bool = false,
     makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret,
     verifyProof: @escaping ProofVerifier = { _, _, _ in false }
   ) {
     self.configuration = configuration
     self.epoch = epoch
     self.tracksStoreChanges = tracksStoreChanges
+    self.feedsSuccessors = feedsSuccessors
     self.makeSecret = makeSecret
     admission = RoomAdmission(configuration: configuration, verifyProof: verifyProof)
   }
@@ -86,6 +92,8 @@ public struct RelayCore: Sendable {
     var disconnectedAt: GroupInstant?
     var requests: RequestWindow
     var messages: MessageLog
+    /// Where its machine offered to carry the room, while it is connected.
+    var carry: RelayEndpoint?
   }
 
   struct Room {
@@ -97,6 +105,9 @@ public struct RelayCore: Sendable {
     var creator: String?
     /// Set by its creator's hello: entrants then prove they know the password.
     var protection: RoomProtection?
+    /// The successors fed with replicas, and for each member the messages they were fed.
+    var fed: Set<ParticipantID> = []
+    var fedMessages: [ParticipantID: UInt64] = [:]
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -217,6 +228,13 @@ public struct RelayCore: Sendable {
   public mutating func received(
     _ message: ClientMessage, from id: ConnectionID, at now: GroupInstant
   ) -> [RelayAction] {
+    let actions = handle(message, from: id, at: now)
+    return successionsToSettle.isEmpty ? actions : actions + settleSuccessions(at: now)
+  }
+
+  private mutating func handle(
+    _ message: ClientMessage, from id: ConnectionID, at now: GroupInstant
+  ) -> [RelayAction] {
     guard connections[id] != nil else { return [] }
     connections[id]?.lastSeen = now
     if let closing = charge(id, at: now) { return closing }
@@ -278,6 +296,8 @@ public struct RelayCore: Sendable {
       return answerResync(id, at: now)
     case .bye:
       return [.close(id)] + remove(connection: id, reason: .quit, at: now)
+    case .carry(let offer):
+      return carry(offer, from: member.participant, in: member.room, via: id)
     }
   }
 
@@ -290,10 +310,15 @@ public struct RelayCore: Sendable {
     else { return [] }
     member.connection = nil
     member.disconnectedAt = now
+    if member.carry != nil {
+      member.carry = nil
+      successionsToSettle.insert(roomName)
+    }
     room.members[participant] = member
     rooms[roomName] = room
     return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
       + [.log(.info, "\(roomName)/\(participant) disconnected; keeping its place")]
+      + settleSuccessions(at: now)
   }
 
   /// Time-driven rules: hello and heartbeat timeouts, expired reconnect graces, engine
@@ -324,7 +349,7 @@ public struct RelayCore: Sendable {
     for name in rooms.keys.sorted() where rooms[name]?.engineDeadline.map({ $0 <= now }) == true {
       actions += catchUp(name, at: now)
     }
-    return actions
+    return actions + settleSuccessions(at: now)
   }
 
   /// A gap between ticks longer than this, seconds, is a stall of the relay itself.

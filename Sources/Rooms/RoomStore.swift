@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// Where a relay keeps its rooms so that they outlive it: written to after every sequenced
 /// step (in batches, off the path that forwards changes) and read at start.
 ///

@@ -5,29 +5,8 @@ import WireProtocol
 /// exports it: rooms whose state changed (with the members that changed in them, and
 /// those that left), and rooms that are gone. One batch is written in one transaction.
 public struct RoomStoreBatch: Sendable, Hashable {
-  public struct RoomChange: Sendable, Hashable {
-    public var name: String
-    public var state: GroupState
-    public var nextNumber: UInt64
-    /// Members that are new or changed.
-    public var members: [StoredMember]
-    /// Members that left.
-    public var departed: [ParticipantID]
-    /// The password verifier, for a room that has one.
-    public var protection: RoomProtection?
-
-    public init(
-      name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
-      departed: [ParticipantID], protection: RoomProtection? = nil
-    ) {
-      self.name = name
-      self.state = state
-      self.nextNumber = nextNumber
-      self.members = members
-      self.departed = departed
-      self.protection = protection
-    }
-  }
+  /// One room's changes (the same form a successor is fed with).
+  public typealias RoomChange = WireProtocol.RoomChange
 
   public var changed: [RoomChange]
   public var removed: [String]

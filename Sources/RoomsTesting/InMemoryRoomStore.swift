@@ -1,6 +1,7 @@
 import PlaybackCoordination
 import Rooms
 import Synchronization
+import WireProtocol
 
 /// A ``RoomStore`` in this process's memory, for tests: what they restart relays from, and what a
 /// relay with `--store memory` would write to if it wrote at all (it does not: that relay
@@ -33,15 +34,7 @@ public final class InMemoryRoomStore: RoomStore {
         c.written[name] = nil
       }
       for change in batch.changed {
-        var room =
-          c.rooms[change.name]
-          ?? StoredRoom(name: change.name, state: change.state, nextNumber: 0, members: [])
-        room.state = change.state
-        room.nextNumber = change.nextNumber
-        var members = Dictionary(uniqueKeysWithValues: room.members.map { ($0.participant, $0) })
-        for member in change.members { members[member.participant] = member }
-        for gone in change.departed { members[gone] = nil }
-        room.members = members.keys.sorted().compactMap { members[$0] }
+        let room = StoredRoom.applying(change, to: c.rooms[change.name])
         c.rooms[change.name] = room
         c.written[change.name] = batch.clock.wallNanoseconds
       }

@@ -41,7 +41,7 @@ extension SyncplayBridgeCore {
       // While entering, the refusal that follows says why in the relay's words.
       guard phase == .inRoom else { return [] }
       return refuse("the Cowatch relay closed this room's connection")
-    case .session, .connection:
+    case .session, .connection, .succession:
       return []
     }
   }

@@ -8,6 +8,7 @@ import PlaybackCoordination
 import RelayRuntime
 import Rooms
 import Synchronization
+import WireProtocol
 
 /// The TCP relay: accepts participants with SwiftNIO and hands every line to one
 /// ``RelayRuntime`` on the connection's event loop. The runtime's tick loop is a child

@@ -96,6 +96,9 @@ public struct FrontModel: Hashable, Sendable {
   public var roomName: String
   /// Which participant this terminal is; nil before the relay has assigned one.
   public var localParticipant: ParticipantID?
+  /// The members whose machines would carry the room next, in order (the first is marked
+  /// "next host" in the people pane).
+  public var successors: [ParticipantID] = []
   public var group: GroupState
   public var player: PlayerSnapshot
   /// The current group time, for positions, countdowns and notice ages.

@@ -80,6 +80,7 @@ extension ScreenRenderer {
     [
       OriginText.mark(p.origin), p.id == model.group.control.owner ? " ★" : "",
       p.id == model.localParticipant ? " (you)" : "",
+      p.id == model.successors.first ? " (next host)" : "",
     ].filter { !$0.isEmpty }
   }
 

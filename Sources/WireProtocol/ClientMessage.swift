@@ -37,6 +37,9 @@ public enum ClientMessage: Hashable, Sendable {
   case resync
   /// Leaving the room on purpose.
   case bye
+  /// Offers to carry the room if its relay goes: this participant's machine runs a relay
+  /// that listens on `offer.port`. Sent after each welcome by a participant that can.
+  case carry(CarryOffer)
 }
 
 /// Lets a participant resume its place in a room after a dropped connection.
@@ -58,7 +61,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body
+      body, port, fingerprint
   }
 
   public init(from decoder: any Decoder) throws {
@@ -94,6 +97,18 @@ extension ClientMessage: Codable {
       self = .resync
     case "bye":
       self = .bye
+    case "carry":
+      let port = try c.decode(Int.self, forKey: .port)
+      guard (1...65535).contains(port) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .port, in: c, debugDescription: "a port number 1–65535")
+      }
+      let fingerprint = try c.decodeIfPresent(String.self, forKey: .fingerprint)
+      if let fingerprint, !RelayEndpoint.isPlausible(fingerprint: fingerprint) {
+        throw DecodingError.dataCorruptedError(
+          forKey: .fingerprint, in: c, debugDescription: "not a certificate fingerprint")
+      }
+      self = .carry(CarryOffer(port: port, fingerprint: fingerprint))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -134,6 +149,10 @@ extension ClientMessage: Codable {
       try c.encode("resync", forKey: .type)
     case .bye:
       try c.encode("bye", forKey: .type)
+    case .carry(let offer):
+      try c.encode("carry", forKey: .type)
+      try c.encode(offer.port, forKey: .port)
+      try c.encodeIfPresent(offer.fingerprint, forKey: .fingerprint)
     }
   }
 }

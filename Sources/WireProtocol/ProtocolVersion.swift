@@ -14,9 +14,11 @@
 ///   must share: a switch from an episode the group finished plays the new one.
 /// - 7: a rule replicas must share: under owner-only control, only the owner's
 ///   auto-advance goes on to the next episode.
+/// - 8: rooms that outlive their host: `carry` (a participant offers to carry the room),
+///   `succession`, `replica` and `handover`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 7
+  public static let current = 8
 }

@@ -29,9 +29,7 @@ public struct RelayEndpoint: Hashable, Sendable, Codable, CustomStringConvertibl
         forKey: .address, in: c, debugDescription: "not a HOST:PORT address")
     }
     if let fingerprint {
-      guard fingerprint.utf8.count <= Self.maximumFingerprintLength,
-        fingerprint.unicodeScalars.allSatisfy({ $0.isASCII && !SafeText.mustEscape($0) })
-      else {
+      guard Self.isPlausible(fingerprint: fingerprint) else {
         throw DecodingError.dataCorruptedError(
           forKey: .fingerprint, in: c, debugDescription: "not a certificate fingerprint")
       }
@@ -44,6 +42,12 @@ public struct RelayEndpoint: Hashable, Sendable, Codable, CustomStringConvertibl
     var c = encoder.container(keyedBy: Keys.self)
     try c.encode(address, forKey: .address)
     try c.encodeIfPresent(fingerprint, forKey: .fingerprint)
+  }
+
+  /// Printable ASCII of a fingerprint's length (`SHA256:` and hex digits, or base64).
+  public static func isPlausible(fingerprint: String) -> Bool {
+    fingerprint.utf8.count <= maximumFingerprintLength
+      && fingerprint.unicodeScalars.allSatisfy { $0.isASCII && !SafeText.mustEscape($0) }
   }
 
   /// `HOST:PORT` with a port in 1–65535 and a host of letters, digits, `.-_:[]` only.

@@ -34,6 +34,16 @@ public enum ServerMessage: Hashable, Sendable {
   /// The room lives on another relay of the same database: connect there with the same
   /// hello (the relay closes this connection after it).
   case redirect(room: String, relay: RelayEndpoint)
+  /// The members ready to carry the room if this relay goes, in the order they take it
+  /// (the longest present first); sent to everyone whenever it changes, and after a
+  /// welcome. Empty: nobody can.
+  case succession([Successor])
+  /// To a successor only: what changed in the room (the whole room, member by member,
+  /// when it becomes one), so that its relay can carry the room on from where it is.
+  case replica(RoomChange)
+  /// To the first successor only, when the relay hands the room over (its host left):
+  /// carry `room` now; the others are redirected to you after this.
+  case handover(room: String)
 }
 
 /// The relay's answer to a hello.
@@ -112,7 +122,7 @@ extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
-    case kind, body, code, message, fatal, room, relay, to
+    case kind, body, code, message, fatal, room, relay, to, successors, change
   }
 
   public init(from decoder: any Decoder) throws {
@@ -160,6 +170,17 @@ extension ServerMessage: Codable {
       self = .redirect(
         room: try c.decode(String.self, forKey: .room),
         relay: try c.decode(RelayEndpoint.self, forKey: .relay))
+    case "succession":
+      let successors = try c.decode([Successor].self, forKey: .successors)
+      guard successors.count <= Successor.maximumCount else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .successors, in: c, debugDescription: "at most 8 successors")
+      }
+      self = .succession(successors)
+    case "replica":
+      self = .replica(try c.decode(RoomChange.self, forKey: .change))
+    case "handover":
+      self = .handover(room: try c.decode(String.self, forKey: .room))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -213,6 +234,15 @@ extension ServerMessage: Codable {
       try c.encode("redirect", forKey: .type)
       try c.encode(room, forKey: .room)
       try c.encode(relay, forKey: .relay)
+    case .succession(let successors):
+      try c.encode("succession", forKey: .type)
+      try c.encode(successors, forKey: .successors)
+    case .replica(let change):
+      try c.encode("replica", forKey: .type)
+      try c.encode(change, forKey: .change)
+    case .handover(let room):
+      try c.encode("handover", forKey: .type)
+      try c.encode(room, forKey: .room)
     }
   }
 }

@@ -25,6 +25,8 @@ final class SimulatedNetwork {
     var pings = 0
     /// The room password this member was given (derivations run at once, on virtual time).
     var password: RoomPassword?
+    /// What the relay asked of this member's own relay (replicas, a handover), in order.
+    var carrier: [CarrierEffect] = []
   }
 
   private enum Delivery {
@@ -327,6 +329,8 @@ final class SimulatedNetwork {
         members[index].started = result
       case .finished:
         members[index].finished = true
+      case .carrier(let effect):
+        members[index].carrier.append(effect)
       }
     }
   }

@@ -121,7 +121,7 @@ enum WireCaseNames {
     }
   }
 
-  static let clientMessageCount = 8
+  static let clientMessageCount = 9
   static func of(_ value: ClientMessage) -> String {
     switch value {
     case .hello: "hello"
@@ -132,10 +132,11 @@ enum WireCaseNames {
     case .expire: "expire"
     case .resync: "resync"
     case .bye: "bye"
+    case .carry: "carry"
     }
   }
 
-  static let serverMessageCount = 10
+  static let serverMessageCount = 13
   static func of(_ value: ServerMessage) -> String {
     switch value {
     case .welcome: "welcome"
@@ -148,6 +149,9 @@ enum WireCaseNames {
     case .message: "message"
     case .error: "error"
     case .redirect: "redirect"
+    case .succession: "succession"
+    case .replica: "replica"
+    case .handover: "handover"
     }
   }
 

@@ -205,6 +205,10 @@ enum Golden {
     (.expire(id: 12), #"{"id":12,"type":"expire"}"#),
     (.resync, #"{"type":"resync"}"#),
     (.bye, #"{"type":"bye"}"#),
+    (
+      .carry(CarryOffer(port: 7701, fingerprint: "SHA256:abc")),
+      #"{"fingerprint":"SHA256:abc","port":7701,"type":"carry"}"#
+    ),
   ]
 
   static let serverMessages: [(ServerMessage, String)] = [
@@ -252,6 +256,22 @@ enum Golden {
         relay: RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")),
       #"{"relay":{"address":"relay2.example:7700","fingerprint":"SHA256:abc"},"room":"lobby","type":"redirect"}"#
     ),
+    (
+      .succession([
+        Successor(
+          participant: "p2", name: "bob",
+          relay: RelayEndpoint(address: "192.168.1.20:7701", fingerprint: "SHA256:abc"))
+      ]),
+      #"{"successors":[{"name":"bob","participant":"p2","relay":{"address":"192.168.1.20:7701","fingerprint":"SHA256:abc"}}],"type":"succession"}"#
+    ),
+    (
+      .replica(
+        RoomChange(
+          name: "lobby", state: Fixture.emptyState, nextNumber: 4, members: [], departed: ["p3"],
+          restart: true)),
+      #"{"change":{"departed":["p3"],"members":[],"name":"lobby","nextNumber":4,"restart":true,"state":\#(Fixture.emptyStateJSON)},"type":"replica"}"#
+    ),
+    (.handover(room: "lobby"), #"{"room":"lobby","type":"handover"}"#),
   ]
 
   static let readiness: [(Readiness, String)] = [

@@ -1,5 +1,4 @@
 import PlaybackCoordination
-import WireProtocol
 
 /// One member of a stored room: who it is, the hash of its resume secret (never the
 /// secret), the messenger payloads held for it and the answers to its latest requests.
@@ -19,12 +18,17 @@ public struct StoredMember: Sendable, Hashable, Codable {
   /// again, not applied twice.
   public var answers: [StoredAnswer]
   public var answerFloor: UInt64
+  /// Set when `messages` holds only the payloads after those already sent to a successor:
+  /// the number of the oldest one the relay still keeps (the successor drops older ones).
+  /// Nil in a store, where `messages` is all of them.
+  public var keptFrom: UInt64?
 
   public init(
     participant: ParticipantID, name: String, secretHash: [UInt8], messageCount: UInt64 = 0,
     messagesSent: UInt64 = 0, messages: [StoredMessage] = [], answers: [StoredAnswer] = [],
-    answerFloor: UInt64 = 0
+    answerFloor: UInt64 = 0, keptFrom: UInt64? = nil
   ) {
+    self.keptFrom = keptFrom
     self.participant = participant
     self.name = name
     self.secretHash = secretHash

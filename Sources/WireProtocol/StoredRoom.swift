@@ -1,5 +1,4 @@
 import PlaybackCoordination
-import WireProtocol
 
 /// A room as a ``RoomStore`` keeps it: enough to bring it back after the relay that ran it
 /// stopped, with the same state, sequence, members and pending messages.

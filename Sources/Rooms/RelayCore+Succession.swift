@@ -1,0 +1,171 @@
+import PlaybackCoordination
+import WireProtocol
+
+/// Successors: members whose machines offered to carry the room (`carry`) if this relay
+/// goes. The relay names them to everyone (`succession`), keeps the first of them fed with
+/// everything a store would keep (`replica`: the state, members with their secrets'
+/// hashes, pending messages, answers, the password verifier), and, when its host leaves,
+/// hands the room to the first (`handover`) and sends everyone there (`redirect`).
+///
+/// Only a relay made with `feedsSuccessors` (one that a person's `cowatch` runs) does any
+/// of it: a `serve` relay keeps its rooms in its own store.
+extension RelayCore {
+  /// Successors kept up to date (the others are named, and fed once they move up).
+  public static let fedSuccessors = 3
+
+  /// A member offers to carry the room, at the address its connection comes from.
+  mutating func carry(
+    _ offer: CarryOffer, from participant: ParticipantID, in roomName: String, via id: ConnectionID
+  ) -> [RelayAction] {
+    guard feedsSuccessors, let host = connections[id]?.address else {
+      // In-process participants (nil address) have no machine of their own to offer.
+      return []
+    }
+    let endpoint = offer.endpoint(host: host)
+    guard RelayEndpoint.isPlausible(address: endpoint.address) else { return [] }
+    rooms[roomName]?.members[participant]?.carry = endpoint
+    successionsToSettle.insert(roomName)
+    return [.log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id)]
+  }
+
+  /// The members that can carry `room` now, in the order they would: connected ones that
+  /// offered, the longest present (the lowest member number) first.
+  func successors(of roomName: String) -> [Successor] {
+    guard let room = rooms[roomName] else { return [] }
+    return room.members
+      .compactMap { id, member -> (UInt64, Successor)? in
+        guard member.connection != nil, let relay = member.carry else { return nil }
+        return (
+          UInt64(id.rawValue.dropFirst()) ?? .max,
+          Successor(participant: id, name: member.name, relay: relay)
+        )
+      }
+      .sorted { $0.0 < $1.0 }
+      .prefix(Successor.maximumCount)
+      .map(\.1)
+  }
+
+  /// Names the succession to every member of the rooms whose membership changed, and
+  /// gives a successor that moved into the fed ones the whole room.
+  mutating func settleSuccessions(at now: GroupInstant) -> [RelayAction] {
+    guard feedsSuccessors, !successionsToSettle.isEmpty else { return [] }
+    var actions: [RelayAction] = []
+    for roomName in successionsToSettle.sorted() {
+      guard var room = rooms[roomName] else { continue }
+      let list = successors(of: roomName)
+      let targets = room.connections
+      if !targets.isEmpty { actions.append(.broadcast(.succession(list), to: targets)) }
+      let fed = Set(list.prefix(Self.fedSuccessors).map(\.participant))
+      let newcomers = fed.subtracting(room.fed)
+      if !newcomers.isEmpty {
+        // The others first get what is pending, so that from here on every fed successor
+        // has every member's messages up to now.
+        actions += takeSuccessorFeed()
+        room = rooms[roomName] ?? room
+        for (id, member) in room.members { room.fedMessages[id] = member.messages.count }
+      }
+      room.fed = fed
+      rooms[roomName] = room
+      for participant in newcomers.sorted() {
+        guard let connection = room.members[participant]?.connection else { continue }
+        actions += wholeRoom(roomName).map { .send(.replica($0), to: connection) }
+      }
+    }
+    successionsToSettle = []
+    return actions
+  }
+
+  /// The whole room as replica messages: the state first (the successor starts its copy
+  /// over), then one member per message, so that no line grows with the room.
+  func wholeRoom(_ roomName: String) -> [RoomChange] {
+    guard let stored = stored(room: roomName, members: nil) else { return [] }
+    var changes = [
+      RoomChange(
+        name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
+        departed: [], protection: stored.protection, restart: true)
+    ]
+    for member in stored.members {
+      changes.append(
+        RoomChange(
+          name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [member],
+          departed: [], protection: stored.protection))
+    }
+    return changes
+  }
+
+  /// Whether there is something to feed the successors.
+  public var hasSuccessorFeed: Bool { !successorChanges.isEmpty }
+
+  /// What changed since the last call, as replica messages to the fed successors of each
+  /// room: changed members with only the messages they were not fed yet.
+  public mutating func takeSuccessorFeed() -> [RelayAction] {
+    let changes = successorChanges
+    successorChanges = StoreChanges()
+    var actions: [RelayAction] = []
+    for roomName in changes.rooms.sorted() {
+      guard var room = rooms[roomName], !room.fed.isEmpty else { continue }
+      let targets = room.fed.sorted().compactMap { room.members[$0]?.connection }
+      guard !targets.isEmpty else { continue }
+      var members: [StoredMember] = []
+      for id in (changes.members[roomName] ?? []).sorted() {
+        guard let member = room.members[id] else { continue }
+        let after = room.fedMessages[id] ?? 0
+        members.append(storedMember(id, member, messagesAfter: after))
+        room.fedMessages[id] = member.messages.count
+      }
+      for id in changes.departed[roomName] ?? [] { room.fedMessages[id] = nil }
+      rooms[roomName] = room
+      let departed = (changes.departed[roomName] ?? []).sorted()
+      // One member per line, as in the whole room; the state rides on each.
+      let groups: [[StoredMember]] = members.isEmpty ? [[]] : members.map { [$0] }
+      for (index, group) in groups.enumerated() {
+        let change = RoomChange(
+          name: roomName, state: room.engine.state, nextNumber: room.nextNumber, members: group,
+          departed: index == 0 ? departed : [], protection: room.protection)
+        actions.append(.broadcast(.replica(change), to: targets))
+      }
+    }
+    return actions
+  }
+
+  /// The room's host is leaving for good: each room goes to its first successor, fed with
+  /// the last changes, and everyone else is sent there. Rooms with nobody to carry them
+  /// stay (the caller closes them). Returns the actions and the rooms handed over, with
+  /// the successor each went to.
+  public mutating func handOver(at now: GroupInstant) -> (
+    actions: [RelayAction], moved: [(room: String, to: Successor)]
+  ) {
+    var actions = takeSuccessorFeed()
+    var moved: [(room: String, to: Successor)] = []
+    for roomName in rooms.keys.sorted() {
+      guard let first = successors(of: roomName).first,
+        let room = rooms[roomName], room.fed.contains(first.participant),
+        let heir = room.members[first.participant]?.connection
+      else { continue }
+      actions.append(.send(.handover(room: roomName), to: heir))
+      for connection in room.connections {
+        actions.append(.send(.redirect(room: roomName, relay: first.relay), to: connection))
+        actions.append(.close(connection))
+        self.connections[connection] = nil
+      }
+      rooms[roomName] = nil
+      actions.append(
+        .log(.notice, "room \(roomName) handed over to \(first.name) at \(first.relay)"))
+      moved.append((roomName, first))
+    }
+    return (actions, moved)
+  }
+
+  private func storedMember(_ id: ParticipantID, _ member: Member, messagesAfter: UInt64)
+    -> StoredMember
+  {
+    let log = member.messages.stored
+    let window = member.requests.stored(limit: Self.storedAnswers)
+    return StoredMember(
+      participant: id, name: member.name, secretHash: member.secretHash,
+      messageCount: log.count, messagesSent: log.sent,
+      messages: log.messages.filter { $0.index > messagesAfter },
+      answers: window.answers, answerFloor: window.floor,
+      keptFrom: log.messages.first?.index ?? (log.count + 1))
+  }
+}

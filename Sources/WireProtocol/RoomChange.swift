@@ -1,0 +1,96 @@
+import PlaybackCoordination
+
+/// What changed in one room since the last write: its state, the members that are new or
+/// changed and those that left. A ``RoomStore`` writes it; a successor (a participant's
+/// machine ready to carry a host's room) is fed it over the wire and applies it to its
+/// copy (see ``StoredRoom/applying(_:)``).
+public struct RoomChange: Sendable, Hashable {
+  public var name: String
+  public var state: GroupState
+  public var nextNumber: UInt64
+  /// Members that are new or changed.
+  public var members: [StoredMember]
+  /// Members that left.
+  public var departed: [ParticipantID]
+  /// The password verifier, for a room that has one.
+  public var protection: RoomProtection?
+  /// The first of a whole room: the receiver starts its copy over from it.
+  public var restart: Bool
+
+  public init(
+    name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
+    departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false
+  ) {
+    self.restart = restart
+    self.name = name
+    self.state = state
+    self.nextNumber = nextNumber
+    self.members = members
+    self.departed = departed
+    self.protection = protection
+  }
+}
+
+extension RoomChange: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case name, state, nextNumber, members, departed, protection, restart
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      name: try c.decode(String.self, forKey: .name),
+      state: try c.decode(GroupState.self, forKey: .state),
+      nextNumber: try c.decode(UInt64.self, forKey: .nextNumber),
+      members: try c.decode([StoredMember].self, forKey: .members),
+      departed: try c.decode([ParticipantID].self, forKey: .departed),
+      protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
+      restart: try c.decodeIfPresent(Bool.self, forKey: .restart) ?? false)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(name, forKey: .name)
+    try c.encode(state, forKey: .state)
+    try c.encode(nextNumber, forKey: .nextNumber)
+    try c.encode(members, forKey: .members)
+    try c.encode(departed, forKey: .departed)
+    try c.encodeIfPresent(protection, forKey: .protection)
+    if restart { try c.encode(true, forKey: .restart) }
+  }
+}
+
+extension StoredRoom {
+  /// The room with `change` applied: state, numbering and protection replaced, members
+  /// added or replaced, departed members removed. A room not known yet, or a change that
+  /// starts over, starts from the change alone. A member fed with only its new messages
+  /// (``StoredMember/keptFrom`` set) keeps the ones it had from that index on.
+  public static func applying(_ change: RoomChange, to room: StoredRoom?) -> StoredRoom {
+    let previous = change.restart ? nil : room
+    var room =
+      previous
+      ?? StoredRoom(name: change.name, state: change.state, nextNumber: 0, members: [])
+    room.state = change.state
+    room.nextNumber = change.nextNumber
+    room.protection = change.protection
+    let departed = Set(change.departed)
+    let changed = Dictionary(change.members.map { ($0.participant, $0) }) { $1 }
+    room.members = room.members.filter {
+      !departed.contains($0.participant) && changed[$0.participant] == nil
+    }
+    let old = Dictionary((previous?.members ?? []).map { ($0.participant, $0) }) { $1 }
+    room.members += change.members.filter { !departed.contains($0.participant) }.map { member in
+      guard let keptFrom = member.keptFrom else { return member }
+      var merged = member
+      let known = Set(member.messages.map(\.index))
+      merged.messages =
+        ((old[member.participant]?.messages ?? []).filter {
+          $0.index >= keptFrom && !known.contains($0.index)
+        } + member.messages).sorted { $0.index < $1.index }
+      merged.keptFrom = nil
+      return merged
+    }
+    room.members.sort { $0.participant < $1.participant }
+    return room
+  }
+}

@@ -1,0 +1,55 @@
+import PlaybackCoordination
+
+/// A member whose machine is ready to carry the room when its relay goes (a host that
+/// leaves, or dies): who it is, and where its own relay listens, with that relay's
+/// certificate. The relay names its successors to every member; a participant trusts the
+/// fingerprint because the relay it already trusts named it, as it trusts a `redirect`.
+public struct Successor: Hashable, Sendable, Codable {
+  public var participant: ParticipantID
+  public var name: String
+  public var relay: RelayEndpoint
+
+  public init(participant: ParticipantID, name: String, relay: RelayEndpoint) {
+    self.participant = participant
+    self.name = name
+    self.relay = relay
+  }
+
+  /// Successors a relay names at most (it keeps at least two when it can).
+  public static let maximumCount = 8
+
+  public init(from decoder: any Decoder) throws {
+    enum Keys: String, CodingKey { case participant, name, relay }
+    let c = try decoder.container(keyedBy: Keys.self)
+    let name = try c.decode(String.self, forKey: .name)
+    guard name.count <= ParticipantName.maximumCharacters,
+      name.utf8.count <= ParticipantName.maximumBytes
+    else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .name, in: c, debugDescription: "a name of at most 32 characters")
+    }
+    self.init(
+      participant: try c.decode(ParticipantID.self, forKey: .participant), name: name,
+      relay: try c.decode(RelayEndpoint.self, forKey: .relay))
+  }
+}
+
+/// Where a participant offers to carry the room: the port its relay listens on (at the
+/// address the relay sees the participant's connection come from) and the fingerprint of
+/// that relay's certificate (nil in a room without TLS).
+public struct CarryOffer: Hashable, Sendable {
+  public var port: Int
+  public var fingerprint: String?
+
+  public init(port: Int, fingerprint: String?) {
+    self.port = port
+    self.fingerprint = fingerprint
+  }
+
+  /// The endpoint at `host` (an IP address as a connection shows it).
+  public func endpoint(host: String) -> RelayEndpoint {
+    RelayEndpoint(
+      address: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)",
+      fingerprint: fingerprint)
+  }
+}
