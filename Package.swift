@@ -221,7 +221,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
-        "RoomCrypto",
+        "RoomCrypto", "RoomCarrying",
         "PostgresRoomStore", "SyncplayServer",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -241,6 +241,14 @@ let package = Package(
       ]),
     // Test support, kept out of the production modules: a room store in memory (that
     // can be told to fail).
+    // A participant's own relay, ready to carry its room when the room's relay goes.
+    .target(
+      name: "RoomCarrying",
+      dependencies: [
+        "GroupSessions", "Participation", "PlaybackCoordination", "Rooms", "TCPRelayServer",
+        "WireProtocol", .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
     .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),
     .testTarget(
       name: "RelayServiceTests",
@@ -276,6 +284,13 @@ let package = Package(
         "Clocks",
         "Participation", "PlaybackCoordination", "WireProtocol", "Rooms", "RelayRuntime",
         "RoomCrypto",
+      ]),
+    .testTarget(
+      name: "RoomCarryingTests",
+      dependencies: [
+        "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
+        "Rooms", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "GroupSessionsTests",

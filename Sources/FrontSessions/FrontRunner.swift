@@ -16,19 +16,18 @@ public struct FrontRunner: Sendable {
   public let player: any ShowablePlayer
   /// How to start the player again when it quits (mpv), if it can be.
   public let restartPlayer: PlayerRestart?
-  private let beforeLeaving: (@Sendable () async -> Void)?
+  private let leave: ParticipantLeave?
   private let session: FrontSession
   /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
   private let clock = MonotonicClock()
 
-  /// `beforeLeaving`: run just before the client says goodbye (a host closes the relay it
-  /// runs first, so that the others read that the room closed, not who owns it next).
+  /// `leave`: how the client leaves when the person quits (a host's passes the room on, or
+  /// closes it); nil: it says goodbye and stops.
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
-    session: FrontSession, restartPlayer: PlayerRestart? = nil,
-    beforeLeaving: (@Sendable () async -> Void)? = nil
+    session: FrontSession, restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil
   ) {
-    self.beforeLeaving = beforeLeaving
+    self.leave = leave
     self.restartPlayer = restartPlayer
     self.client = client
     self.terminal = terminal
@@ -62,10 +61,12 @@ public struct FrontRunner: Sendable {
           input.yield(.tick)
         }
       },
-      Task {
-        await Self.work(requests, client: client, report: input, beforeLeaving: beforeLeaving)
-      },
     ]
+    // Apart from the others: it is waited for, not cancelled, so that leaving (a host's
+    // handover) runs to its end before the process goes on to close the relay.
+    let worker = Task {
+      await Self.work(requests, client: client, report: input, leave: leave)
+    }
     defer {
       for task in tasks { task.cancel() }
       requestSink.finish()
@@ -89,10 +90,17 @@ public struct FrontRunner: Sendable {
           } else {
             input.yield(.playerRestarted("this player cannot be restarted"))
           }
-        case .finish: return
+        case .finish:
+          requestSink.finish()
+          await worker.value
+          return
         }
       }
-      guard let next = await iterator.next() else { return }
+      guard let next = await iterator.next() else {
+        requestSink.finish()
+        await worker.value
+        return
+      }
       effects = session.handle(next, at: await moment())
     }
   }
@@ -110,9 +118,9 @@ public struct FrontRunner: Sendable {
   /// The worker: makes the requests one after the other and reports failures.
   private static func work(
     _ requests: AsyncStream<FrontRequest>, client: ParticipantClient,
-    report: AsyncStream<FrontSession.Input>.Continuation,
-    beforeLeaving: (@Sendable () async -> Void)?
+    report: AsyncStream<FrontSession.Input>.Continuation, leave: ParticipantLeave?
   ) async {
+    var endedForEveryone = false
     func check(_ result: Result<Void, ClientError>) {
       switch result {
       case .success: break
@@ -129,12 +137,16 @@ public struct FrontRunner: Sendable {
       case .tell(let people, let text):
         await client.sendMessage(kind: .chat, body: text, to: .only(people))
       case .leave, .endForEveryone:
+        if request == .endForEveryone { endedForEveryone = true }
         // On the way out, do not wait for a relay that is not there.
         guard await client.connectionStatus == .connected else { continue }
         check(await client.send(request == .leave ? .leave : .end))
       case .stop:
-        await beforeLeaving?()
-        await client.stop()
+        if let leave {
+          await leave(client, endedForEveryone)
+        } else {
+          await client.stop()
+        }
         report.yield(.stopped)
         return
       }

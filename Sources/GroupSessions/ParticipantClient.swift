@@ -121,6 +121,8 @@ public actor ParticipantClient {
   public var connectionStatus: ConnectionStatus { core.status }
   public var clockEstimate: ClockOffsetEstimate? { core.estimate }
   public var relayEpoch: String? { core.relayEpoch }
+  /// The members whose machines would carry the room next, as the relay named them.
+  public var successors: [Successor] { core.successors }
   /// The relay this participant talks to now (nil: the one it was started with).
   public var currentRelay: RelayEndpoint? { core.currentRelay }
 

@@ -2,6 +2,7 @@ import GroupSessions
 import Narration
 import Participation
 import PlaybackCoordination
+import Synchronization
 import WireProtocol
 
 /// Headless mode: one action per input line, one JSON object per output line (see the
@@ -16,14 +17,14 @@ public struct HeadlessRunner: Sendable {
   private let write: @Sendable (String) -> Void
   /// Run just before the client says goodbye at the end of the input (see
   /// `FrontRunner`'s).
-  private let beforeLeaving: (@Sendable () async -> Void)?
+  private let leave: ParticipantLeave?
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
-    restartPlayer: PlayerRestart? = nil, beforeLeaving: (@Sendable () async -> Void)? = nil,
+    restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil,
     write: @escaping @Sendable (String) -> Void
   ) {
-    self.beforeLeaving = beforeLeaving
+    self.leave = leave
     self.client = client
     self.catalog = catalog
     self.sampleMilliseconds = sampleMilliseconds
@@ -38,17 +39,34 @@ public struct HeadlessRunner: Sendable {
   where Lines.Element == String {
     let events = Task { await forwardEvents() }
     let sampler = Task { await sample() }
+    let leaving = Mutex<Task<Void, Never>?>(nil)
     let reading = Task {
       await read(input)
       // Cancelled: the client already stopped by itself; nobody to say goodbye to.
       guard !Task.isCancelled else { return }
-      await beforeLeaving?()
-      await client.stop()
+      // Leaving runs to its end (a host's handover), whatever happens to this task. Made
+      // under the lock: it ends the events, and whoever then looks must find it.
+      let leave = leaving.withLock { leaving in
+        let leave = Task { await self.leave() }
+        leaving = leave
+        return leave
+      }
+      await leave.value
     }
     // The events end when the client does, whichever way it stops.
     await events.value
     reading.cancel()
     sampler.cancel()
+    if let leave = leaving.withLock({ $0 }) { await leave.value }
+  }
+
+  /// The end of input leaves "only me" (a host's room goes on elsewhere if it can).
+  private func leave() async {
+    if let leave {
+      await leave(client, false)
+    } else {
+      await client.stop()
+    }
   }
 
   private func read<Lines: AsyncSequence & Sendable>(_ input: Lines) async

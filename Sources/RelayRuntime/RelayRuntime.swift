@@ -27,6 +27,9 @@ public final class RelayRuntime: Sendable {
   /// Which relay runs which room, when several share the store (nil: this relay runs every
   /// room it is asked for).
   public let directory: (any RoomDirectory)?
+  /// Whether the relay passes its rooms on to successors (a relay a person's `cowatch`
+  /// runs; see ``RelayCore/takeSuccessorFeed()``).
+  public let feedsSuccessors: Bool
   let wallClock: @Sendable () -> Int64
   let storeWriter = Mutex(StoreWriter())
 
@@ -87,10 +90,11 @@ public final class RelayRuntime: Sendable {
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
     store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
-    restoring: [StoredRoom] = [],
+    restoring: [StoredRoom] = [], feedsSuccessors: Bool = false,
     wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
   ) {
     self.directory = directory
+    self.feedsSuccessors = feedsSuccessors
     var random = SystemRandomNumberGenerator()
     let epoch = epoch ?? String(random.next(), radix: 16)
     self.configuration = configuration
@@ -103,7 +107,7 @@ public final class RelayRuntime: Sendable {
       State(
         core: RelayCore(
           configuration: configuration, epoch: epoch, tracksStoreChanges: store != nil,
-          verifyProof: RoomKeys.verify(signature:of:verifier:))))
+          feedsSuccessors: feedsSuccessors, verifyProof: RoomKeys.verify(signature:of:verifier:))))
     if !restoring.isEmpty {
       state.withLock { s in perform(s.core.restore(restoring, at: clock.groupNow()), in: &s) }
     }
@@ -266,6 +270,7 @@ public final class RelayRuntime: Sendable {
     await withDiscardingTaskGroup { group in
       if store != nil { group.addTask { await self.runStoreWriter() } }
       if directory != nil { group.addTask { await self.runLeaseKeeper() } }
+      if feedsSuccessors { group.addTask { await self.runSuccessorFeeder() } }
       while !Task.isCancelled {
         let deadline = tick()
         let cap = clock.nanoseconds() &+ 50_000_000

@@ -30,6 +30,8 @@ extension RelayCore {
 
   /// The members that can carry `room` now, in the order they would: connected ones that
   /// offered, the longest present (the lowest member number) first.
+  public func successors(ofRoom roomName: String) -> [Successor] { successors(of: roomName) }
+
   func successors(of roomName: String) -> [Successor] {
     guard let room = rooms[roomName] else { return [] }
     return room.members

@@ -54,11 +54,11 @@ public final class RelayServer: Sendable {
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), store: (any RoomStore)? = nil,
     directory: (any RoomDirectory)? = nil, restoring: [StoredRoom] = [],
-    tls: NIOSSLContext? = nil
+    tls: NIOSSLContext? = nil, feedsSuccessors: Bool = false
   ) async throws(RelayServerError) -> RelayServer {
     let runtime = RelayRuntime(
       configuration: configuration, clock: clock, logger: logger, store: store,
-      directory: directory, restoring: restoring)
+      directory: directory, restoring: restoring, feedsSuccessors: feedsSuccessors)
     let maximumFrame = configuration.maximumFrameBytes
     let openChannels = OpenChannels()
     let serverChannel: any Channel

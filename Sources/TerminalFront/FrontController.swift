@@ -181,7 +181,8 @@ public struct FrontController: Hashable, Sendable {
       return [.redraw]
     case .quit:
       let inRoom = model.group.participants.filter { $0.id != model.localParticipant }
-      if hostsRoom, !inRoom.isEmpty {
+      // With someone to carry the room on, the host leaves as anyone does.
+      if hostsRoom, !inRoom.isEmpty, model.successors.isEmpty {
         present(.leaveHostedRoom(others: inRoom.map(\.name)))
         return [.redraw]
       }

@@ -330,7 +330,7 @@ extension Prompt {
     Prompt(
       kind: .leaveHostedRoom, title: "Quit",
       message:
-        "You host this room: leaving ends it for \(others.joined(separator: ", ")). Leave anyway?",
+        "Nobody else's machine can carry this room on: leaving ends it for \(others.joined(separator: ", ")). Leave anyway?",
       options: [Option("Yes", choice: .yes), Option("Cancel", choice: .cancel)], selection: 1)
   }
 

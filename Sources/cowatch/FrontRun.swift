@@ -11,7 +11,7 @@ enum FrontRun {
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
     room: String, invite: String?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
-    warnings: [String] = [], beforeLeaving: (@Sendable () async -> Void)? = nil
+    warnings: [String] = [], leave: ParticipantLeave? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -27,7 +27,7 @@ enum FrontRun {
       resendWindow: client.configuration.resendWindow)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
-      restartPlayer: restartPlayer, beforeLeaving: beforeLeaving
+      restartPlayer: restartPlayer, leave: leave
     ).run()
   }
 }

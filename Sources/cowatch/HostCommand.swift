@@ -33,7 +33,8 @@ struct HostCommand: AsyncParsableCommand {
     let context = try RelayTLSOptions.context(identity, command: "host")
     let server: RelayServer
     do {
-      server = try await RelayServer.start(host: bind, port: port, tls: context)
+      server = try await RelayServer.start(
+        host: bind, port: port, tls: context, feedsSuccessors: true)
     } catch {
       throw CommandFailure("host", error.description)
     }
@@ -63,11 +64,7 @@ struct HostCommand: AsyncParsableCommand {
           host: local, port: server.port,
           tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
         options: options, invite: invite, hostsRoom: true,
-        // The relay closes before the host says goodbye: the others read that the room
-        // closed, not who would own it next.
-        beforeLeaving: { [name = options.name] in
-          await server.close(because: "\(name) closed the room (it ran on their machine)")
-        })
+        leave: RoomCarrySetup.leave(relay: server, name: options.name))
     } catch {
       await server.close(because: "the room's host stopped")
       throw error

@@ -14,6 +14,10 @@ struct JoinCommand: AsyncParsableCommand {
   @OptionGroup var trust: RelayTrustOptions
 
   func run() async throws {
+    ParticipantRun.bootstrapLogs(options)
+    try ParticipantRun.checkTerminal(options)
+    let carrier = try await RoomCarrySetup.start(
+      options: options, tls: !trust.noTls, command: "join")
     let transport: TCPTransport
     do {
       transport = try TCPTransport(
@@ -21,6 +25,15 @@ struct JoinCommand: AsyncParsableCommand {
     } catch {
       throw CommandFailure("join", error.description)
     }
-    try await ParticipantRun.run(command: "join", transport: transport, options: options)
+    do {
+      try await ParticipantRun.run(
+        command: "join", transport: transport, options: options,
+        leave: carrier.map { RoomCarrySetup.leave(relay: $0.server, name: options.name) },
+        carrier: carrier)
+    } catch {
+      await carrier?.stop()
+      throw error
+    }
+    await carrier?.stop()
   }
 }

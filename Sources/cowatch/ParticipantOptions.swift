@@ -63,8 +63,24 @@ struct ParticipantOptions: ParsableArguments {
       "How slow the room's password is to check, for a room you create: scrypt with 2^N rounds, N \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound) (default \(KeyDerivation.defaultCost), about 0.3 s). Lower is quicker to enter on a slow machine, and as much quicker to guess.",
       valueName: "N"))
   var passwordCost = KeyDerivation.defaultCost
+  @Flag(
+    help:
+      "Do not offer to carry the room: by default your machine listens on a port and, if the room's host leaves or goes, the room can go on there."
+  )
+  var noCarry = false
+  @Option(
+    help: ArgumentHelp(
+      "The port your machine listens on to carry the room (default: any free one).",
+      valueName: "PORT"))
+  var carryPort = 0
 
   func validate() throws {
+    guard (0...65535).contains(carryPort) else {
+      throw ValidationError("--carry-port must be 0–65535")
+    }
+    if noCarry, carryPort != 0 {
+      throw ValidationError("--no-carry and --carry-port contradict each other")
+    }
     if case .failure(let problem) = ParticipantName.validate(name) {
       throw ValidationError("--name: \(problem)")
     }

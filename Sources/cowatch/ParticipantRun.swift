@@ -5,6 +5,7 @@ import HeadlessFront
 import Logging
 import Participation
 import PlaybackCoordination
+import RoomCarrying
 import RoomCrypto
 import TerminalFront
 import Transports
@@ -38,10 +39,11 @@ enum ParticipantRun {
 
   /// Runs until the person quits (or, headless, the input ends); the client is stopped
   /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
-  /// room's relay runs in this process (`cowatch host`).
+  /// room's relay runs in this process (`cowatch host`); `leave`: how it leaves then.
+  /// `carrier`: this machine's own relay, offered to carry the room.
   static func run(
     command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
-    hostsRoom: Bool = false, beforeLeaving: (@Sendable () async -> Void)? = nil
+    hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
@@ -67,9 +69,11 @@ enum ParticipantRun {
       client = try await RoomEntrance.enter(
         room: options.room, password: password,
         client: { password in
-          ParticipantClient(
-            transport: transport, configuration: options.configuration, player: player,
-            clock: clock, password: password, logger: logger)
+          var configuration = options.configuration
+          configuration.carry = carrier?.offer
+          return ParticipantClient(
+            transport: transport, configuration: configuration, player: player,
+            clock: clock, password: password, logger: logger, carrier: carrier)
         },
         ask: { question in
           // A person at a terminal is asked (again, if it was wrong); headless mode and
@@ -84,15 +88,15 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        restartPlayer: restartPlayer, beforeLeaving: beforeLeaving, write: { Console.line($0) })
-      await runner.run(input: Console.inputLines())
+        restartPlayer: restartPlayer, leave: leave, write: { Console.line($0) })
+      await runner.run(input: Console.inputLines(endOnStopSignals: hostsRoom))
       await stopPlayer()
     } else {
       do {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
           invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer, warnings: warnings,
-          beforeLeaving: beforeLeaving)
+          leave: leave)
       } catch {
         await stopPlayer()
         throw error

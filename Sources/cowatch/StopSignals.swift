@@ -8,9 +8,11 @@ enum StopSignals {
   /// Starts watching; `stop` runs on the first of the signals, and a second one ends the
   /// process at once (someone pressing ctrl-c again does not want to wait). Cancel to stop
   /// watching.
-  static func watch(_ stop: @escaping @Sendable () -> Void) -> Watch {
+  static func watch(including more: [Int32] = [], _ stop: @escaping @Sendable () -> Void)
+    -> Watch
+  {
     let received = Count()
-    let sources = [SIGINT, SIGTERM].map { number in
+    let sources = ([SIGINT, SIGTERM] + more).map { number in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
@@ -27,7 +29,8 @@ enum StopSignals {
     let value = Atomic<Int>(0)
   }
 
-  struct Watch {
+  /// Unchecked: dispatch sources may be cancelled from any thread.
+  struct Watch: @unchecked Sendable {
     let sources: [any DispatchSourceSignal]
     func cancel() {
       for source in sources { source.cancel() }

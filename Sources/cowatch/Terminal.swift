@@ -27,8 +27,14 @@ enum Console {
     }
   }
 
-  static func inputLines() -> AsyncStream<String> {
+  /// `endOnStopSignals`: SIGINT, SIGTERM and SIGHUP end the lines as the end of input
+  /// would (a headless host leaves "only me" then, rather than dying where it stands).
+  static func inputLines(endOnStopSignals: Bool = false) -> AsyncStream<String> {
     let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
+    if endOnStopSignals {
+      let watch = StopSignals.watch(including: [SIGHUP]) { continuation.finish() }
+      continuation.onTermination = { _ in watch.cancel() }
+    }
     let thread = Thread {
       while let line = readLine(strippingNewline: true) {
         continuation.yield(line)

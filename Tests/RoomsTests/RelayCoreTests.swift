@@ -36,13 +36,15 @@ struct RelayDriver {
 
   init(
     _ configuration: RelayConfiguration = .init(), store: (any RoomStore)? = nil,
-    restoring: [StoredRoom] = [], epoch: String = "test", at start: Int64 = 100_000_000_000
+    restoring: [StoredRoom] = [], epoch: String = "test", at start: Int64 = 100_000_000_000,
+    feedsSuccessors: Bool = false
   ) {
     let clock = ManualClock(nanoseconds: start)
     self.clock = clock
     runtime = RelayRuntime(
       configuration: configuration, clock: clock, epoch: epoch, store: store,
-      restoring: restoring, wallClock: { 1_700_000_000_000_000_000 &+ clock.nanoseconds() })
+      restoring: restoring, feedsSuccessors: feedsSuccessors,
+      wallClock: { 1_700_000_000_000_000_000 &+ clock.nanoseconds() })
   }
 
   mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {
@@ -65,7 +67,7 @@ struct RelayDriver {
   }
 
   /// Takes what the runtime wrote since the last call, in order.
-  private mutating func collect() {
+  mutating func collect() {
     for (number, connection) in connections.sorted(by: { $0.key < $1.key }) {
       let lines = connection.outlet.lines.withLock { l in
         defer { l = [] }

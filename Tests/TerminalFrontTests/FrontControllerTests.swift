@@ -299,7 +299,8 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("q"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .leaveHostedRoom)
     #expect(
-      c.activePrompt?.message == "You host this room: leaving ends it for bob, carol. Leave anyway?"
+      c.activePrompt?.message
+        == "Nobody else's machine can carry this room on: leaving ends it for bob, carol. Leave anyway?"
     )
     #expect(c.activePrompt?.selectedOption?.choice == .cancel)
     #expect(c.handle(key: .enter, model: model) == [.redraw])

@@ -1,0 +1,45 @@
+import PlaybackCoordination
+import Rooms
+import WireProtocol
+
+/// Passing rooms on: the successors' feed, taken every few milliseconds off the path that
+/// forwards changes (as the store's writes are), and the handover when the relay's host
+/// leaves.
+extension RelayRuntime {
+  /// Seconds between feeds while rooms change: what a successor may lack of the latest
+  /// changes when the relay dies (the members' own copies hold the steps themselves).
+  public static let successorFeedInterval = 0.005
+
+  /// Feeds the successors until cancelled.
+  func runSuccessorFeeder() async {
+    while !Task.isCancelled {
+      feedSuccessors()
+      try? await Task.sleep(nanoseconds: UInt64(Self.successorFeedInterval * 1e9))
+    }
+  }
+
+  /// Sends the successors what changed since the last feed.
+  public func feedSuccessors() {
+    state.withLock { s in
+      guard s.core.hasSuccessorFeed else { return }
+      perform(s.core.takeSuccessorFeed(), in: &s)
+    }
+  }
+
+  /// The successors of `room` as its members were told.
+  public func successors(ofRoom room: String) -> [Successor] {
+    state.withLock { $0.core.successors(ofRoom: room) }
+  }
+
+  /// Hands every room that has a successor to its first one, fed with the last changes,
+  /// and sends everyone there; returns the rooms moved and where. Rooms nobody can carry
+  /// stay (closing the relay ends them).
+  @discardableResult
+  public func handOver() -> [(room: String, to: Successor)] {
+    state.withLock { s in
+      let (actions, moved) = s.core.handOver(at: clock.groupNow())
+      perform(actions, in: &s)
+      return moved
+    }
+  }
+}

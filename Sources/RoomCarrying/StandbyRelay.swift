@@ -1,0 +1,68 @@
+import GroupSessions
+import Logging
+import NIOSSL
+import Participation
+import PlaybackCoordination
+import Rooms
+import TCPRelayServer
+import WireProtocol
+
+/// A participant's own relay, listening from the start and ready to carry the room its
+/// participant is in: the room's relay feeds it a copy (through the participant's
+/// connection) while it is among the first successors, and hands the room to it when its
+/// host leaves; then everyone reconnects here with their resume tokens, and the room goes
+/// on on this machine, passing itself on in turn.
+public final class StandbyRelay: RoomCarrier {
+  public let server: RelayServer
+  public let directory: ReplicaDirectory
+  /// What the participant offers the room's relay.
+  public let offer: CarryOffer
+  private let logger: Logger
+
+  private init(
+    server: RelayServer, directory: ReplicaDirectory, offer: CarryOffer, logger: Logger
+  ) {
+    self.server = server
+    self.directory = directory
+    self.offer = offer
+    self.logger = logger
+  }
+
+  /// Starts listening on `port` (0: any free one) of `host`, with TLS when `tls` is given
+  /// (`fingerprint` is its certificate's, for the offer).
+  public static func start(
+    host: String = "0.0.0.0", port: Int = 0, tls: NIOSSLContext?, fingerprint: String?,
+    configuration: RelayConfiguration = .init(),
+    logger: Logger = Logger(label: "cowatch.standby")
+  ) async throws(RelayServerError) -> StandbyRelay {
+    let directory = ReplicaDirectory()
+    let server = try await RelayServer.start(
+      host: host, port: port, configuration: configuration, logger: logger,
+      directory: directory, tls: tls, feedsSuccessors: true)
+    return StandbyRelay(
+      server: server, directory: directory,
+      offer: CarryOffer(port: server.port, fingerprint: fingerprint), logger: logger)
+  }
+
+  public func perform(
+    _ effect: CarrierEffect, groupClock: ClockOffsetEstimate?, at now: LocalInstant
+  ) {
+    switch effect {
+    case .replica(let change):
+      directory.apply(change)
+    case .carry(let room):
+      // The old relay's group clock as this participant estimates it, against this
+      // relay's own (the same monotonic clock the participant reads): instants move by
+      // the difference, so that nobody's player jumps.
+      let offset = groupClock.map { $0.offset + $0.skew * now.seconds(since: $0.reference) }
+      if offset == nil {
+        logger.warning("carrying room \(room) without a clock estimate: instants kept as they are")
+      }
+      directory.carry(room, shift: Int64(-(offset ?? 0) * 1e9))
+      logger.notice("carrying room \(room) from now on")
+    }
+  }
+
+  /// Stops listening and closes what it serves (the rooms it carries end with it).
+  public func stop() async { await server.stop() }
+}

@@ -1,0 +1,114 @@
+import Clocks
+import GroupSessions
+import Logging
+import Participation
+import PlaybackCoordination
+import RoomCarrying
+import Rooms
+import TCPRelayClient
+import TCPRelayServer
+import Testing
+import WireProtocol
+
+/// Rooms handed from machine to machine over TCP on loopback, with the participants' own
+/// relays (``StandbyRelay``) as people's `cowatch join` runs them.
+@Suite("Carrying rooms: handovers over TCP")
+struct HandoverTests {
+  static func logger(_ label: String) -> Logger {
+    var logger = Logger(label: label)
+    logger.logLevel = .warning
+    return logger
+  }
+
+  /// A participant with its own relay, ready to carry the room.
+  struct Member {
+    let client: ParticipantClient
+    let relay: StandbyRelay?
+  }
+
+  static func member(_ name: String, to port: Int, carries: Bool) async throws -> Member {
+    let relay =
+      carries
+      ? try await StandbyRelay.start(
+        host: "127.0.0.1", port: 0, tls: nil, fingerprint: nil, logger: logger("test.\(name)"))
+      : nil
+    var configuration = ParticipantConfiguration(name: name)
+    configuration.carry = relay?.offer
+    let client = ParticipantClient(
+      transport: TCPTransport(host: "127.0.0.1", port: port), configuration: configuration,
+      logger: logger("test.\(name).client"), carrier: relay)
+    try await client.start()
+    return Member(client: client, relay: relay)
+  }
+
+  /// Leaves as a host does: goodbye, then the room goes to its first successor.
+  static func leave(_ member: Member, relay: RelayServer) async {
+    let me = await member.client.participantID
+    await member.client.stop()
+    await eventually("the relay took the goodbye") {
+      !(relay.state(ofRoom: "lobby")?.participants.contains { $0.id == me } ?? false)
+    }
+    relay.runtime.handOver()
+    await relay.stop()
+  }
+
+  @Test("the host leaves, then the next: the room goes on, the same session on every machine")
+  func chain() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
+    #expect((try? started.get()) != nil)
+    await eventually("ann hears of both successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl"]
+    }
+    let session = await ann.client.groupState.session?.id
+
+    await Self.leave(ann, relay: host)
+    let bobRelay = try #require(bob.relay)
+    await eventually("bob and carl are back, on bob's relay") {
+      let epochs = [await bob.client.relayEpoch, await carl.client.relayEpoch]
+      let connected = [await bob.client.connectionStatus, await carl.client.connectionStatus]
+      return epochs == [bobRelay.server.runtime.epoch, bobRelay.server.runtime.epoch]
+        && connected == [.connected, .connected]
+    }
+    #expect(await carl.client.groupState.session?.id == session)
+    #expect(await carl.client.groupState.participants.map(\.name) == ["bob", "carl"])
+    await eventually("carl is bob's successor") {
+      await bob.client.successors.map(\.name) == ["carl"]
+    }
+
+    await Self.leave(bob, relay: bobRelay.server)
+    let carlRelay = try #require(carl.relay)
+    await eventually("carl is back, on its own relay") {
+      let epoch = await carl.client.relayEpoch
+      let status = await carl.client.connectionStatus
+      return epoch == carlRelay.server.runtime.epoch && status == .connected
+    }
+    #expect(await carl.client.groupState.session?.id == session)
+    #expect(await carl.client.groupState.participants.map(\.name) == ["carl"])
+    await carl.client.stop()
+    await carlRelay.stop()
+  }
+}
+
+let testSeries = SeriesInfo(
+  id: "harbour", title: "Harbour",
+  items: [ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 300)])
+let testItem = testSeries.items[0]
+
+func eventually(
+  _ what: String, within seconds: Double = 10,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ condition: @Sendable () async -> Bool
+) async {
+  let deadline = MonotonicClock.monotonicNanoseconds() + Int64(seconds * 1e9)
+  while true {
+    if await condition() { return }
+    guard MonotonicClock.monotonicNanoseconds() < deadline else { break }
+    try? await Task.sleep(nanoseconds: 5_000_000)
+  }
+  Issue.record("timed out after \(seconds) s waiting for: \(what)", sourceLocation: sourceLocation)
+}

@@ -1,0 +1,154 @@
+import PlaybackCoordination
+import RelayRuntime
+import Testing
+import WireProtocol
+
+@testable import Rooms
+
+/// A relay that passes its rooms on: it names the members that offered to carry the room,
+/// feeds the first of them a copy that holds what a store would, and hands the room over.
+@Suite("Relay: successors")
+struct SuccessionRelayTests {
+  static let bobOffer = CarryOffer(port: 7701, fingerprint: "SHA256:bob")
+  static let carlOffer = CarryOffer(port: 7702, fingerprint: nil)
+
+  /// ann, bob and carl in the lobby; bob and carl offer to carry it.
+  static func room() -> RelayDriver {
+    var r = RelayDriver(feedsSuccessors: true)
+    r.hello(1, "ann", address: "10.0.0.1")
+    r.hello(2, "bob", address: "10.0.0.2")
+    r.hello(3, "carl", address: "10.0.0.3")
+    r.send(.carry(bobOffer), from: 2)
+    r.send(.carry(carlOffer), from: 3)
+    return r
+  }
+
+  static func successions(_ r: RelayDriver, _ id: UInt64) -> [[String]] {
+    (r.outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .succession(let list) = $0 {
+        list.map { "\($0.name)@\($0.relay.address)" }
+      } else {
+        nil
+      }
+    }
+  }
+
+  static func replicas(_ r: RelayDriver, _ id: UInt64) -> [RoomChange] {
+    (r.outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .replica(let change) = $0 { change } else { nil }
+    }
+  }
+
+  @Test("members that offer are named to everyone, longest present first; one that goes is not")
+  func named() {
+    var r = Self.room()
+    #expect(
+      Self.successions(r, 1).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
+    #expect(Self.successions(r, 3).last == Self.successions(r, 1).last)
+    // A newcomer hears the succession with its welcome.
+    r.hello(4, "dan", address: "10.0.0.4")
+    #expect(Self.successions(r, 4).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
+    r.drop(2)
+    #expect(Self.successions(r, 1).last == ["carl@10.0.0.3:7702"])
+    // Back, it offers again (a participant does after every welcome).
+    let token = r.welcome(2)!.resume
+    r.hello(5, "bob", address: "10.0.0.2", resume: token)
+    r.send(.carry(Self.bobOffer), from: 5)
+    #expect(Self.successions(r, 1).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
+  }
+
+  @Test("a relay that does not pass rooms on ignores offers")
+  func notPassingOn() {
+    var r = RelayDriver()
+    r.hello(1, "ann", address: "10.0.0.1")
+    r.hello(2, "bob", address: "10.0.0.2")
+    r.send(.carry(Self.bobOffer), from: 2)
+    #expect(Self.successions(r, 1).isEmpty)
+    #expect(Self.successions(r, 2).isEmpty)
+    #expect(r.errors(2).isEmpty)
+  }
+
+  @Test("the successors' copies hold what a store would: state, members, messages, answers")
+  func copies() throws {
+    var r = Self.room()
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 1)
+    r.send(.send(seq: 2, to: .all, kind: .chat, body: "hello"), from: 1)
+    r.send(.send(seq: 3, to: .only(["p3"]), kind: .chat, body: "psst"), from: 1)
+    r.runtime.feedSuccessors()
+    r.collect()
+    r.drop(3)
+    r.send(.send(seq: 4, to: .all, kind: .chat, body: "carl is away"), from: 1)
+    r.runtime.feedSuccessors()
+    r.collect()
+    for successor: UInt64 in [2] {
+      var copy: StoredRoom?
+      for change in Self.replicas(r, successor) { copy = StoredRoom.applying(change, to: copy) }
+      let stored = try #require(r.runtime.storedRooms().first)
+      #expect(copy == stored)
+      // Each message went over once for each member, however often the member changed.
+      let fed = Self.replicas(r, successor).flatMap { change in
+        change.members.flatMap { member in
+          member.messages.map { "\(member.participant)/\($0.index)" }
+        }
+      }
+      #expect(fed.count == Set(fed).count)
+      #expect(fed.count == 5)
+    }
+    // carl went away: not a successor any more, so not fed.
+    let carlFedAfter = Self.replicas(r, 3).count
+    r.send(.send(seq: 5, to: .all, kind: .chat, body: "more"), from: 1)
+    r.runtime.feedSuccessors()
+    r.collect()
+    #expect(Self.replicas(r, 3).count == carlFedAfter)
+  }
+
+  @Test("handing over: the first successor is told, everyone is sent to it, the room is gone here")
+  func handOver() {
+    var r = Self.room()
+    r.send(.bye, from: 1)
+    let moved = r.runtime.handOver()
+    r.collect()
+    #expect(moved.map(\.room) == ["lobby"])
+    #expect(moved.first?.to.name == "bob")
+    let bob = r.outbox[ConnectionID(2)] ?? []
+    let handover = bob.firstIndex(of: .handover(room: "lobby"))
+    let redirect = bob.firstIndex(
+      of: .redirect(
+        room: "lobby", relay: RelayEndpoint(address: "10.0.0.2:7701", fingerprint: "SHA256:bob")))
+    #expect(handover != nil && redirect != nil && handover! < redirect!)
+    #expect(
+      r.outbox[ConnectionID(3)]?.last
+        == .redirect(
+          room: "lobby",
+          relay: RelayEndpoint(address: "10.0.0.2:7701", fingerprint: "SHA256:bob")))
+    #expect(r.closed.isSuperset(of: [ConnectionID(2), ConnectionID(3)]))
+    #expect(r.runtime.roomNames.isEmpty)
+    #expect(!(r.outbox[ConnectionID(3)] ?? []).contains(.handover(room: "lobby")))
+  }
+
+  @Test("a room carried on from a copy passes itself on again")
+  func chain() throws {
+    var first = Self.room()
+    first.send(.bye, from: 1)
+    first.runtime.handOver()
+    first.collect()
+    var copy: StoredRoom?
+    for change in Self.replicas(first, 2) { copy = StoredRoom.applying(change, to: copy) }
+    let bobToken = try #require(first.welcome(2)?.resume)
+    let carlToken = try #require(first.welcome(3)?.resume)
+
+    var second = RelayDriver(restoring: [try #require(copy)], feedsSuccessors: true)
+    second.hello(1, "bob", address: "127.0.0.1", resume: bobToken)
+    second.hello(2, "carl", address: "10.0.0.3", resume: carlToken)
+    #expect(second.welcome(1)?.resumed == true)
+    #expect(second.welcome(2)?.resumed == true)
+    second.send(.carry(Self.carlOffer), from: 2)
+    #expect(Self.successions(second, 1).last == ["carl@10.0.0.3:7702"])
+    second.send(.bye, from: 1)
+    let moved = second.runtime.handOver()
+    second.collect()
+    #expect(moved.first?.to.name == "carl")
+    #expect(second.outbox[ConnectionID(2)]?.contains(.handover(room: "lobby")) == true)
+    #expect(second.closed.contains(ConnectionID(2)))
+  }
+}
