@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// A host leaves "only me" (the end of its input, or SIGTERM) and the room goes on on the
+/// first successor's machine: real processes on loopback, as people run them.
+@Suite("The host leaves, the room stays", .serialized)
+struct HostHandoverTests {
+  /// ann hosts (headless); bob and carl join and watch. Returns the three processes once
+  /// the session plays and ann knows bob would carry the room.
+  static func room(hostArguments: [String] = []) async throws -> (
+    ann: CowatchProcess, bob: CowatchProcess, carl: CowatchProcess
+  ) {
+    let ann = try CowatchProcess(
+      ["host", "--bind", "127.0.0.1", "--port", "0", "--name", "ann", "--headless"]
+        + hostArguments)
+    let invite = try #require(
+      await ann.waitForLine(containing: [#""event":"invite""#]), "the host's invite")
+    let match = try #require(
+      invite.firstMatch(of: #/127\.0\.0\.1:(\d+) --name NAME --fingerprint (SHA256:[A-Za-z0-9+\/]{43})/#))
+    let (port, fingerprint) = (String(match.1), String(match.2))
+    func join(_ name: String) throws -> CowatchProcess {
+      try CowatchProcess([
+        "join", "127.0.0.1:\(port)", "--name", name, "--headless", "--fingerprint", fingerprint,
+      ])
+    }
+    let bob = try join("bob")
+    await bob.waitForLine(containing: [#""event":"welcome""#])
+    let carl = try join("carl")
+    await carl.waitForLine(containing: [#""event":"welcome""#])
+    await ann.waitForLine(containing: [#""event":"succession""#, #"["bob","carl"]"#])
+    ann.send("start harbour/s1e1")
+    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    bob.send("join")
+    await carl.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    carl.send("join")
+    await ann.waitForLine(containing: [#""kind":"joined""#, #""originator":"carl""#])
+    return (ann, bob, carl)
+  }
+
+  /// After ann left: bob and carl are in the same session on bob's relay, and it works.
+  static func goesOn(bob: CowatchProcess, carl: CowatchProcess) async throws {
+    await carl.waitForLine(containing: [#""kind":"exited""#, "ann left the room"])
+    let moved = await carl.waitForLine(containing: [#""event":"moved""#])
+    #expect(moved?.contains("the room now runs on bob's machine") == true)
+    await bob.waitForLine(containing: [#""event":"moved""#, "your machine"])
+    let back = try #require(
+      await carl.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#]))
+    #expect(back.contains(#""relay_restarted":true"#))
+    await bob.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#])
+    // The room works on its new relay: carl pauses, bob hears it.
+    carl.send("pause")
+    await bob.waitForLine(containing: [#""kind":"paused""#, #""originator":"carl""#])
+    bob.send("status")
+    let status = try #require(await bob.waitForLine(containing: [#""event":"status""#]))
+    #expect(status.contains(#""item":"harbour/s1e1""#))
+    #expect(status.contains(#""session":1"#))
+  }
+
+  @Test("the headless host's input ends: it leaves only itself, the others go on on bob's machine")
+  func endOfInput() async throws {
+    let (ann, bob, carl) = try await Self.room()
+    defer { [ann, bob, carl].forEach { $0.terminate() } }
+    ann.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    try await Self.goesOn(bob: bob, carl: carl)
+    bob.closeInput()
+    carl.closeInput()
+    #expect(await bob.exitStatus() == 0)
+    #expect(await carl.exitStatus() == 0)
+  }
+
+  @Test("SIGTERM to the host is leaving only itself too")
+  func terminated() async throws {
+    let (ann, bob, carl) = try await Self.room()
+    defer { [ann, bob, carl].forEach { $0.terminate() } }
+    ann.terminate()
+    #expect(await ann.exitStatus() == 0)
+    try await Self.goesOn(bob: bob, carl: carl)
+  }
+}
