@@ -230,6 +230,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch-bench",
       dependencies: [
+        "RoomCarrying",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",

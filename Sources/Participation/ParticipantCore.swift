@@ -331,7 +331,7 @@ public struct ParticipantCore: Sendable {
     case .handover(let room):
       guard room == configuration.room, succession.offer != nil else { return [] }
       succession.handedOver()
-      return [.carrier(.carry(room: room))]
+      return [.carrier(.carry(room: room, state: replica.state))]
     case .update(let newState, let events):
       replica.replace(with: newState)
       return receive(newState, events: events, at: now, seen: seen)

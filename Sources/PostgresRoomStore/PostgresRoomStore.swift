@@ -250,7 +250,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     do {
       rooms = try batch.changed.map { change in
         (
-          change, String(decoding: try encoder.encode(change.state), as: UTF8.self),
+          change, String(decoding: try encoder.encode(try change.storedState()), as: UTF8.self),
           try change.protection.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
           try change.members.map {
             ($0.participant.rawValue, String(decoding: try encoder.encode($0), as: UTF8.self))

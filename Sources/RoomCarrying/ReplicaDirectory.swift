@@ -37,10 +37,16 @@ public final class ReplicaDirectory: RoomDirectory {
   /// The copy of `room`, if there is one (status and tests).
   public func copy(of room: String) -> StoredRoom? { contents.withLock { $0.copies[room] } }
 
-  /// The room is handed over: this relay carries it from now on. `shift`: nanoseconds
-  /// from the old relay's group clock to this relay's.
-  public func carry(_ room: String, shift: Int64) {
-    contents.withLock { $0.carried[room] = shift }
+  /// The room is handed over: this relay carries it from now on, with `state` (the room
+  /// as the participant replayed it: the feed leaves the state out) unless the copy's is
+  /// newer. `shift`: nanoseconds from the old relay's group clock to this relay's.
+  public func carry(_ room: String, state: GroupState, shift: Int64) {
+    contents.withLock { c in
+      c.carried[room] = shift
+      if let copy = c.copies[room], copy.state.sequence <= state.sequence {
+        c.copies[room]?.state = state
+      }
+    }
   }
 
   public func claim(_ room: String) async throws(RoomStoreError) -> RoomClaim {

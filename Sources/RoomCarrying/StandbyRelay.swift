@@ -50,7 +50,7 @@ public final class StandbyRelay: RoomCarrier {
     switch effect {
     case .replica(let change):
       directory.apply(change)
-    case .carry(let room):
+    case .carry(let room, let state):
       // The old relay's group clock as this participant estimates it, against this
       // relay's own (the same monotonic clock the participant reads): instants move by
       // the difference, so that nobody's player jumps.
@@ -58,7 +58,7 @@ public final class StandbyRelay: RoomCarrier {
       if offset == nil {
         logger.warning("carrying room \(room) without a clock estimate: instants kept as they are")
       }
-      directory.carry(room, shift: Int64(-(offset ?? 0) * 1e9))
+      directory.carry(room, state: state, shift: Int64(-(offset ?? 0) * 1e9))
       logger.notice("carrying room \(room) from now on")
     }
   }

@@ -64,7 +64,11 @@ extension RelayCore {
         // has every member's messages up to now.
         actions += takeSuccessorFeed()
         room = rooms[roomName] ?? room
-        for (id, member) in room.members { room.fedMessages[id] = member.messages.count }
+        for (id, member) in room.members {
+          room.fedMessages[id] = member.messages.count
+          room.fedAnswers[id] =
+            member.requests.stored(limit: Self.storedAnswers).answers.map(\.id).max() ?? 0
+        }
       }
       room.fed = fed
       rooms[roomName] = room
@@ -78,7 +82,7 @@ extension RelayCore {
   }
 
   /// The whole room as replica messages: the state first (the successor starts its copy
-  /// over), then one member per message, so that no line grows with the room.
+  /// over), then the members, as many to a line as fit in ``feedLineBytes``.
   func wholeRoom(_ roomName: String) -> [RoomChange] {
     guard let stored = stored(room: roomName, members: nil) else { return [] }
     var changes = [
@@ -86,13 +90,34 @@ extension RelayCore {
         name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
         departed: [], protection: stored.protection, restart: true)
     ]
-    for member in stored.members {
+    for group in Self.lines(of: stored.members) where !group.isEmpty {
       changes.append(
         RoomChange(
-          name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [member],
+          name: roomName, state: nil, nextNumber: stored.nextNumber, members: group,
           departed: [], protection: stored.protection))
     }
     return changes
+  }
+
+  /// About how many bytes of members one replica line carries at most: far below a
+  /// participant's frame limit (1 MiB), however many messages wait for its members.
+  static let feedLineBytes = 64 * 1024
+
+  /// Members in groups of at most ``feedLineBytes`` (a member larger than that alone);
+  /// one empty group when there are none (a line still says who departed).
+  static func lines(of members: [StoredMember]) -> [[StoredMember]] {
+    var groups: [[StoredMember]] = [[]]
+    var bytes = 0
+    for member in members {
+      let size = 300 + member.answers.count * 24 + member.messages.reduce(0) { $0 + $1.bytes + 96 }
+      if !groups[groups.count - 1].isEmpty, bytes + size > feedLineBytes {
+        groups.append([])
+        bytes = 0
+      }
+      groups[groups.count - 1].append(member)
+      bytes += size
+    }
+    return groups
   }
 
   /// Whether there is something to feed the successors.
@@ -112,17 +137,23 @@ extension RelayCore {
       for id in (changes.members[roomName] ?? []).sorted() {
         guard let member = room.members[id] else { continue }
         let after = room.fedMessages[id] ?? 0
-        members.append(storedMember(id, member, messagesAfter: after))
+        let answersAfter = room.fedAnswers[id] ?? 0
+        let stored = storedMember(id, member, messagesAfter: after, answersAfter: answersAfter)
+        members.append(stored)
         room.fedMessages[id] = member.messages.count
+        room.fedAnswers[id] = max(answersAfter, stored.answers.map(\.id).max() ?? 0)
       }
-      for id in changes.departed[roomName] ?? [] { room.fedMessages[id] = nil }
+      for id in changes.departed[roomName] ?? [] {
+        room.fedMessages[id] = nil
+        room.fedAnswers[id] = nil
+      }
       rooms[roomName] = room
       let departed = (changes.departed[roomName] ?? []).sorted()
-      // One member per line, as in the whole room; the state rides on each.
-      let groups: [[StoredMember]] = members.isEmpty ? [[]] : members.map { [$0] }
+      // As few lines as fit: the state is not fed (successors replay every step).
+      let groups = Self.lines(of: members)
       for (index, group) in groups.enumerated() {
         let change = RoomChange(
-          name: roomName, state: room.engine.state, nextNumber: room.nextNumber, members: group,
+          name: roomName, state: nil, nextNumber: room.nextNumber, members: group,
           departed: index == 0 ? departed : [], protection: room.protection)
         actions.append(.broadcast(.replica(change), to: targets))
       }
@@ -158,16 +189,16 @@ extension RelayCore {
     return (actions, moved)
   }
 
-  private func storedMember(_ id: ParticipantID, _ member: Member, messagesAfter: UInt64)
-    -> StoredMember
-  {
+  private func storedMember(
+    _ id: ParticipantID, _ member: Member, messagesAfter: UInt64, answersAfter: UInt64
+  ) -> StoredMember {
     let log = member.messages.stored
     let window = member.requests.stored(limit: Self.storedAnswers)
     return StoredMember(
       participant: id, name: member.name, secretHash: member.secretHash,
       messageCount: log.count, messagesSent: log.sent,
       messages: log.messages.filter { $0.index > messagesAfter },
-      answers: window.answers, answerFloor: window.floor,
+      answers: window.answers.filter { $0.id > answersAfter }, answerFloor: window.floor,
       keptFrom: log.messages.first?.index ?? (log.count + 1))
   }
 }

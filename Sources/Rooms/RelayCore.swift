@@ -108,6 +108,7 @@ public struct RelayCore: Sendable {
     /// The successors fed with replicas, and for each member the messages they were fed.
     var fed: Set<ParticipantID> = []
     var fedMessages: [ParticipantID: UInt64] = [:]
+    var fedAnswers: [ParticipantID: UInt64] = [:]
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()

@@ -27,3 +27,12 @@ public struct RoomStoreBatch: Sendable, Hashable {
     changed.reduce(removed.count) { $0 + 1 + $1.members.count + $1.departed.count }
   }
 }
+
+extension RoomChange {
+  /// The state a store writes: every change the relay takes for its store has one (only a
+  /// successor's feed leaves it out).
+  public func storedState() throws(RoomStoreError) -> GroupState {
+    guard let state else { throw RoomStoreError("a change of room \(name) without its state") }
+    return state
+  }
+}

@@ -171,7 +171,7 @@ public final class SQLiteRoomStore: RoomStore {
           let rooms = try batch.changed.map { change in
             (
               change,
-              try encoder.encode(change.state),
+              try encoder.encode(try change.storedState()),
               try change.protection.map { try encoder.encode($0) },
               try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
             )

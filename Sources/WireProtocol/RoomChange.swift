@@ -6,7 +6,9 @@ import PlaybackCoordination
 /// copy (see ``StoredRoom/applying(_:)``).
 public struct RoomChange: Sendable, Hashable {
   public var name: String
-  public var state: GroupState
+  /// The room's whole state. A store's batches always carry it; a successor's feed only
+  /// when it starts over (`restart`): a successor is a member, and replays every step.
+  public var state: GroupState?
   public var nextNumber: UInt64
   /// Members that are new or changed.
   public var members: [StoredMember]
@@ -18,7 +20,7 @@ public struct RoomChange: Sendable, Hashable {
   public var restart: Bool
 
   public init(
-    name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
+    name: String, state: GroupState?, nextNumber: UInt64, members: [StoredMember],
     departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false
   ) {
     self.restart = restart
@@ -40,7 +42,7 @@ extension RoomChange: Codable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
       name: try c.decode(String.self, forKey: .name),
-      state: try c.decode(GroupState.self, forKey: .state),
+      state: try c.decodeIfPresent(GroupState.self, forKey: .state),
       nextNumber: try c.decode(UInt64.self, forKey: .nextNumber),
       members: try c.decode([StoredMember].self, forKey: .members),
       departed: try c.decode([ParticipantID].self, forKey: .departed),
@@ -51,7 +53,7 @@ extension RoomChange: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(name, forKey: .name)
-    try c.encode(state, forKey: .state)
+    try c.encodeIfPresent(state, forKey: .state)
     try c.encode(nextNumber, forKey: .nextNumber)
     try c.encode(members, forKey: .members)
     try c.encode(departed, forKey: .departed)
@@ -61,16 +63,18 @@ extension RoomChange: Codable {
 }
 
 extension StoredRoom {
-  /// The room with `change` applied: state, numbering and protection replaced, members
-  /// added or replaced, departed members removed. A room not known yet, or a change that
-  /// starts over, starts from the change alone. A member fed with only its new messages
-  /// (``StoredMember/keptFrom`` set) keeps the ones it had from that index on.
+  /// The room with `change` applied: state (when it has one), numbering and protection
+  /// replaced, members added or replaced, departed members removed. A room not known yet,
+  /// or a change that starts over, starts from the change alone. A member fed with only
+  /// what is new (``StoredMember/keptFrom`` set) keeps the messages it had from that index
+  /// on and the answers above its floor.
   public static func applying(_ change: RoomChange, to room: StoredRoom?) -> StoredRoom {
     let previous = change.restart ? nil : room
     var room =
       previous
-      ?? StoredRoom(name: change.name, state: change.state, nextNumber: 0, members: [])
-    room.state = change.state
+      ?? StoredRoom(
+        name: change.name, state: change.state ?? GroupState(), nextNumber: 0, members: [])
+    if let state = change.state { room.state = state }
     room.nextNumber = change.nextNumber
     room.protection = change.protection
     let departed = Set(change.departed)
@@ -87,6 +91,11 @@ extension StoredRoom {
         ((old[member.participant]?.messages ?? []).filter {
           $0.index >= keptFrom && !known.contains($0.index)
         } + member.messages).sorted { $0.index < $1.index }
+      let answered = Set(member.answers.map(\.id))
+      merged.answers = Array(
+        ((old[member.participant]?.answers ?? []).filter {
+          $0.id > member.answerFloor && !answered.contains($0.id)
+        } + member.answers).sorted { $0.id < $1.id }.suffix(StoredMember.fedAnswers))
       merged.keptFrom = nil
       return merged
     }

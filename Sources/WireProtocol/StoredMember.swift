@@ -18,10 +18,13 @@ public struct StoredMember: Sendable, Hashable, Codable {
   /// again, not applied twice.
   public var answers: [StoredAnswer]
   public var answerFloor: UInt64
-  /// Set when `messages` holds only the payloads after those already sent to a successor:
-  /// the number of the oldest one the relay still keeps (the successor drops older ones).
-  /// Nil in a store, where `messages` is all of them.
+  /// Set when `messages` and `answers` hold only what was not sent to a successor yet:
+  /// the number of the oldest message the relay still keeps (the successor drops older
+  /// ones, and answers at or below `answerFloor`). Nil in a store, where they are all.
   public var keptFrom: UInt64?
+
+  /// Answers a successor keeps per member (as a store does).
+  public static let fedAnswers = 32
 
   public init(
     participant: ParticipantID, name: String, secretHash: [UInt8], messageCount: UInt64 = 0,

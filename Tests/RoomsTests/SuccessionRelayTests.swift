@@ -84,6 +84,8 @@ struct SuccessionRelayTests {
       var copy: StoredRoom?
       for change in Self.replicas(r, successor) { copy = StoredRoom.applying(change, to: copy) }
       let stored = try #require(r.runtime.storedRooms().first)
+      // The feed leaves the state out after the first line: the successor replays the steps.
+      copy?.state = try #require(r.lastState(successor))
       #expect(copy == stored)
       // Each message went over once for each member, however often the member changed.
       let fed = Self.replicas(r, successor).flatMap { change in
@@ -134,6 +136,8 @@ struct SuccessionRelayTests {
     first.collect()
     var copy: StoredRoom?
     for change in Self.replicas(first, 2) { copy = StoredRoom.applying(change, to: copy) }
+    // As the successor's relay does: the state is the one bob replayed up to the handover.
+    copy?.state = try #require(first.lastState(2))
     let bobToken = try #require(first.welcome(2)?.resume)
     let carlToken = try #require(first.welcome(3)?.resume)
 
