@@ -186,7 +186,7 @@ struct HandoverCommand: AsyncParsableCommand {
     emit("What the first successor is fed while the room plays and chats", feed)
     emit("The host leaves: the room moves to the first successor", move)
     Report.write(
-      section: "handover", title: "7. A host's room handed over",
+      section: "handover", title: "14. A host's room handed over",
       body: """
         A room run by an in-process relay (as `cowatch host` runs it), over TCP on loopback;
         every participant but the host's with its own relay ready to carry the room (as
