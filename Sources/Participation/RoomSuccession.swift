@@ -15,9 +15,11 @@ struct RoomSuccession: Sendable {
 
   init(offer: CarryOffer?) { self.offer = offer }
 
-  /// The offer to send after a welcome, if there is one to make.
+  /// The offer to send after a welcome, if there is one to make: once this participant's
+  /// own relay carries the room, it says so instead (it is that relay's host).
   var offerAfterWelcome: ClientMessage? {
-    guard !carrying, let offer else { return nil }
+    guard var offer else { return nil }
+    if carrying { offer.runsRelay = true }
     return .carry(offer)
   }
 

@@ -27,10 +27,11 @@ extension RelayRuntime {
       s.held[id]!.append(message)
       return true
     }
-    guard case .hello(_, _, let room, _, _) = message, s.core.participant(of: id) == nil,
+    guard case .hello(_, _, let room, let resume, _) = message, s.core.participant(of: id) == nil,
       !s.core.hasRoom(room), RelayCore.isValidRoom(room), !s.stopped
     else { return false }
     s.held[id] = [message]
+    directory.helloWaiting(for: room, resume: resume, on: id)
     if s.claims[room] != nil {
       s.claims[room]!.append(id)
       return true

@@ -201,7 +201,7 @@ public final class RelayRuntime: Sendable {
   /// The transport closed the connection.
   public func closed(_ id: ConnectionID) {
     state.withLock { s in
-      s.held[id] = nil
+      if s.held.removeValue(forKey: id) != nil { directory?.helloGone(on: id) }
       Self.forget(id, in: &s)
       guard s.outlets.removeValue(forKey: id) != nil else { return }
       perform(s.core.disconnected(id, at: clock.groupNow()), in: &s)

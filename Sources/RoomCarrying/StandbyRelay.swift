@@ -54,12 +54,22 @@ public final class StandbyRelay: RoomCarrier {
       // The old relay's group clock as this participant estimates it, against this
       // relay's own (the same monotonic clock the participant reads): instants move by
       // the difference, so that nobody's player jumps.
-      let offset = groupClock.map { $0.offset + $0.skew * now.seconds(since: $0.reference) }
-      if offset == nil {
+      if groupClock == nil {
         logger.warning("carrying room \(room) without a clock estimate: instants kept as they are")
       }
-      directory.carry(room, state: state, shift: Int64(-(offset ?? 0) * 1e9))
+      directory.carry(
+        room, state: state, shift: ReplicaDirectory.shift(groupClock, at: now))
       logger.notice("carrying room \(room) from now on")
+    }
+  }
+
+  /// Lets an election here read what `client` (this machine's participant) knows: the
+  /// room as it replayed it and its estimate of the old relay's clock.
+  public func attach(_ client: ParticipantClient) {
+    directory.attach { [weak client] in
+      guard let client else { return nil }
+      let snapshot = await client.snapshot()
+      return (snapshot.state, snapshot.clock, snapshot.localTime)
     }
   }
 

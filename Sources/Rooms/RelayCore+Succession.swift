@@ -21,11 +21,22 @@ extension RelayCore {
       // In-process participants (nil address) have no machine of their own to offer.
       return []
     }
+    if offer.runsRelay {
+      // Only a member on this machine can be the one whose machine runs the relay.
+      guard Self.isLoopback(host) else { return [] }
+      rooms[roomName]?.host = participant
+      successorChanges.changed(roomName, member: nil)
+      return [.log(.info, "\(roomName)/\(participant) runs this relay", about: id)]
+    }
     let endpoint = offer.endpoint(host: host)
     guard RelayEndpoint.isPlausible(address: endpoint.address) else { return [] }
     rooms[roomName]?.members[participant]?.carry = endpoint
     successionsToSettle.insert(roomName)
     return [.log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id)]
+  }
+
+  static func isLoopback(_ address: String) -> Bool {
+    address.hasPrefix("127.") || address == "::1" || address == "::ffff:127.0.0.1"
   }
 
   /// The members that can carry `room` now, in the order they would: connected ones that
@@ -88,7 +99,7 @@ extension RelayCore {
     var changes = [
       RoomChange(
         name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
-        departed: [], protection: stored.protection, restart: true)
+        departed: [], protection: stored.protection, restart: true, host: rooms[roomName]?.host)
     ]
     for group in Self.lines(of: stored.members) where !group.isEmpty {
       changes.append(
@@ -154,7 +165,7 @@ extension RelayCore {
       for (index, group) in groups.enumerated() {
         let change = RoomChange(
           name: roomName, state: nil, nextNumber: room.nextNumber, members: group,
-          departed: index == 0 ? departed : [], protection: room.protection)
+          departed: index == 0 ? departed : [], protection: room.protection, host: room.host)
         actions.append(.broadcast(.replica(change), to: targets))
       }
     }

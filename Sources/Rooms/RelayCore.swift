@@ -109,6 +109,8 @@ public struct RelayCore: Sendable {
     var fed: Set<ParticipantID> = []
     var fedMessages: [ParticipantID: UInt64] = [:]
     var fedAnswers: [ParticipantID: UInt64] = [:]
+    /// The member whose machine runs this relay (its `carry` offer said so).
+    var host: ParticipantID?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()

@@ -21,6 +21,17 @@ public protocol RoomDirectory: Sendable {
   func release(_ rooms: [String]) async throws(RoomStoreError)
   /// The other relays alive now, for participants to reconnect through.
   func peers() async throws(RoomStoreError) -> [RelayEndpoint]
+  /// A hello for `room` waits on connection `connection` while the room is claimed
+  /// (`resume`: the token it came with). A directory that elects who carries a room on
+  /// counts it as a vote (see ``RoomElection``); the others need not look.
+  func helloWaiting(for room: String, resume: ResumeToken?, on connection: ConnectionID)
+  /// A waiting hello's connection closed: its vote goes with it.
+  func helloGone(on connection: ConnectionID)
+}
+
+extension RoomDirectory {
+  public func helloWaiting(for room: String, resume: ResumeToken?, on connection: ConnectionID) {}
+  public func helloGone(on connection: ConnectionID) {}
 }
 
 /// The answer to ``RoomDirectory/claim(_:)``.

@@ -61,7 +61,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body, port, fingerprint
+      body, port, fingerprint, runsRelay
   }
 
   public init(from decoder: any Decoder) throws {
@@ -108,7 +108,10 @@ extension ClientMessage: Codable {
         throw DecodingError.dataCorruptedError(
           forKey: .fingerprint, in: c, debugDescription: "not a certificate fingerprint")
       }
-      self = .carry(CarryOffer(port: port, fingerprint: fingerprint))
+      self = .carry(
+        CarryOffer(
+          port: port, fingerprint: fingerprint,
+          runsRelay: try c.decodeIfPresent(Bool.self, forKey: .runsRelay) ?? false))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -153,6 +156,7 @@ extension ClientMessage: Codable {
       try c.encode("carry", forKey: .type)
       try c.encode(offer.port, forKey: .port)
       try c.encodeIfPresent(offer.fingerprint, forKey: .fingerprint)
+      if offer.runsRelay { try c.encode(true, forKey: .runsRelay) }
     }
   }
 }

@@ -18,12 +18,17 @@ public struct RoomChange: Sendable, Hashable {
   public var protection: RoomProtection?
   /// The first of a whole room: the receiver starts its copy over from it.
   public var restart: Bool
+  /// The member whose machine runs the relay, when known: if that relay goes without a
+  /// handover, its vote does not count in the election of who carries the room on.
+  public var host: ParticipantID?
 
   public init(
     name: String, state: GroupState?, nextNumber: UInt64, members: [StoredMember],
-    departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false
+    departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false,
+    host: ParticipantID? = nil
   ) {
     self.restart = restart
+    self.host = host
     self.name = name
     self.state = state
     self.nextNumber = nextNumber
@@ -35,7 +40,7 @@ public struct RoomChange: Sendable, Hashable {
 
 extension RoomChange: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, state, nextNumber, members, departed, protection, restart
+    case name, state, nextNumber, members, departed, protection, restart, host
   }
 
   public init(from decoder: any Decoder) throws {
@@ -47,7 +52,8 @@ extension RoomChange: Codable {
       members: try c.decode([StoredMember].self, forKey: .members),
       departed: try c.decode([ParticipantID].self, forKey: .departed),
       protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
-      restart: try c.decodeIfPresent(Bool.self, forKey: .restart) ?? false)
+      restart: try c.decodeIfPresent(Bool.self, forKey: .restart) ?? false,
+      host: try c.decodeIfPresent(ParticipantID.self, forKey: .host))
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -59,6 +65,7 @@ extension RoomChange: Codable {
     try c.encode(departed, forKey: .departed)
     try c.encodeIfPresent(protection, forKey: .protection)
     if restart { try c.encode(true, forKey: .restart) }
+    try c.encodeIfPresent(host, forKey: .host)
   }
 }
 

@@ -36,14 +36,19 @@ public struct Successor: Hashable, Sendable, Codable {
 
 /// Where a participant offers to carry the room: the port its relay listens on (at the
 /// address the relay sees the participant's connection come from) and the fingerprint of
-/// that relay's certificate (nil in a room without TLS).
+/// that relay's certificate (nil in a room without TLS). `runsRelay`: that relay is the
+/// one this participant is talking to (a host's own participant, or a successor's that
+/// took the room over): not a successor, but the member whose vote does not count if the
+/// relay goes (see ``RoomChange/host``).
 public struct CarryOffer: Hashable, Sendable {
   public var port: Int
   public var fingerprint: String?
+  public var runsRelay: Bool
 
-  public init(port: Int, fingerprint: String?) {
+  public init(port: Int, fingerprint: String?, runsRelay: Bool = false) {
     self.port = port
     self.fingerprint = fingerprint
+    self.runsRelay = runsRelay
   }
 
   /// The endpoint at `host` (an IP address as a connection shows it).

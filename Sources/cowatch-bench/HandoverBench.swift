@@ -70,6 +70,7 @@ enum HandoverBench {
       let client = ParticipantClient(
         transport: TCPTransport(host: "127.0.0.1", port: host.port), configuration: configuration,
         player: player, logger: quiet("bench.p\(i)"), carrier: carrier)
+      carrier?.inner.attach(client)
       try await client.start()
       clients.append(client)
       players.append(player)

@@ -8,6 +8,7 @@ import RelayTLS
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
+import WireProtocol
 
 struct HostCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -64,7 +65,9 @@ struct HostCommand: AsyncParsableCommand {
           host: local, port: server.port,
           tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
         options: options, invite: invite, hostsRoom: true,
-        leave: RoomCarrySetup.leave(relay: server, name: options.name))
+        leave: RoomCarrySetup.leave(relay: server, name: options.name),
+        hostOffer: CarryOffer(
+          port: server.port, fingerprint: identity?.fingerprint, runsRelay: true))
     } catch {
       await server.close(because: "the room's host stopped")
       throw error

@@ -9,6 +9,7 @@ import RoomCarrying
 import RoomCrypto
 import TerminalFront
 import Transports
+import WireProtocol
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
 enum ParticipantRun {
@@ -40,10 +41,12 @@ enum ParticipantRun {
   /// Runs until the person quits (or, headless, the input ends); the client is stopped
   /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
   /// room's relay runs in this process (`cowatch host`); `leave`: how it leaves then.
-  /// `carrier`: this machine's own relay, offered to carry the room.
+  /// `carrier`: this machine's own relay, offered to carry the room; `hostOffer`: what a
+  /// host's participant tells its own relay (that its machine runs it).
   static func run(
     command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
-    hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil
+    hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil,
+    hostOffer: CarryOffer? = nil
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
@@ -70,7 +73,7 @@ enum ParticipantRun {
         room: options.room, password: password,
         client: { password in
           var configuration = options.configuration
-          configuration.carry = carrier?.offer
+          configuration.carry = carrier?.offer ?? hostOffer
           return ParticipantClient(
             transport: transport, configuration: configuration, player: player,
             clock: clock, password: password, logger: logger, carrier: carrier)
@@ -85,6 +88,7 @@ enum ParticipantRun {
       await stopPlayer()
       throw CommandFailure(command, error.description)
     }
+    carrier?.attach(client)
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,

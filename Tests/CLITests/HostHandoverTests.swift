@@ -16,7 +16,8 @@ struct HostHandoverTests {
     let invite = try #require(
       await ann.waitForLine(containing: [#""event":"invite""#]), "the host's invite")
     let match = try #require(
-      invite.firstMatch(of: #/127\.0\.0\.1:(\d+) --name NAME --fingerprint (SHA256:[A-Za-z0-9+\/]{43})/#))
+      invite.firstMatch(
+        of: #/127\.0\.0\.1:(\d+) --name NAME --fingerprint (SHA256:[A-Za-z0-9+\/]{43})/#))
     let (port, fingerprint) = (String(match.1), String(match.2))
     func join(_ name: String) throws -> CowatchProcess {
       try CowatchProcess([
@@ -76,5 +77,26 @@ struct HostHandoverTests {
     ann.terminate()
     #expect(await ann.exitStatus() == 0)
     try await Self.goesOn(bob: bob, carl: carl)
+  }
+
+  @Test("kill -9 of the host: bob and carl elect bob's machine and go on there, same places")
+  func killed() async throws {
+    let (ann, bob, carl) = try await Self.room()
+    defer { [ann, bob, carl].forEach { $0.terminate() } }
+    let carlWelcome = try #require(
+      await carl.waitForLine(containing: [#""event":"welcome""#, #""resumed":false"#]))
+    await ann.killNow()
+    let back = try #require(
+      await carl.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#]))
+    #expect(back.contains(#""relay_restarted":true"#))
+    // The same member as before.
+    let id = try #require(carlWelcome.firstMatch(of: #/"participant":"(p\d+)"/#)).1
+    #expect(back.contains(#""participant":"\#(id)""#))
+    await bob.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#])
+    carl.send("pause")
+    await bob.waitForLine(containing: [#""kind":"paused""#, #""originator":"carl""#])
+    bob.send("status")
+    let status = try #require(await bob.waitForLine(containing: [#""event":"status""#]))
+    #expect(status.contains(#""item":"harbour/s1e1""#))
   }
 }

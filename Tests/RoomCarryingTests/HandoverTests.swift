@@ -26,6 +26,8 @@ struct HandoverTests {
     let relay: StandbyRelay?
   }
 
+  /// `carries`: with its own relay, offered to carry the room; else, as a host's own
+  /// participant, it tells the relay that its machine runs it.
   static func member(_ name: String, to port: Int, carries: Bool) async throws -> Member {
     let relay =
       carries
@@ -33,10 +35,11 @@ struct HandoverTests {
         host: "127.0.0.1", port: 0, tls: nil, fingerprint: nil, logger: logger("test.\(name)"))
       : nil
     var configuration = ParticipantConfiguration(name: name)
-    configuration.carry = relay?.offer
+    configuration.carry = relay?.offer ?? CarryOffer(port: port, fingerprint: nil, runsRelay: true)
     let client = ParticipantClient(
       transport: TCPTransport(host: "127.0.0.1", port: port), configuration: configuration,
       logger: logger("test.\(name).client"), carrier: relay)
+    relay?.attach(client)
     try await client.start()
     return Member(client: client, relay: relay)
   }
@@ -91,6 +94,61 @@ struct HandoverTests {
     #expect(await carl.client.groupState.participants.map(\.name) == ["carl"])
     await carl.client.stop()
     await carlRelay.stop()
+  }
+}
+
+extension HandoverTests {
+  @Test("the host's relay dies without a word: bob and carl elect bob's, and go on there")
+  func hostKilled() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
+    #expect((try? started.get()) != nil)
+    await eventually("ann hears of both successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl"]
+    }
+    let session = await carl.client.groupState.session?.id
+    let ids = [await bob.client.participantID, await carl.client.participantID]
+
+    await host.kill()
+    await ann.client.kill()
+    let bobRelay = try #require(bob.relay)
+    await eventually("bob and carl are back, on bob's relay") {
+      let epochs = [await bob.client.relayEpoch, await carl.client.relayEpoch]
+      let connected = [await bob.client.connectionStatus, await carl.client.connectionStatus]
+      return epochs == [bobRelay.server.runtime.epoch, bobRelay.server.runtime.epoch]
+        && connected == [.connected, .connected]
+    }
+    #expect([await bob.client.participantID, await carl.client.participantID] == ids)
+    #expect(await carl.client.groupState.session?.id == session)
+    // carl's relay was only a candidate: it does not run the room.
+    #expect(carl.relay?.server.runtime.roomNames.isEmpty == true)
+    await bob.client.stop()
+    await carl.client.stop()
+    await bobRelay.stop()
+    await carl.relay?.stop()
+  }
+
+  @Test("only the host and one other: the one left carries on alone")
+  func hostKilledLeavingOne() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    await eventually("ann hears of bob") { await ann.client.successors.map(\.name) == ["bob"] }
+    await host.kill()
+    await ann.client.kill()
+    let bobRelay = try #require(bob.relay)
+    await eventually("bob carries on alone, on its own relay") {
+      let epoch = await bob.client.relayEpoch
+      let status = await bob.client.connectionStatus
+      return epoch == bobRelay.server.runtime.epoch && status == .connected
+    }
+    await bob.client.stop()
+    await bobRelay.stop()
   }
 }
 
