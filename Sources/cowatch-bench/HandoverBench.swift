@@ -51,7 +51,9 @@ enum HandoverBench {
     return logger
   }
 
-  static func run(size: Int, feedSeconds: Double) async throws -> Result {
+  /// `killed`: the host's relay dies without a word (as `kill -9` would) instead of
+  /// handing the room over, and the others elect a successor.
+  static func run(size: Int, feedSeconds: Double, killed: Bool = false) async throws -> Result {
     let host = try await RelayServer.start(
       host: "127.0.0.1", port: 0, logger: quiet("bench.host"), feedsSuccessors: true)
     var clients: [ParticipantClient] = []
@@ -115,12 +117,17 @@ enum HandoverBench {
     let before = await offsets()
     let me = await clients[0].participantID
     let handoverStart = monoNow()
-    await clients[0].stop()
-    try await until("the host's goodbye is taken", timeout: 5) {
-      !(host.state(ofRoom: "lobby")?.participants.contains { $0.id == me } ?? false)
+    if killed {
+      await host.kill()
+      await clients[0].kill()
+    } else {
+      await clients[0].stop()
+      try await until("the host's goodbye is taken", timeout: 5) {
+        !(host.state(ofRoom: "lobby")?.participants.contains { $0.id == me } ?? false)
+      }
+      host.runtime.handOver()
+      await host.stop()
     }
-    host.runtime.handOver()
-    await host.stop()
     let epoch = heirCarrier.inner.server.runtime.epoch
     try await until("everyone is back on the successor's relay", timeout: 20) {
       for c in clients.dropFirst() {
@@ -174,18 +181,23 @@ struct HandoverCommand: AsyncParsableCommand {
   func run() async throws {
     let size = common.smoke ? 3 : self.size
     let r = try await HandoverBench.run(size: size, feedSeconds: common.smoke ? 1 : seconds)
+    // Playing for a while first: the group's first start is scheduled a moment ahead.
+    let k = try await HandoverBench.run(size: size, feedSeconds: 2, killed: true)
     var feed = Table("participants", "seconds", "chat lines", "replica lines/s", "replica bytes/s")
     feed.add(
       "\(r.size)", fmt(r.feedSeconds, 1), "\(r.chats)", fmt(r.replicaLinesPerSecond, 1),
       fmt(r.replicaBytesPerSecond, 0))
     var move = Table(
-      "participants", "timeline jump p50 / p99 / max (ms)", "player jump p50 / p99 / max (ms)",
+      "how, participants", "timeline jump p50 / p99 / max (ms)", "player jump p50 / p99 / max (ms)",
       "all back after (ms)", "sync error, 5 s after, p50 / p99 / max (ms)")
     move.add(
-      "\(r.size)", Summary(r.timelineJumps).text(3), Summary(r.playerJumps).text(3),
+      "host leaves, \(r.size)", Summary(r.timelineJumps).text(3), Summary(r.playerJumps).text(3),
       fmt(r.backAfter, 1), Summary(r.syncErrors).text(2))
+    move.add(
+      "host's relay killed, \(k.size)", Summary(k.timelineJumps).text(3),
+      Summary(k.playerJumps).text(3), fmt(k.backAfter, 1), Summary(k.syncErrors).text(2))
     emit("What the first successor is fed while the room plays and chats", feed)
-    emit("The host leaves: the room moves to the first successor", move)
+    emit("The host leaves, or its relay dies: the room moves to the first successor", move)
     Report.write(
       section: "handover", title: "14. A host's room handed over",
       body: """
@@ -193,11 +205,14 @@ struct HandoverCommand: AsyncParsableCommand {
         every participant but the host's with its own relay ready to carry the room (as
         `cowatch join` runs it), all with ideal simulated players. The room plays while one
         chat line a second goes round; the first successor's feed (`replica` lines, as
-        encoded) is counted. Then the host leaves "only me": goodbye, handover, relay stops.
+        encoded) is counted. Then the host leaves "only me": goodbye, handover, relay stops;
+        in a second room, the host's relay is killed instead (its connections cut without a
+        word, as `kill -9` cuts them) and the others elect the first successor.
         *Timeline jump*: how far each remaining participant's group position moved against
         its own clock across the move (the new relay's timeline is the old one moved by the
         successor's clock-offset estimate); *player jump*: the same for its player; *all back
-        after*: from the host's goodbye to everyone welcomed on the successor's relay; *sync
+        after*: from the host's goodbye (or the kill) to everyone welcomed on the successor's
+        relay; *sync
         error*: each player against its group position, every 50 ms for 5 s after.
 
         \(feed.markdown)
