@@ -67,6 +67,7 @@ struct HandoverTests {
     await eventually("ann hears of both successors") {
       await ann.client.successors.map(\.name) == ["bob", "carl"]
     }
+    await eventually("carl has the session") { await carl.client.groupState.session != nil }
     let session = await ann.client.groupState.session?.id
 
     await Self.leave(ann, relay: host)
@@ -110,6 +111,7 @@ extension HandoverTests {
     await eventually("ann hears of both successors") {
       await ann.client.successors.map(\.name) == ["bob", "carl"]
     }
+    await eventually("carl has the session") { await carl.client.groupState.session != nil }
     let session = await carl.client.groupState.session?.id
     let ids = [await bob.client.participantID, await carl.client.participantID]
 
@@ -130,6 +132,39 @@ extension HandoverTests {
     await carl.client.stop()
     await bobRelay.stop()
     await carl.relay?.stop()
+  }
+
+  @Test("the host and the first successor die together: the others elect the next one")
+  func successorKilledToo() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    var joined: [Member] = []
+    for name in ["bob", "carl", "dan", "eve"] {
+      joined.append(try await Self.member(name, to: host.port, carries: true))
+    }
+    let others = joined
+    await eventually("ann hears of the four successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl", "dan", "eve"]
+    }
+    // bob's machine goes with the host's: its relay and its participant, without a word.
+    await host.kill()
+    await ann.client.kill()
+    await others[0].client.kill()
+    await others[0].relay?.server.kill()
+    let carlRelay = try #require(others[1].relay)
+    await eventually("carl, dan and eve are back, on carl's relay") {
+      for member in others.dropFirst() {
+        let epoch = await member.client.relayEpoch
+        let status = await member.client.connectionStatus
+        guard epoch == carlRelay.server.runtime.epoch, status == .connected else { return false }
+      }
+      return true
+    }
+    for member in others.dropFirst() {
+      await member.client.stop()
+      await member.relay?.stop()
+    }
   }
 
   @Test("only the host and one other: the one left carries on alone")
