@@ -123,6 +123,10 @@ public actor ParticipantClient {
   public var relayEpoch: String? { core.relayEpoch }
   /// The members whose machines would carry the room next, as the relay named them.
   public var successors: [Successor] { core.successors }
+
+  /// This participant's own relay was elected to carry the room (see
+  /// ``ParticipantCore/carryingRoom(at:)``).
+  public func carryingRoom() { perform(core.carryingRoom(at: clock.localNow())) }
   /// The relay this participant talks to now (nil: the one it was started with).
   public var currentRelay: RelayEndpoint? { core.currentRelay }
 

@@ -385,6 +385,16 @@ public struct ParticipantCore: Sendable {
     return effects + setStatus(.reconnecting) + [.connect(relay)]
   }
 
+  /// This participant's own relay carries the room now: it was elected when the room's
+  /// relay died (a handover says so by itself). It is no successor any more, but the
+  /// member whose machine runs the relay, and says so.
+  public mutating func carryingRoom(at now: LocalInstant) -> [ParticipantEffect] {
+    guard succession.offer != nil else { return [] }
+    succession.handedOver()
+    guard link.isConnected, let offer = succession.offerAfterWelcome else { return [] }
+    return [.send(offer)]
+  }
+
   /// What the relay says before its welcome.
   private mutating func greeted(
     _ message: ServerMessage, at now: LocalInstant, seen: PlayerObservation?

@@ -24,12 +24,15 @@ public final class ReplicaDirectory: RoomDirectory {
     /// Hellos waiting here whose secrets matched: the votes.
     var voters: [ConnectionID: (room: String, member: ParticipantID)] = [:]
     var participant: ParticipantView?
+    var told: ParticipantTold?
   }
 
   /// What this machine's participant knows now: the room as it replayed it, and its
-  /// estimate of the old relay's clock, read at `now`.
+  /// estimate of the old relay's clock, read at `now`; and how to tell it that its relay
+  /// carries the room from now on.
   public typealias ParticipantView =
     @Sendable () async -> (state: GroupState, clock: ClockOffsetEstimate?, now: LocalInstant)?
+  public typealias ParticipantTold = @Sendable () async -> Void
 
   let contents = Mutex(Contents())
   /// How long a hello waits for its room to be handed over or elected here.
@@ -41,8 +44,11 @@ public final class ReplicaDirectory: RoomDirectory {
 
   /// Lets the election read what this machine's participant knows (the copy's state is
   /// the one of the last whole room: the participant's replay is newer).
-  public func attach(_ view: @escaping ParticipantView) {
-    contents.withLock { $0.participant = view }
+  public func attach(_ view: @escaping ParticipantView, told: @escaping ParticipantTold) {
+    contents.withLock { c in
+      c.participant = view
+      c.told = told
+    }
   }
 
   /// Applies what the room's relay fed.
@@ -130,17 +136,19 @@ public final class ReplicaDirectory: RoomDirectory {
       )
     }
     guard voting, let view, let known = await view() else { return nil }
-    return contents.withLock { c in
-      guard c.carried[room] == nil, let copy = c.copies[room] else { return false }
+    let (won, told) = contents.withLock { c -> (Bool, ParticipantTold?) in
+      guard c.carried[room] == nil, let copy = c.copies[room] else { return (false, nil) }
       let state = copy.state.sequence <= known.state.sequence ? known.state : copy.state
       var election = RoomElection(lastKnown: state, relayHost: c.hosts[room])
       var won = false
       for (_, voter) in c.voters where voter.room == room { won = election.vote(voter.member) }
-      guard won else { return false }
+      guard won else { return (false, nil) }
       c.copies[room]?.state = state
       c.carried[room] = Self.shift(known.clock, at: known.now)
-      return true
+      return (true, c.told)
     }
+    if won { await told?() }
+    return won
   }
 
   public func renewLeases() async throws(RoomStoreError) -> Set<String> { [] }

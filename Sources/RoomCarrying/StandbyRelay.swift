@@ -66,11 +66,13 @@ public final class StandbyRelay: RoomCarrier {
   /// Lets an election here read what `client` (this machine's participant) knows: the
   /// room as it replayed it and its estimate of the old relay's clock.
   public func attach(_ client: ParticipantClient) {
-    directory.attach { [weak client] in
-      guard let client else { return nil }
-      let snapshot = await client.snapshot()
-      return (snapshot.state, snapshot.clock, snapshot.localTime)
-    }
+    directory.attach(
+      { [weak client] in
+        guard let client else { return nil }
+        let snapshot = await client.snapshot()
+        return (snapshot.state, snapshot.clock, snapshot.localTime)
+      },
+      told: { [weak client] in await client?.carryingRoom() })
   }
 
   /// Stops listening and closes what it serves (the rooms it carries end with it).

@@ -3,9 +3,10 @@ import WireProtocol
 
 /// Successors: members whose machines offered to carry the room (`carry`) if this relay
 /// goes. The relay names them to everyone (`succession`), keeps the first of them fed with
-/// everything a store would keep (`replica`: the state, members with their secrets'
-/// hashes, pending messages, answers, the password verifier), and, when its host leaves,
-/// hands the room to the first (`handover`) and sends everyone there (`redirect`).
+/// everything a store would keep (`replica`: members with their secrets' hashes, pending
+/// messages, answers, the password verifier; the state itself only when one starts over,
+/// since successors replay every step), and, when its host leaves, hands the room to the
+/// first (`handover`) and sends everyone there (`redirect`).
 ///
 /// Only a relay made with `feedsSuccessors` (one that a person's `cowatch` runs) does any
 /// of it: a `serve` relay keeps its rooms in its own store.
@@ -25,6 +26,10 @@ extension RelayCore {
       // Only a member on this machine can be the one whose machine runs the relay.
       guard Self.isLoopback(host) else { return [] }
       rooms[roomName]?.host = participant
+      if rooms[roomName]?.members[participant]?.carry != nil {
+        rooms[roomName]?.members[participant]?.carry = nil
+        successionsToSettle.insert(roomName)
+      }
       successorChanges.changed(roomName, member: nil)
       return [.log(.info, "\(roomName)/\(participant) runs this relay", about: id)]
     }
@@ -192,7 +197,7 @@ extension RelayCore {
         actions.append(.close(connection))
         self.connections[connection] = nil
       }
-      rooms[roomName] = nil
+      dropRoom(roomName)
       actions.append(
         .log(.notice, "room \(roomName) handed over to \(first.name) at \(first.relay)"))
       moved.append((roomName, first))

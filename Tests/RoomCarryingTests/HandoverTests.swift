@@ -99,7 +99,9 @@ struct HandoverTests {
 }
 
 extension HandoverTests {
-  @Test("the host's relay dies without a word: bob and carl elect bob's, and go on there")
+  @Test(
+    "the host's relay dies without a word: bob and carl elect bob's and go on there; then bob's dies, and carl goes on"
+  )
   func hostKilled() async throws {
     let host = try await RelayServer.start(
       host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
@@ -128,10 +130,22 @@ extension HandoverTests {
     #expect(await carl.client.groupState.session?.id == session)
     // carl's relay was only a candidate: it does not run the room.
     #expect(carl.relay?.server.runtime.roomNames.isEmpty == true)
-    await bob.client.stop()
+    // bob now runs the relay: not a successor of itself; carl is the next.
+    await eventually("carl is the only successor") {
+      await carl.client.successors.map(\.name) == ["carl"]
+    }
+    // And again: bob's machine dies too; carl, alone with the relay's host gone, goes on.
+    await bobRelay.server.kill()
+    await bob.client.kill()
+    let carlRelay = try #require(carl.relay)
+    await eventually("carl carries on alone, on its own relay") {
+      let epoch = await carl.client.relayEpoch
+      let status = await carl.client.connectionStatus
+      return epoch == carlRelay.server.runtime.epoch && status == .connected
+    }
+    #expect(await carl.client.groupState.session?.id == session)
     await carl.client.stop()
-    await bobRelay.stop()
-    await carl.relay?.stop()
+    await carlRelay.stop()
   }
 
   @Test("the host and the first successor die together: the others elect the next one")
