@@ -30,8 +30,12 @@ public final class ReplicaDirectory: RoomDirectory {
   /// What this machine's participant knows now: the room as it replayed it, and its
   /// estimate of the old relay's clock, read at `now`; and how to tell it that its relay
   /// carries the room from now on.
+  /// `connected`: it is still connected to a relay (then that relay lives, for it at
+  /// least, and this one does not take the room over).
   public typealias ParticipantView =
-    @Sendable () async -> (state: GroupState, clock: ClockOffsetEstimate?, now: LocalInstant)?
+    @Sendable () async -> (
+      state: GroupState, clock: ClockOffsetEstimate?, now: LocalInstant, connected: Bool
+    )?
   public typealias ParticipantTold = @Sendable () async -> Void
 
   let contents = Mutex(Contents())
@@ -117,6 +121,8 @@ public final class ReplicaDirectory: RoomDirectory {
         throw RoomStoreError("this machine was handed room \(room) without a copy of it")
       case .none:
         guard ContinuousClock.now - started < .seconds(claimWait) else {
+          // The hellos waiting for this claim are refused: their votes go with them.
+          contents.withLock { c in c.voters = c.voters.filter { $0.value.room != room } }
           throw RoomStoreError("this machine does not carry room \(room) (yet)")
         }
         try? await Task.sleep(nanoseconds: 10_000_000)
@@ -135,7 +141,7 @@ public final class ReplicaDirectory: RoomDirectory {
           && c.voters.values.contains { $0.room == room }
       )
     }
-    guard voting, let view, let known = await view() else { return nil }
+    guard voting, let view, let known = await view(), !known.connected else { return nil }
     let (won, told) = contents.withLock { c -> (Bool, ParticipantTold?) in
       guard c.carried[room] == nil, let copy = c.copies[room] else { return (false, nil) }
       let state = copy.state.sequence <= known.state.sequence ? known.state : copy.state

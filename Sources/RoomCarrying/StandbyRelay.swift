@@ -70,7 +70,9 @@ public final class StandbyRelay: RoomCarrier {
       { [weak client] in
         guard let client else { return nil }
         let snapshot = await client.snapshot()
-        return (snapshot.state, snapshot.clock, snapshot.localTime)
+        return (
+          snapshot.state, snapshot.clock, snapshot.localTime, snapshot.connection == .connected
+        )
       },
       told: { [weak client] in await client?.carryingRoom() })
   }
