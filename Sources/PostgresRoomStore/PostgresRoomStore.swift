@@ -246,7 +246,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
 
   public func write(_ batch: RoomStoreBatch) async throws(RoomStoreError) {
     let encoder = JSONEncoder()
-    let rooms: [(RoomStoreBatch.RoomChange, String, String?, [(String, String)])]
+    let rooms: [(RoomChange, String, String?, [(String, String)])]
     do {
       rooms = try batch.changed.map { change in
         (

@@ -71,7 +71,7 @@ extension RelayCore {
         continue
       }
       batch.changed.append(
-        RoomStoreBatch.RoomChange(
+        RoomChange(
           name: name, state: stored.state, nextNumber: stored.nextNumber,
           members: stored.members, departed: (changes.departed[name] ?? []).sorted(),
           protection: stored.protection))

@@ -5,9 +5,6 @@ import WireProtocol
 /// exports it: rooms whose state changed (with the members that changed in them, and
 /// those that left), and rooms that are gone. One batch is written in one transaction.
 public struct RoomStoreBatch: Sendable, Hashable {
-  /// One room's changes (the same form a successor is fed with).
-  public typealias RoomChange = WireProtocol.RoomChange
-
   public var changed: [RoomChange]
   public var removed: [String]
   /// The relay's clocks when the batch was taken: the group clock the stored instants are
