@@ -24,14 +24,27 @@ extension RelayCore {
     }
     if offer.runsRelay {
       // Only a member on this machine can be the one whose machine runs the relay.
-      guard Self.isLoopback(host) else { return [] }
-      rooms[roomName]?.host = participant
-      if rooms[roomName]?.members[participant]?.carry != nil {
-        rooms[roomName]?.members[participant]?.carry = nil
+      guard Self.isLoopback(host), var room = rooms[roomName] else { return [] }
+      room.host = participant
+      if room.members[participant]?.carry != nil {
+        room.members[participant]?.carry = nil
         successionsToSettle.insert(roomName)
       }
-      successorChanges.changed(roomName, member: nil)
-      return [.log(.info, "\(roomName)/\(participant) runs this relay", about: id)]
+      rooms[roomName] = room
+      // Told to the fed successors at once, not with the next feed: whoever is named a
+      // successor after this knows whose vote will not count (a feed a few milliseconds
+      // late, and a relay dying meanwhile, left them counting on it).
+      var actions: [RelayAction] = [
+        .log(.info, "\(roomName)/\(participant) runs this relay", about: id)
+      ]
+      let targets = room.fed.sorted().compactMap { room.members[$0]?.connection }
+      if !targets.isEmpty {
+        let change = RoomChange(
+          name: roomName, state: nil, nextNumber: room.nextNumber, members: [], departed: [],
+          protection: room.protection, host: participant)
+        actions.append(.broadcast(.replica(change), to: targets))
+      }
+      return actions
     }
     let endpoint = offer.endpoint(host: host)
     guard RelayEndpoint.isPlausible(address: endpoint.address) else { return [] }

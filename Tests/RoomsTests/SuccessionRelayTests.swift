@@ -57,6 +57,21 @@ struct SuccessionRelayTests {
     #expect(Self.successions(r, 1).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
   }
 
+  @Test("who runs the relay reaches the successors at once, not with the next feed")
+  func hostAtOnce() throws {
+    var r = Self.room()
+    r.hello(4, "dan", address: "127.0.0.1")
+    let dan = try #require(r.welcome(4)?.participant)
+    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 4)
+    // No feed ran: the line went with the offer itself.
+    #expect(Self.replicas(r, 2).last?.host == dan)
+    #expect(Self.replicas(r, 3).last?.host == dan)
+    // Not a successor; and from elsewhere than this machine, not believed.
+    #expect(Self.successions(r, 1).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
+    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 3)
+    #expect(Self.replicas(r, 2).last?.host == dan)
+  }
+
   @Test("a relay that does not pass rooms on ignores offers")
   func notPassingOn() {
     var r = RelayDriver()
