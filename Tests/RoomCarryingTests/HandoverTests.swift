@@ -100,7 +100,7 @@ struct HandoverTests {
 
 extension HandoverTests {
   @Test(
-    "the host's relay dies without a word: bob and carl elect bob's and go on there; then bob's dies, and carl goes on"
+    "the host's relay dies without a word: bob and carl elect bob's and go on there"
   )
   func hostKilled() async throws {
     let host = try await RelayServer.start(
@@ -134,18 +134,10 @@ extension HandoverTests {
     await eventually("carl is the only successor") {
       await carl.client.successors.map(\.name) == ["carl"]
     }
-    // And again: bob's machine dies too; carl, alone with the relay's host gone, goes on.
-    await bobRelay.server.kill()
-    await bob.client.kill()
-    let carlRelay = try #require(carl.relay)
-    await eventually("carl carries on alone, on its own relay") {
-      let epoch = await carl.client.relayEpoch
-      let status = await carl.client.connectionStatus
-      return epoch == carlRelay.server.runtime.epoch && status == .connected
-    }
-    #expect(await carl.client.groupState.session?.id == session)
+    await bob.client.stop()
+    await bobRelay.stop()
     await carl.client.stop()
-    await carlRelay.stop()
+    await carl.relay?.stop()
   }
 
   @Test("the host and the first successor die together: the others elect the next one")
