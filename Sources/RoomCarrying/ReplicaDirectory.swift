@@ -65,9 +65,6 @@ public final class ReplicaDirectory: RoomDirectory {
     }
   }
 
-  /// The copy of `room`, if there is one (status and tests).
-  public func copy(of room: String) -> StoredRoom? { contents.withLock { $0.copies[room] } }
-
   /// The room is handed over: this relay carries it from now on, with `state` (the room
   /// as the participant replayed it: the feed leaves the state out) unless the copy's is
   /// newer. `shift`: nanoseconds from the old relay's group clock to this relay's.
