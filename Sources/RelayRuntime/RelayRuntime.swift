@@ -40,6 +40,9 @@ public final class RelayRuntime: Sendable {
     var stopped = false
     /// Stopped as a crash would (``abandon()``): nothing more is written or released.
     var abandoned = false
+    /// What a stopped relay told everyone (a connection that comes in afterwards is told
+    /// the same and closed).
+    var farewell: [UInt8]?
     /// Where each connection comes from, and how many come from each address.
     var addresses: [ConnectionID: String] = [:]
     var perAddress: [String: Int] = [:]
@@ -122,7 +125,13 @@ public final class RelayRuntime: Sendable {
     _ outlet: any RelayOutlet, address: String? = nil, origin: ParticipantOrigin = .cowatch
   ) -> ConnectionID? {
     state.withLock { s in
-      guard !s.stopped else { return nil }
+      guard !s.stopped else {
+        // Closed at once, or the participant would wait for a welcome that never comes
+        // (its listening socket may take a moment longer to close than the relay).
+        if let farewell = s.farewell, !s.abandoned { _ = outlet.write(farewell) }
+        outlet.close(flush: !s.abandoned)
+        return nil
+      }
       let full = s.outlets.count >= configuration.maximumConnections
       let fromAddress = address.map { s.perAddress[$0, default: 0] } ?? 0
       if full || fromAddress >= configuration.maximumConnectionsPerAddress {
@@ -243,6 +252,7 @@ public final class RelayRuntime: Sendable {
     state.withLock { s in
       guard !s.stopped else { return }
       s.stopped = true
+      s.farewell = line
       for (_, outlet) in s.outlets {
         _ = outlet.write(line)
         outlet.close(flush: true)

@@ -140,6 +140,45 @@ extension HandoverTests {
     await carl.relay?.stop()
   }
 
+  @Test("the relay that took the room over dies too: carl, left alone, carries on")
+  func secondDeath() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
+    #expect((try? started.get()) != nil)
+    await eventually("ann hears of both successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl"]
+    }
+    await eventually("carl has the session") { await carl.client.groupState.session != nil }
+    let session = await carl.client.groupState.session?.id
+    await host.kill()
+    await ann.client.kill()
+    let bobRelay = try #require(bob.relay)
+    await eventually("bob and carl are back, on bob's relay") {
+      let epochs = [await bob.client.relayEpoch, await carl.client.relayEpoch]
+      let connected = [await bob.client.connectionStatus, await carl.client.connectionStatus]
+      return epochs == [bobRelay.server.runtime.epoch, bobRelay.server.runtime.epoch]
+        && connected == [.connected, .connected]
+    }
+    await eventually("carl is the only successor") {
+      await carl.client.successors.map(\.name) == ["carl"]
+    }
+    await bobRelay.server.kill()
+    await bob.client.kill()
+    let carlRelay = try #require(carl.relay)
+    await eventually("carl carries on alone, on its own relay") {
+      let epoch = await carl.client.relayEpoch
+      let status = await carl.client.connectionStatus
+      return epoch == carlRelay.server.runtime.epoch && status == .connected
+    }
+    #expect(await carl.client.groupState.session?.id == session)
+    await carl.client.stop()
+    await carlRelay.stop()
+  }
+
   @Test("the host and the first successor die together: the others elect the next one")
   func successorKilledToo() async throws {
     let host = try await RelayServer.start(
