@@ -246,8 +246,9 @@ let package = Package(
     .target(
       name: "RoomCarrying",
       dependencies: [
-        "GroupSessions", "Participation", "PlaybackCoordination", "Rooms", "TCPRelayServer",
-        "WireProtocol", .product(name: "Logging", package: "swift-log"),
+        "GroupSessions", "Participation", "PlaybackCoordination", "Rooms",
+        "TCPRelayServer", "Transports", "WireProtocol",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),

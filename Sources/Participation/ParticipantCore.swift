@@ -318,7 +318,7 @@ public struct ParticipantCore: Sendable {
     default: return []
     }
     switch message {
-    case .welcome, .challenge:
+    case .welcome, .challenge, .located:
       return []
     case .redirect(let room, let relay):
       return moved(room: room, to: relay, at: now)
@@ -379,6 +379,9 @@ public struct ParticipantCore: Sendable {
   {
     guard room == configuration.room, link.moved(to: relay, at: now) else { return [] }
     let heir = succession.successor(at: relay)
+    // Its own relay sends it to another machine's: that relay was replaced while away (its
+    // machine slept) and lets the room go; it runs nothing for this room any more.
+    if succession.runsRelay, heir?.participant != participant { succession.replaced() }
     let name = heir.map { $0.participant == participant ? nil : $0.name } ?? nil
     var effects: [ParticipantEffect] = [.closeConnection]
     if heir != nil { effects.append(.event(.notice(.roomMoved(toMachineOf: name)))) }
@@ -478,7 +481,7 @@ public struct ParticipantCore: Sendable {
     case .relaySilent:
       effects.append(.event(.notice(.relaySilent)))
       effects.append(.closeConnection)
-      return effects + connectionLost(at: now)
+      return effects + setStatus(.reconnecting) + after(link.lost(at: now, silent: true))
     case nil:
       guard link.isConnected else { return effects }
     }

@@ -134,6 +134,7 @@ struct RelayLink: Sendable {
   /// the next one goes there at once.
   mutating func moved(to relay: RelayEndpoint, at now: LocalInstant) -> Bool {
     guard route.redirect(to: relay, at: now) else { return false }
+    route.retireHome()
     state = .connecting
     disconnectedSince = disconnectedSince ?? now
     lastHeard = nil
@@ -157,6 +158,8 @@ struct RelayLink: Sendable {
       !welcome.resumed && relayEpoch != nil && relayEpoch != welcome.relayEpoch
     resume = welcome.resume
     relayEpoch = welcome.relayEpoch
+    // Welcomed by a successor's relay: the room runs there now, not where it started.
+    if route.isSuccessor(route.current) { route.retireHome() }
     route.welcomed(listing: welcome.relays)
     return (first, restartedWithoutUs)
   }
@@ -186,10 +189,16 @@ struct RelayLink: Sendable {
 
   /// An established connection closed: reconnect (`.retry`), unless the window for it has
   /// passed already.
-  mutating func lost(at now: LocalInstant) -> Failure {
+  /// `silent`: the relay stopped answering rather than closing: it may be asleep, with its
+  /// machine still accepting connections that nobody answers, so the next attempt goes to
+  /// the next relay, if there is one.
+  mutating func lost(at now: LocalInstant, silent: Bool = false) -> Failure {
     state = .connecting
     disconnectedSince = disconnectedSince ?? now
     lastHeard = nil
+    if silent, route.failed(at: now) {
+      reconnectDelay = min(reconnectDelay, Self.alternativeRelayDelay)
+    }
     return scheduleReconnect(at: now)
   }
 

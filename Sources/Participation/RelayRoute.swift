@@ -28,11 +28,28 @@ struct RelayRoute: Sendable {
   /// the relay, so trusted as a redirect is).
   private(set) var successors: [RelayEndpoint] = []
 
-  /// The relays this participant may reconnect through: where it started, then the others
-  /// of its database, then the room's successors.
+  /// The room left the relay this participant started with for a successor's: that relay
+  /// is no way back to the room any more (were it to run again, it would be a stranger's
+  /// room there, or its own machine coming back, which sends everyone on anyway).
+  private(set) var homeRetired = false
+
+  /// The relays this participant may reconnect through: where it started (until the room
+  /// moved to a successor), then the others of its database, then the room's successors.
   var candidates: [RelayEndpoint?] {
     let others = known + successors.filter { s in !known.contains { $0.address == s.address } }
-    return [nil] + others.map { Optional($0) }
+    return (homeRetired ? [] : [nil]) + others.map { Optional($0) }
+  }
+
+  /// The room moved to a successor's relay (handed over, or elected there).
+  mutating func retireHome() {
+    homeRetired = true
+    if current == nil, let first = candidates.first { current = first }
+  }
+
+  /// Whether `relay` is one of the room's successors (as last named).
+  func isSuccessor(_ relay: RelayEndpoint?) -> Bool {
+    guard let relay else { return false }
+    return successors.contains { $0.address == relay.address }
   }
 
   /// The relay named the room's successors.
@@ -65,9 +82,16 @@ struct RelayRoute: Sendable {
   mutating func failed(at now: LocalInstant) -> Bool {
     failures[current?.address ?? home ?? ""] = now
     let all = candidates
-    guard all.count > 1 else { return false }
     let index =
-      all.firstIndex(of: current) ?? (current?.address == home ? 0 : nil) ?? 0
+      all.firstIndex(of: current)
+      ?? (current?.address == home ? all.firstIndex(of: nil) : nil)
+    guard let index else {
+      // Where it was is no candidate any more (the home it retired): the first one is.
+      guard let first = all.first else { return false }
+      current = first
+      return true
+    }
+    guard all.count > 1 else { return false }
     current = all[(index + 1) % all.count]
     return true
   }

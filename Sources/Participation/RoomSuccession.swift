@@ -7,7 +7,7 @@ import WireProtocol
 /// over when the relay hands it over.
 struct RoomSuccession: Sendable {
   /// Where this participant's own relay listens (nil: it does not offer).
-  let offer: CarryOffer?
+  private(set) var offer: CarryOffer?
   /// The successors the relay named last, in order.
   private(set) var successors: [Successor] = []
   /// This participant's own relay carries the room now: it offers no more.
@@ -23,9 +23,17 @@ struct RoomSuccession: Sendable {
     return .carry(offer)
   }
 
+  /// Successors named before, by the address of their relays: a relay that lost one
+  /// (its connection went) may still send everyone to it, if it carries the room now.
+  private var namedBefore: [String: Successor] = [:]
+  /// How many former successors are remembered at most.
+  static let rememberedSuccessors = 32
+
   /// The relay named its successors; true when the list changed.
   mutating func named(_ list: [Successor]) -> Bool {
     guard list != successors else { return false }
+    if namedBefore.count + list.count > Self.rememberedSuccessors { namedBefore = [:] }
+    for successor in successors { namedBefore[successor.relay.address] = successor }
     successors = list
     return true
   }
@@ -33,8 +41,19 @@ struct RoomSuccession: Sendable {
   /// The relay handed the room to this participant's own relay.
   mutating func handedOver() { carrying = true }
 
-  /// The successor whose relay listens at `relay`, if one does.
+  /// Whether the relay this participant talks to runs on its machine.
+  var runsRelay: Bool { carrying || offer?.runsRelay == true }
+
+  /// Its own relay let the room go to a successor (it was replaced while away). A relay
+  /// that only ever ran rooms (a host's) offers nothing more; one that can carry rooms
+  /// offers to again, as a successor.
+  mutating func replaced() {
+    carrying = false
+    if offer?.runsRelay == true { offer = nil }
+  }
+
+  /// The successor whose relay listens at `relay`, if one does (or did).
   func successor(at relay: RelayEndpoint) -> Successor? {
-    successors.first { $0.relay.address == relay.address }
+    successors.first { $0.relay.address == relay.address } ?? namedBefore[relay.address]
   }
 }

@@ -43,3 +43,27 @@ extension RelayRuntime {
     }
   }
 }
+
+/// Asks the relay at an endpoint whether it runs a room now (`locate`): true or false, or
+/// nil when it could not be asked (unreachable, no answer in time).
+public typealias RoomLocator = @Sendable (_ room: String, _ relay: RelayEndpoint) async -> Bool?
+
+extension RelayRuntime {
+  /// Lets this relay ask its lost successors' relays whether one of them runs its room now
+  /// (it was replaced while away); without it, it never asks.
+  public func locateRooms(with locator: @escaping RoomLocator) {
+    state.withLock { $0.locator = locator }
+  }
+
+  /// The relay at `endpoint` runs `room` now: if it is a successor this relay lost,
+  /// everyone here is sent there and the room is let go.
+  public func located(_ room: String, at endpoint: RelayEndpoint) {
+    let letGo = state.withLock { s -> Bool in
+      guard !s.stopped else { return false }
+      let (actions, letGo) = s.core.located(room, at: endpoint, at: clock.groupNow())
+      perform(actions, in: &s)
+      return letGo
+    }
+    if letGo, let directory { Task { try? await directory.release([room]) } }
+  }
+}

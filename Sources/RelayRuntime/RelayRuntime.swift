@@ -59,6 +59,8 @@ public final class RelayRuntime: Sendable {
     /// When this relay last renewed its leases, by its own clock (the start of the
     /// renewal that succeeded): the leases are safe until that plus the lease duration.
     var leasesRenewedAt: Int64?
+    /// How to ask another relay whether it runs a room (see ``locateRooms(with:)``).
+    var locator: RoomLocator?
   }
 
   /// A token bucket of log lines.
@@ -345,6 +347,11 @@ public final class RelayRuntime: Sendable {
       case .close(let id):
         s.outlets.removeValue(forKey: id)?.close(flush: true)
         Self.forget(id, in: &s)
+      case .locate(let room, let endpoint):
+        guard let locator = s.locator else { continue }
+        Task {
+          if await locator(room, endpoint) == true { self.located(room, at: endpoint) }
+        }
       case .log(let level, let raw, let about):
         let loggerLevel: Logger.Level =
           switch level {

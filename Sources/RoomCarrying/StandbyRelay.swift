@@ -5,6 +5,7 @@ import Participation
 import PlaybackCoordination
 import Rooms
 import TCPRelayServer
+import Transports
 import WireProtocol
 
 /// A participant's own relay, listening from the start and ready to carry the room its
@@ -75,6 +76,15 @@ public final class StandbyRelay: RoomCarrier {
         )
       },
       told: { [weak client] in await client?.carryingRoom() })
+  }
+
+  /// Lets this relay, once it carries a room, find where the room went on if it is
+  /// replaced while away (its machine slept): it asks the successors it lost, over
+  /// `transport` (the participant's, with its TLS rules).
+  public func locateRooms(over transport: any Transport) {
+    server.runtime.locateRooms { room, relay in
+      await RoomLocating.locate(room, at: relay, over: transport)
+    }
   }
 
   /// Stops listening and closes what it serves (the rooms it carries end with it).

@@ -13,6 +13,9 @@ public enum RelayAction: Sendable, Hashable {
   /// A line for the relay's log; `about` is the connection whose doing it reports, so
   /// that the edge can limit each connection's share of the log.
   case log(RelayLogLevel, String, about: ConnectionID? = nil)
+  /// Ask the relay at `endpoint` whether it runs `room` now (`locate`); if it says so,
+  /// tell the core (``RelayCore/located(_:at:at:)``).
+  case locate(room: String, at: RelayEndpoint)
 }
 
 public enum RelayLogLevel: String, Sendable, Hashable {

@@ -50,6 +50,7 @@ extension RelayCore {
     rooms[roomName] = room
     connections[id]?.member = (roomName, resume.participant)
     markChanged(roomName, member: resume.participant)
+    foundSuccessor(resume.participant, in: roomName)
     if feedsSuccessors { successionsToSettle.insert(roomName) }
     if wasDisconnected {
       actions += applyInternal(

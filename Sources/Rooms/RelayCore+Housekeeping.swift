@@ -71,6 +71,7 @@ extension RelayCore {
   ) -> [RelayAction] {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
     room.members[participant] = nil
+    room.lostSuccessors[participant] = nil
     rooms[roomName] = room
     markDeparted(roomName, member: participant)
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)

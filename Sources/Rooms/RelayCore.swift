@@ -111,6 +111,10 @@ public struct RelayCore: Sendable {
     var fedAnswers: [ParticipantID: UInt64] = [:]
     /// The member whose machine runs this relay (its `carry` offer said so).
     var host: ParticipantID?
+    /// Successors whose connections went without a goodbye, with where their relays
+    /// listen, and when to ask those relays next whether one runs the room now.
+    var lostSuccessors: [ParticipantID: RelayEndpoint] = [:]
+    var nextLocate: GroupInstant?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -251,6 +255,7 @@ public struct RelayCore: Sendable {
         }
         return prove(id, entry: entry, signature: signature, at: now)
       }
+      if case .locate(let room) = message { return answerLocate(room, on: id) }
       if case .hello(let version, let name, let room, let resume, let protect) = message {
         return hello(
           id,
@@ -261,7 +266,7 @@ public struct RelayCore: Sendable {
       return fatal(id, .helloRequired, "say hello first", at: now)
     }
     switch message {
-    case .hello, .proof:
+    case .hello, .proof, .locate:
       return [
         .send(.error(code: .alreadyGreeted, message: "already said hello", fatal: false), to: id)
       ]
@@ -313,12 +318,14 @@ public struct RelayCore: Sendable {
     else { return [] }
     member.connection = nil
     member.disconnectedAt = now
-    if member.carry != nil {
+    let carry = member.carry
+    if carry != nil {
       member.carry = nil
       successionsToSettle.insert(roomName)
     }
     room.members[participant] = member
     rooms[roomName] = room
+    if let carry { lostSuccessor(participant, at: carry, in: roomName, at: now) }
     return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
       + [.log(.info, "\(roomName)/\(participant) disconnected; keeping its place")]
       + settleSuccessions(at: now)
@@ -341,6 +348,7 @@ public struct RelayCore: Sendable {
     if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
+      if feedsSuccessors { actions += locateLostSuccessors(at: now) }
     }
     for (id, connection) in connections.sorted(by: { $0.key < $1.key })
     where connection.resyncPending

@@ -40,6 +40,10 @@ public enum ClientMessage: Hashable, Sendable {
   /// Offers to carry the room if its relay goes: this participant's machine runs a relay
   /// that listens on `offer.port`. Sent after each welcome by a participant that can.
   case carry(CarryOffer)
+  /// Instead of a hello: does this relay run `room`? Asked by a relay that lost its
+  /// successors without a word (its machine slept, or its network went), to learn whether
+  /// one of them carries the room on now; answered with `located`, then closed.
+  case locate(room: String)
 }
 
 /// Lets a participant resume its place in a room after a dropped connection.
@@ -112,6 +116,8 @@ extension ClientMessage: Codable {
         CarryOffer(
           port: port, fingerprint: fingerprint,
           runsRelay: try c.decodeIfPresent(Bool.self, forKey: .runsRelay) ?? false))
+    case "locate":
+      self = .locate(room: try c.decode(String.self, forKey: .room))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -157,6 +163,9 @@ extension ClientMessage: Codable {
       try c.encode(offer.port, forKey: .port)
       try c.encodeIfPresent(offer.fingerprint, forKey: .fingerprint)
       if offer.runsRelay { try c.encode(true, forKey: .runsRelay) }
+    case .locate(let room):
+      try c.encode("locate", forKey: .type)
+      try c.encode(room, forKey: .room)
     }
   }
 }

@@ -16,9 +16,11 @@
 ///   auto-advance goes on to the next episode.
 /// - 8: rooms that outlive their host: `carry` (a participant offers to carry the room),
 ///   `succession`, `replica` and `handover`.
+/// - 9: `locate` and `located`: a relay that lost its successors without a word asks them
+///   whether one carries its room on (then it sends its own people there).
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 8
+  public static let current = 9
 }

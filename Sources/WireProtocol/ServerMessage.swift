@@ -44,6 +44,9 @@ public enum ServerMessage: Hashable, Sendable {
   /// To the first successor only, when the relay hands the room over (its host left):
   /// carry `room` now; the others are redirected to you after this.
   case handover(room: String)
+  /// Answer to `locate`: whether this relay runs `room` now (the connection closes after
+  /// it).
+  case located(room: String, here: Bool)
 }
 
 /// The relay's answer to a hello.
@@ -122,7 +125,7 @@ extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
-    case kind, body, code, message, fatal, room, relay, to, successors, change
+    case kind, body, code, message, fatal, room, relay, to, successors, change, here
   }
 
   public init(from decoder: any Decoder) throws {
@@ -181,6 +184,10 @@ extension ServerMessage: Codable {
       self = .replica(try c.decode(RoomChange.self, forKey: .change))
     case "handover":
       self = .handover(room: try c.decode(String.self, forKey: .room))
+    case "located":
+      self = .located(
+        room: try c.decode(String.self, forKey: .room),
+        here: try c.decode(Bool.self, forKey: .here))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -243,6 +250,10 @@ extension ServerMessage: Codable {
     case .handover(let room):
       try c.encode("handover", forKey: .type)
       try c.encode(room, forKey: .room)
+    case .located(let room, let here):
+      try c.encode("located", forKey: .type)
+      try c.encode(room, forKey: .room)
+      try c.encode(here, forKey: .here)
     }
   }
 }

@@ -58,12 +58,18 @@ struct HostCommand: AsyncParsableCommand {
       Console.error("Others join with: \(invite)")
     }
     let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
+    let transport = TCPTransport(
+      host: local, port: server.port,
+      tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) })
+    // Were this machine to sleep past the others' patience, they would carry the room on
+    // without it: awake again, its relay finds where, and sends this participant there.
+    server.runtime.locateRooms { room, relay in
+      await RoomLocating.locate(room, at: relay, over: transport)
+    }
     do {
       try await ParticipantRun.run(
         command: "host",
-        transport: TCPTransport(
-          host: local, port: server.port,
-          tls: identity.map { RelayVerification(pinned: $0.fingerprint, knownRelays: nil) }),
+        transport: transport,
         options: options, invite: invite, hostsRoom: true,
         leave: RoomCarrySetup.leave(relay: server, name: options.name),
         hostOffer: CarryOffer(

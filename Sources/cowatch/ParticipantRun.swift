@@ -89,6 +89,7 @@ enum ParticipantRun {
       throw CommandFailure(command, error.description)
     }
     carrier?.attach(client)
+    carrier?.locateRooms(over: transport)
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,

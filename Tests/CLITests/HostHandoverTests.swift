@@ -99,4 +99,31 @@ struct HostHandoverTests {
     let status = try #require(await bob.waitForLine(containing: [#""event":"status""#]))
     #expect(status.contains(#""item":"harbour/s1e1""#))
   }
+
+  @Test(
+    "the host's machine sleeps past the others' patience: they go on at bob's; awake, ann's relay sends her there"
+  )
+  func stoppedThenResumed() async throws {
+    let (ann, bob, carl) = try await Self.room()
+    defer {
+      kill(ann.processIdentifier, SIGCONT)
+      for process in [ann, bob, carl] { process.terminate() }
+    }
+    kill(ann.processIdentifier, SIGSTOP)
+    // The relay's silence (10 s) tells bob and carl; they elect bob's machine.
+    await carl.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#], within: 25)
+    await bob.waitForLine(containing: [#""event":"welcome""#, #""resumed":true"#], within: 5)
+    let before = ann.output.count
+    kill(ann.processIdentifier, SIGCONT)
+    // Awake, ann's relay finds bob's running the room and sends ann there; it does not
+    // run the room on beside it.
+    let moved = await ann.waitForLine(
+      after: before, containing: [#""event":"moved""#], within: 10)
+    #expect(moved?.line.contains("the room now runs on bob's machine") == true)
+    await ann.waitForLine(after: before, containing: [#""event":"welcome""#], within: 10)
+    // One room: what ann does, bob and carl see.
+    ann.send("pause")
+    await carl.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])
+    await bob.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])
+  }
 }

@@ -121,7 +121,7 @@ enum WireCaseNames {
     }
   }
 
-  static let clientMessageCount = 9
+  static let clientMessageCount = 10
   static func of(_ value: ClientMessage) -> String {
     switch value {
     case .hello: "hello"
@@ -133,10 +133,11 @@ enum WireCaseNames {
     case .resync: "resync"
     case .bye: "bye"
     case .carry: "carry"
+    case .locate: "locate"
     }
   }
 
-  static let serverMessageCount = 13
+  static let serverMessageCount = 14
   static func of(_ value: ServerMessage) -> String {
     switch value {
     case .welcome: "welcome"
@@ -152,6 +153,7 @@ enum WireCaseNames {
     case .succession: "succession"
     case .replica: "replica"
     case .handover: "handover"
+    case .located: "located"
     }
   }
 

@@ -209,6 +209,7 @@ enum Golden {
       .carry(CarryOffer(port: 7701, fingerprint: "SHA256:abc")),
       #"{"fingerprint":"SHA256:abc","port":7701,"type":"carry"}"#
     ),
+    (.locate(room: "lobby"), #"{"room":"lobby","type":"locate"}"#),
   ]
 
   static let serverMessages: [(ServerMessage, String)] = [
@@ -272,6 +273,7 @@ enum Golden {
       #"{"change":{"departed":["p3"],"members":[],"name":"lobby","nextNumber":4,"restart":true,"state":\#(Fixture.emptyStateJSON)},"type":"replica"}"#
     ),
     (.handover(room: "lobby"), #"{"room":"lobby","type":"handover"}"#),
+    (.located(room: "lobby", here: true), #"{"here":true,"room":"lobby","type":"located"}"#),
   ]
 
   static let readiness: [(Readiness, String)] = [

@@ -1,0 +1,108 @@
+import PlaybackCoordination
+import RelayRuntime
+import Synchronization
+import Testing
+import WireProtocol
+
+@testable import Rooms
+
+/// A relay replaced while it was away (its machine slept past the others' patience, and
+/// they carried the room on at a successor's): it asks its lost successors' relays where
+/// the room is, and never runs it on beside the one that carries it.
+@Suite("Relay: replaced while away")
+struct ReplacedRelayTests {
+  /// What the relay asked, and what each relay answers (by address).
+  final class Locator: Sendable {
+    let asked = Mutex<[String]>([])
+    let answers: [String: Bool]
+    init(answers: [String: Bool]) { self.answers = answers }
+    func locate(_ room: String, _ relay: RelayEndpoint) -> Bool? {
+      asked.withLock { $0.append("\(room)@\(relay.address)") }
+      return answers[relay.address]
+    }
+  }
+
+  /// dan runs the relay (on its machine); bob and carl offered to carry the room, then
+  /// their connections (and ann's) went without a word, as when dan's machine slept.
+  static func awake(answers: [String: Bool]) -> (RelayDriver, Locator) {
+    var r = SuccessionRelayTests.room()
+    r.hello(4, "dan", address: "127.0.0.1")
+    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 4)
+    let locator = Locator(answers: answers)
+    r.runtime.locateRooms { room, relay in locator.locate(room, relay) }
+    r.drop(1)
+    r.drop(2)
+    r.drop(3)
+    return (r, locator)
+  }
+
+  static func redirects(_ r: RelayDriver, _ id: UInt64) -> [RelayEndpoint] {
+    (r.outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .redirect(_, let relay) = $0 { relay } else { nil }
+    }
+  }
+
+  /// Lets the locator's answers come back, and collects what the relay wrote.
+  static func settle(_ r: inout RelayDriver, until done: (RelayDriver) -> Bool) async {
+    for _ in 0..<400 {
+      r.collect()
+      if done(r) { return }
+      try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    Issue.record("the relay did not act on the answers within 2 s")
+  }
+
+  @Test("bob's relay runs the room now: dan is sent there, and the room is let go here")
+  func sendsEveryoneOn() async throws {
+    var (r, locator) = Self.awake(answers: ["10.0.0.2:7701": true, "10.0.0.3:7702": false])
+    r.advance(0.5)
+    #expect(locator.asked.withLock { $0 }.isEmpty, "asked before a second passed")
+    r.advance(0.6)
+    await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count == 2 }
+    #expect(
+      locator.asked.withLock { $0 }.sorted() == ["lobby@10.0.0.2:7701", "lobby@10.0.0.3:7702"])
+    await Self.settle(&r) { $0.closed.contains(ConnectionID(4)) }
+    // Sent to bob's relay, pinned to the fingerprint bob offered with.
+    #expect(
+      Self.redirects(r, 4) == [RelayEndpoint(address: "10.0.0.2:7701", fingerprint: "SHA256:bob")])
+    #expect(r.runtime.roomNames.isEmpty)
+  }
+
+  @Test("nobody runs it elsewhere: the room stays, asked again each second; one back is not asked")
+  func staysWhileNobodyElse() async throws {
+    var (r, locator) = Self.awake(answers: [:])
+    r.advance(1.1)
+    await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count == 2 }
+    try await Task.sleep(nanoseconds: 50_000_000)
+    r.collect()
+    #expect(r.runtime.roomNames == ["lobby"])
+    #expect(Self.redirects(r, 4).isEmpty)
+    // bob comes back: only carl's relay is asked from then on.
+    let token = try #require(r.welcome(2)?.resume)
+    r.hello(5, "bob", address: "10.0.0.2", resume: token)
+    locator.asked.withLock { $0 = [] }
+    r.advance(1.0)
+    await Self.settle(&r) { _ in !locator.asked.withLock { $0 }.isEmpty }
+    try await Task.sleep(nanoseconds: 20_000_000)
+    #expect(locator.asked.withLock { $0 } == ["lobby@10.0.0.3:7702"])
+    // A relay that answers "here" for a successor it did not lose is not believed.
+    r.runtime.located("lobby", at: RelayEndpoint(address: "10.0.0.9:7709", fingerprint: nil))
+    r.collect()
+    #expect(r.runtime.roomNames == ["lobby"])
+  }
+
+  @Test("locate is answered, then the connection closes; from a member it is refused")
+  func answersLocate() {
+    var r = SuccessionRelayTests.room()
+    r.connect(7, address: "10.0.0.7")
+    r.send(.locate(room: "lobby"), from: 7)
+    #expect(r.outbox[ConnectionID(7)] == [.located(room: "lobby", here: true)])
+    #expect(r.closed.contains(ConnectionID(7)))
+    r.connect(8, address: "10.0.0.8")
+    r.send(.locate(room: "attic"), from: 8)
+    #expect(r.outbox[ConnectionID(8)] == [.located(room: "attic", here: false)])
+    r.send(.locate(room: "lobby"), from: 2)
+    #expect(r.errors(2) == [.alreadyGreeted])
+    #expect(!r.closed.contains(ConnectionID(2)))
+  }
+}
