@@ -236,7 +236,8 @@ public struct FrontSession: Sendable {
       if notice.weight != .info { lastError = notice.description }
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     case .succession(let successors):
-      model.successors = successors.map(\.participant)
+      model.successors = successors.filter(\.reachable).map(\.participant)
+      model.unreachableCarriers = successors.filter { !$0.reachable }.map(\.participant)
     }
   }
 

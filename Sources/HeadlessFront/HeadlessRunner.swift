@@ -204,7 +204,11 @@ public struct HeadlessRunner: Sendable {
         emit(
           .object([
             ("event", "succession"),
-            ("successors", .array(successors.map { .string($0.name) })),
+            ("successors", .array(successors.filter(\.reachable).map { .string($0.name) })),
+            (
+              "unreachable",
+              .array(successors.filter { !$0.reachable }.map { .string($0.name) })
+            ),
           ]))
       case .notice(.roomMoved(let name)):
         emit(

@@ -66,4 +66,17 @@ extension RelayRuntime {
     }
     if letGo, let directory { Task { try? await directory.release([room]) } }
   }
+
+  /// Whether this relay reached the relay `participant` offered to carry `room` at.
+  public func reachability(
+    of participant: ParticipantID, in room: String, at endpoint: RelayEndpoint, reachable: Bool
+  ) {
+    state.withLock { s in
+      guard !s.stopped else { return }
+      perform(
+        s.core.reachability(
+          of: participant, in: room, at: endpoint, reachable: reachable, at: clock.groupNow()),
+        in: &s)
+    }
+  }
 }

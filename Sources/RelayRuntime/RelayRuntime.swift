@@ -352,6 +352,13 @@ public final class RelayRuntime: Sendable {
         Task {
           if await locator(room, endpoint) == true { self.located(room, at: endpoint) }
         }
+      case .checkReachable(let room, let participant, let endpoint):
+        // Any answer at all says the relay there can be reached from here.
+        guard let locator = s.locator else { continue }
+        Task {
+          let reachable = await locator(room, endpoint) != nil
+          self.reachability(of: participant, in: room, at: endpoint, reachable: reachable)
+        }
       case .log(let level, let raw, let about):
         let loggerLevel: Logger.Level =
           switch level {

@@ -16,6 +16,10 @@ public enum RelayAction: Sendable, Hashable {
   /// Ask the relay at `endpoint` whether it runs `room` now (`locate`); if it says so,
   /// tell the core (``RelayCore/located(_:at:at:)``).
   case locate(room: String, at: RelayEndpoint)
+  /// Find out whether the relay `participant` offered at `endpoint` can be reached from
+  /// here (a `locate` that gets any answer), and tell the core
+  /// (``RelayCore/reachability(of:in:at:reachable:at:)``).
+  case checkReachable(room: String, participant: ParticipantID, at: RelayEndpoint)
 }
 
 public enum RelayLogLevel: String, Sendable, Hashable {

@@ -49,8 +49,35 @@ extension RelayCore {
     let endpoint = offer.endpoint(host: host)
     guard RelayEndpoint.isPlausible(address: endpoint.address) else { return [] }
     rooms[roomName]?.members[participant]?.carry = endpoint
+    rooms[roomName]?.members[participant]?.carryReachable = nil
     successionsToSettle.insert(roomName)
-    return [.log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id)]
+    return [
+      .log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id),
+      .checkReachable(room: roomName, participant: participant, at: endpoint),
+    ]
+  }
+
+  /// Whether this relay reached the relay `participant` offered at `endpoint`. One that
+  /// cannot be reached (behind a NAT) stays named, marked so, but carries nothing: it is
+  /// not fed, and the room is never handed to it.
+  public mutating func reachability(
+    of participant: ParticipantID, in roomName: String, at endpoint: RelayEndpoint,
+    reachable: Bool, at now: GroupInstant
+  ) -> [RelayAction] {
+    guard let member = rooms[roomName]?.members[participant], member.carry == endpoint,
+      member.carryReachable != reachable
+    else { return [] }
+    rooms[roomName]?.members[participant]?.carryReachable = reachable
+    successionsToSettle.insert(roomName)
+    var actions: [RelayAction] = []
+    if !reachable {
+      actions.append(
+        .log(
+          .notice,
+          "\(roomName)/\(participant) offered to carry the room at \(endpoint.address), which this relay cannot reach"
+        ))
+    }
+    return actions + settleSuccessions(at: now)
   }
 
   static func isLoopback(_ address: String) -> Bool {
@@ -61,19 +88,26 @@ extension RelayCore {
   /// offered, the longest present (the lowest member number) first.
   public func successors(ofRoom roomName: String) -> [Successor] { successors(of: roomName) }
 
+  /// The ones this relay could not reach come after the others, marked so.
   func successors(of roomName: String) -> [Successor] {
     guard let room = rooms[roomName] else { return [] }
     return room.members
-      .compactMap { id, member -> (UInt64, Successor)? in
+      .compactMap { id, member -> (Bool, UInt64, Successor)? in
         guard member.connection != nil, let relay = member.carry else { return nil }
+        let reachable = member.carryReachable ?? true
         return (
-          UInt64(id.rawValue.dropFirst()) ?? .max,
-          Successor(participant: id, name: member.name, relay: relay)
+          !reachable, UInt64(id.rawValue.dropFirst()) ?? .max,
+          Successor(participant: id, name: member.name, relay: relay, reachable: reachable)
         )
       }
-      .sorted { $0.0 < $1.0 }
+      .sorted { ($0.0 ? 1 : 0, $0.1) < ($1.0 ? 1 : 0, $1.1) }
       .prefix(Successor.maximumCount)
-      .map(\.1)
+      .map(\.2)
+  }
+
+  /// The successors that can carry the room, in order.
+  func carriers(of roomName: String) -> [Successor] {
+    successors(of: roomName).filter(\.reachable)
   }
 
   /// Names the succession to every member of the rooms whose membership changed, and
@@ -86,7 +120,7 @@ extension RelayCore {
       let list = successors(of: roomName)
       let targets = room.connections
       if !targets.isEmpty { actions.append(.broadcast(.succession(list), to: targets)) }
-      let fed = Set(list.prefix(Self.fedSuccessors).map(\.participant))
+      let fed = Set(list.filter(\.reachable).prefix(Self.fedSuccessors).map(\.participant))
       let newcomers = fed.subtracting(room.fed)
       if !newcomers.isEmpty {
         // The others first get what is pending, so that from here on every fed successor
@@ -200,7 +234,7 @@ extension RelayCore {
     var actions = takeSuccessorFeed()
     var moved: [(room: String, to: Successor)] = []
     for roomName in rooms.keys.sorted() {
-      guard let first = successors(of: roomName).first,
+      guard let first = carriers(of: roomName).first,
         let room = rooms[roomName], room.fed.contains(first.participant),
         let heir = room.members[first.participant]?.connection
       else { continue }

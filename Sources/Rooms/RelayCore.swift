@@ -94,6 +94,9 @@ public struct RelayCore: Sendable {
     var messages: MessageLog
     /// Where its machine offered to carry the room, while it is connected.
     var carry: RelayEndpoint?
+    /// Whether this relay reached that address (nil: not known yet; counted as reachable
+    /// meanwhile, as on the LAN where it almost always is).
+    var carryReachable: Bool?
   }
 
   struct Room {
@@ -321,6 +324,7 @@ public struct RelayCore: Sendable {
     let carry = member.carry
     if carry != nil {
       member.carry = nil
+      member.carryReachable = nil
       successionsToSettle.insert(roomName)
     }
     room.members[participant] = member

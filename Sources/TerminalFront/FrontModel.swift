@@ -99,6 +99,9 @@ public struct FrontModel: Hashable, Sendable {
   /// The members whose machines would carry the room next, in order (the first is marked
   /// "next host" in the people pane).
   public var successors: [ParticipantID] = []
+  /// Members who offered to carry the room but whose machines the relay could not reach
+  /// (behind a NAT): said in the people pane, so that nobody counts on them.
+  public var unreachableCarriers: [ParticipantID] = []
   public var group: GroupState
   public var player: PlayerSnapshot
   /// The current group time, for positions, countdowns and notice ages.

@@ -17,7 +17,17 @@ extension ScreenRenderer {
     let top = row + 1
     let bottom = row + height - 1
     guard inner > 4, top < bottom else { return }
-    let waits = waitLines(model, width: inner)
+    // What the group waits for, then who offered to carry the room but cannot (the relay
+    // could not reach their machine), at the foot of the pane.
+    let waitCount = waitLines(model, width: inner).count
+    let waits =
+      waitLines(model, width: inner)
+      + model.unreachableCarriers.flatMap { id -> [String] in
+        guard let person = model.group.participants.first(where: { $0.id == id }) else {
+          return []
+        }
+        return TextLayout.wrap("\(person.name) can't carry the room: not reachable", width: inner)
+      }
     let waitRows = min(waits.count, max(0, bottom - top - 1))
     let listBottom = bottom - waitRows
     let space = listBottom - top
@@ -70,7 +80,8 @@ extension ScreenRenderer {
     }
     for (i, w) in waits.prefix(waitRows).enumerated() {
       grid.write(
-        w, row: bottom - waitRows + i, col: left, style: CellStyle(.waiting), maxWidth: inner)
+        w, row: bottom - waitRows + i, col: left,
+        style: CellStyle(i < waitCount ? .waiting : .muted), maxWidth: inner)
     }
   }
 

@@ -8,18 +8,33 @@ public struct Successor: Hashable, Sendable, Codable {
   public var participant: ParticipantID
   public var name: String
   public var relay: RelayEndpoint
+  /// False when the relay could not reach that address (behind a NAT, a firewall): the
+  /// member offered but cannot carry the room, and is named so that people know why.
+  public var reachable: Bool
 
-  public init(participant: ParticipantID, name: String, relay: RelayEndpoint) {
+  public init(
+    participant: ParticipantID, name: String, relay: RelayEndpoint, reachable: Bool = true
+  ) {
     self.participant = participant
     self.name = name
     self.relay = relay
+    self.reachable = reachable
   }
 
   /// Successors a relay names at most (it keeps at least two when it can).
   public static let maximumCount = 8
 
+  private enum Keys: String, CodingKey { case participant, name, relay, reachable }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: Keys.self)
+    try c.encode(participant, forKey: .participant)
+    try c.encode(name, forKey: .name)
+    try c.encode(relay, forKey: .relay)
+    if !reachable { try c.encode(false, forKey: .reachable) }
+  }
+
   public init(from decoder: any Decoder) throws {
-    enum Keys: String, CodingKey { case participant, name, relay }
     let c = try decoder.container(keyedBy: Keys.self)
     let name = try c.decode(String.self, forKey: .name)
     guard name.count <= ParticipantName.maximumCharacters,
@@ -30,7 +45,8 @@ public struct Successor: Hashable, Sendable, Codable {
     }
     self.init(
       participant: try c.decode(ParticipantID.self, forKey: .participant), name: name,
-      relay: try c.decode(RelayEndpoint.self, forKey: .relay))
+      relay: try c.decode(RelayEndpoint.self, forKey: .relay),
+      reachable: try c.decodeIfPresent(Bool.self, forKey: .reachable) ?? true)
   }
 }
 

@@ -44,7 +44,9 @@ enum RoomCarrySetup {
         return
       }
       let closing = "\(name) closed the room (it ran on their machine)"
-      if endedForEveryone || rooms.allSatisfy({ relay.runtime.successors(ofRoom: $0).isEmpty }) {
+      if endedForEveryone
+        || rooms.allSatisfy({ !relay.runtime.successors(ofRoom: $0).contains(where: \.reachable) })
+      {
         // Said first, so that the others read that the room closed, not who owns it next.
         await relay.close(because: closing)
         await client.stop()

@@ -1,4 +1,5 @@
 import Clocks
+import Glibc
 import GroupSessions
 import Logging
 import Participation
@@ -212,6 +213,67 @@ extension HandoverTests {
     }
   }
 
+  @Test("the host ends the room for everyone: it ends everywhere, and no successor carries it on")
+  func endedForEveryone() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    await eventually("ann hears of both successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl"]
+    }
+    await host.close(because: "ann closed the room (it ran on their machine)")
+    await ann.client.stop()
+    await eventually("bob and carl read that the room closed, and stop") {
+      let statuses = [await bob.client.connectionStatus, await carl.client.connectionStatus]
+      return statuses == [.disconnected, .disconnected]
+    }
+    // Nobody votes: the copies stay copies.
+    try await Task.sleep(nanoseconds: 200_000_000)
+    #expect(bob.relay?.server.runtime.roomNames.isEmpty == true)
+    #expect(carl.relay?.server.runtime.roomNames.isEmpty == true)
+    await bob.relay?.stop()
+    await carl.relay?.stop()
+  }
+
+  @Test("a machine the relay cannot reach is named so, and the room goes to one it can reach")
+  func unreachableSuccessor() async throws {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let probe = TCPTransport(host: "127.0.0.1", port: host.port)
+    host.runtime.locateRooms { room, relay in
+      await RoomLocating.locate(room, at: relay, over: probe, within: 1)
+    }
+    let ann = try await Self.member("ann", to: host.port, carries: false)
+    // bob offers a port where nothing ever answers (a machine behind a NAT, as the relay
+    // sees it): a socket that listens but never accepts, held for the whole test (a port
+    // merely closed could be another test's relay a moment later).
+    let silent = try #require(SilentListener())
+    defer { silent.close() }
+    var configuration = ParticipantConfiguration(name: "bob")
+    configuration.carry = CarryOffer(port: silent.port, fingerprint: nil)
+    let bob = ParticipantClient(
+      transport: TCPTransport(host: "127.0.0.1", port: host.port), configuration: configuration,
+      logger: Self.logger("test.bob.client"))
+    try await bob.start()
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    await eventually("bob is named, unreachable, after carl") {
+      await ann.client.successors.map { "\($0.name)\($0.reachable ? "" : "?")" } == [
+        "carl", "bob?",
+      ]
+    }
+    await Self.leave(ann, relay: host)
+    let carlRelay = try #require(carl.relay)
+    await eventually("bob and carl are back, on carl's relay") {
+      let epochs = [await bob.relayEpoch, await carl.client.relayEpoch]
+      return epochs == [carlRelay.server.runtime.epoch, carlRelay.server.runtime.epoch]
+    }
+    await bob.stop()
+    await carl.client.stop()
+    await carlRelay.stop()
+  }
+
   @Test("only the host and one other: the one left carries on alone")
   func hostKilledLeavingOne() async throws {
     let host = try await RelayServer.start(
@@ -249,4 +311,34 @@ func eventually(
     try? await Task.sleep(nanoseconds: 5_000_000)
   }
   Issue.record("timed out after \(seconds) s waiting for: \(what)", sourceLocation: sourceLocation)
+}
+
+/// A loopback port that takes connections into its backlog and never answers.
+struct SilentListener {
+  let descriptor: Int32
+  let port: Int
+
+  init?() {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+        bind(fd, generic, length) == 0 && listen(fd, 16) == 0
+          && getsockname(fd, generic, &length) == 0
+      }
+    }
+    guard bound else {
+      Glibc.close(fd)
+      return nil
+    }
+    descriptor = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  func close() { Glibc.close(descriptor) }
 }

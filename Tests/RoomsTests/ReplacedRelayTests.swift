@@ -106,3 +106,50 @@ struct ReplacedRelayTests {
     #expect(!r.closed.contains(ConnectionID(2)))
   }
 }
+
+/// Successors the relay cannot reach (behind a NAT): named, marked so, never fed, never
+/// handed the room.
+@Suite("Relay: successors it cannot reach")
+struct UnreachableSuccessorTests {
+  static func successions(_ r: RelayDriver, _ id: UInt64) -> [[String]] {
+    (r.outbox[ConnectionID(id)] ?? []).compactMap {
+      if case .succession(let list) = $0 {
+        list.map { "\($0.name)\($0.reachable ? "" : " (unreachable)")" }
+      } else {
+        nil
+      }
+    }
+  }
+
+  @Test("bob's relay cannot be reached: carl is the first successor, fed and handed the room")
+  func skipped() async throws {
+    var r = RelayDriver(feedsSuccessors: true)
+    // bob's address gets no answer; carl's relay answers (it runs nothing yet).
+    let locator = ReplacedRelayTests.Locator(answers: ["10.0.0.3:7702": false])
+    r.runtime.locateRooms { room, relay in locator.locate(room, relay) }
+    r.hello(1, "ann", address: "10.0.0.1")
+    r.hello(2, "bob", address: "10.0.0.2")
+    r.hello(3, "carl", address: "10.0.0.3")
+    r.send(.carry(SuccessionRelayTests.bobOffer), from: 2)
+    r.send(.carry(SuccessionRelayTests.carlOffer), from: 3)
+    await ReplacedRelayTests.settle(&r) {
+      Self.successions($0, 1).last == ["carl", "bob (unreachable)"]
+    }
+    #expect(
+      locator.asked.withLock { $0 }.sorted() == ["lobby@10.0.0.2:7701", "lobby@10.0.0.3:7702"])
+    // bob is fed no more (it had the whole room while it counted as reachable).
+    let fedBob = SuccessionRelayTests.replicas(r, 2).count
+    let fedCarl = SuccessionRelayTests.replicas(r, 3).count
+    r.send(.send(seq: 1, to: .all, kind: "chat", body: "hi"), from: 1)
+    r.runtime.feedSuccessors()
+    r.collect()
+    #expect(SuccessionRelayTests.replicas(r, 2).count == fedBob)
+    #expect(SuccessionRelayTests.replicas(r, 3).count > fedCarl)
+    // The room goes to carl, whom everyone is sent to.
+    let moved = r.runtime.handOver()
+    #expect(moved.map(\.to.name) == ["carl"])
+    r.collect()
+    #expect(r.outbox[ConnectionID(3)]?.contains(.handover(room: "lobby")) == true)
+    #expect(r.outbox[ConnectionID(2)]?.contains(.handover(room: "lobby")) != true)
+  }
+}

@@ -169,3 +169,19 @@ struct PausedRateTests {
     #expect(text.contains("1.5×"))
   }
 }
+
+@Suite("People pane: who would carry the room")
+struct SuccessorMarksTests {
+  @Test("the next host is marked; one the relay cannot reach is said at the pane's foot")
+  func marks() {
+    var model = Fixtures.playing()
+    model.successors = [Fixtures.bob]
+    model.unreachableCarriers = [Fixtures.carol]
+    let screen = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    #expect(screen.contains("bob (next host)"))
+    // On two lines in a pane this narrow.
+    #expect(screen.contains("carol can't carry the room: not"))
+    #expect(screen.contains("│ reachable "))
+    #expect(!screen.contains("carol (next host)"))
+  }
+}

@@ -261,9 +261,12 @@ enum Golden {
       .succession([
         Successor(
           participant: "p2", name: "bob",
-          relay: RelayEndpoint(address: "192.168.1.20:7701", fingerprint: "SHA256:abc"))
+          relay: RelayEndpoint(address: "192.168.1.20:7701", fingerprint: "SHA256:abc")),
+        Successor(
+          participant: "p3", name: "carl",
+          relay: RelayEndpoint(address: "203.0.113.7:7701", fingerprint: nil), reachable: false),
       ]),
-      #"{"successors":[{"name":"bob","participant":"p2","relay":{"address":"192.168.1.20:7701","fingerprint":"SHA256:abc"}}],"type":"succession"}"#
+      #"{"successors":[{"name":"bob","participant":"p2","relay":{"address":"192.168.1.20:7701","fingerprint":"SHA256:abc"}},{"name":"carl","participant":"p3","reachable":false,"relay":{"address":"203.0.113.7:7701"}}],"type":"succession"}"#
     ),
     (
       .replica(
