@@ -324,7 +324,12 @@ let package = Package(
         "PlaybackCoordination",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
-    .testTarget(name: "CLITests", dependencies: ["TmuxDriver", "SyncplayHarness"]),
+    .testTarget(
+      name: "CLITests",
+      dependencies: [
+        "TmuxDriver", "SyncplayHarness", "GroupSessions", "TCPRelayClient", "RelayTLS",
+        "WireProtocol",
+      ]),
     .testTarget(
       name: "SyncplayTests",
       dependencies: [

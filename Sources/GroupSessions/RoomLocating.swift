@@ -5,10 +5,10 @@ import WireProtocol
 /// same TLS rules: pinned to the fingerprint the trusted relay named). A relay replaced
 /// while its machine slept uses it to find where its room went on.
 public enum RoomLocating {
-  /// True or false as the relay at `relay` answers; nil when it could not be asked or did
-  /// not answer within `seconds`.
+  /// True or false as the relay at `relay` (nil: the transport's own) answers; nil when it
+  /// could not be asked or did not answer within `seconds`.
   public static func locate(
-    _ room: String, at relay: RelayEndpoint, over transport: any Transport,
+    _ room: String, at relay: RelayEndpoint?, over transport: any Transport,
     within seconds: Double = 3
   ) async -> Bool? {
     let connection: any TransportConnection

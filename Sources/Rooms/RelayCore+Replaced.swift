@@ -20,7 +20,9 @@ extension RelayCore {
   ) {
     guard feedsSuccessors, var room = rooms[roomName] else { return }
     room.lostSuccessors[participant] = endpoint
-    if room.nextLocate == nil { room.nextLocate = now.advanced(bySeconds: Self.locateInterval) }
+    // Asked at once (the next sweep): a relay waking from a long stop runs the room beside
+    // the one that replaced it until it hears back, and that is a time to keep short.
+    if room.nextLocate == nil { room.nextLocate = now }
     rooms[roomName] = room
   }
 

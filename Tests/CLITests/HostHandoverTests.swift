@@ -1,4 +1,7 @@
 import Foundation
+import GroupSessions
+import RelayTLS
+import TCPRelayClient
 import Testing
 
 /// A host leaves "only me" (the end of its input, or SIGTERM) and the room goes on on the
@@ -9,6 +12,14 @@ struct HostHandoverTests {
   /// the session plays and ann knows bob would carry the room.
   static func room(hostArguments: [String] = []) async throws -> (
     ann: CowatchProcess, bob: CowatchProcess, carl: CowatchProcess
+  ) {
+    let (ann, bob, carl, _) = try await roomWithRelay(hostArguments: hostArguments)
+    return (ann, bob, carl)
+  }
+
+  /// The same, with how to reach ann's relay (over TLS, pinned to its certificate).
+  static func roomWithRelay(hostArguments: [String] = []) async throws -> (
+    ann: CowatchProcess, bob: CowatchProcess, carl: CowatchProcess, relay: TCPTransport
   ) {
     let ann = try CowatchProcess(
       ["host", "--bind", "127.0.0.1", "--port", "0", "--name", "ann", "--headless"]
@@ -35,7 +46,10 @@ struct HostHandoverTests {
     await carl.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
     carl.send("join")
     await ann.waitForLine(containing: [#""kind":"joined""#, #""originator":"carl""#])
-    return (ann, bob, carl)
+    let relay = TCPTransport(
+      host: "127.0.0.1", port: Int(port) ?? 0,
+      tls: RelayVerification(pinned: fingerprint, knownRelays: nil))
+    return (ann, bob, carl, relay)
   }
 
   /// After ann left: bob and carl are in the same session on bob's relay, and it works.
@@ -104,7 +118,7 @@ struct HostHandoverTests {
     "the host's machine sleeps past the others' patience: they go on at bob's; awake, ann's relay sends her there"
   )
   func stoppedThenResumed() async throws {
-    let (ann, bob, carl) = try await Self.room()
+    let (ann, bob, carl, annRelay) = try await Self.roomWithRelay()
     defer {
       kill(ann.processIdentifier, SIGCONT)
       for process in [ann, bob, carl] { process.terminate() }
@@ -121,6 +135,8 @@ struct HostHandoverTests {
       after: before, containing: [#""event":"moved""#], within: 10)
     #expect(moved?.line.contains("the room now runs on bob's machine") == true)
     await ann.waitForLine(after: before, containing: [#""event":"welcome""#], within: 10)
+    // ann's relay let the room go: asked, it says it does not run it.
+    #expect(await RoomLocating.locate("lobby", at: nil, over: annRelay) == false)
     // One room: what ann does, bob and carl see.
     ann.send("pause")
     await carl.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])

@@ -6,6 +6,7 @@ import Participation
 import PlaybackCoordination
 import RoomCarrying
 import Rooms
+import Synchronization
 import TCPRelayClient
 import TCPRelayServer
 import Testing
@@ -70,9 +71,11 @@ struct HandoverTests {
     }
     await eventually("carl has the session") { await carl.client.groupState.session != nil }
     let session = await ann.client.groupState.session?.id
+    let bobRelay = try #require(bob.relay)
+    let carlRelay = try #require(carl.relay)
+    let sampler = RoomSampler([host, bobRelay.server, carlRelay.server])
 
     await Self.leave(ann, relay: host)
-    let bobRelay = try #require(bob.relay)
     await eventually("bob and carl are back, on bob's relay") {
       let epochs = [await bob.client.relayEpoch, await carl.client.relayEpoch]
       let connected = [await bob.client.connectionStatus, await carl.client.connectionStatus]
@@ -86,7 +89,6 @@ struct HandoverTests {
     }
 
     await Self.leave(bob, relay: bobRelay.server)
-    let carlRelay = try #require(carl.relay)
     await eventually("carl is back, on its own relay") {
       let epoch = await carl.client.relayEpoch
       let status = await carl.client.connectionStatus
@@ -94,6 +96,7 @@ struct HandoverTests {
     }
     #expect(await carl.client.groupState.session?.id == session)
     #expect(await carl.client.groupState.participants.map(\.name) == ["carl"])
+    #expect(await sampler.stop() == 1, "never two relays running the room at once")
     await carl.client.stop()
     await carlRelay.stop()
   }
@@ -117,10 +120,19 @@ extension HandoverTests {
     await eventually("carl has the session") { await carl.client.groupState.session != nil }
     let session = await carl.client.groupState.session?.id
     let ids = [await bob.client.participantID, await carl.client.participantID]
+    let heard = ChatLog(bob.client)
+    await carl.client.sendMessage(kind: .chat, body: "before")
+    await eventually("bob heard carl") { heard.bodies == ["before"] }
+    let bobRelay = try #require(bob.relay)
+    let carlRelay = try #require(carl.relay)
+    // Never two of the successors' relays with people in the room at once.
+    let sampler = RoomSampler([bobRelay.server, carlRelay.server])
 
     await host.kill()
     await ann.client.kill()
-    let bobRelay = try #require(bob.relay)
+    // Said while the room has no relay: kept, and delivered once it has one.
+    await carl.client.sendMessage(kind: .chat, body: "during 1")
+    await carl.client.sendMessage(kind: .chat, body: "during 2")
     await eventually("bob and carl are back, on bob's relay") {
       let epochs = [await bob.client.relayEpoch, await carl.client.relayEpoch]
       let connected = [await bob.client.connectionStatus, await carl.client.connectionStatus]
@@ -129,6 +141,10 @@ extension HandoverTests {
     }
     #expect([await bob.client.participantID, await carl.client.participantID] == ids)
     #expect(await carl.client.groupState.session?.id == session)
+    await eventually("bob heard what carl said meanwhile") { heard.bodies.count >= 3 }
+    try await Task.sleep(nanoseconds: 100_000_000)
+    #expect(heard.bodies == ["before", "during 1", "during 2"], "each once, in order")
+    #expect(await sampler.stop() == 1)
     // carl's relay was only a candidate: it does not run the room.
     #expect(carl.relay?.server.runtime.roomNames.isEmpty == true)
     // bob now runs the relay: not a successor of itself; carl is the next.
@@ -193,6 +209,7 @@ extension HandoverTests {
     await eventually("ann hears of the four successors") {
       await ann.client.successors.map(\.name) == ["bob", "carl", "dan", "eve"]
     }
+    let sampler = RoomSampler(others.compactMap { $0.relay?.server })
     // bob's machine goes with the host's: its relay and its participant, without a word.
     await host.kill()
     await ann.client.kill()
@@ -207,6 +224,7 @@ extension HandoverTests {
       }
       return true
     }
+    #expect(await sampler.stop() == 1, "never two relays running the room at once")
     for member in others.dropFirst() {
       await member.client.stop()
       await member.relay?.stop()
@@ -341,4 +359,56 @@ struct SilentListener {
   }
 
   func close() { Glibc.close(descriptor) }
+}
+
+/// What one participant hears in the chat, in order.
+final class ChatLog: Sendable {
+  private let received = Locked<[String]>([])
+  private let task: Task<Void, Never>
+
+  init(_ client: ParticipantClient) {
+    let received = self.received
+    task = Task {
+      for await (_, _, body) in await client.rawMessages(kind: .chat) {
+        received.value.withLock { $0.append(body) }
+      }
+    }
+  }
+
+  var bodies: [String] { received.value.withLock { $0 } }
+
+  deinit { task.cancel() }
+}
+
+/// Samples every 2 ms how many of some relays run the room with someone connected: the
+/// most at once must be one.
+final class RoomSampler: Sendable {
+  private let most = Locked(0)
+  private let task: Task<Void, Never>
+
+  init(_ relays: [RelayServer], room: String = "lobby") {
+    let most = self.most
+    task = Task {
+      while !Task.isCancelled {
+        let serving = relays.filter { relay in
+          relay.state(ofRoom: room)?.participants.contains(where: \.isConnected) ?? false
+        }.count
+        most.value.withLock { $0 = max($0, serving) }
+        try? await Task.sleep(nanoseconds: 2_000_000)
+      }
+    }
+  }
+
+  /// Stops sampling; the most relays seen running the room at once.
+  func stop() async -> Int {
+    task.cancel()
+    await task.value
+    return most.value.withLock { $0 }
+  }
+}
+
+/// A value behind a lock, shareable with tasks.
+final class Locked<Value: Sendable>: Sendable {
+  let value: Mutex<Value>
+  init(_ value: Value) { self.value = Mutex(value) }
 }
