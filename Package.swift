@@ -190,7 +190,7 @@ let package = Package(
       name: "FrontSessions",
       dependencies: [
         "Clocks",
-        "GroupSessions", "Participation", "TerminalFront", "Media", "Narration",
+        "GroupSessions", "Invites", "Participation", "TerminalFront", "Media", "Narration",
         "PlaybackCoordination",
       ]),
     .target(
@@ -215,7 +215,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "RelayService",
+        "RelayService", "Invites",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
@@ -236,7 +236,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
-        "SyncplayServer",
+        "SyncplayServer", "RoomsTesting",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -252,6 +252,9 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),
+    // Invite links: one word that carries a room's addresses, name and certificate.
+    .target(name: "Invites", dependencies: ["WireProtocol"]),
+    .testTarget(name: "InvitesTests", dependencies: ["Invites", "WireProtocol"]),
     .testTarget(
       name: "RelayServiceTests",
       dependencies: ["RelayService", "GroupSessions", "Participation", "TCPRelayClient"]),
@@ -291,7 +294,7 @@ let package = Package(
       name: "RoomCarryingTests",
       dependencies: [
         "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
-        "Rooms", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
+        "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
@@ -302,7 +305,7 @@ let package = Package(
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto",
-        "RelayTLS",
+        "RelayTLS", "RoomsTesting",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
@@ -321,13 +324,13 @@ let package = Package(
       name: "FrontSessionsTests",
       dependencies: [
         "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media",
-        "PlaybackCoordination",
+        "PlaybackCoordination", "Invites", "WireProtocol",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "TmuxDriver", "SyncplayHarness", "GroupSessions", "TCPRelayClient", "RelayTLS",
+        "TmuxDriver", "SyncplayHarness", "GroupSessions", "Invites", "TCPRelayClient", "RelayTLS",
         "WireProtocol",
       ]),
     .testTarget(

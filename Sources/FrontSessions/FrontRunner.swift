@@ -84,6 +84,7 @@ public struct FrontRunner: Sendable {
           let size = terminal.size
           terminal.show(ScreenRenderer.render(session.model, rows: size.rows, cols: size.cols))
         case .repaint: terminal.repaint()
+        case .copyToClipboard(let text): terminal.copyToClipboard(text)
         case .restartPlayer:
           if let restartPlayer {
             Task { input.yield(.playerRestarted(await restartPlayer.run())) }

@@ -1,4 +1,5 @@
 import GroupSessions
+import Invites
 import Media
 import Narration
 import Participation
@@ -46,6 +47,8 @@ public struct FrontSession: Sendable {
     case finish
     /// Start the local player again; report ``Input/playerRestarted(_:)``.
     case restartPlayer
+    /// Put the text on the terminal's clipboard (OSC 52).
+    case copyToClipboard(String)
   }
 
   /// What the screen shows; render it with `ScreenRenderer.render(model, rows:cols:)`.
@@ -66,6 +69,14 @@ public struct FrontSession: Sendable {
   private var relayAddress: String?
   /// The reason the client gave up, for the disconnected header.
   private var lastError: String?
+  /// The link others join with, as given (the successors are added as they are named).
+  private let inviteLink: InviteLink?
+
+  /// The command that joins with `link`.
+  public static func invite(for link: InviteLink) -> String {
+    "cowatch join \(link.text) --name NAME"
+  }
+
   /// The model as last drawn, so that an input that changes nothing draws nothing.
   private var drawn: FrontModel?
   /// Set when an action asks for a redraw even though the model is the same (a resize).
@@ -82,14 +93,18 @@ public struct FrontSession: Sendable {
   /// `hostsRoom`: this process runs the room's relay (`cowatch host`), so quitting asks
   /// before ending the room for the others. `reconnectGiveUpAfter`: how long the client
   /// tries to reconnect before giving up (said while it tries).
+  /// `inviteLink`: the link others join with (the host's, or the one this person joined
+  /// with); the invite shown names the room's successors too, as they change.
   public init(
-    roomName: String, catalog: [SeriesInfo], invite: String? = nil, hostsRoom: Bool = false,
-    reconnectGiveUpAfter: Double? = nil, warnings: [String] = [], resendWindow: Double = 10
+    roomName: String, catalog: [SeriesInfo], invite: String? = nil, inviteLink: InviteLink? = nil,
+    hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil, warnings: [String] = [],
+    resendWindow: Double = 10
   ) {
     self.warnings = warnings
     self.resendWindow = resendWindow
+    self.inviteLink = inviteLink
     model = FrontModel(roomName: roomName, catalog: catalog)
-    model.invite = invite
+    model.invite = inviteLink.map(Self.invite(for:)) ?? invite
     model.reconnectGiveUpAfter = reconnectGiveUpAfter
     controller.hostsRoom = hostsRoom
   }
@@ -237,6 +252,12 @@ public struct FrontSession: Sendable {
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     case .succession(let successors):
       model.successors = successors.filter(\.reachable).map(\.participant)
+      if var link = inviteLink {
+        // Where the room may go on if its relay goes: a late friend reaches it there too.
+        link.successors = Array(
+          successors.filter(\.reachable).map(\.relay).prefix(InviteLink.maximumAddresses))
+        model.invite = Self.invite(for: link)
+      }
       model.unreachableCarriers = successors.filter { !$0.reachable }.map(\.participant)
     }
   }
@@ -326,6 +347,10 @@ public struct FrontSession: Sendable {
     case .restartPlayer:
       model.post("starting your player again…")
       return [.restartPlayer]
+    case .copyToClipboard(let text):
+      // Terminals that allow it (and tmux with set-clipboard on) take it; others ignore it.
+      model.post("invite copied to the clipboard (if your terminal lets programs do that)")
+      return [.copyToClipboard(text)]
     case .start(let item, together: false):
       return watchAlone(item, at: moment)
     case .seekLocally(let delta):
@@ -379,7 +404,7 @@ public struct FrontSession: Sendable {
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
     case .declineSession, .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
-      .restartPlayer:
+      .restartPlayer, .copyToClipboard:
       return nil
     }
   }

@@ -57,6 +57,8 @@ public actor ParticipantClient {
     self.observer = observer
     self.carrier = carrier
     self.transport = transport
+    var configuration = configuration
+    if configuration.ownRelayEpoch == nil { configuration.ownRelayEpoch = carrier?.relayEpoch }
     self.configuration = configuration
     self.player = player
     self.clock = clock

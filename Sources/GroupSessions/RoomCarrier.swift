@@ -10,4 +10,7 @@ public protocol RoomCarrier: Sendable {
   /// instants are on it), so that the carrier can move them onto its own clock, and the
   /// local time it was read at.
   func perform(_ effect: CarrierEffect, groupClock: ClockOffsetEstimate?, at now: LocalInstant)
+  /// The epoch of the carrier's relay: the participant says it runs the relay to that relay
+  /// only.
+  var relayEpoch: String { get }
 }

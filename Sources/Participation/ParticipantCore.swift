@@ -51,7 +51,8 @@ public struct ParticipantCore: Sendable {
       jitteryPingInterval: configuration.jitteryPingInterval,
       jitterThreshold: configuration.jitterThreshold)
     following = PlayerFollowing(configuration: configuration, hasPlayer: hasPlayer)
-    succession = RoomSuccession(offer: configuration.carry)
+    succession = RoomSuccession(
+      offer: configuration.carry, ownRelayEpoch: configuration.ownRelayEpoch)
   }
 
   // MARK: - Introspection
@@ -394,7 +395,8 @@ public struct ParticipantCore: Sendable {
   public mutating func carryingRoom(at now: LocalInstant) -> [ParticipantEffect] {
     guard succession.offer != nil else { return [] }
     succession.handedOver()
-    guard link.isConnected, let offer = succession.offerAfterWelcome else { return [] }
+    guard link.isConnected, let offer = succession.offer(afterWelcomeFrom: link.relayEpoch)
+    else { return [] }
     return [.send(offer)]
   }
 
@@ -452,7 +454,9 @@ public struct ParticipantCore: Sendable {
       case .expire(let id): effects.append(.send(.expire(id: id)))
       }
     }
-    if let offer = succession.offerAfterWelcome { effects.append(.send(offer)) }
+    if let offer = succession.offer(afterWelcomeFrom: welcome.relayEpoch) {
+      effects.append(.send(offer))
+    }
     if !welcome.resumed && configuration.autoAdvance {
       effects += enqueue(.command(.setAutoAdvance(true)), origin: .automatic, ticket: nil, at: now)
     }

@@ -8,18 +8,29 @@ import WireProtocol
 struct RoomSuccession: Sendable {
   /// Where this participant's own relay listens (nil: it does not offer).
   private(set) var offer: CarryOffer?
+  /// The epoch of the relay on this participant's machine (see
+  /// ``ParticipantConfiguration/ownRelayEpoch``).
+  let ownRelayEpoch: String?
   /// The successors the relay named last, in order.
   private(set) var successors: [Successor] = []
   /// This participant's own relay carries the room now: it offers no more.
   private(set) var carrying = false
 
-  init(offer: CarryOffer?) { self.offer = offer }
+  init(offer: CarryOffer?, ownRelayEpoch: String? = nil) {
+    self.offer = offer
+    self.ownRelayEpoch = ownRelayEpoch
+  }
 
-  /// The offer to send after a welcome, if there is one to make: once this participant's
-  /// own relay carries the room, it says so instead (it is that relay's host).
-  var offerAfterWelcome: ClientMessage? {
+  /// The offer to send after a welcome from the relay of `epoch`, if there is one to make:
+  /// to its own relay, once that relay carries the room (or for a host's participant), it
+  /// says that it runs the relay; to any other relay, only that it can carry the room — a
+  /// host's participant that ended up elsewhere (its relay gone) says nothing, or the relay
+  /// would take it for the one that runs it.
+  func offer(afterWelcomeFrom epoch: String?) -> ClientMessage? {
     guard var offer else { return nil }
-    if carrying { offer.runsRelay = true }
+    let mine = ownRelayEpoch == nil || epoch == ownRelayEpoch
+    if offer.runsRelay { return mine ? .carry(offer) : nil }
+    if carrying && mine { offer.runsRelay = true }
     return .carry(offer)
   }
 

@@ -154,6 +154,19 @@ public final class ReplicaDirectory: RoomDirectory {
     return won
   }
 
+  /// What this directory holds of `room`, in words (for logs and failing tests).
+  public func summary(of room: String) -> String {
+    contents.withLock { c in
+      let copy =
+        c.copies[room].map { copy in
+          "copy at sequence \(copy.state.sequence), members \(copy.members.map(\.participant.rawValue)), connected \(copy.state.participants.filter(\.isConnected).map(\.id.rawValue))"
+        } ?? "no copy"
+      let voters = c.voters.values.filter { $0.room == room }.map(\.member.rawValue).sorted()
+      return
+        "\(copy); host \(c.hosts[room]?.rawValue ?? "unknown"); votes \(voters); carried: \(c.carried[room] != nil)"
+    }
+  }
+
   public func renewLeases() async throws(RoomStoreError) -> Set<String> { [] }
 
   public func release(_ rooms: [String]) async throws(RoomStoreError) {

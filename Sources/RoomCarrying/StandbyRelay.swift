@@ -64,6 +64,8 @@ public final class StandbyRelay: RoomCarrier {
     }
   }
 
+  public var relayEpoch: String { server.runtime.epoch }
+
   /// Lets an election here read what `client` (this machine's participant) knows: the
   /// room as it replayed it and its estimate of the old relay's clock.
   public func attach(_ client: ParticipantClient) {

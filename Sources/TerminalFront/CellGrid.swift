@@ -256,7 +256,8 @@ public enum TextLayout {
     return String(repeating: " ", count: max(0, width - CharacterWidth.of(t))) + t
   }
 
-  /// Word-wraps `text` to lines of at most `width` columns (long words are cut).
+  /// Word-wraps `text` to lines of at most `width` columns (long words are cut, after a
+  /// '/' or ',' when they have one).
   public static func wrap(_ text: String, width: Int) -> [String] {
     guard width > 0 else { return [] }
     var lines: [String] = []
@@ -286,6 +287,15 @@ public enum TextLayout {
             rest = rest.dropFirst()
           }
           if head.isEmpty { break }
+          // A link or a path breaks after a '/' or ',' when one is far enough in, so that
+          // its parts stay whole.
+          if let cut = head.lastIndex(where: { $0 == "/" || $0 == "," }),
+            head.distance(from: head.startIndex, to: cut) >= head.count / 3
+          {
+            let after = head.index(after: cut)
+            rest = head[after...] + rest
+            head = String(head[..<after])
+          }
           lines.append(head)
           w = String(rest)
           ww = CharacterWidth.of(w)

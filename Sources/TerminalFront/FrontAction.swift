@@ -42,4 +42,6 @@ public enum FrontAction: Hashable, Sendable {
   case restartPlayer
   /// One of the owner's commands (lock, playback control, hand over, remove).
   case roomCommand(GroupCommand)
+  /// Put this text on the clipboard of the terminal (OSC 52).
+  case copyToClipboard(String)
 }

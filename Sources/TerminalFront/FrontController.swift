@@ -156,7 +156,7 @@ public struct FrontController: Hashable, Sendable {
     // player and quitting still work.
     if let refusal = Self.offlineRefusal(model) {
       switch command {
-      case .help, .redraw, .restartPlayer, .olderNotices, .newerNotices, .episodes: break
+      case .help, .redraw, .restartPlayer, .olderNotices, .newerNotices, .episodes, .invite: break
       case .quit: return [.quit]
       default: return [.localNotice(refusal)]
       }
@@ -193,6 +193,15 @@ public struct FrontController: Hashable, Sendable {
       }
       let watching = model.group.joinedParticipants.filter { $0.id != model.localParticipant }
       present(.quit(others: watching.count))
+      return [.redraw]
+    case .invite:
+      guard let invite = model.invite else {
+        return [
+          .localNotice(
+            "no invite here: you joined by address; the host's invite link lets others join")
+        ]
+      }
+      present(.invite(invite))
       return [.redraw]
     case .join:
       if model.membership == .waiting { return [.joinSession] }
@@ -343,6 +352,7 @@ public struct FrontController: Hashable, Sendable {
     // The room ends with the relay: end the session first, so that the others read why.
     case (.leaveHostedRoom, .chosen(.yes)):
       return model.isJoined ? [.endForEveryone, .quit] : [.quit]
+    case (.invite(let text), .chosen(.copy)): return [.copyToClipboard(text)]
     case (.comeBack, .chosen(.catchUp)): return [.resume]
     case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
     case (.chat, .submitted(let text)):

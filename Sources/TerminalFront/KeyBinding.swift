@@ -17,6 +17,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case olderNotices, newerNotices
   /// Start the player (mpv) again after it quit.
   case restartPlayer
+  /// Show the invite link others join with, to copy.
+  case invite
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -72,6 +74,10 @@ public struct KeyBinding: Hashable, Sendable {
       inHelpLine: false),
     KeyBinding(
       [.character("j")], "j", "join", "join the room's watch session", .join, inHelpLine: false),
+    KeyBinding(
+      [.character("i")], "i", "invite",
+      "the invite link others join with, whole, and copy it to the clipboard", .invite,
+      inHelpLine: false),
     KeyBinding([.character("?"), .character("h")], "?", "help", "show / hide this help", .help),
     KeyBinding(
       [.character("q"), .control("c")], "q", "quit", "quit (asks whether to end for everyone)",
@@ -101,7 +107,7 @@ public struct KeyBinding: Hashable, Sendable {
   public static var helpEntries: [(key: String, text: String)] {
     all.filter {
       $0.inHelpLine
-        || [.join, .redraw, .room, .olderNotices, .restartPlayer].contains($0.command)
+        || [.join, .invite, .redraw, .room, .olderNotices, .restartPlayer].contains($0.command)
     }.map {
       ($0.keyLabel, $0.long)
     }

@@ -125,6 +125,21 @@ public final class TerminalSession: Sendable {
     }
   }
 
+  /// Puts `text` on the terminal's clipboard with OSC 52 (terminals that allow programs to,
+  /// and tmux with `set-clipboard on`, take it; the others ignore it).
+  public func copyToClipboard(_ text: String) {
+    shared.state.withLock { state in
+      guard !state.stopped else { return }
+      state.clipboard = text
+      shared.wake(&state)
+    }
+  }
+
+  /// The OSC 52 sequence that sets the clipboard ("c") to `text`.
+  public static func clipboardSequence(_ text: String) -> [UInt8] {
+    Array("\u{1b}]52;c;".utf8) + Base64.encode(Array(text.utf8)) + [0x07]
+  }
+
   /// Restores the terminal (endwin) and ends ``keys``. Waits for the curses thread; safe to
   /// call more than once and from any thread but the curses thread.
   public func stop() {
@@ -155,6 +170,8 @@ final class TerminalShared: Sendable {
   struct State {
     var pending: CellGrid?
     var repaint = false
+    /// Text to put on the terminal's clipboard, after the next blit.
+    var clipboard: String?
     var stopRequested = false
     /// Set by the curses thread once the terminal is restored; nothing is queued after.
     var stopped = false
@@ -319,12 +336,13 @@ private final class CursesLoop {
       }
       if resized { resize() }
       readKeys()
-      let (grid, repaint, stop) = shared.state.withLock { state in
+      let (grid, repaint, stop, clipboard) = shared.state.withLock { state in
         defer {
           state.pending = nil
           state.repaint = false
+          state.clipboard = nil
         }
-        return (state.pending, state.repaint, state.stopRequested)
+        return (state.pending, state.repaint, state.stopRequested, state.clipboard)
       }
       if stop {
         teardown()
@@ -336,6 +354,11 @@ private final class CursesLoop {
         clearok(cowatch_stdscr(), true)
       }
       if let grid { blit(grid) }
+      if let clipboard {
+        // After curses has written its frame, straight to the terminal: it draws nothing.
+        let bytes = TerminalSession.clipboardSequence(clipboard)
+        _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+      }
     }
   }
 

@@ -43,6 +43,8 @@ public struct Prompt: Hashable, Sendable {
     case stepAway
     /// A reason of their own, typed.
     case stepAwayReason
+    /// The invite link, whole, to copy.
+    case invite(String)
   }
 
   /// What an option stands for.
@@ -60,6 +62,7 @@ public struct Prompt: Hashable, Sendable {
     case person(ParticipantID)
     case suspend(SuspensionReason)
     case otherReason
+    case copy
   }
 
   public struct Option: Hashable, Sendable {
@@ -294,6 +297,17 @@ extension Prompt {
       kind: .confirmSwitch(item: item.id), title: "Switch episode",
       message: "Switch everyone to \(EpisodeLabel.describe(item))?",
       options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
+  }
+
+  /// The invite others join with, whole (people copy it, fingerprint and all), and a way
+  /// to put it on the clipboard.
+  public static func invite(_ text: String) -> Prompt {
+    Prompt(
+      kind: .invite(text), title: "Invite",
+      message: "Others join with:\n\(text)",
+      options: [
+        Option("Copy to clipboard", choice: .copy), Option("Close", choice: .cancel),
+      ])
   }
 
   /// Quitting while in a watch session.

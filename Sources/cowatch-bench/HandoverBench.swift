@@ -20,6 +20,8 @@ final class CountingCarrier: RoomCarrier {
 
   init(_ inner: StandbyRelay) { self.inner = inner }
 
+  var relayEpoch: String { inner.relayEpoch }
+
   func perform(_ effect: CarrierEffect, groupClock: ClockOffsetEstimate?, at now: LocalInstant) {
     if case .replica(let change) = effect {
       replicaBytes.add(codec.encode(ServerMessage.replica(change)).count, ordering: .relaxed)

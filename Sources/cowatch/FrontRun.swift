@@ -1,5 +1,6 @@
 import FrontSessions
 import GroupSessions
+import Invites
 import Media
 import Participation
 import TerminalFront
@@ -10,7 +11,7 @@ enum FrontRun {
   /// ``CommandFailure`` (after stopping the client) when the terminal cannot be used.
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
-    room: String, invite: String?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
+    room: String, invite: InviteLink?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
     warnings: [String] = [], leave: ParticipantLeave? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
@@ -22,7 +23,7 @@ enum FrontRun {
       throw CommandFailure(line: error.description)
     }
     let session = FrontSession(
-      roomName: room, catalog: media.series, invite: invite, hostsRoom: hostsRoom,
+      roomName: room, catalog: media.series, inviteLink: invite, hostsRoom: hostsRoom,
       reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter, warnings: warnings,
       resendWindow: client.configuration.resendWindow)
     await FrontRunner(

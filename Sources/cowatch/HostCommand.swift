@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GroupSessions
 import HeadlessFront
+import Invites
 import Logging
 import Participation
 import RelayTLS
@@ -39,13 +40,14 @@ struct HostCommand: AsyncParsableCommand {
     } catch {
       throw CommandFailure("host", error.description)
     }
-    let address = bind == "0.0.0.0" ? (LocalAddress.firstNonLoopbackIPv4() ?? "127.0.0.1") : bind
-    let portPart = server.port == 7700 ? "\(address)" : "\(address):\(server.port)"
-    let roomPart = options.room == "lobby" ? "" : " --room \(options.room)"
-    // The fingerprint travels with the invite: whoever uses it checks that they reach
-    // this relay and no other.
-    let trustPart = identity.map { " --fingerprint \($0.fingerprint)" } ?? " --no-tls"
-    let invite = "cowatch join \(portPart)\(roomPart) --name NAME\(trustPart)"
+    // Every address this machine may be reached at (the LAN's, when listening on all of
+    // them), in one link with the room and the certificate's fingerprint.
+    let hosts = bind == "0.0.0.0" ? LocalAddress.nonLoopbackIPv4() : [bind]
+    let link = InviteLink(
+      room: options.room,
+      addresses: (hosts.isEmpty ? ["127.0.0.1"] : hosts).map { "\($0):\(server.port)" },
+      fingerprint: identity?.fingerprint, plain: identity == nil)
+    let invite = "cowatch join \(link.text) --name NAME"
     if identity == nil, !RelayTLSOptions.isLoopback(bind) {
       Console.error(
         "WARNING: TLS is off (--no-tls): anyone on the network path can read and change everything, chat included."
@@ -53,7 +55,9 @@ struct HostCommand: AsyncParsableCommand {
     }
     if options.headless {
       Console.line(
-        JSONValue.object([("event", "invite"), ("command", .string(invite))]).serialized)
+        JSONValue.object([
+          ("event", "invite"), ("command", .string(invite)), ("link", .string(link.text)),
+        ]).serialized)
     } else {
       Console.error("Others join with: \(invite)")
     }
@@ -70,10 +74,12 @@ struct HostCommand: AsyncParsableCommand {
       try await ParticipantRun.run(
         command: "host",
         transport: transport,
-        options: options, invite: invite, hostsRoom: true,
+        options: options, invite: link, hostsRoom: true,
         leave: RoomCarrySetup.leave(relay: server, name: options.name),
-        hostOffer: CarryOffer(
-          port: server.port, fingerprint: identity?.fingerprint, runsRelay: true))
+        hostOffer: (
+          CarryOffer(port: server.port, fingerprint: identity?.fingerprint, runsRelay: true),
+          server.runtime.epoch
+        ))
     } catch {
       await server.close(because: "the room's host stopped")
       throw error
@@ -86,9 +92,12 @@ struct HostCommand: AsyncParsableCommand {
 
 /// Finds an address others on the network can reach this machine at, for the invite.
 enum LocalAddress {
-  static func firstNonLoopbackIPv4() -> String? {
+  /// The machine's IPv4 addresses on interfaces that are up, loopback left out, in the
+  /// order the system lists them (each once).
+  static func nonLoopbackIPv4() -> [String] {
+    var found: [String] = []
     var list: UnsafeMutablePointer<ifaddrs>?
-    guard getifaddrs(&list) == 0, let first = list else { return nil }
+    guard getifaddrs(&list) == 0, let first = list else { return [] }
     defer { freeifaddrs(list) }
     var cursor: UnsafeMutablePointer<ifaddrs>? = first
     while let entry = cursor {
@@ -103,10 +112,11 @@ enum LocalAddress {
         addr, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
         NI_NUMERICHOST) == 0
       {
-        return String(
+        let text = String(
           decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if !found.contains(text) { found.append(text) }
       }
     }
-    return nil
+    return found
   }
 }

@@ -1,33 +1,36 @@
 import ArgumentParser
 import GroupSessions
+import Invites
 import Logging
 import Participation
+import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
+import Transports
 
 struct JoinCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "join", abstract: "Join a relay at HOST[:PORT] and watch with the room.")
+    commandName: "join",
+    abstract: "Join a room from its invite link, or a relay at HOST[:PORT], and watch with it.")
 
-  @Argument(help: "Relay address, HOST[:PORT] (default port 7700).") var address: String
+  @Argument(
+    help: ArgumentHelp(
+      "The invite link (cowatch://…), or the relay's address, HOST[:PORT] (default port 7700).",
+      valueName: "LINK-OR-ADDRESS"))
+  var address: String
   @OptionGroup var options: ParticipantOptions
   @OptionGroup var trust: RelayTrustOptions
 
   func run() async throws {
     ParticipantRun.bootstrapLogs(options)
     try ParticipantRun.checkTerminal(options)
-    let carrier = try await RoomCarrySetup.start(
-      options: options, tls: !trust.noTls, command: "join")
-    let transport: TCPTransport
-    do {
-      transport = try TCPTransport(
-        address: address, tls: trust.verification(headless: options.headless))
-    } catch {
-      throw CommandFailure("join", error.description)
-    }
+    var options = self.options
+    let (transport, plain, link) = try Self.transport(
+      for: address, options: &options, trust: trust)
+    let carrier = try await RoomCarrySetup.start(options: options, tls: !plain, command: "join")
     do {
       try await ParticipantRun.run(
-        command: "join", transport: transport, options: options,
+        command: "join", transport: transport, options: options, invite: link,
         leave: carrier.map { RoomCarrySetup.leave(relay: $0.server, name: options.name) },
         carrier: carrier)
     } catch {
@@ -35,5 +38,65 @@ struct JoinCommand: AsyncParsableCommand {
       throw error
     }
     await carrier?.stop()
+  }
+
+  /// Where to connect, whether without TLS, and the link (which this person can pass on):
+  /// an invite link's addresses, raced, with its room and fingerprint (options that say
+  /// otherwise are a mistake, said so); or one address as the options say.
+  static func transport(
+    for argument: String, options: inout ParticipantOptions, trust: RelayTrustOptions
+  ) throws(CommandFailure) -> (any Transport, plain: Bool, link: InviteLink?) {
+    guard InviteLink.looksLikeLink(argument) else {
+      do {
+        let single = try TCPTransport(
+          address: argument, tls: trust.verification(headless: options.headless))
+        return (single, trust.noTls, nil)
+      } catch {
+        throw CommandFailure("join", error.description)
+      }
+    }
+    let link: InviteLink
+    do {
+      link = try InviteLink.parse(argument)
+    } catch {
+      throw CommandFailure("join", error.description)
+    }
+    if let room = options.roomOption, room != link.room {
+      throw CommandFailure(
+        "join",
+        "the link is for room \(link.room), not \(room) (leave --room out to use the link's)")
+    }
+    options.roomOption = link.room
+    if let given = trust.fingerprint.flatMap(RelayFingerprint.parse), let named = link.fingerprint,
+      given != named
+    {
+      throw CommandFailure(
+        "join", "--fingerprint differs from the link's: which relay is meant? (leave it out)")
+    }
+    // A link without TLS needs no --no-tls; one with a fingerprint cannot do without.
+    if trust.noTls, !link.plain {
+      throw CommandFailure("join", "the link's relay speaks TLS: leave --no-tls out")
+    }
+    var verification = link.plain ? nil : trust.verification(headless: options.headless)
+    if let fingerprint = link.fingerprint { verification?.pinned = fingerprint }
+    var addresses: [TCPTransport] = []
+    for address in link.addresses {
+      do {
+        addresses.append(try TCPTransport(address: address, tls: verification))
+      } catch {
+        throw CommandFailure("join", error.description)
+      }
+    }
+    let fallbacks = link.successors.compactMap { relay -> TCPTransport? in
+      var pinned = verification
+      if pinned != nil {
+        // Each successor's own certificate, as the link names it; none named: not tried.
+        guard let fingerprint = relay.fingerprint else { return nil }
+        pinned?.pinned = fingerprint
+        pinned?.ask = nil
+      }
+      return try? TCPTransport(address: relay.address, tls: pinned)
+    }
+    return (RacingTransport(addresses: addresses, fallbacks: fallbacks), link.plain, link)
   }
 }

@@ -10,7 +10,15 @@ import WireProtocol
 /// Options shared by `join` and `host`.
 struct ParticipantOptions: ParsableArguments {
   @Option(help: "Your name as others see it.") var name: String
-  @Option(help: "Room to enter.") var room = "lobby"
+  @Option(
+    name: .customLong("room"),
+    help: "Room to enter (default: the invite link's, else lobby).")
+  var roomOption: String?
+  /// The room to enter.
+  var room: String {
+    get { roomOption ?? "lobby" }
+    set { roomOption = newValue }
+  }
   @Flag(help: "No curses: actions on stdin, one JSON object per line on stdout.") var headless =
     false
   // Numbers are taken as they come, "-5" included (the checks below then say what is

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import GroupSessions
 import HeadlessFront
+import Invites
 import Logging
 import Participation
 import PlaybackCoordination
@@ -42,11 +43,13 @@ enum ParticipantRun {
   /// when it returns. Throws a ``CommandFailure`` when it cannot start. `hostsRoom`: the
   /// room's relay runs in this process (`cowatch host`); `leave`: how it leaves then.
   /// `carrier`: this machine's own relay, offered to carry the room; `hostOffer`: what a
-  /// host's participant tells its own relay (that its machine runs it).
+  /// host's participant tells its own relay (that its machine runs it), and that relay's
+  /// epoch (said to it only).
   static func run(
-    command: String, transport: any Transport, options: ParticipantOptions, invite: String? = nil,
+    command: String, transport: any Transport, options: ParticipantOptions,
+    invite: InviteLink? = nil,
     hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil,
-    hostOffer: CarryOffer? = nil
+    hostOffer: (offer: CarryOffer, relayEpoch: String)? = nil
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
@@ -73,7 +76,8 @@ enum ParticipantRun {
         room: options.room, password: password,
         client: { password in
           var configuration = options.configuration
-          configuration.carry = carrier?.offer ?? hostOffer
+          configuration.carry = carrier?.offer ?? hostOffer?.offer
+          if carrier == nil { configuration.ownRelayEpoch = hostOffer?.relayEpoch }
           return ParticipantClient(
             transport: transport, configuration: configuration, player: player,
             clock: clock, password: password, logger: logger, carrier: carrier)

@@ -44,6 +44,8 @@ import Testing
       ("store --postgres", ["Propagation with each store", "PostgreSQL"]),
       // The same room with and without TLS against a real `cowatch serve`, and many joining.
       ("tls", ["TLS cost", "plain TCP", "TLS "]),
+      // An invite link with a silent address first, against the live one alone.
+      ("invite", ["Joining by an invite link", "a silent address first"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()
@@ -115,7 +117,8 @@ import Testing
     let text = String(decoding: await reading.value, as: UTF8.self)
     #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
     for case_ in ["sym-40ms-jitter10", "asym-up20-down60", "asym-up60-down20", "veth-no-delay"] {
-      #expect(text.contains("| \(case_) | sync error, steady state |"), "\(case_): \(text.suffix(3000))")
+      #expect(
+        text.contains("| \(case_) | sync error, steady state |"), "\(case_): \(text.suffix(3000))")
     }
     #expect(text.contains("TLS, participants pinning the relay's certificate"))
     #expect(text.contains("the largest divergence within 1 s of a command"))

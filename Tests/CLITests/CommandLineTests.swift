@@ -64,6 +64,17 @@ struct CommandLineTests {
     arguments: [
       (["join", "no such host:77", "--name", "ann", "--headless"], "bad relay address"),
       (["join", "127.0.0.1:99999", "--name", "ann", "--headless"], "bad relay address"),
+      (
+        ["join", "cowatch://lobby@127.0.0.1:7700/fp=short", "--name", "ann", "--headless"],
+        "not a whole Cowatch link: its fingerprint is cut short or mistyped"
+      ),
+      (
+        [
+          "join", "cowatch://lobby@127.0.0.1:7700/plain", "--name", "a", "--room", "attic",
+          "--headless",
+        ],
+        "the link is for room lobby, not attic"
+      ),
       (["serve", "--frobnicate"], "Unknown option"),
       (["serve", "--frobnicate"], "(see cowatch serve --help)"),
       (

@@ -182,22 +182,29 @@ struct FrontTmuxTests {
         CowatchProcess.executable.path, "host", "--bind", "127.0.0.1", "--port", "0", "--name",
         "ann",
       ])
-    // The invite carries the relay's fingerprint: whoever uses it reaches this relay only.
-    let (port, fingerprint) = try #require(
-      await tmux.waitForScreen("ann", describing: "the invite with its port and fingerprint") {
-        screen in
-        screen.firstMatch(
-          of:
-            #/cowatch join 127\.0\.0\.1:(\d+) --name NAME --fingerprint[\s│]+(SHA256:[A-Za-z0-9+\/]{43})/#
-        )
-        .map { (String($0.1), String($0.2)) }
+    // The invite is one link that carries the relay's fingerprint: whoever uses it reaches
+    // this relay only. Shown whole; `i` shows it again and copies it (OSC 52, which tmux
+    // takes into its paste buffer with set-clipboard on).
+    _ = try #require(
+      await tmux.waitForScreen("ann", describing: "the invite link") { screen in
+        screen.contains("cowatch join") && screen.contains("/fp=") ? screen : nil
       })
+    try tmux.run(["set-option", "-g", "set-clipboard", "on"])
+    try tmux.sendKeys("ann", "i")
+    try #require(await tmux.waitForScreen("ann", showing: ["Copy to clipboard"]))
+    try tmux.sendKeys("ann", "Enter")
+    try #require(await tmux.waitForScreen("ann", showing: ["invite copied"]))
+    let copied = try tmux.run(["show-buffer"], readOutput: true).output
+    let match = try #require(
+      copied.firstMatch(
+        of:
+          #/^cowatch join (cowatch:\/\/lobby@127\.0\.0\.1:\d+\/fp=[A-Za-z0-9_-]{43}) --name NAME$/#),
+      "the clipboard holds the invite: \(copied)")
     try tmux.newSession(
       "bob", columns: 120, rows: 35, directory: CowatchProcess.repositoryRoot,
       environment: environment,
       command: [
-        CowatchProcess.executable.path, "join", "127.0.0.1:\(port)", "--name", "bob",
-        "--fingerprint", fingerprint, "--no-carry",
+        CowatchProcess.executable.path, "join", String(match.1), "--name", "bob", "--no-carry",
       ])
     try #require(await tmux.waitForScreen("ann", showing: ["People (2)"]))
 

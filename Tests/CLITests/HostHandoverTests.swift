@@ -1,5 +1,6 @@
 import Foundation
 import GroupSessions
+import Invites
 import RelayTLS
 import TCPRelayClient
 import Testing
@@ -26,14 +27,14 @@ struct HostHandoverTests {
         + hostArguments)
     let invite = try #require(
       await ann.waitForLine(containing: [#""event":"invite""#]), "the host's invite")
-    let match = try #require(
-      invite.firstMatch(
-        of: #/127\.0\.0\.1:(\d+) --name NAME --fingerprint (SHA256:[A-Za-z0-9+\/]{43})/#))
-    let (port, fingerprint) = (String(match.1), String(match.2))
+    // One link, as a friend gets it: room, address and certificate in one word.
+    let text = try #require(invite.firstMatch(of: #/"link":"(cowatch:[^"]+)"/#)).1
+    let link = try InviteLink.parse(String(text))
+    #expect(invite.contains(#""command":"cowatch join \#(text) --name NAME""#))
+    let port = try #require(link.addresses.first?.split(separator: ":").last)
+    let fingerprint = try #require(link.fingerprint)
     func join(_ name: String) throws -> CowatchProcess {
-      try CowatchProcess([
-        "join", "127.0.0.1:\(port)", "--name", name, "--headless", "--fingerprint", fingerprint,
-      ])
+      try CowatchProcess(["join", String(text), "--name", name, "--headless"])
     }
     let bob = try join("bob")
     await bob.waitForLine(containing: [#""event":"welcome""#])

@@ -1,9 +1,11 @@
 import FrontSessions
 import GroupSessions
+import Invites
 import Media
 import Participation
 import PlaybackCoordination
 import Testing
+import WireProtocol
 
 @testable import TerminalFront
 
@@ -598,5 +600,29 @@ struct RoomMovedFrontTests {
           participant: Fixtures.ann, resumed: true, relayEpoch: "e3", relay: "10.0.0.2:7700")
       ))
     #expect(d.session.model.notices.first?.text == "the relay restarted; back with the group")
+  }
+}
+
+@Suite("the front's invite link")
+struct FrontInviteTests {
+  @Test("the invite is the link; once the room has successors, it names them too")
+  func successorsInTheLink() throws {
+    let link = InviteLink(
+      room: "lobby", addresses: ["10.0.0.7:7700"], fingerprint: nil, plain: true)
+    var d = Driver()
+    d.session = FrontSession(roomName: "lobby", catalog: [Fixtures.series], inviteLink: link)
+    d.send(.started)
+    #expect(
+      d.session.model.invite == "cowatch join cowatch://lobby@10.0.0.7:7700/plain --name NAME")
+    let bob = Successor(
+      participant: Fixtures.bob, name: "bob", relay: RelayEndpoint(address: "10.0.0.8:7701"))
+    let carl = Successor(
+      participant: "p3", name: "carl", relay: RelayEndpoint(address: "203.0.113.9:7701"),
+      reachable: false)
+    d.send(.client(.succession([bob, carl])))
+    // Only those who can carry the room: a friend who comes late reaches it there too.
+    #expect(
+      d.session.model.invite
+        == "cowatch join cowatch://lobby@10.0.0.7:7700/plain/next=10.0.0.8:7701 --name NAME")
   }
 }

@@ -143,4 +143,29 @@ struct RoomMoveTests {
       routes.welcome(relays: [], resumed: true), at: at(2.03), seen: nil)
     #expect(carryOffers(welcomed).map(\.runsRelay) == [true])
   }
+
+  @Test(
+    "runsRelay is said to its own relay only: welcomed by another, a host's participant is quiet")
+  func runsRelayToItsOwnOnly() throws {
+    var configuration = ParticipantConfiguration(name: "ann")
+    configuration.carry = CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)
+    configuration.ownRelayEpoch = "e1"
+    var core = ParticipantCore(configuration: configuration, hasPlayer: false)
+    _ = core.start(at: at(0))
+    _ = core.connected(at: at(0.01))
+    // routes.welcome comes from the relay of epoch e1: ann's own.
+    let own = core.received(routes.welcome(relays: []), at: at(0.02), seen: nil)
+    #expect(carryOffers(own).map(\.runsRelay) == [true])
+    _ = core.received(.succession([bob]), at: at(0.03), seen: nil)
+    // Its relay is gone; it ends up at bob's (another epoch) with its token.
+    _ = core.connectionLost(at: at(1))
+    var elsewhere = Welcome(
+      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "s"),
+      configuration: .init(), state: GroupState(sequence: 1), resumed: true, relayEpoch: "bob's")
+    elsewhere.relays = []
+    let (_, when) = try nextConnection(&core, from: 1)
+    _ = core.connected(at: at(when))
+    let there = core.received(.welcome(elsewhere), at: at(when + 0.01), seen: nil)
+    #expect(carryOffers(there).isEmpty, "not taken for the one that runs bob's relay")
+  }
 }
