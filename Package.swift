@@ -13,6 +13,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -128,6 +129,24 @@ let package = Package(
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOTLS", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // A relay's metrics for Prometheus, over HTTP (`cowatch serve --metrics`).
+    .target(
+      name: "RelayMetrics",
+      dependencies: [
+        "RelayRuntime", "WireProtocol",
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ]),
+    .testTarget(
+      name: "RelayMetricsTests",
+      dependencies: [
+        "RelayMetrics", "RelayRuntime", "TCPRelayServer", "GroupSessions", "Participation",
+        "TCPRelayClient", "WireProtocol", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The TCP client transport.
@@ -215,7 +234,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "RelayService", "Invites",
+        "RelayService", "Invites", "RelayMetrics",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",

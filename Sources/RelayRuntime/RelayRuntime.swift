@@ -61,6 +61,8 @@ public final class RelayRuntime: Sendable {
     var leasesRenewedAt: Int64?
     /// How to ask another relay whether it runs a room (see ``locateRooms(with:)``).
     var locator: RoomLocator?
+    /// What the relay sent, counted (see ``statistics``).
+    var counted = RelayStatistics()
   }
 
   /// A token bucket of log lines.
@@ -335,8 +337,10 @@ public final class RelayRuntime: Sendable {
     while let action = pending.popFirst() {
       switch action {
       case .send(let message, let to):
+        Self.count(message, recipients: 1, in: &s.counted)
         if let more = write(codec.encode(message), to: to, in: &s) { pending += more }
       case .broadcast(let message, let to):
+        Self.count(message, recipients: to.count, in: &s.counted)
         let line = codec.encode(message)
         for id in to {
           if let more = write(line, to: id, in: &s) { pending += more }
@@ -372,6 +376,41 @@ public final class RelayRuntime: Sendable {
         logger.log(level: loggerLevel, "\(Self.loggable(raw))")
       }
     }
+  }
+
+  /// Counts what a message says about the relay's work (its metrics).
+  static func count(_ message: ServerMessage, recipients: Int, in counted: inout RelayStatistics) {
+    switch message {
+    case .step: counted.steps += 1
+    case .message: counted.messages += recipients
+    case .error(let code, _, _): counted.refusals[code, default: 0] += recipients
+    default: break
+    }
+  }
+
+  /// What the relay has done and holds now.
+  public var statistics: RelayStatistics {
+    var statistics = state.withLock { s in
+      var statistics = s.counted
+      statistics.rooms = s.core.roomNames.count
+      statistics.connections = s.outlets.count
+      let (members, connected) = s.core.memberCounts
+      statistics.members = members
+      statistics.connectedMembers = connected
+      return statistics
+    }
+    storeWriter.withLock { w in
+      statistics.storeWrites = w.batches
+      statistics.storeWriteFailures = w.failures
+      statistics.storeWriteNanoseconds = w.writeNanoseconds
+      statistics.longestStoreWrite = w.longestWrite
+    }
+    return statistics
+  }
+
+  /// A TLS handshake failed (the TCP edge says so).
+  public func countTLSHandshakeFailure() {
+    state.withLock { $0.counted.tlsHandshakeFailures += 1 }
   }
 
   /// Whether one more log line (about `connection`, if given) may be written now, within

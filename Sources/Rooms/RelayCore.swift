@@ -129,6 +129,15 @@ public struct RelayCore: Sendable {
   public var roomNames: [String] { rooms.keys.sorted() }
   public func hasRoom(_ name: String) -> Bool { rooms[name] != nil }
   public var connectionCount: Int { connections.count }
+  /// Members in all rooms, and how many of them are connected now.
+  public var memberCounts: (members: Int, connected: Int) {
+    rooms.values.reduce((0, 0)) { sum, room in
+      (
+        sum.0 + room.members.count,
+        sum.1 + room.members.values.filter { $0.connection != nil }.count
+      )
+    }
+  }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
   public func participant(of connection: ConnectionID) -> (
     room: String, participant: ParticipantID

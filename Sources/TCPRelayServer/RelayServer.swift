@@ -77,6 +77,8 @@ public final class RelayServer: Sendable {
             try channel.pipeline.syncOperations.addHandler(TLSGate(expectsTLS: tls != nil))
             if let tls {
               try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+              try channel.pipeline.syncOperations.addHandler(
+                TLSHandshakeWatcher(runtime: runtime))
             }
             try channel.pipeline.syncOperations.addHandler(
               LineFrameHandler(maximumFrameBytes: maximumFrame, emitsEmptyLines: true))

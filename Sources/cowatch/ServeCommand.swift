@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresRoomStore
+import RelayMetrics
 import RelayService
 import RelayTLS
 import Rooms
@@ -59,9 +60,18 @@ struct ServeCommand: AsyncParsableCommand {
         "Off unless given. STARTTLS with --tls-cert (a CA's certificate); else in the clear: see docs/SYNCPLAY.md.",
       valueName: "port"))
   var syncplayPort: Int?
+  @Option(
+    help: ArgumentHelp(
+      "Serve Prometheus metrics at http://HOST:PORT/metrics (rooms, members, connections, steps, messages, refusals by code, store writes, TLS handshake failures).",
+      discussion: "Off unless given. Plain HTTP: bind it where only your monitoring can reach.",
+      valueName: "HOST:PORT"))
+  var metrics: String?
   @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
+    if let metrics, Self.metricsAddress(metrics) == nil {
+      throw ValidationError("--metrics must be HOST:PORT (e.g. 127.0.0.1:9470)")
+    }
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
     if let syncplayPort {
       guard (0...65535).contains(syncplayPort) else {
@@ -119,6 +129,18 @@ struct ServeCommand: AsyncParsableCommand {
       throw CommandFailure("serve", error.description)
     }
     Console.line("cowatch relay listening on \(service.host):\(service.port)")
+    var metricsServer: MetricsServer?
+    if let metrics, let (host, port) = Self.metricsAddress(metrics) {
+      let runtime = service.server.runtime
+      do {
+        metricsServer = try await MetricsServer.start(
+          host: host, port: port, exporter: RelayMetricsExporter { runtime.statistics })
+      } catch {
+        await service.stop()
+        throw CommandFailure("serve", "cannot serve metrics on \(metrics): \(error)")
+      }
+      Console.line("metrics at http://\(host):\(metricsServer?.port ?? port)/metrics")
+    }
     describeTLS(identity)
     for note in service.notes { Console.line(note) }
     // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
@@ -137,6 +159,18 @@ struct ServeCommand: AsyncParsableCommand {
     stopRequested.continuation.finish()
     await stopper.value
     stopping.cancel()
+    await metricsServer?.stop()
+  }
+
+  /// `HOST:PORT` for the metrics endpoint, or nil when it is not one.
+  static func metricsAddress(_ text: String) -> (String, Int)? {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+      (0...65535).contains(port)
+    else { return nil }
+    var host = String(text[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    guard !host.isEmpty else { return nil }
+    return (host, port)
   }
 
   /// The relay these options describe.

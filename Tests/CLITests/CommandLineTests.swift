@@ -2,6 +2,10 @@ import Foundation
 import SyncplayHarness
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 @Suite("The cowatch command", .serialized)
 struct CommandLineTests {
   @Test("two headless participants drive each other through a real relay on loopback")
@@ -47,6 +51,21 @@ struct CommandLineTests {
     bob.closeInput()
     #expect(await ann.exitStatus() == 0)
     #expect(await bob.exitStatus() == 0)
+  }
+
+  @Test("serve --metrics: a scraper reads the relay's metrics over HTTP")
+  func metrics() async throws {
+    let relay = try CowatchProcess([
+      "serve", "--host", "127.0.0.1", "--port", "0", "--no-tls", "--metrics", "127.0.0.1:0",
+    ])
+    defer { relay.terminate() }
+    let line = try #require(await relay.waitForLine(containing: ["metrics at http://127.0.0.1:"]))
+    let address = try #require(line.firstMatch(of: #/(http://127\.0\.0\.1:\d+/metrics)/#)).1
+    let url = try #require(URL(string: String(address)))
+    let (data, _) = try await URLSession.shared.data(from: url)
+    let body = String(decoding: data, as: UTF8.self)
+    #expect(body.contains("# TYPE cowatch_connections gauge"), "\(body)")
+    #expect(body.contains("cowatch_rooms 0"), "\(body)")
   }
 
   @Test("an unreachable relay is one line on stderr and a non-zero exit")
@@ -106,6 +125,7 @@ struct CommandLineTests {
         "--lease must be 0.2–600 seconds"
       ),
       (["serve", "--port", "7700", "--syncplay-port", "7700"], "--syncplay-port must differ"),
+      (["serve", "--metrics", "9470"], "--metrics must be HOST:PORT"),
       (["serve", "--syncplay-port", "70000"], "--syncplay-port must be 0–65535"),
       // A negative number is a number (said wrong as such), not a flag named 5.
       (["serve", "--store-retention", "-5"], "--store-retention must be a number of seconds"),
