@@ -22,15 +22,24 @@ public final class RelayServer: Sendable {
   private let runTask: Task<Void, Never>
   /// Connections still open, so that stopping waits for the goodbyes to go out.
   private let openChannels: OpenChannels
+  /// The TLS context new connections get (nil: plain TCP); replaced on a certificate's
+  /// renewal while the connections made before keep theirs.
+  private let tls: TLSContext
 
   final class OpenChannels: Sendable {
     let count = Atomic<Int>(0)
   }
 
+  final class TLSContext: Sendable {
+    let current: Mutex<NIOSSLContext?>
+    init(_ context: NIOSSLContext?) { current = Mutex(context) }
+  }
+
   private init(
     host: String, port: Int, runtime: RelayRuntime, serverChannel: any Channel,
-    runTask: Task<Void, Never>, openChannels: OpenChannels
+    runTask: Task<Void, Never>, openChannels: OpenChannels, tls: TLSContext
   ) {
+    self.tls = tls
     self.host = host
     self.port = port
     self.runtime = runtime
@@ -61,6 +70,7 @@ public final class RelayServer: Sendable {
       directory: directory, restoring: restoring, feedsSuccessors: feedsSuccessors)
     let maximumFrame = configuration.maximumFrameBytes
     let openChannels = OpenChannels()
+    let contexts = TLSContext(tls)
     let serverChannel: any Channel
     do {
       serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -75,7 +85,7 @@ public final class RelayServer: Sendable {
           }
           return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(TLSGate(expectsTLS: tls != nil))
-            if let tls {
+            if let tls = contexts.current.withLock({ $0 }) {
               try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
               try channel.pipeline.syncOperations.addHandler(
                 TLSHandshakeWatcher(runtime: runtime))
@@ -103,7 +113,7 @@ public final class RelayServer: Sendable {
     )
     return RelayServer(
       host: host, port: boundPort, runtime: runtime, serverChannel: serverChannel,
-      runTask: runTask, openChannels: openChannels)
+      runTask: runTask, openChannels: openChannels, tls: contexts)
   }
 
   /// Stops accepting, stops the tick loop and closes every connection, after telling each
@@ -131,6 +141,18 @@ public final class RelayServer: Sendable {
     runtime.abandon()
     try? await serverChannel.close()
     await runTask.value
+  }
+
+  /// Serves new connections with `context` from now on (a renewed certificate); those
+  /// already open keep the one they began with, so that nobody is dropped. False for a
+  /// relay without TLS (it cannot start speaking it).
+  @discardableResult
+  public func replaceTLS(_ context: NIOSSLContext) -> Bool {
+    tls.current.withLock { current in
+      guard current != nil else { return false }
+      current = context
+      return true
+    }
   }
 
   /// Closes every participant connection (they keep their places and reconnect).

@@ -8,6 +8,7 @@ import RelayMetrics
 import RelayService
 import RelayTLS
 import Rooms
+import TCPRelayServer
 import WireProtocol
 
 struct ServeCommand: AsyncParsableCommand {
@@ -147,6 +148,11 @@ struct ServeCommand: AsyncParsableCommand {
     // written, and shared rooms' leases are given back so another relay takes them at once.
     let stopRequested = AsyncStream<Void>.makeStream()
     let stopping = StopSignals.watch { stopRequested.continuation.yield() }
+    // SIGHUP reads --tls-cert and --tls-key again (a renewed certificate): new connections
+    // get it, those open keep theirs, nobody is dropped.
+    let reloading = tls.tlsCert.map { cert in
+      Self.reloadOnHangUp(certificate: cert, key: tls.tlsKey ?? "", server: service.server)
+    }
     let stopper = Task {
       for await _ in stopRequested.stream {
         await service.stop()
@@ -159,7 +165,28 @@ struct ServeCommand: AsyncParsableCommand {
     stopRequested.continuation.finish()
     await stopper.value
     stopping.cancel()
+    reloading?.cancel()
     await metricsServer?.stop()
+  }
+
+  /// Watches SIGHUP: each one loads the certificate and key again and gives them to new
+  /// connections; a pair that does not load is said and the one in use is kept.
+  static func reloadOnHangUp(certificate: String, key: String, server: RelayServer)
+    -> any DispatchSourceSignal
+  {
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+    source.setEventHandler {
+      do {
+        let identity = try RelayIdentity.load(certificate: certificate, key: key)
+        server.replaceTLS(try identity.serverContext())
+        Console.line("certificate reloaded: \(identity.fingerprint)")
+      } catch {
+        Console.error("cowatch serve: certificate not reloaded (the one in use stays): \(error)")
+      }
+    }
+    source.resume()
+    return source
   }
 
   /// `HOST:PORT` for the metrics endpoint, or nil when it is not one.
