@@ -255,7 +255,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
-        "SyncplayServer", "RoomsTesting",
+        "SyncplayServer", "RoomsTesting", "RelayMetrics",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -30,6 +30,9 @@ public final class RelayRuntime: Sendable {
   /// Whether the relay passes its rooms on to successors (a relay a person's `cowatch`
   /// runs; see ``RelayCore/takeSuccessorFeed()``).
   public let feedsSuccessors: Bool
+  /// Whether it counts what it sends for its metrics (``statistics``); off only to measure
+  /// what counting costs.
+  public let countsStatistics: Bool
   let wallClock: @Sendable () -> Int64
   let storeWriter = Mutex(StoreWriter())
 
@@ -97,11 +100,12 @@ public final class RelayRuntime: Sendable {
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
     store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
-    restoring: [StoredRoom] = [], feedsSuccessors: Bool = false,
+    restoring: [StoredRoom] = [], feedsSuccessors: Bool = false, countsStatistics: Bool = true,
     wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
   ) {
     self.directory = directory
     self.feedsSuccessors = feedsSuccessors
+    self.countsStatistics = countsStatistics
     var random = SystemRandomNumberGenerator()
     let epoch = epoch ?? String(random.next(), radix: 16)
     self.configuration = configuration
@@ -337,10 +341,10 @@ public final class RelayRuntime: Sendable {
     while let action = pending.popFirst() {
       switch action {
       case .send(let message, let to):
-        Self.count(message, recipients: 1, in: &s.counted)
+        if countsStatistics { Self.count(message, recipients: 1, in: &s.counted) }
         if let more = write(codec.encode(message), to: to, in: &s) { pending += more }
       case .broadcast(let message, let to):
-        Self.count(message, recipients: to.count, in: &s.counted)
+        if countsStatistics { Self.count(message, recipients: to.count, in: &s.counted) }
         let line = codec.encode(message)
         for id in to {
           if let more = write(line, to: id, in: &s) { pending += more }
@@ -379,7 +383,9 @@ public final class RelayRuntime: Sendable {
   }
 
   /// Counts what a message says about the relay's work (its metrics).
-  static func count(_ message: ServerMessage, recipients: Int, in counted: inout RelayStatistics) {
+  static func count(
+    _ message: ServerMessage, recipients: Int, in counted: inout RelayStatistics
+  ) {
     switch message {
     case .step: counted.steps += 1
     case .message: counted.messages += recipients

@@ -131,12 +131,14 @@ public struct RelayCore: Sendable {
   public var connectionCount: Int { connections.count }
   /// Members in all rooms, and how many of them are connected now.
   public var memberCounts: (members: Int, connected: Int) {
-    rooms.values.reduce((0, 0)) { sum, room in
-      (
-        sum.0 + room.members.count,
-        sum.1 + room.members.values.filter { $0.connection != nil }.count
-      )
+    // Read under the relay's lock at each scrape: counted without allocating.
+    var members = 0
+    var connected = 0
+    for room in rooms.values {
+      members += room.members.count
+      for member in room.members.values where member.connection != nil { connected += 1 }
     }
+    return (members, connected)
   }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
   public func participant(of connection: ConnectionID) -> (

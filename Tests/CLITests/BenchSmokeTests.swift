@@ -46,6 +46,8 @@ import Testing
       ("tls", ["TLS cost", "plain TCP", "TLS "]),
       // An invite link with a silent address first, against the live one alone.
       ("invite", ["Joining by an invite link", "a silent address first"]),
+      // A scrape, and the same chat load counted for the metrics and not.
+      ("metrics", ["What the relay's metrics cost", "counting for the metrics"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()
