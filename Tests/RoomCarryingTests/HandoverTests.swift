@@ -51,6 +51,27 @@ struct HandoverTests {
     return Member(client: client, relay: relay)
   }
 
+  /// ann hosts (her participant runs the relay), bob and carl join with relays of their
+  /// own; ann starts the session; once everyone knows bob and carl would carry the room and
+  /// carl has the session.
+  static func watching() async throws -> (
+    host: RelayServer, ann: Member, bob: Member, carl: Member
+  ) {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member(
+      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    let bob = try await Self.member("bob", to: host.port, carries: true)
+    let carl = try await Self.member("carl", to: host.port, carries: true)
+    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
+    #expect((try? started.get()) != nil)
+    await eventually("ann hears of both successors") {
+      await ann.client.successors.map(\.name) == ["bob", "carl"]
+    }
+    await eventually("carl has the session") { await carl.client.groupState.session != nil }
+    return (host, ann, bob, carl)
+  }
+
   /// Leaves as a host does: goodbye, then the room goes to its first successor.
   static func leave(_ member: Member, relay: RelayServer) async {
     let me = await member.client.participantID
@@ -64,18 +85,7 @@ struct HandoverTests {
 
   @Test("the host leaves, then the next: the room goes on, the same session on every machine")
   func chain() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
-    let bob = try await Self.member("bob", to: host.port, carries: true)
-    let carl = try await Self.member("carl", to: host.port, carries: true)
-    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
-    #expect((try? started.get()) != nil)
-    await eventually("ann hears of both successors") {
-      await ann.client.successors.map(\.name) == ["bob", "carl"]
-    }
-    await eventually("carl has the session") { await carl.client.groupState.session != nil }
+    let (host, ann, bob, carl) = try await Self.watching()
     let session = await ann.client.groupState.session?.id
     let bobRelay = try #require(bob.relay)
     let carlRelay = try #require(carl.relay)
@@ -113,18 +123,7 @@ extension HandoverTests {
     "the host's relay dies without a word: bob and carl elect bob's and go on there"
   )
   func hostKilled() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
-    let bob = try await Self.member("bob", to: host.port, carries: true)
-    let carl = try await Self.member("carl", to: host.port, carries: true)
-    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
-    #expect((try? started.get()) != nil)
-    await eventually("ann hears of both successors") {
-      await ann.client.successors.map(\.name) == ["bob", "carl"]
-    }
-    await eventually("carl has the session") { await carl.client.groupState.session != nil }
+    let (host, ann, bob, carl) = try await Self.watching()
     let session = await carl.client.groupState.session?.id
     let ids = [await bob.client.participantID, await carl.client.participantID]
     let heard = await ChatLog(bob.client)
@@ -166,18 +165,7 @@ extension HandoverTests {
 
   @Test("the relay that took the room over dies too: carl, left alone, carries on")
   func secondDeath() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
-    let bob = try await Self.member("bob", to: host.port, carries: true)
-    let carl = try await Self.member("carl", to: host.port, carries: true)
-    let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
-    #expect((try? started.get()) != nil)
-    await eventually("ann hears of both successors") {
-      await ann.client.successors.map(\.name) == ["bob", "carl"]
-    }
-    await eventually("carl has the session") { await carl.client.groupState.session != nil }
+    let (host, ann, bob, carl) = try await Self.watching()
     let session = await carl.client.groupState.session?.id
     await host.kill()
     await ann.client.kill()
