@@ -63,7 +63,8 @@ public struct InviteLink: Hashable, Sendable {
     guard text.utf8.count <= maximumLength else { throw .init("it is longer than any link") }
     // As pasted from a chat: spaces, quotes or angle brackets around it are forgiven.
     let wrapping: Set<Character> = [" ", "\t", "\n", "\r", "\"", "'", "<", ">"]
-    let link = String(text.drop(while: wrapping.contains).reversed().drop(while: wrapping.contains).reversed())
+    let link = String(
+      text.drop(while: wrapping.contains).reversed().drop(while: wrapping.contains).reversed())
     guard link.hasPrefix(scheme) else { throw .init("it does not start with \(scheme)") }
     let parts = link.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false)
     let head = parts[0]
@@ -71,8 +72,8 @@ public struct InviteLink: Hashable, Sendable {
       throw .init("the room is missing (cowatch://ROOM@ADDRESS…)")
     }
     let room = String(head[..<at])
-    guard Self.isRoomName(room) else {
-      throw .init("\"\(room)\" is not a room name (1–64 letters, digits, '-', '_' or '.')")
+    guard RoomName.isValid(room) else {
+      throw .init("\"\(room)\" is not a room name (\(RoomName.rule))")
     }
     let addresses = head[head.index(after: at)...].split(
       separator: ",", omittingEmptySubsequences: false
@@ -129,7 +130,8 @@ public struct InviteLink: Hashable, Sendable {
       var fingerprint: String?
       if let equals = entry.lastIndex(of: "=") {
         address = String(entry[..<equals])
-        guard let parsed = Self.fingerprint(fromURLSafe: String(entry[entry.index(after: equals)...]))
+        guard
+          let parsed = Self.fingerprint(fromURLSafe: String(entry[entry.index(after: equals)...]))
         else { throw .init("a successor's fingerprint is cut short or mistyped") }
         fingerprint = parsed
       } else {
@@ -141,14 +143,6 @@ public struct InviteLink: Hashable, Sendable {
       relays.append(RelayEndpoint(address: address, fingerprint: fingerprint))
     }
     return relays
-  }
-
-  static func isRoomName(_ name: String) -> Bool {
-    (1...64).contains(name.count)
-      && name.unicodeScalars.allSatisfy {
-        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-          || $0 == "-" || $0 == "_" || $0 == "."
-      }
   }
 
   /// `HOST:PORT` or `[V6]:PORT`, with a port 1–65535 and a host of plain characters.

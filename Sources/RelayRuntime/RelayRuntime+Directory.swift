@@ -28,7 +28,7 @@ extension RelayRuntime {
       return true
     }
     guard case .hello(_, _, let room, let resume, _) = message, s.core.participant(of: id) == nil,
-      !s.core.hasRoom(room), RelayCore.isValidRoom(room), !s.stopped
+      !s.core.hasRoom(room), RoomName.isValid(room), !s.stopped
     else { return false }
     s.held[id] = [message]
     directory.helloWaiting(for: room, resume: resume, on: id)

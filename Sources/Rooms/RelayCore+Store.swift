@@ -169,7 +169,7 @@ extension RelayCore {
 
   /// Why a stored room cannot be brought back, if it cannot.
   static func problem(with room: StoredRoom) -> String? {
-    guard isValidRoom(room.name) else { return "not a valid room name" }
+    guard RoomName.isValid(room.name) else { return "not a valid room name" }
     guard !room.members.isEmpty else { return "no members" }
     let ids = room.members.map(\.participant)
     guard Set(ids).count == ids.count else { return "a member appears twice" }

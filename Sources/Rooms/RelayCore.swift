@@ -424,14 +424,4 @@ public struct RelayCore: Sendable {
       return String(repeating: "0", count: 16 - hex.count) + hex
     }.joined()
   }
-
-  // MARK: - Validation
-
-  public static func isValidRoom(_ room: String) -> Bool {
-    (1...64).contains(room.count)
-      && room.unicodeScalars.allSatisfy {
-        ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
-          || $0 == "-" || $0 == "_" || $0 == "."
-      }
-  }
 }

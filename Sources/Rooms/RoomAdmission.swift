@@ -75,8 +75,8 @@ struct RoomAdmission: Sendable {
     case .failure(let problem): return .refuse(.invalidHello, problem.description)
     }
     let roomName = hello.room
-    guard RelayCore.isValidRoom(roomName) else {
-      return .refuse(.invalidHello, "a room name is 1–64 letters, digits, '-', '_' or '.'")
+    guard RoomName.isValid(roomName) else {
+      return .refuse(.invalidHello, "a room name is \(RoomName.rule)")
     }
     let limit = configuration.maximumRoomsPerAddress
     if existing == nil, let address = hello.address, roomsCreated[address, default: 0] >= limit {

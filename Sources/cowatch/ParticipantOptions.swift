@@ -125,9 +125,7 @@ struct ParticipantOptions: ParsableArguments {
         "--password-cost must be \(KeyDerivation.costs.lowerBound)–\(KeyDerivation.costs.upperBound)"
       )
     }
-    guard !room.isEmpty, room.count <= 64,
-      room.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_.".contains($0) })
-    else { throw ValidationError("--room must be 1–64 letters, digits, '-', '_' or '.'") }
+    guard RoomName.isValid(room) else { throw ValidationError("--room must be \(RoomName.rule)") }
   }
 
   /// The room's password from `--password-file` or `COWATCH_ROOM_PASSWORD`, if given.

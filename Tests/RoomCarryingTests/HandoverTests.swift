@@ -51,16 +51,23 @@ struct HandoverTests {
     return Member(client: client, relay: relay)
   }
 
+  /// ann hosts: a relay that passes its rooms on, with ann's participant on it (it runs
+  /// the relay).
+  static func hosted() async throws -> (host: RelayServer, ann: Member) {
+    let host = try await RelayServer.start(
+      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
+    let ann = try await Self.member(
+      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    return (host, ann)
+  }
+
   /// ann hosts (her participant runs the relay), bob and carl join with relays of their
   /// own; ann starts the session; once everyone knows bob and carl would carry the room and
   /// carl has the session.
   static func watching() async throws -> (
     host: RelayServer, ann: Member, bob: Member, carl: Member
   ) {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    let (host, ann) = try await Self.hosted()
     let bob = try await Self.member("bob", to: host.port, carries: true)
     let carl = try await Self.member("carl", to: host.port, carries: true)
     let started = await ann.client.send(.start(series: testSeries, item: testItem.id))
@@ -211,10 +218,7 @@ extension HandoverTests {
 
   @Test("the host and the first successor die together: the others elect the next one")
   func successorKilledToo() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    let (host, ann) = try await Self.hosted()
     var joined: [Member] = []
     for name in ["bob", "carl", "dan", "eve"] {
       joined.append(try await Self.member(name, to: host.port, carries: true))
@@ -247,10 +251,7 @@ extension HandoverTests {
 
   @Test("the host ends the room for everyone: it ends everywhere, and no successor carries it on")
   func endedForEveryone() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    let (host, ann) = try await Self.hosted()
     let bob = try await Self.member("bob", to: host.port, carries: true)
     let carl = try await Self.member("carl", to: host.port, carries: true)
     await eventually("ann hears of both successors") {
@@ -310,10 +311,7 @@ extension HandoverTests {
 
   @Test("only the host and one other: the one left carries on alone")
   func hostKilledLeavingOne() async throws {
-    let host = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
-    let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+    let (host, ann) = try await Self.hosted()
     let bob = try await Self.member("bob", to: host.port, carries: true)
     await eventually("ann hears of bob") { await ann.client.successors.map(\.name) == ["bob"] }
     await host.kill()
