@@ -234,7 +234,7 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "RelayService", "Invites", "RelayMetrics",
+        "RelayService", "Invites", "RelayMetrics", "NearbyRooms", "NearbyDiscovery",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
@@ -271,6 +271,18 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),
+    // Rooms nearby: DNS-SD over multicast DNS, the small part of RFC 6762/6763 it takes
+    // (the message codec, a responder and a browser as state machines). Pure.
+    .target(name: "NearbyRooms", dependencies: ["Invites", "WireProtocol"]),
+    // The multicast DNS socket (SwiftNIO, port 5353 shared) that advertises and finds them.
+    .target(
+      name: "NearbyDiscovery",
+      dependencies: [
+        "NearbyRooms",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
+    .testTarget(name: "NearbyRoomsTests", dependencies: ["NearbyRooms", "Invites"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
     .testTarget(name: "InvitesTests", dependencies: ["Invites", "WireProtocol"]),

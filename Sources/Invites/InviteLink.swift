@@ -164,7 +164,7 @@ public struct InviteLink: Hashable, Sendable {
   }
 
   /// `SHA256:` + standard base64 (43 characters) → the 43 characters in base64url.
-  static func urlSafe(_ fingerprint: String) -> String? {
+  public static func urlSafe(_ fingerprint: String) -> String? {
     guard fingerprint.hasPrefix("SHA256:") else { return nil }
     let body = fingerprint.dropFirst("SHA256:".count)
     guard body.count == 43, body.allSatisfy({ Self.standardAlphabet.contains($0) }) else {
@@ -174,7 +174,7 @@ public struct InviteLink: Hashable, Sendable {
   }
 
   /// base64url (43 characters, the last holding 2 bits) → `SHA256:` + standard base64.
-  static func fingerprint(fromURLSafe text: String) -> String? {
+  public static func fingerprint(fromURLSafe text: String) -> String? {
     guard text.count == 43, text.allSatisfy({ Self.urlAlphabet.contains($0) }),
       let last = text.last, "AEIMQUYcgkosw048".contains(last)
     else { return nil }

@@ -1,0 +1,81 @@
+import NearbyRooms
+import Synchronization
+
+/// Advertises a relay's rooms on the local network for as long as it runs: asks `rooms`
+/// twice a second what there is (rooms open and close as people come and go), answers the
+/// network's questions and says goodbye to each room when it closes or the advertiser stops.
+public final class NearbyAdvertiser: Sendable {
+  private let socket: MulticastDNSSocket
+  private let responder: Locked<NearbyResponder>
+  private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+  /// How often the rooms are looked at: a room opened is announced within this.
+  public static let interval: Duration = .milliseconds(500)
+
+  private init(socket: MulticastDNSSocket, responder: Locked<NearbyResponder>) {
+    self.socket = socket
+    self.responder = responder
+  }
+
+  /// Starts advertising; `rooms` is called from a task of its own (it must be quick).
+  public static func start(rooms: @escaping @Sendable () -> [NearbyRoom])
+    async throws(NearbyError) -> NearbyAdvertiser
+  {
+    let responder = Locked(NearbyResponder())
+    // The socket delivers before the advertiser exists: it reads the same responder.
+    let pending = Locked<MulticastDNSSocket?>(nil)
+    let socket = try await MulticastDNSSocket.open { message, _, port in
+      guard !message.isResponse else { return }
+      // Queries from another port than 5353 want a unicast answer (RFC 6762 §6.7): not
+      // given — every mDNS browser asks from 5353.
+      guard port == 5353 else { return }
+      let answers = responder.withLock { $0.answer(message) }
+      guard let socket = pending.withLock({ $0 }) else { return }
+      for answer in answers { socket.send(answer) }
+    }
+    pending.withLock { $0 = socket }
+    let advertiser = NearbyAdvertiser(socket: socket, responder: responder)
+    advertiser.loop.withLock {
+      $0 = Task { [weak advertiser] in
+        let clock = ContinuousClock()
+        let start = clock.now
+        while !Task.isCancelled, let advertiser {
+          let now =
+            UInt64((clock.now - start).components.seconds) * 1_000_000_000
+            + UInt64((clock.now - start).components.attoseconds / 1_000_000_000)
+          let current = rooms()
+          let messages = advertiser.responder.withLock {
+            $0.advertise(current, at: now) + $0.tick(at: now)
+          }
+          for message in messages { advertiser.socket.send(message) }
+          try? await Task.sleep(for: Self.interval)
+        }
+      }
+    }
+    return advertiser
+  }
+
+  /// What is advertised now.
+  public var rooms: [NearbyRoom] { responder.withLock { $0.rooms } }
+
+  /// Says goodbye to every room advertised, then closes the socket.
+  public func stop() async {
+    let task = loop.withLock { task in
+      defer { task = nil }
+      return task
+    }
+    task?.cancel()
+    await task?.value
+    for goodbye in responder.withLock({ $0.stop() }) { socket.send(goodbye) }
+    await socket.close()
+  }
+}
+
+/// A value behind a lock, shared by reference (the socket's callback and the advertiser).
+final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
+  init(_ value: Value) { mutex = Mutex(value) }
+  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    mutex.withLock { body(&$0) }
+  }
+}
