@@ -2,7 +2,7 @@ import NearbyRooms
 import Synchronization
 
 /// Advertises a relay's rooms on the local network for as long as it runs: asks `rooms`
-/// twice a second what there is (rooms open and close as people come and go), answers the
+/// four times a second what there is (rooms open and close as people come and go), answers the
 /// network's questions and says goodbye to each room when it closes or the advertiser stops.
 public final class NearbyAdvertiser: Sendable {
   private let socket: MulticastDNSSocket
@@ -10,7 +10,7 @@ public final class NearbyAdvertiser: Sendable {
   private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
   /// How often the rooms are looked at: a room opened is announced within this.
-  public static let interval: Duration = .milliseconds(500)
+  public static let interval: Duration = .milliseconds(250)
 
   private init(socket: MulticastDNSSocket, responder: Locked<NearbyResponder>) {
     self.socket = socket

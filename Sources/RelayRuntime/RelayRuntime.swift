@@ -394,6 +394,9 @@ public final class RelayRuntime: Sendable {
     }
   }
 
+  /// Each room's name, people, whether it needs a password, and who hosts it.
+  public var roomSummaries: [RoomSummary] { state.withLock { $0.core.roomSummaries } }
+
   /// What the relay has done and holds now.
   public var statistics: RelayStatistics {
     var statistics = state.withLock { s in

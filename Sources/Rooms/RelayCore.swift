@@ -141,6 +141,17 @@ public struct RelayCore: Sendable {
     return (members, connected)
   }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
+  /// What may be told about each room to anyone on the local network (rooms nearby).
+  public var roomSummaries: [RoomSummary] {
+    rooms.keys.sorted().compactMap { name in
+      guard let room = rooms[name] else { return nil }
+      return RoomSummary(
+        name: name,
+        people: room.members.values.count { $0.connection != nil },
+        password: room.protection != nil,
+        host: room.host.flatMap { room.members[$0]?.name })
+    }
+  }
   public func participant(of connection: ConnectionID) -> (
     room: String, participant: ParticipantID
   )? {

@@ -8,7 +8,9 @@ struct Cowatch: AsyncParsableCommand {
     commandName: "cowatch",
     abstract: "Watch the same episode together from terminals on different machines, in sync.",
     version: CowatchVersion.string,
-    subcommands: [ServeCommand.self, HostCommand.self, JoinCommand.self, DemoCommand.self]
+    subcommands: [
+      ServeCommand.self, HostCommand.self, JoinCommand.self, NearbyCommand.self, DemoCommand.self,
+    ]
   )
 
   /// Like the default entry point, but a usage error is one line on stderr (with a hint

@@ -4,6 +4,7 @@ import GroupSessions
 import HeadlessFront
 import Invites
 import Logging
+import NearbyDiscovery
 import Participation
 import RelayTLS
 import Rooms
@@ -19,6 +20,8 @@ struct HostCommand: AsyncParsableCommand {
   @Option(help: "Address the embedded relay listens on (0.0.0.0: every interface).") var bind =
     "0.0.0.0"
   @Option(help: "TCP port of the embedded relay.") var port = 7700
+  @Flag(help: "Do not advertise the room on the local network (see cowatch nearby).")
+  var noAdvertise = false
   @OptionGroup var options: ParticipantOptions
   @OptionGroup var tls: RelayTLSOptions
 
@@ -60,7 +63,17 @@ struct HostCommand: AsyncParsableCommand {
         ]).serialized)
     } else {
       Console.error("Others join with: \(invite)")
+      // What someone who found the room nearby is asked to compare.
+      if let identity { Console.error("The relay's certificate: \(identity.fingerprint)") }
     }
+    // Others on the LAN find it with `cowatch nearby` (not when only this machine can reach
+    // the relay).
+    let advertiser =
+      noAdvertise || RelayTLSOptions.isLoopback(bind)
+      ? nil
+      : await NearbyAdvertising.start(
+        runtime: server.runtime, addresses: hosts, port: server.port,
+        fingerprint: identity?.fingerprint, command: "host")
     let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
     let transport = TCPTransport(
       host: local, port: server.port,
@@ -81,9 +94,11 @@ struct HostCommand: AsyncParsableCommand {
           server.runtime.epoch
         ))
     } catch {
+      await advertiser?.stop()
       await server.close(because: "the room's host stopped")
       throw error
     }
+    await advertiser?.stop()
     // The participant has left and its client has stopped: now the relay, cleanly, and
     // for good — the others stop instead of reconnecting to nothing.
     await server.close(because: "\(options.name) closed the room (it ran on their machine)")

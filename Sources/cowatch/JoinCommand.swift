@@ -7,6 +7,7 @@ import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
 import Transports
+import WireProtocol
 
 struct JoinCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -15,18 +16,42 @@ struct JoinCommand: AsyncParsableCommand {
 
   @Argument(
     help: ArgumentHelp(
-      "The invite link (cowatch://…), or the relay's address, HOST[:PORT] (default port 7700).",
+      "The invite link (cowatch://…), or the relay's address, HOST[:PORT] (default port 7700); with --nearby, the room's name (optional).",
       valueName: "LINK-OR-ADDRESS"))
-  var address: String
+  var address: String?
+  @Flag(
+    help:
+      "Join a room advertised on the local network (see cowatch nearby): the one named, the only one, or one picked from a list."
+  )
+  var nearby = false
   @OptionGroup var options: ParticipantOptions
   @OptionGroup var trust: RelayTrustOptions
+
+  func validate() throws {
+    if !nearby, address == nil {
+      throw ValidationError(
+        "say where: an invite link (cowatch://…), a relay's HOST[:PORT], or --nearby")
+    }
+    if nearby, let address, !RoomName.isValid(address) {
+      throw ValidationError(
+        "with --nearby, \"\(address)\" must be a room's name (\(RoomName.rule))")
+    }
+  }
 
   func run() async throws {
     ParticipantRun.bootstrapLogs(options)
     try ParticipantRun.checkTerminal(options)
     var options = self.options
-    let (transport, plain, link) = try Self.transport(
-      for: address, options: &options, trust: trust)
+    let (transport, plain, link): (any Transport, Bool, InviteLink?)
+    if nearby {
+      let found = try await NearbyJoin.pick(
+        room: address ?? options.roomOption, headless: options.headless)
+      (transport, plain, link) = try NearbyJoin.transport(
+        for: found, options: &options, trust: trust)
+    } else {
+      (transport, plain, link) = try Self.transport(
+        for: address ?? "", options: &options, trust: trust)
+    }
     let carrier = try await RoomCarrySetup.start(options: options, tls: !plain, command: "join")
     do {
       try await ParticipantRun.run(

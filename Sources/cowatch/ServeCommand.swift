@@ -3,6 +3,7 @@ import Clocks
 import Foundation
 import Logging
 import NIOSSL
+import NearbyDiscovery
 import PostgresRoomStore
 import RelayMetrics
 import RelayService
@@ -67,9 +68,19 @@ struct ServeCommand: AsyncParsableCommand {
       discussion: "Off unless given. Plain HTTP: bind it where only your monitoring can reach.",
       valueName: "HOST:PORT"))
   var metrics: String?
+  @Flag(
+    help: ArgumentHelp(
+      "Advertise this relay's rooms on the local network (DNS-SD, _cowatch._tcp: see cowatch nearby).",
+      discussion: "Off unless given; needs --host beyond loopback (0.0.0.0: every interface)."))
+  var advertiseNearby = false
   @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
+    if advertiseNearby, RelayTLSOptions.isLoopback(host) {
+      throw ValidationError(
+        "--advertise-nearby needs --host beyond loopback (e.g. 0.0.0.0): nobody nearby can reach \(host)"
+      )
+    }
     if let metrics, Self.metricsAddress(metrics) == nil {
       throw ValidationError("--metrics must be HOST:PORT (e.g. 127.0.0.1:9470)")
     }
@@ -143,6 +154,14 @@ struct ServeCommand: AsyncParsableCommand {
       Console.line("metrics at http://\(host):\(metricsServer?.port ?? port)/metrics")
     }
     describeTLS(identity)
+    var advertiser: NearbyAdvertiser?
+    if advertiseNearby {
+      advertiser = await NearbyAdvertising.start(
+        runtime: service.server.runtime,
+        addresses: host == "0.0.0.0" ? LocalAddress.nonLoopbackIPv4() : [host],
+        port: service.port, fingerprint: identity?.fingerprint, command: "serve")
+      if advertiser != nil { Console.line("rooms advertised nearby (_cowatch._tcp)") }
+    }
     for note in service.notes { Console.line(note) }
     // SIGINT and SIGTERM stop the relay cleanly: participants are told, what changed is
     // written, and shared rooms' leases are given back so another relay takes them at once.
@@ -160,6 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
     }
     await service.wait()
+    await advertiser?.stop()
     // A stop asked for by a signal ends when the goodbyes have gone out: the process must
     // not exit under them.
     stopRequested.continuation.finish()

@@ -129,6 +129,13 @@ struct CommandLineTests {
       ),
       (["serve", "--port", "7700", "--syncplay-port", "7700"], "--syncplay-port must differ"),
       (["serve", "--metrics", "9470"], "--metrics must be HOST:PORT"),
+      (["serve", "--advertise-nearby"], "--advertise-nearby needs --host beyond loopback"),
+      (
+        ["join", "--name", "x", "--headless"],
+        "an invite link (cowatch://…), a relay's HOST[:PORT], or --nearby"
+      ),
+      (["join", "--nearby", "movie night", "--name", "x", "--headless"], "must be a room's name"),
+      (["nearby", "--wait", "0"], "--wait must be 0.1–3600 seconds"),
       (["serve", "--syncplay-port", "70000"], "--syncplay-port must be 0–65535"),
       // A negative number is a number (said wrong as such), not a flag named 5.
       (["serve", "--store-retention", "-5"], "--store-retention must be a number of seconds"),
@@ -177,7 +184,7 @@ struct CommandLineTests {
     let p = try CowatchProcess(["--help"])
     #expect(await p.exitStatus() == 0)
     let text = p.output.joined(separator: "\n")
-    for sub in ["serve", "host", "join", "demo"] { #expect(text.contains(sub)) }
+    for sub in ["serve", "host", "join", "nearby", "demo"] { #expect(text.contains(sub)) }
     let v = try CowatchProcess(["--version"])
     #expect(await v.exitStatus() == 0)
     #expect(v.output.first?.isEmpty == false)

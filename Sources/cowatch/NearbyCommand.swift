@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import HeadlessFront
+import NearbyDiscovery
+import NearbyRooms
+import RelayRuntime
+import Synchronization
+
+struct NearbyCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "nearby",
+    abstract:
+      "List the rooms advertised on the local network (by cowatch host, or serve --advertise-nearby)."
+  )
+
+  @Flag(help: "One JSON object per room and line, as each is found.") var json = false
+  @Option(help: ArgumentHelp("How long to look, in seconds.", valueName: "S")) var wait = 3.0
+
+  func validate() throws {
+    guard wait.isFinite, (0.1...3600).contains(wait) else {
+      throw ValidationError("--wait must be 0.1–3600 seconds")
+    }
+  }
+
+  func run() async throws {
+    let seen = Mutex(0)
+    do {
+      try await NearbyBrowsing.browse(for: .milliseconds(Int(wait * 1000))) { event in
+        guard case .appeared(let room) = event else { return true }
+        seen.withLock { $0 += 1 }
+        Console.line(json ? Self.json(room) : Self.line(room))
+        return true
+      }
+    } catch {
+      throw CommandFailure("nearby", error.description)
+    }
+    if seen.withLock({ $0 }) == 0, !json {
+      Console.error(
+        "no rooms nearby (looked for \(Self.seconds(wait)); a host started with --no-advertise, or on another network, is not listed)"
+      )
+    }
+  }
+
+  static func line(_ room: NearbyRoom) -> String {
+    var parts = [room.room]
+    parts.append(
+      room.host.map { "hosted by \($0) on \(room.machine)" } ?? "on \(room.machine)'s relay")
+    parts.append("\(room.people) \(room.people == 1 ? "person" : "people")")
+    if room.password { parts.append("password") }
+    if room.fingerprint == nil { parts.append("no TLS") }
+    return parts.joined(separator: " · ") + "\n  cowatch join \(room.link.text) --name NAME"
+  }
+
+  static func json(_ room: NearbyRoom) -> String {
+    JSONValue.object([
+      ("room", .string(room.room)),
+      ("host", room.host.map(JSONValue.string) ?? .null),
+      ("machine", .string(room.machine)),
+      ("addresses", .array(room.addresses.map { .string("\($0):\(room.port)") })),
+      ("fingerprint", room.fingerprint.map(JSONValue.string) ?? .null),
+      ("password", .bool(room.password)),
+      ("people", .int(Int64(room.people))),
+      ("link", .string(room.link.text)),
+    ]).serialized
+  }
+
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+  }
+}
+
+/// Advertising a relay's rooms nearby, as `host` and `serve --advertise-nearby` do.
+enum NearbyAdvertising {
+  /// Starts advertising `runtime`'s rooms at `addresses` (IPv4) and `port`; a machine where
+  /// it cannot (no multicast interface) is told in one line, and the room runs on.
+  static func start(
+    runtime: RelayRuntime, addresses: [String], port: Int, fingerprint: String?,
+    command: String
+  ) async -> NearbyAdvertiser? {
+    let machine = machineName()
+    do {
+      return try await NearbyAdvertiser.start {
+        runtime.roomSummaries.map { summary in
+          NearbyRoom(
+            room: summary.name, host: summary.host, machine: machine, port: UInt16(port),
+            addresses: addresses, fingerprint: fingerprint, password: summary.password,
+            people: summary.people)
+        }
+      }
+    } catch {
+      Console.error("cowatch \(command): not advertised nearby: \(error.reason)")
+      return nil
+    }
+  }
+}
+
+/// This machine's short name (`gethostname`, up to the first dot), which tells rooms of one
+/// name on two machines apart.
+func machineName() -> String {
+  var buffer = [CChar](repeating: 0, count: 256)
+  guard gethostname(&buffer, buffer.count - 1) == 0 else { return "cowatch" }
+  let name = String(
+    decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  return name.split(separator: ".").first.map(String.init) ?? "cowatch"
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Invites
+import NearbyDiscovery
+import NearbyRooms
+import RelayTLS
+import Synchronization
+import TCPRelayClient
+import Transports
+
+/// `cowatch join --nearby [ROOM]`: finds the room on the local network, and trusts its
+/// relay only as a person confirms (an advertisement is anyone's claim).
+enum NearbyJoin {
+  /// How long to look for a named room before saying it is not there; without a name,
+  /// how long to gather what there is.
+  static let lookForNamed: Duration = .seconds(5)
+  static let gather: Duration = .milliseconds(1500)
+
+  /// The room to join: the one named (once it appears), the only one there is, or one the
+  /// person picks from a numbered list (headless: a list and a way to name one).
+  static func pick(room: String?, headless: Bool) async throws(CommandFailure) -> NearbyRoom {
+    let rooms = Mutex<[NearbyRoom]>([])
+    do {
+      try await NearbyBrowsing.browse(for: room == nil ? gather : lookForNamed) { event in
+        switch event {
+        case .appeared(let found), .changed(let found):
+          rooms.withLock { list in
+            list.removeAll { $0.instance == found.instance }
+            list.append(found)
+          }
+          // Found what was named: no need to look further.
+          return room == nil || found.room != room
+        case .left(let gone):
+          rooms.withLock { $0.removeAll { $0.instance == gone.instance } }
+          return true
+        }
+      }
+    } catch {
+      throw CommandFailure("join", error.description)
+    }
+    var candidates = rooms.withLock { $0 }.sorted { ($0.room, $0.machine) < ($1.room, $1.machine) }
+    if let room { candidates.removeAll { $0.room != room } }
+    switch candidates.count {
+    case 0:
+      throw CommandFailure(
+        "join",
+        room.map {
+          "no room \($0) nearby (see cowatch nearby; a host on another network needs its invite link)"
+        }
+          ?? "no rooms nearby (a host on another network needs its invite link)")
+    case 1:
+      return candidates[0]
+    default:
+      let list = candidates.enumerated().map { "  \($0.offset + 1)) \(describe($0.element))" }
+      guard !headless, isatty(STDIN_FILENO) == 1 else {
+        throw CommandFailure(
+          "join",
+          "\(candidates.count) rooms nearby; name one (cowatch join --nearby ROOM) or use its link:\n"
+            + candidates.map { "  \(describe($0)): \($0.link.text)" }.joined(separator: "\n"))
+      }
+      Console.error("Rooms nearby:\n" + list.joined(separator: "\n"))
+      Console.errorWithoutNewline("Which one? [1–\(candidates.count)] ")
+      guard let line = readLine(), let choice = Int(line.trimmingCharacters(in: .whitespaces)),
+        candidates.indices.contains(choice - 1)
+      else {
+        throw CommandFailure("join", "no room picked")
+      }
+      return candidates[choice - 1]
+    }
+  }
+
+  static func describe(_ room: NearbyRoom) -> String {
+    let who = room.host.map { "hosted by \($0) on \(room.machine)" } ?? "on \(room.machine)'s relay"
+    return "\(room.room), \(who) (\(room.addresses.first ?? "?"):\(room.port))"
+      + (room.password ? ", password" : "")
+  }
+
+  /// The transport to the room found: its addresses raced, its relay's certificate pinned
+  /// only once trusted — already known, named with --fingerprint, confirmed at the terminal,
+  /// or (headless) taken with --trust-new-relay.
+  static func transport(
+    for found: NearbyRoom, options: inout ParticipantOptions, trust: RelayTrustOptions
+  ) throws(CommandFailure) -> (any Transport, plain: Bool, link: InviteLink?) {
+    options.roomOption = found.room
+    let link = found.link
+    var verification: RelayVerification?
+    if let advertised = found.fingerprint {
+      guard !trust.noTls else {
+        throw CommandFailure("join", "room \(found.room) nearby speaks TLS: leave --no-tls out")
+      }
+      verification = trust.verification(headless: options.headless)
+      verification?.ask = nil
+      let known = KnownRelays()
+      let endpoints = link.addresses
+      if let given = trust.fingerprint.flatMap(RelayFingerprint.parse) {
+        guard given == advertised else {
+          throw CommandFailure(
+            "join",
+            "room \(found.room) nearby presents \(advertised), not the --fingerprint given: not joined"
+          )
+        }
+      } else if endpoints.contains(where: { known.fingerprint(for: $0) == advertised }) {
+        // Trusted before, at one of these addresses.
+      } else if trust.trustNewRelay {
+        for endpoint in endpoints { try? known.remember(advertised, for: endpoint) }
+      } else if !options.headless, isatty(STDIN_FILENO) == 1 {
+        let question =
+          "Room \(describe(found)) presents \(advertised).\nAsk its host whether that is theirs (printed when they started). Trust it? [y/N] "
+        guard SecretPrompt.confirm(question) else {
+          throw CommandFailure("join", "you did not trust room \(found.room)'s relay")
+        }
+        for endpoint in endpoints { try? known.remember(advertised, for: endpoint) }
+      } else {
+        throw CommandFailure(
+          "join",
+          "room \(found.room) nearby is on a relay not trusted yet (it presents \(advertised)); check with its host, then add --trust-new-relay or --fingerprint \(advertised)"
+        )
+      }
+      // Whatever made it trusted, only that certificate is accepted now.
+      verification?.pinned = advertised
+    } else {
+      Console.error(
+        "cowatch join: room \(found.room) nearby runs without TLS: anyone on this network can read and change what you send"
+      )
+    }
+    var addresses: [TCPTransport] = []
+    for address in link.addresses {
+      do {
+        addresses.append(try TCPTransport(address: address, tls: verification))
+      } catch {
+        throw CommandFailure("join", error.description)
+      }
+    }
+    return (RacingTransport(addresses: addresses, fallbacks: []), found.fingerprint == nil, link)
+  }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Rooms nearby between real processes on a real (virtual) LAN: scripts/nearby.sh makes two
+/// network namespaces on one veth segment (with Avahi beside Cowatch when it is installed).
+@Suite struct NearbyCommandTests {
+  @Test(
+    "scripts/nearby.sh --smoke: a host's room listed and joined from another namespace, beside Avahi",
+    .enabled(if: BenchSmokeTests.canMakeNamespaces, "needs root and iproute2 to make namespaces"))
+  func nearbyOnALAN() async throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["scripts/nearby.sh", "--smoke"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["BIN"] = CowatchProcess.executable.deletingLastPathComponent().path
+    process.environment = environment
+    process.currentDirectoryURL = CowatchProcess.repositoryRoot
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    try process.run()
+    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
+    let deadline = Date().addingTimeInterval(120)
+    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+    if process.isRunning {
+      process.terminate()
+      Issue.record("the nearby run took more than 120 s")
+    }
+    let text = String(decoding: await reading.value, as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    for check in [
+      "listed with its host and address; the --no-advertise host is not",
+      "join --nearby refused an untrusted relay, then joined with --trust-new-relay",
+      "gone from the listing once its host left", "all checks passed",
+    ] {
+      #expect(text.contains(check), "\(check): \(text.suffix(3000))")
+    }
+    if FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon") {
+      #expect(text.contains("Avahi still answers"), "\(text.suffix(3000))")
+    }
+  }
+}

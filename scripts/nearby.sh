@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Rooms nearby on a real (virtual) LAN: two network namespaces on one veth segment, a host
+# advertising in one (beside a real Avahi daemon on the same port 5353, when Avahi is
+# installed), `cowatch nearby` and `cowatch join --nearby` in the other. Checks that the room
+# is listed, that joining by it works, that a host with --no-advertise is not listed, that
+# Avahi still answers for its own names, and that a room that closed is gone; measures how
+# long a room takes to appear. Tears everything down on exit.
+#
+# usage: scripts/nearby.sh [--smoke]    (root; BIN=DIR where cowatch is, default .build/debug)
+#   --smoke   one round of each measurement instead of ten
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.build/debug}
+ROUNDS=10
+[[ "${1:-}" == "--smoke" ]] && ROUNDS=1
+if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
+  echo "nearby: skipped: making network namespaces needs root and iproute2" >&2
+  exit 77
+fi
+[[ -x "$BIN/cowatch" ]] || { echo "missing $BIN/cowatch: swift build" >&2; exit 1; }
+NS_A=cw-near-a NS_B=cw-near-b
+OUT=$(mktemp -d)
+PIDS=()
+cleanup() {
+  set +e
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  for ns in "$NS_A" "$NS_B"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  rm -rf "$OUT"
+}
+trap cleanup EXIT INT TERM
+for ns in "$NS_A" "$NS_B"; do ip netns del "$ns" 2>/dev/null || true; done
+for ns in "$NS_A" "$NS_B"; do
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+done
+# One LAN segment, and no route for multicast: Cowatch must pick the interface itself.
+ip link add cwnear-a netns "$NS_A" type veth peer name cwnear-b netns "$NS_B"
+ip -n "$NS_A" addr add 10.89.0.1/24 dev cwnear-a
+ip -n "$NS_B" addr add 10.89.0.2/24 dev cwnear-b
+ip -n "$NS_A" link set cwnear-a up
+ip -n "$NS_B" link set cwnear-b up
+export XDG_STATE_HOME="$OUT/state-a" XDG_CONFIG_HOME="$OUT/config"
+
+now_ms() { date +%s%3N; }
+fail() { echo "nearby: FAILED: $*" >&2; for f in "$OUT"/*.log; do echo "--- $f"; tail -20 "$f"; done >&2; exit 1; }
+
+AVAHI=0
+if command -v avahi-daemon >/dev/null; then
+  cat >"$OUT/avahi.conf" <<CONF
+[server]
+host-name=cwavahi
+use-ipv4=yes
+use-ipv6=no
+enable-dbus=no
+allow-interfaces=cwnear-a
+[publish]
+publish-workstation=no
+CONF
+  # Its pid file on a private /run/avahi-daemon (ip netns exec gives a mount namespace of
+  # its own): never mistaken for a system daemon's, or an earlier run's.
+  mkdir -p /run/avahi-daemon
+  ip netns exec "$NS_A" sh -c "mount -t tmpfs cowatch-avahi /run/avahi-daemon && exec avahi-daemon \
+    --file='$OUT/avahi.conf' --no-drop-root --no-chroot --no-rlimits" >"$OUT/avahi.log" 2>&1 &
+  PIDS+=($!)
+  AVAHI=1
+  for _ in $(seq 50); do grep -q "Server startup complete" "$OUT/avahi.log" && break; sleep 0.1; done
+  grep -q "Server startup complete" "$OUT/avahi.log" || fail "Avahi did not start"
+  echo "nearby: Avahi runs beside Cowatch on port 5353 in the host's namespace"
+fi
+
+# Starts a headless host in namespace A (input kept open on fd 7+N); prints nothing.
+start_host() {  # name room port fd [extra args…]
+  local name=$1 room=$2 port=$3 fd=$4; shift 4
+  mkfifo "$OUT/$name.in"
+  ip netns exec "$NS_A" "$BIN/cowatch" host --headless --name "$name" --room "$room" \
+    --port "$port" "$@" <"$OUT/$name.in" >"$OUT/$name.log" 2>&1 &
+  PIDS+=($!)
+  eval "exec $fd>\"$OUT/$name.in\""
+}
+
+# 1. A browser already looking when the host starts: how long until the room is listed.
+listed=()
+for round in $(seq "$ROUNDS"); do
+  rm -f "$OUT/watch.json"
+  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 15 >"$OUT/watch.json" 2>"$OUT/watch.log" &
+  watcher=$!
+  sleep 0.5
+  start=$(now_ms)
+  start_host ann movie-night 7700 7
+  while [[ ! -s "$OUT/watch.json" ]] && (($(now_ms) - start < 10000)); do sleep 0.01; done
+  [[ -s "$OUT/watch.json" ]] || fail "the room was not listed within 10 s"
+  listed+=($(($(now_ms) - start)))
+  grep -q '"room":"movie-night"' "$OUT/watch.json" || fail "listed something else: $(cat "$OUT/watch.json")"
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null || true
+  if ((round < ROUNDS)); then
+    exec 7>&-  # end of input: the host leaves, its room closes
+    for _ in $(seq 100); do ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' || break; sleep 0.05; done
+    rm -f "$OUT/ann.in"
+  fi
+done
+echo "nearby: listed after the host started (process start included), ms: ${listed[*]}"
+
+# 2. The host advertising already: how long `cowatch nearby` takes to show it.
+answered=()
+for _ in $(seq "$ROUNDS"); do
+  rm -f "$OUT/once.json"
+  start=$(now_ms)
+  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 5 >"$OUT/once.json" 2>&1 &
+  looker=$!
+  while [[ ! -s "$OUT/once.json" ]] && (($(now_ms) - start < 5000)); do sleep 0.01; done
+  [[ -s "$OUT/once.json" ]] || fail "nearby did not show the room within 5 s"
+  answered+=($(($(now_ms) - start)))
+  kill "$looker" 2>/dev/null; wait "$looker" 2>/dev/null || true
+done
+echo "nearby: shown after cowatch nearby started (process start included), ms: ${answered[*]}"
+
+# 3. The listing says what it should, and a host with --no-advertise is not in it.
+start_host quiet secret-room 7701 8 --no-advertise
+for _ in $(seq 100); do grep -q '"event":"welcome"' "$OUT/quiet.log" && break; sleep 0.05; done
+ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 2 >"$OUT/list.json" 2>"$OUT/list.log"
+grep -q '"room":"movie-night","host":"ann"' "$OUT/list.json" || fail "listing: $(cat "$OUT/list.json")"
+grep -q '"addresses":\["10.89.0.1:7700"\]' "$OUT/list.json" || fail "addresses: $(cat "$OUT/list.json")"
+grep -q 'secret-room' "$OUT/list.json" && fail "a host with --no-advertise was listed"
+echo "nearby: listed with its host and address; the --no-advertise host is not"
+
+# 4. Joining by it: refused until trusted, then in.
+export XDG_STATE_HOME="$OUT/state-b"
+if ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --name bob \
+  </dev/null >"$OUT/refused.log" 2>&1; then fail "joined a relay nobody trusted"; fi
+grep -q "not trusted yet" "$OUT/refused.log" || fail "refusal: $(cat "$OUT/refused.log")"
+mkfifo "$OUT/bob.in"
+ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --name bob \
+  --trust-new-relay <"$OUT/bob.in" >"$OUT/bob.log" 2>&1 &
+PIDS+=($!)
+exec 9>"$OUT/bob.in"
+for _ in $(seq 200); do grep -q '"event":"welcome"' "$OUT/bob.log" && break; sleep 0.05; done
+grep -q '"event":"welcome"' "$OUT/bob.log" || fail "bob did not get in by --nearby"
+for _ in $(seq 100); do grep -q '"name":"bob"' "$OUT/ann.log" && break; sleep 0.05; done
+grep -q '"name":"bob"' "$OUT/ann.log" || fail "the host never saw bob"
+echo "nearby: join --nearby refused an untrusted relay, then joined with --trust-new-relay"
+exec 9>&-
+export XDG_STATE_HOME="$OUT/state-a"
+
+# 5. Avahi still answers for its own name beside Cowatch.
+if ((AVAHI)); then
+  address=$(ip netns exec "$NS_B" python3 scripts/mdns_query.py cwavahi.local 10.89.0.2) ||
+    fail "Avahi no longer answers beside Cowatch"
+  [[ "$address" == 10.89.0.1 ]] || fail "Avahi answered $address"
+  echo "nearby: Avahi still answers for cwavahi.local ($address)"
+fi
+
+# 6. The host leaves: its room is gone from the listing (its goodbye, not a timeout).
+exec 7>&- 8>&-
+for _ in $(seq 100); do ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' || break; sleep 0.05; done
+ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 1.5 >"$OUT/after.json" 2>/dev/null
+[[ -s "$OUT/after.json" ]] && fail "still listed after the host left: $(cat "$OUT/after.json")"
+echo "nearby: gone from the listing once its host left"
+echo "nearby: all checks passed"
