@@ -71,12 +71,14 @@ CONF
   echo "nearby: Avahi runs beside Cowatch on port 5353 in the host's namespace"
 fi
 
-# Starts a headless host in namespace A (input kept open on fd 7+N); prints nothing.
+# Starts a headless host in namespace A, its input a fifo this script holds open on fd
+# `fd` (closing it is the host's end of input). Every process started in the background
+# gets fds 6–9 closed: one holding another's fifo would keep that one from ever ending.
 start_host() {  # name room port fd [extra args…]
   local name=$1 room=$2 port=$3 fd=$4; shift 4
   mkfifo "$OUT/$name.in"
   ip netns exec "$NS_A" "$BIN/cowatch" host --headless --name "$name" --room "$room" \
-    --port "$port" "$@" <"$OUT/$name.in" >"$OUT/$name.log" 2>&1 &
+    --port "$port" "$@" <"$OUT/$name.in" >"$OUT/$name.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
   PIDS+=($!)
   eval "exec $fd>\"$OUT/$name.in\""
 }
@@ -85,7 +87,7 @@ start_host() {  # name room port fd [extra args…]
 listed=()
 for round in $(seq "$ROUNDS"); do
   rm -f "$OUT/watch.json"
-  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 15 >"$OUT/watch.json" 2>"$OUT/watch.log" &
+  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 15 >"$OUT/watch.json" 2>"$OUT/watch.log" 6>&- 7>&- 8>&- 9>&- &
   watcher=$!
   sleep 0.5
   start=$(now_ms)
@@ -108,7 +110,7 @@ answered=()
 for _ in $(seq "$ROUNDS"); do
   rm -f "$OUT/once.json"
   start=$(now_ms)
-  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 5 >"$OUT/once.json" 2>&1 &
+  ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 5 >"$OUT/once.json" 2>&1 6>&- 7>&- 8>&- 9>&- &
   looker=$!
   while [[ ! -s "$OUT/once.json" ]] && (($(now_ms) - start < 5000)); do sleep 0.01; done
   [[ -s "$OUT/once.json" ]] || fail "nearby did not show the room within 5 s"
@@ -126,6 +128,22 @@ grep -q '"addresses":\["10.89.0.1:7700"\]' "$OUT/list.json" || fail "addresses: 
 grep -q 'secret-room' "$OUT/list.json" && fail "a host with --no-advertise was listed"
 echo "nearby: listed with its host and address; the --no-advertise host is not"
 
+# 3b. A relay run with serve --advertise-nearby: its rooms are listed, hosted by nobody.
+ip netns exec "$NS_A" "$BIN/cowatch" serve --host 0.0.0.0 --port 7702 --store memory \
+  --advertise-nearby >"$OUT/serve.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q "advertised nearby" "$OUT/serve.log" && break; sleep 0.05; done
+mkfifo "$OUT/dan.in"
+ip netns exec "$NS_A" "$BIN/cowatch" join 127.0.0.1:7702 --room club --name dan --headless \
+  --trust-new-relay <"$OUT/dan.in" >"$OUT/dan.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+exec 6>"$OUT/dan.in"
+for _ in $(seq 100); do grep -q '"event":"welcome"' "$OUT/dan.log" && break; sleep 0.05; done
+ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 2 >"$OUT/served.json" 2>&1
+grep -q '"room":"club","host":null' "$OUT/served.json" || fail "serve's room: $(cat "$OUT/served.json")"
+echo "nearby: a room of serve --advertise-nearby is listed"
+exec 6>&-
+
 # 4. Joining by it: refused until trusted, then in.
 export XDG_STATE_HOME="$OUT/state-b"
 if ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --name bob \
@@ -133,7 +151,7 @@ if ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --n
 grep -q "not trusted yet" "$OUT/refused.log" || fail "refusal: $(cat "$OUT/refused.log")"
 mkfifo "$OUT/bob.in"
 ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --name bob \
-  --trust-new-relay <"$OUT/bob.in" >"$OUT/bob.log" 2>&1 &
+  --trust-new-relay <"$OUT/bob.in" >"$OUT/bob.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
 PIDS+=($!)
 exec 9>"$OUT/bob.in"
 for _ in $(seq 200); do grep -q '"event":"welcome"' "$OUT/bob.log" && break; sleep 0.05; done
@@ -155,7 +173,8 @@ fi
 # 6. The host leaves: its room is gone from the listing (its goodbye, not a timeout).
 exec 7>&- 8>&-
 for _ in $(seq 100); do ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' || break; sleep 0.05; done
+ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' && fail "the host did not leave at the end of its input"
 ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 1.5 >"$OUT/after.json" 2>/dev/null
-[[ -s "$OUT/after.json" ]] && fail "still listed after the host left: $(cat "$OUT/after.json")"
+grep -q movie-night "$OUT/after.json" && fail "still listed after the host left: $(cat "$OUT/after.json")"
 echo "nearby: gone from the listing once its host left"
 echo "nearby: all checks passed"
