@@ -210,7 +210,7 @@ let package = Package(
       dependencies: [
         "Clocks",
         "GroupSessions", "Invites", "Participation", "TerminalFront", "Media", "Narration",
-        "PlaybackCoordination",
+        "PlaybackCoordination", "WireProtocol",
       ]),
     .target(
       name: "DemoScript",
@@ -235,6 +235,7 @@ let package = Package(
       name: "cowatch",
       dependencies: [
         "RelayService", "Invites", "RelayMetrics", "NearbyRooms", "NearbyDiscovery",
+        "RouterPortMapping",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
@@ -283,6 +284,14 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     .testTarget(name: "NearbyRoomsTests", dependencies: ["NearbyRooms", "Invites"]),
+    // The home router asked to forward a port: miniupnpc (UPnP-IGD) and libnatpmp (NAT-PMP)
+    // behind a few plain C calls (Debian's libminiupnpc-dev and libnatpmp-dev).
+    .target(
+      name: "CRouterPorts",
+      linkerSettings: [.linkedLibrary("miniupnpc"), .linkedLibrary("natpmp")]),
+    // Keeping the relay's port forwarded while a room runs, and saying what came of it.
+    .target(name: "RouterPortMapping", dependencies: ["CRouterPorts"]),
+    .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
     .testTarget(name: "InvitesTests", dependencies: ["Invites", "WireProtocol"]),

@@ -9,6 +9,14 @@
 # usage: scripts/nearby.sh [--smoke]    (root; BIN=DIR where cowatch is, default .build/debug)
 #   --smoke   one round of each measurement instead of ten
 set -euo pipefail
+# Started by a test runner, this shell may inherit blocked signals (SIGCHLD, SIGTERM, …):
+# then `wait` hangs and the processes it starts ignore SIGTERM. Start again with none.
+if [[ -z "${COWATCH_SIGNALS_UNBLOCKED:-}" ]] && grep -q '^SigBlk:.*[1-9a-f]' /proc/$$/status; then
+  export COWATCH_SIGNALS_UNBLOCKED=1
+  exec python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+os.execvp("bash", ["bash"] + sys.argv[1:])' "$0" "$@"
+fi
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/debug}
 ROUNDS=10
@@ -77,10 +85,11 @@ fi
 start_host() {  # name room port fd [extra args…]
   local name=$1 room=$2 port=$3 fd=$4; shift 4
   mkfifo "$OUT/$name.in"
+  # Read-write: never blocks (a write-only open waits for a reader, for ever if it died).
+  eval "exec $fd<>\"$OUT/$name.in\""
   ip netns exec "$NS_A" "$BIN/cowatch" host --headless --name "$name" --room "$room" \
     --port "$port" "$@" <"$OUT/$name.in" >"$OUT/$name.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
   PIDS+=($!)
-  eval "exec $fd>\"$OUT/$name.in\""
 }
 
 # 1. A browser already looking when the host starts: how long until the room is listed.
@@ -134,10 +143,10 @@ ip netns exec "$NS_A" "$BIN/cowatch" serve --host 0.0.0.0 --port 7702 --store me
 PIDS+=($!)
 for _ in $(seq 100); do grep -q "advertised nearby" "$OUT/serve.log" && break; sleep 0.05; done
 mkfifo "$OUT/dan.in"
+exec 6<>"$OUT/dan.in"
 ip netns exec "$NS_A" "$BIN/cowatch" join 127.0.0.1:7702 --room club --name dan --headless \
   --trust-new-relay <"$OUT/dan.in" >"$OUT/dan.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
 PIDS+=($!)
-exec 6>"$OUT/dan.in"
 for _ in $(seq 100); do grep -q '"event":"welcome"' "$OUT/dan.log" && break; sleep 0.05; done
 ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 2 >"$OUT/served.json" 2>&1
 grep -q '"room":"club","host":null' "$OUT/served.json" || fail "serve's room: $(cat "$OUT/served.json")"
@@ -150,10 +159,10 @@ if ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --n
   </dev/null >"$OUT/refused.log" 2>&1; then fail "joined a relay nobody trusted"; fi
 grep -q "not trusted yet" "$OUT/refused.log" || fail "refusal: $(cat "$OUT/refused.log")"
 mkfifo "$OUT/bob.in"
+exec 9<>"$OUT/bob.in"
 ip netns exec "$NS_B" "$BIN/cowatch" join --nearby movie-night --headless --name bob \
   --trust-new-relay <"$OUT/bob.in" >"$OUT/bob.log" 2>&1 6>&- 7>&- 8>&- 9>&- &
 PIDS+=($!)
-exec 9>"$OUT/bob.in"
 for _ in $(seq 200); do grep -q '"event":"welcome"' "$OUT/bob.log" && break; sleep 0.05; done
 grep -q '"event":"welcome"' "$OUT/bob.log" || fail "bob did not get in by --nearby"
 for _ in $(seq 100); do grep -q '"name":"bob"' "$OUT/ann.log" && break; sleep 0.05; done

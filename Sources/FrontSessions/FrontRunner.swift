@@ -18,6 +18,8 @@ public struct FrontRunner: Sendable {
   public let restartPlayer: PlayerRestart?
   private let leave: ParticipantLeave?
   private let session: FrontSession
+  /// News about the invite (a host's router), shown as it comes.
+  private let inviteChanges: AsyncStream<InviteChange>?
   /// The same clock the client reads (CLOCK_MONOTONIC), for the local player.
   private let clock = MonotonicClock()
 
@@ -25,8 +27,10 @@ public struct FrontRunner: Sendable {
   /// closes it); nil: it says goodbye and stops.
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
-    session: FrontSession, restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil
+    session: FrontSession, restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil,
+    inviteChanges: AsyncStream<InviteChange>? = nil
   ) {
+    self.inviteChanges = inviteChanges
     self.leave = leave
     self.restartPlayer = restartPlayer
     self.client = client
@@ -45,7 +49,12 @@ public struct FrontRunner: Sendable {
     let client = self.client
     let keys = terminal.keys
     let tickMilliseconds = Atomic<Int>(1000)
+    let inviteChanges = self.inviteChanges
     let tasks = [
+      Task {
+        guard let inviteChanges else { return }
+        for await change in inviteChanges { input.yield(.inviteChanged(change)) }
+      },
       Task {
         for await event in client.events { input.yield(.client(event)) }
         input.yield(.clientEnded)

@@ -5,6 +5,7 @@ import Narration
 import Participation
 import PlaybackCoordination
 import TerminalFront
+import WireProtocol
 
 /// The terminal front's session loop as a value: it owns the screen model and the key
 /// controller, takes every input in order — what the client reports, keys, clock ticks,
@@ -31,6 +32,9 @@ public struct FrontSession: Sendable {
     case stopped
     /// The player was started again (nil), or could not be (why).
     case playerRestarted(String?)
+    /// The host learned more about where the room can be reached (the router forwards its
+    /// port, or cannot): a new link, and what to tell the person.
+    case inviteChanged(InviteChange)
   }
 
   /// What the runner does, in order.
@@ -70,7 +74,9 @@ public struct FrontSession: Sendable {
   /// The reason the client gave up, for the disconnected header.
   private var lastError: String?
   /// The link others join with, as given (the successors are added as they are named).
-  private let inviteLink: InviteLink?
+  private var inviteLink: InviteLink?
+  /// The successors last named, reachable ones only, which the invite carries.
+  private var successorRelays: [RelayEndpoint] = []
 
   /// The command that joins with `link`.
   public static func invite(for link: InviteLink) -> String {
@@ -174,6 +180,13 @@ public struct FrontSession: Sendable {
         model.playerGone = false
         model.post("your player is back, in step with the group")
       }
+    case .inviteChanged(let change):
+      if let link = change.link {
+        inviteLink = link
+        showInvite()
+      }
+      model.post(change.note, kind: change.warning ? .error : .event)
+      if change.link != nil, let invite = model.invite { model.post("Others join with: \(invite)") }
     }
     controller.prepare(&model)
     if redrawRequested || effects.contains(.repaint) || drawn != model {
@@ -252,14 +265,19 @@ public struct FrontSession: Sendable {
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     case .succession(let successors):
       model.successors = successors.filter(\.reachable).map(\.participant)
-      if var link = inviteLink {
-        // Where the room may go on if its relay goes: a late friend reaches it there too.
-        link.successors = Array(
-          successors.filter(\.reachable).map(\.relay).prefix(InviteLink.maximumAddresses))
-        model.invite = Self.invite(for: link)
-      }
+      // Where the room may go on if its relay goes: a late friend reaches it there too.
+      successorRelays = Array(
+        successors.filter(\.reachable).map(\.relay).prefix(InviteLink.maximumAddresses))
+      showInvite()
       model.unreachableCarriers = successors.filter { !$0.reachable }.map(\.participant)
     }
+  }
+
+  /// The invite as given or changed, with the successors named last.
+  private mutating func showInvite() {
+    guard var link = inviteLink else { return }
+    link.successors = successorRelays
+    model.invite = Self.invite(for: link)
   }
 
   /// What is asked for while reconnecting waits in order with everything else, and goes

@@ -12,7 +12,8 @@ enum FrontRun {
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
     room: String, invite: InviteLink?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
-    warnings: [String] = [], leave: ParticipantLeave? = nil
+    warnings: [String] = [], leave: ParticipantLeave? = nil,
+    inviteChanges: AsyncStream<InviteChange>? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -28,7 +29,7 @@ enum FrontRun {
       resendWindow: client.configuration.resendWindow)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
-      restartPlayer: restartPlayer, leave: leave
+      restartPlayer: restartPlayer, leave: leave, inviteChanges: inviteChanges
     ).run()
   }
 }

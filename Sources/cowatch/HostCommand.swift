@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FrontSessions
 import GroupSessions
 import HeadlessFront
 import Invites
@@ -8,6 +9,7 @@ import NearbyDiscovery
 import Participation
 import RelayTLS
 import Rooms
+import RouterPortMapping
 import TCPRelayClient
 import TCPRelayServer
 import WireProtocol
@@ -22,6 +24,10 @@ struct HostCommand: AsyncParsableCommand {
   @Option(help: "TCP port of the embedded relay.") var port = 7700
   @Flag(help: "Do not advertise the room on the local network (see cowatch nearby).")
   var noAdvertise = false
+  @Flag(
+    help:
+      "Do not ask the home router (UPnP-IGD, NAT-PMP) to forward the relay's port to this machine.")
+  var noPortMapping = false
   @OptionGroup var options: ParticipantOptions
   @OptionGroup var tls: RelayTLSOptions
 
@@ -74,6 +80,19 @@ struct HostCommand: AsyncParsableCommand {
       : await NearbyAdvertising.start(
         runtime: server.runtime, addresses: hosts, port: server.port,
         fingerprint: identity?.fingerprint, command: "host")
+    // Friends elsewhere reach the room through the router, if it forwards the port: asked
+    // meanwhile (the room starts at once); the link is given again once the answer is in.
+    let (inviteChanges, inviteChange) = AsyncStream.makeStream(of: InviteChange.self)
+    let forwarding =
+      noPortMapping || RelayTLSOptions.isLoopback(bind) || hosts.isEmpty
+      ? nil
+      : RouterPortForwarding.start(port: server.port) { outcome in
+        let change = Self.inviteChange(outcome, link: link, port: server.port)
+        if options.headless {
+          Self.printHeadless(outcome, change: change)
+        }
+        inviteChange.yield(change)
+      }
     let local = bind == "0.0.0.0" ? "127.0.0.1" : bind
     let transport = TCPTransport(
       host: local, port: server.port,
@@ -92,16 +111,57 @@ struct HostCommand: AsyncParsableCommand {
         hostOffer: (
           CarryOffer(port: server.port, fingerprint: identity?.fingerprint, runsRelay: true),
           server.runtime.epoch
-        ))
+        ),
+        inviteChanges: options.headless ? nil : inviteChanges)
     } catch {
+      inviteChange.finish()
+      await forwarding?.stop()
       await advertiser?.stop()
       await server.close(because: "the room's host stopped")
       throw error
     }
+    inviteChange.finish()
+    // The mapping goes first: once the relay has closed, nothing should point at this port.
+    await forwarding?.stop()
     await advertiser?.stop()
     // The participant has left and its client has stopped: now the relay, cleanly, and
     // for good — the others stop instead of reconnecting to nothing.
     await server.close(because: "\(options.name) closed the room (it ran on their machine)")
+  }
+}
+
+extension HostCommand {
+  /// The link with the router's public address first, or the warning alone.
+  static func inviteChange(_ outcome: PortMappingOutcome, link: InviteLink, port: Int)
+    -> InviteChange
+  {
+    guard case .mapped(let mapped) = outcome else {
+      return InviteChange(link: nil, note: outcome.description(port: port), warning: true)
+    }
+    var reachable = link
+    let outside = "\(mapped.publicAddress):\(mapped.publicPort)"
+    reachable.addresses = Array(
+      ([outside] + link.addresses.filter { $0 != outside }).prefix(InviteLink.maximumAddresses))
+    return InviteChange(link: reachable, note: outcome.description(port: port), warning: false)
+  }
+
+  /// Headless: the invite again as a new line with the public address first, or a line
+  /// that says friends outside cannot reach the room.
+  static func printHeadless(_ outcome: PortMappingOutcome, change: InviteChange) {
+    if let link = change.link, case .mapped(let mapped) = outcome {
+      Console.line(
+        JSONValue.object([
+          ("event", "invite"), ("command", .string(FrontSession.invite(for: link))),
+          ("link", .string(link.text)),
+          ("public", .string("\(mapped.publicAddress):\(mapped.publicPort)")),
+          ("via", .string(mapped.method.rawValue)),
+        ]).serialized)
+    } else {
+      Console.line(
+        JSONValue.object([
+          ("event", "reach"), ("outside", false), ("message", .string(change.note)),
+        ]).serialized)
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import FrontSessions
 import GroupSessions
 import HeadlessFront
 import Invites
@@ -49,7 +50,8 @@ enum ParticipantRun {
     command: String, transport: any Transport, options: ParticipantOptions,
     invite: InviteLink? = nil,
     hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil,
-    hostOffer: (offer: CarryOffer, relayEpoch: String)? = nil
+    hostOffer: (offer: CarryOffer, relayEpoch: String)? = nil,
+    inviteChanges: AsyncStream<InviteChange>? = nil
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
@@ -105,7 +107,7 @@ enum ParticipantRun {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
           invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer, warnings: warnings,
-          leave: leave)
+          leave: leave, inviteChanges: inviteChanges)
       } catch {
         await stopPlayer()
         throw error

@@ -625,4 +625,35 @@ struct FrontInviteTests {
       d.session.model.invite
         == "cowatch join cowatch://lobby@10.0.0.7:7700/plain/next=10.0.0.8:7701 --name NAME")
   }
+
+  @Test("the router's answer: a new link with the public address first, or a warning alone")
+  func routerNews() throws {
+    let link = InviteLink(
+      room: "lobby", addresses: ["10.0.0.7:7700"], fingerprint: nil, plain: true)
+    var d = Driver()
+    d.session = FrontSession(roomName: "lobby", catalog: [Fixtures.series], inviteLink: link)
+    d.send(.started)
+    let bob = Successor(
+      participant: Fixtures.bob, name: "bob", relay: RelayEndpoint(address: "10.0.0.8:7701"))
+    d.send(.client(.succession([bob])))
+    var reachable = link
+    reachable.addresses = ["44.1.1.1:7700", "10.0.0.7:7700"]
+    d.send(
+      .inviteChanged(
+        InviteChange(link: reachable, note: "The router forwards 44.1.1.1:7700", warning: false)))
+    // The successors named before stay in it.
+    let expected =
+      "cowatch join cowatch://lobby@44.1.1.1:7700,10.0.0.7:7700/plain/next=10.0.0.8:7701 --name NAME"
+    #expect(d.session.model.invite == expected)
+    let texts = d.session.model.notices.map(\.text)
+    #expect(texts.contains("The router forwards 44.1.1.1:7700"))
+    #expect(texts.contains("Others join with: \(expected)"))
+    d.send(
+      .inviteChanged(
+        InviteChange(link: nil, note: "Friends outside this network cannot reach", warning: true)))
+    #expect(d.session.model.invite == expected)
+    #expect(
+      d.session.model.notices.contains { $0.text.hasPrefix("Friends outside") && $0.kind == .error }
+    )
+  }
 }

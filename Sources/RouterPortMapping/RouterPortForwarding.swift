@@ -1,0 +1,209 @@
+import CRouterPorts
+import Foundation
+import Synchronization
+
+/// Keeps the relay's port forwarded by the home router while the room runs: asks (UPnP-IGD,
+/// then NAT-PMP), tells what came of it, renews, and removes the mapping when stopped. The
+/// libraries block, so each call runs on a thread of its own, bounded in time.
+public final class RouterPortForwarding: Sendable {
+  private let port: Int
+  private let mapped = Mutex<(MappedPort, UPnPGateway?)?>(nil)
+  private let loop = Mutex<Task<Void, Never>?>(nil)
+
+  /// How long each way of asking waits for a router.
+  public static let patience = 2000
+  /// The lifetime asked for: an hour, renewed halfway.
+  public static let lease = 3600
+
+  private init(port: Int) { self.port = port }
+
+  /// Starts asking at once; `outcome` is told the first answer (and again if a renewal
+  /// finds the mapping gone and it cannot be made again).
+  public static func start(
+    port: Int, outcome: @escaping @Sendable (PortMappingOutcome) -> Void
+  ) -> RouterPortForwarding {
+    let forwarding = RouterPortForwarding(port: port)
+    forwarding.loop.withLock {
+      $0 = Task {
+        var result = await forwarding.ask()
+        outcome(result.outcome)
+        while !Task.isCancelled, case .mapped(let current) = result.outcome {
+          try? await Task.sleep(for: current.renewalDelay)
+          guard !Task.isCancelled else { break }
+          result = await forwarding.ask(renewing: result.gateway)
+          if case .mapped = result.outcome {} else { outcome(result.outcome) }
+        }
+      }
+    }
+    return forwarding
+  }
+
+  /// The mapping held now.
+  public var current: MappedPort? { mapped.withLock { $0?.0 } }
+
+  /// Stops renewing and removes the mapping (waiting at most a few seconds for the router).
+  public func stop() async {
+    let task = loop.withLock { task in
+      defer { task = nil }
+      return task
+    }
+    task?.cancel()
+    await task?.value
+    guard
+      let (port, gateway) = mapped.withLock({ held in
+        defer { held = nil }
+        return held
+      })
+    else {
+      return
+    }
+    let ownPort = self.port
+    await Self.onThread {
+      switch port.method {
+      case .upnp: _ = gateway.map { cw_upnp_delete($0.pointer, Int32(port.publicPort)) }
+      case .natpmp:
+        // A lifetime of 0 removes a mapping (RFC 6886 §3.4).
+        var public_ = Int32(0)
+        var lifetime = Int32(0)
+        _ = cw_natpmp_map(Int32(ownPort), 0, 0, Int32(Self.patience), &public_, &lifetime)
+      }
+    }
+  }
+
+  /// Asks the router: UPnP first (most home routers), then NAT-PMP.
+  private func ask(renewing gateway: UPnPGateway? = nil) async -> (
+    outcome: PortMappingOutcome, gateway: UPnPGateway?
+  ) {
+    let port = self.port
+    let attempt = await Self.onThread { () -> (PortMappingOutcome, UPnPGateway?) in
+      var reasons: [String] = []
+      let upnp = gateway ?? UPnPGateway.discover(delay: Self.patience, reasons: &reasons)
+      if let upnp, !upnp.connected {
+        // A router that answers but is not connected itself: its outside address (a private
+        // one, or none: miniupnpd says 0.0.0.0) is not the internet's.
+        let outside = upnp.outsideAddress()
+        if outside.map(OutsideAddress.isPrivate) ?? true {
+          return (
+            .privateOutside(address: outside == "0.0.0.0" ? nil : outside, method: .upnp), nil
+          )
+        }
+      }
+      if let upnp {
+        switch upnp.forward(port: port, lease: Self.lease) {
+        case .success(let mapped): return (Self.checked(mapped), upnp)
+        case .failure(let reason): reasons.append(reason.description)
+        }
+      }
+      switch Self.natpmpForward(port: port) {
+      case .success(let mapped): return (Self.checked(mapped), nil)
+      case .failure(let reason): reasons.append(reason.description)
+      }
+      return (.noRouter(reasons), nil)
+    }
+    mapped.withLock { held in
+      if case .mapped(let port) = attempt.0 { held = (port, attempt.1) } else { held = nil }
+    }
+    return attempt
+  }
+
+  /// A mapping whose outside address is private forwards nothing the internet can reach.
+  private static func checked(_ mapped: MappedPort) -> PortMappingOutcome {
+    OutsideAddress.isPrivate(mapped.publicAddress)
+      ? .privateOutside(address: mapped.publicAddress, method: mapped.method) : .mapped(mapped)
+  }
+
+  private static func natpmpForward(port: Int) -> Result<MappedPort, Failure> {
+    var address = [CChar](repeating: 0, count: 16)
+    let known = cw_natpmp_external_address(Int32(patience), &address)
+    guard known == 0 else {
+      return .failure(Failure("NAT-PMP: \(String(cString: cw_natpmp_error(known)))"))
+    }
+    var publicPort = Int32(0)
+    var lifetime = Int32(0)
+    let result = cw_natpmp_map(
+      Int32(port), Int32(port), Int32(lease), Int32(patience), &publicPort, &lifetime)
+    guard result == 0 else {
+      return .failure(Failure("NAT-PMP: \(String(cString: cw_natpmp_error(result)))"))
+    }
+    return .success(
+      MappedPort(
+        method: .natpmp, publicAddress: Self.text(address), publicPort: Int(publicPort),
+        lifetime: Int(lifetime)))
+  }
+
+  /// A C string the libraries wrote into `buffer`.
+  static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+  }
+}
+
+/// An Internet gateway device found with UPnP, kept for renewing and removing the mapping.
+/// Used from one thread at a time (the forwarding's calls are sequential).
+final class UPnPGateway: @unchecked Sendable {
+  let pointer: OpaquePointer
+
+  private init(pointer: OpaquePointer) { self.pointer = pointer }
+  deinit { cw_upnp_free(pointer) }
+
+  /// Whether the router said it is connected to the internet.
+  private(set) var connected = true
+
+  static func discover(delay: Int, reasons: inout [String]) -> UPnPGateway? {
+    var status = Int32(0)
+    guard let pointer = cw_upnp_discover(Int32(delay), &status) else {
+      switch status {
+      case 3: reasons.append("UPnP: a device answered, but it is not a router")
+      default: reasons.append("UPnP: no router answered")
+      }
+      return nil
+    }
+    let gateway = UPnPGateway(pointer: pointer)
+    gateway.connected = status == 1
+    return gateway
+  }
+
+  /// The router's outside address, if it tells one.
+  func outsideAddress() -> String? {
+    var address = [CChar](repeating: 0, count: 64)
+    guard cw_upnp_external_address(pointer, &address) == 0 else { return nil }
+    let text = RouterPortForwarding.text(address)
+    return text.isEmpty ? nil : text
+  }
+
+  func forward(port: Int, lease: Int) -> Result<MappedPort, RouterPortForwarding.Failure> {
+    var address = [CChar](repeating: 0, count: 64)
+    let known = cw_upnp_external_address(pointer, &address)
+    guard known == 0 else {
+      return .failure(.init("UPnP: \(String(cString: cw_upnp_error(known)))"))
+    }
+    guard connected else {
+      return .failure(.init("UPnP: the router says it is not connected to the internet"))
+    }
+    let lan = String(cString: cw_upnp_lan_address(pointer)!)
+    var granted = lease
+    var result = cw_upnp_add(pointer, Int32(port), Int32(port), lan, Int32(lease), "Cowatch")
+    // 725 OnlyPermanentLeasesSupported: older routers take only mappings without an end.
+    if result == 725 {
+      granted = 0
+      result = cw_upnp_add(pointer, Int32(port), Int32(port), lan, 0, "Cowatch")
+    }
+    guard result == 0 else {
+      return .failure(.init("UPnP: \(String(cString: cw_upnp_error(result)))"))
+    }
+    return .success(
+      MappedPort(
+        method: .upnp, publicAddress: RouterPortForwarding.text(address), publicPort: port,
+        lifetime: granted))
+  }
+}

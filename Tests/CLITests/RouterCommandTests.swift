@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// The home router for real: scripts/router.sh runs the host behind a NAT router namespace
+/// with Debian's miniupnpd, and a friend in an "internet" namespace.
+@Suite struct RouterCommandTests {
+  static var hasRouterDaemon: Bool {
+    FileManager.default.isExecutableFile(atPath: "/usr/sbin/miniupnpd")
+      && ["/usr/sbin/nft", "/sbin/nft"].contains {
+        FileManager.default.isExecutableFile(atPath: $0)
+      }
+  }
+
+  @Test(
+    "scripts/router.sh --smoke: UPnP and NAT-PMP mappings, the friend in by the link alone, the mapping gone after",
+    .enabled(if: BenchSmokeTests.canMakeNamespaces, "needs root and iproute2 to make namespaces"),
+    .enabled(if: hasRouterDaemon, "needs miniupnpd-nftables and nftables"))
+  func homeRouter() async throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["scripts/router.sh", "--smoke"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["BIN"] = CowatchProcess.executable.deletingLastPathComponent().path
+    process.environment = environment
+    process.currentDirectoryURL = CowatchProcess.repositoryRoot
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    try process.run()
+    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
+    let deadline = Date().addingTimeInterval(180)
+    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+    if process.isRunning {
+      process.terminate()
+      Issue.record("the router run took more than 180 s")
+    }
+    let text = String(decoding: await reading.value, as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    for check in [
+      "without the mapping the friend cannot reach the host",
+      "the friend joined through the invite link alone; the mapping was removed when the host left",
+      "removed on end of input, SIGTERM and SIGHUP alike",
+      "NAT-PMP alone: the friend joined, the mapping was removed",
+      "with no router the host is told friends outside cannot reach the room",
+      "behind carrier-grade NAT the host is told so", "all checks passed",
+    ] {
+      #expect(text.contains(check), "\(check): \(text.suffix(3000))")
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import Testing
+
+@testable import RouterPortMapping
+
+@Suite struct PortMappingOutcomeTests {
+  @Test(arguments: [
+    ("10.1.2.3", true), ("172.16.0.1", true), ("172.31.255.255", true), ("172.32.0.1", false),
+    ("192.168.1.1", true), ("100.64.0.1", true), ("100.127.255.254", true),
+    ("100.128.0.1", false), ("127.0.0.1", true), ("169.254.9.9", true), ("0.0.0.0", true),
+    ("44.1.1.1", false), ("8.8.8.8", false), ("not an address", true), ("1.2.3", true),
+  ])
+  func privateAddresses(address: String, isPrivate: Bool) {
+    #expect(OutsideAddress.isPrivate(address) == isPrivate)
+  }
+
+  @Test func renewalIsHalfwayButNotTooOften() {
+    let hour = MappedPort(
+      method: .upnp, publicAddress: "44.1.1.1", publicPort: 7700, lifetime: 3600)
+    #expect(hour.renewalDelay == .seconds(1800))
+    var short = hour
+    short.lifetime = 30
+    #expect(short.renewalDelay == .seconds(60))
+    var forever = hour
+    forever.lifetime = 0
+    #expect(forever.renewalDelay == .seconds(3600))
+  }
+
+  @Test func theWordsSayWhatToDo() {
+    let cgnat = PortMappingOutcome.privateOutside(address: "100.64.3.4", method: .upnp)
+      .description(port: 7700)
+    #expect(cgnat.contains("100.64.3.4"))
+    #expect(cgnat.contains("carrier-grade NAT"))
+    #expect(cgnat.contains("forward TCP port 7700"))
+    let unknown = PortMappingOutcome.privateOutside(address: nil, method: .upnp)
+      .description(port: 7700)
+    #expect(unknown.contains("no public address of its own (carrier-grade NAT"))
+    let none = PortMappingOutcome.noRouter(["UPnP: no router answered", "NAT-PMP: timed out"])
+      .description(port: 7700)
+    #expect(none.contains("cannot reach this room"))
+    #expect(none.contains("UPnP: no router answered; NAT-PMP: timed out"))
+    #expect(none.contains("docs/DEPLOY.md"))
+    let mapped = PortMappingOutcome.mapped(
+      MappedPort(method: .natpmp, publicAddress: "44.1.1.1", publicPort: 7701, lifetime: 3600)
+    ).description(port: 7700)
+    #expect(mapped.contains("44.1.1.1:7701"))
+    #expect(mapped.contains("NAT-PMP"))
+  }
+}
