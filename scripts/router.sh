@@ -196,6 +196,17 @@ echo "router: UPnP-IGD public invite after host start, ms: ${timings[*]}"
 echo "router: the friend joined through the invite link alone; the mapping was removed when the host left"
 ((ROUNDS >= 3)) && echo "router: removed on end of input, SIGTERM and SIGHUP alike"
 
+# 2b. Renewed: asked for 6 s, the mapping is still there 10 s later (renewed at 3 s, 6 s, …).
+COWATCH_PORT_MAPPING_LEASE=6 start_host
+wait_line '"public":"44.1.1.1:7700"' 10 || fail "no public invite (short lease)"
+sleep 10
+forwarded || fail "the mapping expired: not renewed"
+renewals=$(grep -c "AddPortMapping: ext port 7700 to 10.90.0.2:7700" "$OUT/miniupnpd.log" || true)
+((renewals >= 3)) || fail "asked only $renewals times in 10 s with a 6 s lease"
+host_gone input
+forwarded && fail "the renewed mapping outlived the host"
+echo "router: a short lease was renewed ($renewals requests in 10 s) and removed at the end"
+
 # 3. NAT-PMP alone.
 router_daemon no yes
 start_host

@@ -55,10 +55,10 @@ public struct MappedPort: Hashable, Sendable {
   }
 
   /// When to ask again: halfway through the lifetime (RFC 6886 §3.3 suggests renewing then),
-  /// at least a minute from now; an hour for a mapping that does not expire (a router that
+  /// at least 2 s from now; an hour for a mapping that does not expire (a router that
   /// restarts forgets it).
   public var renewalDelay: Duration {
-    lifetime <= 0 ? .seconds(3600) : .seconds(max(60, lifetime / 2))
+    lifetime <= 0 ? .seconds(3600) : .seconds(max(2, lifetime / 2))
   }
 }
 

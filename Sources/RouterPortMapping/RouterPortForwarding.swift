@@ -7,22 +7,27 @@ import Synchronization
 /// libraries block, so each call runs on a thread of its own, bounded in time.
 public final class RouterPortForwarding: Sendable {
   private let port: Int
+  private let lease: Int
   private let mapped = Mutex<(MappedPort, UPnPGateway?)?>(nil)
   private let loop = Mutex<Task<Void, Never>?>(nil)
 
   /// How long each way of asking waits for a router.
   public static let patience = 2000
-  /// The lifetime asked for: an hour, renewed halfway.
-  public static let lease = 3600
+  /// The lifetime asked for by default: an hour, renewed halfway.
+  public static let defaultLease = 3600
 
-  private init(port: Int) { self.port = port }
+  private init(port: Int, lease: Int) {
+    self.port = port
+    self.lease = lease
+  }
 
   /// Starts asking at once; `outcome` is told the first answer (and again if a renewal
   /// finds the mapping gone and it cannot be made again).
   public static func start(
-    port: Int, outcome: @escaping @Sendable (PortMappingOutcome) -> Void
+    port: Int, lease: Int = defaultLease,
+    outcome: @escaping @Sendable (PortMappingOutcome) -> Void
   ) -> RouterPortForwarding {
-    let forwarding = RouterPortForwarding(port: port)
+    let forwarding = RouterPortForwarding(port: port, lease: lease)
     forwarding.loop.withLock {
       $0 = Task {
         var result = await forwarding.ask()
@@ -75,6 +80,7 @@ public final class RouterPortForwarding: Sendable {
     outcome: PortMappingOutcome, gateway: UPnPGateway?
   ) {
     let port = self.port
+    let lease = self.lease
     let attempt = await Self.onThread { () -> (PortMappingOutcome, UPnPGateway?) in
       var reasons: [String] = []
       let upnp = gateway ?? UPnPGateway.discover(delay: Self.patience, reasons: &reasons)
@@ -89,12 +95,12 @@ public final class RouterPortForwarding: Sendable {
         }
       }
       if let upnp {
-        switch upnp.forward(port: port, lease: Self.lease) {
+        switch upnp.forward(port: port, lease: lease) {
         case .success(let mapped): return (Self.checked(mapped), upnp)
         case .failure(let reason): reasons.append(reason.description)
         }
       }
-      switch Self.natpmpForward(port: port) {
+      switch Self.natpmpForward(port: port, lease: lease) {
       case .success(let mapped): return (Self.checked(mapped), nil)
       case .failure(let reason): reasons.append(reason.description)
       }
@@ -112,7 +118,7 @@ public final class RouterPortForwarding: Sendable {
       ? .privateOutside(address: mapped.publicAddress, method: mapped.method) : .mapped(mapped)
   }
 
-  private static func natpmpForward(port: Int) -> Result<MappedPort, Failure> {
+  private static func natpmpForward(port: Int, lease: Int) -> Result<MappedPort, Failure> {
     var address = [CChar](repeating: 0, count: 16)
     let known = cw_natpmp_external_address(Int32(patience), &address)
     guard known == 0 else {

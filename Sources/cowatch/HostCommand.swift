@@ -86,7 +86,7 @@ struct HostCommand: AsyncParsableCommand {
     let forwarding =
       noPortMapping || RelayTLSOptions.isLoopback(bind) || hosts.isEmpty
       ? nil
-      : RouterPortForwarding.start(port: server.port) { outcome in
+      : RouterPortForwarding.start(port: server.port, lease: Self.portMappingLease) { outcome in
         let change = Self.inviteChange(outcome, link: link, port: server.port)
         if options.headless {
           Self.printHeadless(outcome, change: change)
@@ -131,6 +131,13 @@ struct HostCommand: AsyncParsableCommand {
 }
 
 extension HostCommand {
+  /// The lifetime asked of the router: an hour, or COWATCH_PORT_MAPPING_LEASE seconds
+  /// (4–86400; the router test uses a few, to see the mapping renewed).
+  static var portMappingLease: Int {
+    ProcessInfo.processInfo.environment["COWATCH_PORT_MAPPING_LEASE"].flatMap { Int($0) }
+      .flatMap { (4...86_400).contains($0) ? $0 : nil } ?? RouterPortForwarding.defaultLease
+  }
+
   /// The link with the router's public address first, or the warning alone.
   static func inviteChange(_ outcome: PortMappingOutcome, link: InviteLink, port: Int)
     -> InviteChange

@@ -41,6 +41,7 @@ import Testing
       "the friend joined through the invite link alone; the mapping was removed when the host left",
       "removed on end of input, SIGTERM and SIGHUP alike",
       "NAT-PMP alone: the friend joined, the mapping was removed",
+      "a short lease was renewed",
       "with no router the host is told friends outside cannot reach the room",
       "behind carrier-grade NAT the host is told so", "all checks passed",
     ] {

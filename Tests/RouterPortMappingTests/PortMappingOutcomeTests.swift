@@ -19,7 +19,9 @@ import Testing
     #expect(hour.renewalDelay == .seconds(1800))
     var short = hour
     short.lifetime = 30
-    #expect(short.renewalDelay == .seconds(60))
+    #expect(short.renewalDelay == .seconds(15))
+    short.lifetime = 1
+    #expect(short.renewalDelay == .seconds(2))
     var forever = hour
     forever.lifetime = 0
     #expect(forever.renewalDelay == .seconds(3600))
