@@ -27,6 +27,17 @@ public enum PortMappingOutcome: Hashable, Sendable {
     }
   }
 
+  /// Whether friends would read the same from both: the same public address and port, or
+  /// the same failure (a renewal's lifetime may differ: not news).
+  public func reachesTheSame(as other: PortMappingOutcome) -> Bool {
+    switch (self, other) {
+    case (.mapped(let a), .mapped(let b)):
+      a.publicAddress == b.publicAddress && a.publicPort == b.publicPort
+    case (.mapped, _), (_, .mapped): false
+    default: true
+    }
+  }
+
   static func advice(port: Int) -> String {
     "Friends on this network can still join. For the others, forward TCP port \(port) to this machine in the router's settings, or meet on a relay with a public address (cowatch serve: see docs/DEPLOY.md)."
   }

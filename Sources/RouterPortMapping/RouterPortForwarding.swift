@@ -21,8 +21,8 @@ public final class RouterPortForwarding: Sendable {
     self.lease = lease
   }
 
-  /// Starts asking at once; `outcome` is told the first answer (and again if a renewal
-  /// finds the mapping gone and it cannot be made again).
+  /// Starts asking at once; `outcome` is told the first answer, and again whenever a
+  /// renewal finds things changed (the mapping lost, or back).
   public static func start(
     port: Int, lease: Int = defaultLease,
     outcome: @escaping @Sendable (PortMappingOutcome) -> Void
@@ -31,12 +31,25 @@ public final class RouterPortForwarding: Sendable {
     forwarding.loop.withLock {
       $0 = Task {
         var result = await forwarding.ask()
+        // Stopped while the router was being asked: nothing to tell (stop removes it).
+        guard !Task.isCancelled else { return }
         outcome(result.outcome)
-        while !Task.isCancelled, case .mapped(let current) = result.outcome {
-          try? await Task.sleep(for: current.renewalDelay)
+        // Only a mapping made once is kept up: renewed halfway through its life; lost (the
+        // router restarted, say), asked for again each minute, each change told.
+        guard case .mapped = result.outcome else { return }
+        while !Task.isCancelled {
+          let wait: Duration
+          if case .mapped(let current) = result.outcome {
+            wait = current.renewalDelay
+          } else {
+            wait = .seconds(60)
+          }
+          try? await Task.sleep(for: wait)
           guard !Task.isCancelled else { break }
+          let before = result.outcome
           result = await forwarding.ask(renewing: result.gateway)
-          if case .mapped = result.outcome {} else { outcome(result.outcome) }
+          guard !Task.isCancelled else { break }
+          if !result.outcome.reachesTheSame(as: before) { outcome(result.outcome) }
         }
       }
     }

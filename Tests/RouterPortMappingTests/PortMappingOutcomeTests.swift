@@ -47,4 +47,17 @@ import Testing
     #expect(mapped.contains("44.1.1.1:7701"))
     #expect(mapped.contains("NAT-PMP"))
   }
+
+  @Test func aRenewalIsNewsOnlyWhenWhereFriendsJoinChanges() {
+    let mapped = MappedPort(
+      method: .upnp, publicAddress: "44.1.1.1", publicPort: 7700, lifetime: 3600)
+    var renewed = mapped
+    renewed.lifetime = 3599
+    #expect(PortMappingOutcome.mapped(mapped).reachesTheSame(as: .mapped(renewed)))
+    var moved = mapped
+    moved.publicAddress = "44.1.1.9"
+    #expect(!PortMappingOutcome.mapped(mapped).reachesTheSame(as: .mapped(moved)))
+    #expect(!PortMappingOutcome.mapped(mapped).reachesTheSame(as: .noRouter(["gone"])))
+    #expect(PortMappingOutcome.noRouter(["a"]).reachesTheSame(as: .noRouter(["b"])))
+  }
 }
