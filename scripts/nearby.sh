@@ -109,6 +109,7 @@ for round in $(seq "$ROUNDS"); do
   if ((round < ROUNDS)); then
     exec 7>&-  # end of input: the host leaves, its room closes
     for _ in $(seq 100); do ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' || break; sleep 0.05; done
+    ip netns exec "$NS_A" ss -tln | grep -q ':7700 ' && fail "the host did not leave (round $round)"
     rm -f "$OUT/ann.in"
   fi
 done
@@ -125,6 +126,9 @@ for _ in $(seq "$ROUNDS"); do
   [[ -s "$OUT/once.json" ]] || fail "nearby did not show the room within 5 s"
   answered+=($(($(now_ms) - start)))
   kill "$looker" 2>/dev/null; wait "$looker" 2>/dev/null || true
+  # A room's records are sent in answer at most four times a second: the next round must
+  # not ask within a quarter of a second of this one's answer, which it did not hear.
+  sleep 0.3
 done
 echo "nearby: shown after cowatch nearby started (process start included), ms: ${answered[*]}"
 

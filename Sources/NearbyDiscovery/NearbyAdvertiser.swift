@@ -22,6 +22,7 @@ public final class NearbyAdvertiser: Sendable {
     async throws(NearbyError) -> NearbyAdvertiser
   {
     let responder = Locked(NearbyResponder())
+    let clock = ElapsedClock()
     // The socket delivers before the advertiser exists: it reads the same responder.
     let pending = Locked<MulticastDNSSocket?>(nil)
     let socket = try await MulticastDNSSocket.open { message, _, port in
@@ -29,7 +30,7 @@ public final class NearbyAdvertiser: Sendable {
       // Queries from another port than 5353 want a unicast answer (RFC 6762 §6.7): not
       // given — every mDNS browser asks from 5353.
       guard port == 5353 else { return }
-      let answers = responder.withLock { $0.answer(message) }
+      let answers = responder.withLock { $0.answer(message, at: clock.nanoseconds) }
       guard let socket = pending.withLock({ $0 }) else { return }
       for answer in answers { socket.send(answer) }
     }
@@ -77,5 +78,19 @@ final class Locked<Value: Sendable>: Sendable {
   init(_ value: Value) { mutex = Mutex(value) }
   func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
     mutex.withLock { body(&$0) }
+  }
+}
+
+/// Nanoseconds since it was made, on the monotonic clock: the responder's and browser's time.
+struct ElapsedClock: Sendable {
+  private let clock = ContinuousClock()
+  private let start: ContinuousClock.Instant
+
+  init() { start = clock.now }
+
+  var nanoseconds: UInt64 {
+    let elapsed = clock.now - start
+    return UInt64(elapsed.components.seconds) * 1_000_000_000
+      + UInt64(elapsed.components.attoseconds / 1_000_000_000)
   }
 }

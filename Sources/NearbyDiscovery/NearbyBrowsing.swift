@@ -15,11 +15,8 @@ public enum NearbyBrowsing {
     let clock = ContinuousClock()
     let start = clock.now
     let done = Locked(false)
-    let nanoseconds = { @Sendable () -> UInt64 in
-      let elapsed = clock.now - start
-      return UInt64(elapsed.components.seconds) * 1_000_000_000
-        + UInt64(elapsed.components.attoseconds / 1_000_000_000)
-    }
+    let elapsed = ElapsedClock()
+    let nanoseconds = { @Sendable () -> UInt64 in elapsed.nanoseconds }
     let socket = try await MulticastDNSSocket.open { message, address, port in
       // Answers come from port 5353 (RFC 6762 §11): others are not multicast DNS's.
       guard port == 5353, message.isResponse else { return }

@@ -28,8 +28,11 @@ public struct NearbyBrowser: Sendable {
   /// Addresses by host name (lowercased), each with when it expires.
   private var hosts: [String: [String: UInt64]] = [:]
 
-  /// Instances and hosts kept at most (a network that offers more is not a living room).
+  /// Instances kept at most (a network that offers more is not a living room).
   public static let maximumInstances = 256
+  /// Seconds any record is kept at most, whatever its time to live says (RFC 6762 §10
+  /// recommends 75 minutes for the longest-lived).
+  static let longestLife: UInt32 = 4500
   static let maximumAddresses = 16
 
   public init() {}
@@ -54,14 +57,14 @@ public struct NearbyBrowser: Sendable {
     var touched: Set<String> = []
     // Pointers and the instances' own records first: they say which host names matter.
     for record in records {
-      let expiry = now + UInt64(record.ttl) * 1_000_000_000
+      let expiry = now + UInt64(min(record.ttl, Self.longestLife)) * 1_000_000_000
       switch record.data {
       case .ptr(let instance) where record.name.matches(NearbyRoom.serviceType):
         guard instance.ends(with: NearbyRoom.serviceType), instance.labels.count == 4 else {
           continue
         }
         let key = instance.description.lowercased()
-        guard instances[key] != nil || instances.count < Self.maximumInstances else { continue }
+        guard instances[key] != nil || makeRoom() else { continue }
         instances[key, default: Instance(label: instance.labels[0])].pointerExpiry =
           record.ttl == 0 ? now : expiry
         instances[key]?.sender = sender
@@ -99,6 +102,15 @@ public struct NearbyBrowser: Sendable {
       }
     }
     return touched.sorted().flatMap { refresh($0, at: now) }
+  }
+
+  /// Whether there is room for one more instance: when full, one that never made a whole
+  /// room (a pointer with nothing behind it, as a flood of junk would be) is forgotten.
+  private mutating func makeRoom() -> Bool {
+    guard instances.count >= Self.maximumInstances else { return true }
+    guard let junk = instances.first(where: { $0.value.shown == nil })?.key else { return false }
+    instances[junk] = nil
+    return true
   }
 
   /// Forgets what expired by `now`.

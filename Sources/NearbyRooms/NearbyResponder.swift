@@ -10,6 +10,13 @@ public struct NearbyResponder: Sendable {
   /// Rooms announced once that are announced again at this time (RFC 6762 §8.3: twice, a
   /// second apart, so that one lost datagram does not hide a room).
   private var secondAnnouncement: [String: UInt64] = [:]
+  /// When each room's records were last sent in answer to a question: not again within a
+  /// quarter of a second, so that a flood of queries is not multiplied onto the network
+  /// (announcements, paced by the responder itself, do not count). RFC 6762 §6 asks for a
+  /// second; but a `cowatch nearby` started just after another one's answer did not hear
+  /// it, and would wait for its own second query.
+  private var lastSent: [String: UInt64] = [:]
+  static let resendInterval: UInt64 = 250_000_000
 
   public init() {}
 
@@ -59,8 +66,9 @@ public struct NearbyResponder: Sendable {
 
   /// The answers to a query: one message per room asked about, holding what it takes to
   /// join it (the pointer, SRV, TXT and addresses). A room whose pointer the asker says it
-  /// already holds for at least half its time to live is left out (§7.1).
-  public func answer(_ query: DNSMessage) -> [DNSMessage] {
+  /// already holds for at least half its time to live is left out (§7.1), and so is one
+  /// sent less than a quarter of a second ago (its asker has it from that).
+  public mutating func answer(_ query: DNSMessage, at now: UInt64) -> [DNSMessage] {
     guard !query.isResponse, !advertised.isEmpty else { return [] }
     var messages: [DNSMessage] = []
     var answered: Set<String> = []
@@ -73,6 +81,7 @@ public struct NearbyResponder: Sendable {
     for question in query.questions {
       let asks = { (type: DNSRecordType) in question.type == type || question.type == .any }
       if question.name.matches(NearbyRoom.serviceTypes), asks(.ptr) {
+        guard mayResend("_services", at: now) else { continue }
         messages.append(
           DNSMessage(
             isResponse: true,
@@ -85,7 +94,7 @@ public struct NearbyResponder: Sendable {
       }
       for room in rooms {
         let key = Self.key(room)
-        guard !answered.contains(key) else { continue }
+        guard !answered.contains(key), mayResend(key, at: now) else { continue }
         let (pointer, details) = room.records()
         let asksForService = question.name.matches(NearbyRoom.serviceType) && asks(.ptr)
         let asksForInstance =
@@ -99,9 +108,18 @@ public struct NearbyResponder: Sendable {
           continue
         }
         answered.insert(key)
+        lastSent[key] = now
       }
     }
     return messages
+  }
+
+  /// Whether a quarter of a second has passed since `key` was last sent (and if so, counts
+  /// it sent now).
+  private mutating func mayResend(_ key: String, at now: UInt64) -> Bool {
+    if let last = lastSent[key], now < last + Self.resendInterval { return false }
+    if key == "_services" { lastSent[key] = now }
+    return true
   }
 
   static func announcement(_ room: NearbyRoom, ttl: UInt32) -> DNSMessage {

@@ -115,15 +115,17 @@ struct HostCommand: AsyncParsableCommand {
         inviteChanges: options.headless ? nil : inviteChanges)
     } catch {
       inviteChange.finish()
-      await forwarding?.stop()
       await advertiser?.stop()
+      await forwarding?.stop()
       await server.close(because: "the room's host stopped")
       throw error
     }
     inviteChange.finish()
-    // The mapping goes first: once the relay has closed, nothing should point at this port.
-    await forwarding?.stop()
+    // The room is no longer offered nearby (at once), nor through the router (which may
+    // take the seconds its question still has to run), before the relay closes: nothing
+    // should point at a port nobody answers.
     await advertiser?.stop()
+    await forwarding?.stop()
     // The participant has left and its client has stopped: now the relay, cleanly, and
     // for good — the others stop instead of reconnecting to nothing.
     await server.close(because: "\(options.name) closed the room (it ran on their machine)")

@@ -21,7 +21,7 @@ import Testing
   @Test func aQueryIsAnsweredWithAllItTakesToJoin() throws {
     var responder = NearbyResponder()
     _ = responder.advertise([room], at: 0)
-    let answers = responder.answer(try wire(NearbyBrowser.query))
+    let answers = responder.answer(try wire(NearbyBrowser.query), at: 2 * second)
     #expect(answers.count == 1)
     var browser = NearbyBrowser()
     let events = try answers.flatMap { browser.receive(try wire($0), from: "10.0.0.7", at: 0) }
@@ -94,10 +94,23 @@ import Testing
     _ = responder.advertise([room], at: 0)
     var query = NearbyBrowser.query
     query.answers = [room.records().pointer]
-    #expect(responder.answer(try wire(query)).isEmpty)
+    #expect(responder.answer(try wire(query), at: 2 * second).isEmpty)
     // Held for less than half its time: answered again.
     query.answers = [room.records(ttl: 30).pointer]
-    #expect(responder.answer(try wire(query)).count == 1)
+    #expect(responder.answer(try wire(query), at: 2 * second).count == 1)
+  }
+
+  /// A flood of queries gets four answers a second per room, not one per query.
+  @Test func aFloodOfQueriesIsAnsweredOnceASecond() throws {
+    var responder = NearbyResponder()
+    _ = responder.advertise([room], at: 0)
+    // Just announced: answered all the same (the asker may have started since).
+    #expect(responder.answer(try wire(NearbyBrowser.query), at: second / 5).count == 1)
+    var answered = 0
+    for tick in 0..<1000 {
+      answered += responder.answer(NearbyBrowser.query, at: second + UInt64(tick) * 1_000_000).count
+    }
+    #expect(answered == 4)  // at 1, 1.25, 1.5 and 1.75 s
   }
 
   @Test func theServiceTypeIsListed() throws {
@@ -105,7 +118,7 @@ import Testing
     _ = responder.advertise([room], at: 0)
     let query = DNSMessage(
       isResponse: false, questions: [DNSQuestion(name: NearbyRoom.serviceTypes, type: .ptr)])
-    let answers = responder.answer(try wire(query))
+    let answers = responder.answer(try wire(query), at: 2 * second)
     #expect(answers.first?.answers.first?.data == .ptr(NearbyRoom.serviceType))
   }
 
@@ -114,7 +127,7 @@ import Testing
     _ = responder.advertise([room], at: 0)
     let query = DNSMessage(
       isResponse: false, questions: [DNSQuestion(name: room.instance, type: .any)])
-    let answers = responder.answer(try wire(query))
+    let answers = responder.answer(try wire(query), at: 2 * second)
     #expect(answers.count == 1)
     #expect(answers[0].answers.contains { $0.type == .srv })
     #expect(answers[0].answers.contains { $0.type == .txt })
@@ -182,6 +195,24 @@ import Testing
         try wire(NearbyResponder.announcement(flood, ttl: 120)), from: "192.168.1.5", at: 0)
     }
     #expect(browser.rooms.count == NearbyBrowser.maximumInstances)
+  }
+
+  /// A flood of bare pointers that live for ever must not keep a real room out.
+  @Test func junkPointersDoNotCrowdOutARealRoom() throws {
+    var browser = NearbyBrowser()
+    for index in 0..<400 {
+      let junk = DNSName(labels: ["junk \(index)"] + NearbyRoom.serviceType.labels)
+      let message = DNSMessage(
+        isResponse: true,
+        answers: [DNSRecord(name: NearbyRoom.serviceType, ttl: .max, data: .ptr(junk))])
+      _ = browser.receive(try wire(message), from: "192.168.1.66", at: 0)
+    }
+    let events = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 120)), from: "192.168.1.5", at: 0)
+    #expect(events.count == 1)
+    // And the junk does not outlive the longest life a record may have.
+    _ = browser.tick(at: 4501 * second)
+    #expect(browser.rooms.isEmpty)
   }
 
   @Test func queriesAreNotTakenForAnswers() throws {
