@@ -9,14 +9,7 @@
 # usage: scripts/nearby.sh [--smoke]    (root; BIN=DIR where cowatch is, default .build/debug)
 #   --smoke   one round of each measurement instead of ten
 set -euo pipefail
-# Started by a test runner, this shell may inherit blocked signals (SIGCHLD, SIGTERM, …):
-# then `wait` hangs and the processes it starts ignore SIGTERM. Start again with none.
-if [[ -z "${COWATCH_SIGNALS_UNBLOCKED:-}" ]] && grep -q '^SigBlk:.*[1-9a-f]' /proc/$$/status; then
-  export COWATCH_SIGNALS_UNBLOCKED=1
-  exec python3 -c 'import os, signal, sys
-signal.pthread_sigmask(signal.SIG_SETMASK, [])
-os.execvp("bash", ["bash"] + sys.argv[1:])' "$0" "$@"
-fi
+source "$(dirname "$0")/lib/unblock-signals.sh" "$0" "$@"
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/debug}
 ROUNDS=10

@@ -10,14 +10,7 @@
 # usage: scripts/router.sh [--smoke]    (root; BIN=DIR where cowatch is, default .build/debug)
 #   --smoke   three timing rounds (one per way of leaving) instead of five
 set -euo pipefail
-# Started by a test runner, this shell may inherit blocked signals (SIGCHLD, SIGTERM, …):
-# then `wait` hangs and the processes it starts ignore SIGTERM. Start again with none.
-if [[ -z "${COWATCH_SIGNALS_UNBLOCKED:-}" ]] && grep -q '^SigBlk:.*[1-9a-f]' /proc/$$/status; then
-  export COWATCH_SIGNALS_UNBLOCKED=1
-  exec python3 -c 'import os, signal, sys
-signal.pthread_sigmask(signal.SIG_SETMASK, [])
-os.execvp("bash", ["bash"] + sys.argv[1:])' "$0" "$@"
-fi
+source "$(dirname "$0")/lib/unblock-signals.sh" "$0" "$@"
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/debug}
 ROUNDS=5

@@ -97,27 +97,11 @@ import Testing
     .enabled(if: benchBinary != nil, "needs cowatch-bench beside the test bundle"),
     .enabled(if: canMakeNamespaces, "needs root and iproute2 to make network namespaces"))
   func multihost() async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["scripts/multihost.sh", "--smoke"]
-    var env = ProcessInfo.processInfo.environment
     // The debug binaries this run built (cowatch beside cowatch-bench).
-    env["BIN"] = Self.benchBinary!.deletingLastPathComponent().path
-    process.environment = env
-    process.currentDirectoryURL = CowatchProcess.repositoryRoot
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    try process.run()
-    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
-    let deadline = Date().addingTimeInterval(180)
-    while process.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
-    if process.isRunning {
-      process.terminate()
-      Issue.record("the smoke run took more than 180 s")
-    }
-    let text = String(decoding: await reading.value, as: UTF8.self)
-    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    let (status, text) = try await ScriptRun.run(
+      "scripts/multihost.sh", ["--smoke"], bin: Self.benchBinary!.deletingLastPathComponent(),
+      within: 180)
+    #expect(status == 0, "\(text.suffix(3000))")
     for case_ in ["sym-40ms-jitter10", "asym-up20-down60", "asym-up60-down20", "veth-no-delay"] {
       #expect(
         text.contains("| \(case_) | sync error, steady state |"), "\(case_): \(text.suffix(3000))")

@@ -8,26 +8,10 @@ import Testing
     "scripts/nearby.sh --smoke: a host's room listed and joined from another namespace, beside Avahi",
     .enabled(if: BenchSmokeTests.canMakeNamespaces, "needs root and iproute2 to make namespaces"))
   func nearbyOnALAN() async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["scripts/nearby.sh", "--smoke"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["BIN"] = CowatchProcess.executable.deletingLastPathComponent().path
-    process.environment = environment
-    process.currentDirectoryURL = CowatchProcess.repositoryRoot
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    try process.run()
-    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
-    let deadline = Date().addingTimeInterval(120)
-    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-    if process.isRunning {
-      process.terminate()
-      Issue.record("the nearby run took more than 120 s")
-    }
-    let text = String(decoding: await reading.value, as: UTF8.self)
-    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    let (status, text) = try await ScriptRun.run(
+      "scripts/nearby.sh", ["--smoke"], bin: CowatchProcess.executable.deletingLastPathComponent(),
+      within: 120)
+    #expect(status == 0, "\(text.suffix(3000))")
     for check in [
       "listed with its host and address; the --no-advertise host is not",
       "join --nearby refused an untrusted relay, then joined with --trust-new-relay",

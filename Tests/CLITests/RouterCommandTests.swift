@@ -16,26 +16,10 @@ import Testing
     .enabled(if: BenchSmokeTests.canMakeNamespaces, "needs root and iproute2 to make namespaces"),
     .enabled(if: hasRouterDaemon, "needs miniupnpd-nftables and nftables"))
   func homeRouter() async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["scripts/router.sh", "--smoke"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["BIN"] = CowatchProcess.executable.deletingLastPathComponent().path
-    process.environment = environment
-    process.currentDirectoryURL = CowatchProcess.repositoryRoot
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    try process.run()
-    let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
-    let deadline = Date().addingTimeInterval(180)
-    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-    if process.isRunning {
-      process.terminate()
-      Issue.record("the router run took more than 180 s")
-    }
-    let text = String(decoding: await reading.value, as: UTF8.self)
-    #expect(process.terminationStatus == 0, "\(text.suffix(3000))")
+    let (status, text) = try await ScriptRun.run(
+      "scripts/router.sh", ["--smoke"], bin: CowatchProcess.executable.deletingLastPathComponent(),
+      within: 180)
+    #expect(status == 0, "\(text.suffix(3000))")
     for check in [
       "without the mapping the friend cannot reach the host",
       "the friend joined through the invite link alone; the mapping was removed when the host left",
