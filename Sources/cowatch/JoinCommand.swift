@@ -104,14 +104,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
     var verification = link.plain ? nil : trust.verification(headless: options.headless)
     if let fingerprint = link.fingerprint { verification?.pinned = fingerprint }
-    var addresses: [TCPTransport] = []
-    for address in link.addresses {
-      do {
-        addresses.append(try TCPTransport(address: address, tls: verification))
-      } catch {
-        throw CommandFailure("join", error.description)
-      }
-    }
+    let addresses = try transports(to: link.addresses, tls: verification)
     let fallbacks = link.successors.compactMap { relay -> TCPTransport? in
       var pinned = verification
       if pinned != nil {
@@ -123,5 +116,21 @@ struct JoinCommand: AsyncParsableCommand {
       return try? TCPTransport(address: relay.address, tls: pinned)
     }
     return (RacingTransport(addresses: addresses, fallbacks: fallbacks), link.plain, link)
+  }
+
+  /// One transport per address of a link, all checked the same way; an address that is
+  /// not one is the one line said.
+  static func transports(to addresses: [String], tls verification: RelayVerification?)
+    throws(CommandFailure) -> [TCPTransport]
+  {
+    var transports: [TCPTransport] = []
+    for address in addresses {
+      do {
+        transports.append(try TCPTransport(address: address, tls: verification))
+      } catch {
+        throw CommandFailure("join", error.description)
+      }
+    }
+    return transports
   }
 }

@@ -122,14 +122,7 @@ enum NearbyJoin {
         "cowatch join: room \(found.room) nearby runs without TLS: anyone on this network can read and change what you send"
       )
     }
-    var addresses: [TCPTransport] = []
-    for address in link.addresses {
-      do {
-        addresses.append(try TCPTransport(address: address, tls: verification))
-      } catch {
-        throw CommandFailure("join", error.description)
-      }
-    }
+    let addresses = try JoinCommand.transports(to: link.addresses, tls: verification)
     return (RacingTransport(addresses: addresses, fallbacks: []), found.fingerprint == nil, link)
   }
 }
