@@ -14,19 +14,14 @@ final class MulticastDNSSocket: Sendable {
   static let group = try! SocketAddress(ipAddress: "224.0.0.251", port: 5353)
 
   private let channel: any Channel
-  private let devices: [NIONetworkDevice]
   private let outgoing: AsyncStream<DNSMessage>.Continuation
   private let sender: Task<Void, Never>
 
-  /// The interfaces it listens and sends on (names), for logs and errors.
-  var interfaceNames: [String] { devices.map(\.name) }
-
   private init(
-    channel: any Channel, devices: [NIONetworkDevice],
-    outgoing: AsyncStream<DNSMessage>.Continuation, sender: Task<Void, Never>
+    channel: any Channel, outgoing: AsyncStream<DNSMessage>.Continuation,
+    sender: Task<Void, Never>
   ) {
     self.channel = channel
-    self.devices = devices
     self.outgoing = outgoing
     self.sender = sender
   }
@@ -106,8 +101,7 @@ final class MulticastDNSSocket: Sendable {
         }
       }
     }
-    return MulticastDNSSocket(
-      channel: channel, devices: joined, outgoing: continuation, sender: sender)
+    return MulticastDNSSocket(channel: channel, outgoing: continuation, sender: sender)
   }
 
   /// Queued, sent in order (at most 64 waiting: a burst beyond that loses the oldest).

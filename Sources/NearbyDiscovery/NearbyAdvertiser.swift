@@ -56,9 +56,6 @@ public final class NearbyAdvertiser: Sendable {
     return advertiser
   }
 
-  /// What is advertised now.
-  public var rooms: [NearbyRoom] { responder.withLock { $0.rooms } }
-
   /// Says goodbye to every room advertised, then closes the socket.
   public func stop() async {
     let task = loop.withLock { task in

@@ -56,9 +56,6 @@ public final class RouterPortForwarding: Sendable {
     return forwarding
   }
 
-  /// The mapping held now.
-  public var current: MappedPort? { mapped.withLock { $0?.0 } }
-
   /// Stops renewing and removes the mapping (waiting at most a few seconds for the router).
   public func stop() async {
     let task = loop.withLock { task in
