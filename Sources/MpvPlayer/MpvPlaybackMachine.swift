@@ -339,6 +339,14 @@ public struct MpvPlaybackMachine: Sendable {
   private mutating func replied(
     _ id: Int, _ data: MpvValue, _ error: MpvStatus, at now: LocalInstant
   ) -> [Effect] {
+    let echoed = echoAnswered(id, data, error)
+    return echoed + answered(id, data, error, at: now)
+  }
+
+  /// mpv answered request `id`: what it means for the playback.
+  private mutating func answered(
+    _ id: Int, _ data: MpvValue, _ error: MpvStatus, at now: LocalInstant
+  ) -> [Effect] {
     if case .preparing(let request, _, let since, let load) = phase, request == id {
       guard error == .success else {
         if load {
@@ -475,11 +483,54 @@ public struct MpvPlaybackMachine: Sendable {
     return [read]
   }
 
-  /// mpv's `pause` changed: the driver's own change coming back, or the person's.
+  /// mpv reported `pause`: the driver's own change coming back, or maybe the person's
+  /// (read to be sure: see ``MpvEcho``).
   private mutating func pauseReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
-    guard let value = data.bool else { return [] }
-    guard echo.isPersonsPause(value, at: now, playing: item != nil) else { return [] }
-    // The person paused or played in mpv itself.
+    guard let value = data.bool, echo.pause.reported(value, at: now) else { return [] }
+    return [readKnob(.pause)]
+  }
+
+  /// mpv reported `speed`: the driver's own change coming back, or maybe the person's.
+  private mutating func speedReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
+    guard let value = data.number, echo.speed.reported(value, at: now) else { return [] }
+    return [readKnob(.speed)]
+  }
+
+  /// Reads `pause` or `speed`, to tell whether a report that disagreed was the person's.
+  private mutating func readKnob(_ property: MpvProperty) -> Effect {
+    let read = request(.get(property))
+    if case .send(let r) = read {
+      if property == .pause { echo.pause.reading(r.id) } else { echo.speed.reading(r.id) }
+    }
+    return read
+  }
+
+  /// What an answer from mpv means for `pause` and `speed`: a reading that shows the
+  /// person's change, or the last change of the driver's answered (a doubtful report is
+  /// read now).
+  private mutating func echoAnswered(_ id: Int, _ data: MpvValue, _ error: MpvStatus)
+    -> [Effect]
+  {
+    if echo.pause.reading == id {
+      let read = error == .success ? data.bool : nil
+      guard let change = echo.pause.read(read) else { return [] }
+      return personPaused(change.value, at: change.reportedAt)
+    }
+    if echo.speed.reading == id {
+      let read = error == .success ? data.number : nil
+      guard let change = echo.speed.read(read), item != nil else { return [] }
+      userActions.append(.rate(change.value / (1 + configuration.injectedSpeedError)))
+      return []
+    }
+    var effects: [Effect] = []
+    if echo.pause.answered(id) { effects.append(readKnob(.pause)) }
+    if echo.speed.answered(id) { effects.append(readKnob(.speed)) }
+    return effects
+  }
+
+  /// The person paused (`value` true) or played in mpv itself, first reported at `now`.
+  private mutating func personPaused(_ value: Bool, at now: LocalInstant) -> [Effect] {
+    guard item != nil else { return [] }
     if value, phase == .playing {
       let at = projected(at: now)
       phase = .paused
@@ -501,15 +552,6 @@ public struct MpvPlaybackMachine: Sendable {
       }
       return [request(.setPause(true))]
     }
-    return []
-  }
-
-  /// mpv's `speed` changed: the driver's own change coming back, or the person's.
-  private mutating func speedReported(_ data: MpvValue, at now: LocalInstant) -> [Effect] {
-    guard let value = data.number else { return [] }
-    // mpv reports numbers to six decimals: a speed it was sent comes back rounded.
-    guard echo.isPersonsSpeed(value, at: now, playing: item != nil) else { return [] }
-    userActions.append(.rate(value / (1 + configuration.injectedSpeedError)))
     return []
   }
 
@@ -698,10 +740,10 @@ public struct MpvPlaybackMachine: Sendable {
 
   private mutating func request(_ command: MpvCommand) -> Effect {
     defer { nextID += 1 }
-    // Remember what mpv will report back, so that only other changes count as the
-    // person's own.
-    echo.sending(command, at: clockNow)
-    return .send(MpvRequest(id: nextID, command))
+    let request = MpvRequest(id: nextID, command)
+    // Remember what mpv was told, so that only other changes count as the person's own.
+    echo.sending(request)
+    return .send(request)
   }
 
   /// Pauses mpv and seeks exactly to the intent's frame; busy until mpv restarts.

@@ -76,39 +76,88 @@ struct MpvPictureTests {
 struct MpvEchoTests {
   func t(_ seconds: Double) -> LocalInstant { LocalInstant(seconds: 100 + seconds) }
 
-  @Test("the driver's pause comes back as its own; a later one from mpv is the person's")
+  @Test(
+    "the driver's pause comes back as its own; a later one from mpv, read to be sure, is the person's"
+  )
   func pause() {
     var echo = MpvEcho()
-    echo.sending(.setPause(false), at: t(0))
-    let own = echo.isPersonsPause(false, at: t(0.01), playing: true)
-    let person = echo.isPersonsPause(true, at: t(5), playing: true)
-    let repeated = echo.isPersonsPause(true, at: t(5.1), playing: true)
-    #expect(!own && person && !repeated)
+    echo.sending(MpvRequest(id: 1, .setPause(false)))
+    let answerRead = echo.pause.answered(1)
+    let ownRead = echo.pause.reported(false, at: t(0.01))
+    #expect(!answerRead && !ownRead)
+    // mpv reports a pause the driver did not ask for: read, and the reading agrees.
+    let doubted = echo.pause.reported(true, at: t(5))
+    echo.pause.reading(2)
+    let person = echo.pause.read(true)
+    let again = echo.pause.read(true)
+    let repeated = echo.pause.reported(true, at: t(5.1))
+    #expect(doubted && person?.value == true && person?.reportedAt == t(5))
+    #expect(again == nil, "told once")
+    #expect(!repeated, "the same again is no change")
+  }
+
+  @Test(
+    "mpv coalesces quick changes: a pause and an unpause reported as nothing at all do not swallow the person's next press"
+  )
+  func coalesced() {
+    var echo = MpvEcho()
+    echo.sending(MpvRequest(id: 1, .setPause(false)))
+    _ = echo.pause.answered(1)
+    // A re-sync: paused and unpaused at once; mpv reports neither (its value is unchanged
+    // by the time it looks).
+    echo.sending(MpvRequest(id: 2, .setPause(true)))
+    echo.sending(MpvRequest(id: 3, .setPause(false)))
+    let afterPause = echo.pause.answered(2)
+    let afterUnpause = echo.pause.answered(3)
+    #expect(!afterPause && !afterUnpause)
+    // The person presses space a moment later.
+    let doubted = echo.pause.reported(true, at: t(0.3))
+    echo.pause.reading(4)
+    let person = echo.pause.read(true)
+    #expect(doubted && person?.reportedAt == t(0.3))
+  }
+
+  @Test("a report of a value already overtaken is read, and the reading shows the driver's own")
+  func overtaken() {
+    var echo = MpvEcho()
+    echo.sending(MpvRequest(id: 1, .setPause(true)))
+    echo.sending(MpvRequest(id: 2, .setPause(false)))
+    // Reported while mpv has not answered: nothing is read until it has.
+    let early = echo.pause.reported(true, at: t(0))
+    let first = echo.pause.answered(1)
+    let last = echo.pause.answered(2)
+    #expect(!early && !first && last)
+    echo.pause.reading(3)
+    let own = echo.pause.read(false)
+    #expect(own == nil)
+    // A reading answered while a newer change of the driver's is on its way says nothing.
+    let doubted = echo.pause.reported(true, at: t(1))
+    echo.pause.reading(4)
+    echo.sending(MpvRequest(id: 5, .setPause(true)))
+    let overtaken = echo.pause.read(true)
+    #expect(doubted && overtaken == nil)
   }
 
   @Test("a speed comes back rounded to six decimals, still the driver's own")
   func speed() {
     var echo = MpvEcho()
-    echo.sending(.setSpeed(1.0512345678), at: t(0))
-    let own = echo.isPersonsSpeed(1.051235, at: t(0.02), playing: true)
-    let person = echo.isPersonsSpeed(1.5, at: t(3), playing: true)
-    #expect(!own && person)
+    echo.sending(MpvRequest(id: 1, .setSpeed(1.0512345678)))
+    _ = echo.speed.answered(1)
+    let own = echo.speed.reported(1.051235, at: t(0.02))
+    let doubted = echo.speed.reported(1.5, at: t(3))
+    echo.speed.reading(2)
+    let person = echo.speed.read(1.5)
+    #expect(!own && doubted && person?.value == 1.5)
   }
 
-  @Test("a report that comes over a second late is no longer waited for")
-  func lateReport() {
+  @Test("a file is opened paused: its pause is the driver's")
+  func load() {
     var echo = MpvEcho()
-    echo.sending(.setPause(false), at: t(0))
-    // The echo never came; mpv now reports a pause and then a play, both the person's.
-    let paused = echo.isPersonsPause(true, at: t(2), playing: true)
-    let played = echo.isPersonsPause(false, at: t(2.5), playing: true)
-    #expect(paused && played)
-  }
-
-  @Test("without an item nothing the person does counts")
-  func noItem() {
-    var echo = MpvEcho()
-    let paused = echo.isPersonsPause(false, at: t(1), playing: false)
-    #expect(!paused)
+    echo.sending(MpvRequest(id: 1, .setPause(false)))
+    _ = echo.pause.answered(1)
+    echo.sending(MpvRequest(id: 2, .loadPaused(path: "/media/a.mp4", start: 0)))
+    _ = echo.pause.answered(2)
+    let doubted = echo.pause.reported(true, at: t(1))
+    #expect(!doubted)
   }
 }

@@ -30,9 +30,30 @@ private func loaded(at position: Double = 5) -> MpvPlaybackMachine {
 private func prerolled() -> MpvPlaybackMachine {
   var m = loaded()
   let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
-  _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+  _ = answer(&m, play, at: 1.51)
   _ = m.received(.event("playback-restart"), at: t(1.55))
   return m
+}
+
+/// Answers every request among `effects` as mpv does once it has done them; returns what
+/// the machine sends then.
+private func answer(
+  _ m: inout MpvPlaybackMachine, _ effects: [MpvPlaybackMachine.Effect], at time: Double
+) -> [MpvPlaybackMachine.Effect] {
+  ids(effects).flatMap { m.received(.reply(requestID: $0, data: .null, error: "success"), at: t(time)) }
+}
+
+/// mpv reports `property` changed to `value` at `time` — the person's doing — and answers
+/// the reading the machine sends then; returns what the machine sends after it.
+private func person(
+  _ m: inout MpvPlaybackMachine, _ property: MpvProperty, _ value: MpvValue, at time: Double
+) -> [MpvPlaybackMachine.Effect] {
+  let report = m.received(.propertyChange(name: property, data: value), at: t(time))
+  guard commands(report) == [["get_property", .string(property.name)]] else {
+    Issue.record("expected a reading of \(property), got \(commands(report))")
+    return []
+  }
+  return m.received(.reply(requestID: ids(report)[0], data: value, error: "success"), at: t(time))
 }
 
 /// Wakes `m` at `time` and answers the audio-clock read it sends then with `value` at once.
@@ -378,17 +399,18 @@ struct MpvPlaybackMachineTests {
     let play = m.perform(.play(itemTime: 5, startAt: t(2), rate: 1), path: nil, at: t(1.5))
     // mpv echoes the driver's own changes: none of them is the person's.
     _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(1.5))
-    _ = m.received(.reply(requestID: ids(play)[2], data: .null, error: "success"), at: t(1.51))
+    _ = answer(&m, play, at: 1.51)
     _ = m.received(.event("seek"), at: t(1.51))
     _ = m.received(.event("playback-restart"), at: t(1.55))
-    _ = m.wake(at: t(1.9995))
+    _ = answer(&m, m.wake(at: t(1.9995)), at: 1.9996)
     _ = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.001))
-    _ = m.perform(.setRate(1.0020004), path: nil, at: t(2.5))
+    let nudge = m.perform(.setRate(1.0020004), path: nil, at: t(2.5))
     // …as mpv writes numbers: to six decimals.
     _ = m.received(.propertyChange(name: "speed", data: .number(1.002)), at: t(2.501))
+    _ = answer(&m, nudge, at: 2.501)
     #expect(m.takeUserActions().isEmpty)
     // The person presses space in mpv at 3 s: a pause where mpv is.
-    _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(3))
+    _ = person(&m, .pause, .bool(true), at: 3)
     // (The nudge of 2.5 s shows from 2.89 s: mpv follows a new speed after 0.39 s.)
     let paused = m.takeUserActions()
     guard case .pause(let at) = paused.first, paused.count == 1 else {
@@ -405,8 +427,35 @@ struct MpvPlaybackMachineTests {
       .reply(requestID: ids(read)[0], data: .number(16), error: "success"), at: t(4.06))
     #expect(m.takeUserActions() == [.seek(to: 16)])
     // …and changes the speed.
-    _ = m.received(.propertyChange(name: "speed", data: .number(1.1)), at: t(5))
+    _ = person(&m, .speed, .number(1.1), at: 5)
     #expect(m.takeUserActions() == [.rate(1.1)])
+  }
+
+  @Test(
+    "a re-sync's pause and unpause, which mpv reports as nothing, do not swallow the person's press a moment later (mpv coalesces what it reports)"
+  )
+  func coalescedReports() {
+    var m = prerolled()
+    _ = answer(&m, m.wake(at: t(1.9995)), at: 1.9996)
+    _ = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.001))
+    // A re-sync at 3 s: mpv paused, seeked and unpaused at once; by the time mpv looks,
+    // its pause is as before, and it reports nothing.
+    let resync = m.perform(.play(itemTime: 6.5, startAt: t(3), rate: 1), path: nil, at: t(3))
+    _ = answer(&m, resync, at: 3.001)
+    _ = answer(&m, m.received(.event("playback-restart"), at: t(3.01)), at: 3.011)
+    _ = answer(&m, m.wake(at: t(3.05)), at: 3.051)
+    #expect(m.takeUserActions().isEmpty)
+    // The person presses space at 3.2 s.
+    _ = person(&m, .pause, .bool(true), at: 3.2)
+    #expect(m.takeUserActions().count == 1)
+    // A report of a value already overtaken is read, and not taken for the person's.
+    var n = prerolled()
+    let start = n.wake(at: t(1.9995))
+    _ = n.received(.propertyChange(name: "pause", data: .bool(true)), at: t(1.9996))
+    let read = answer(&n, start, at: 1.9997)
+    #expect(commands(read) == [["get_property", "pause"]])
+    _ = n.received(.reply(requestID: ids(read)[0], data: .bool(false), error: "success"), at: t(2))
+    #expect(n.takeUserActions().isEmpty && n.observation(at: t(2.5)).rate == 1)
   }
 
   @Test(
@@ -417,11 +466,12 @@ struct MpvPlaybackMachineTests {
     // presses space (mpv toggles to playing): they saw a picture about to play or playing
     // (a start, a seek while playing) and meant to stop it.
     var m = prerolled()
-    let press = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(1.8))
+    let press = person(&m, .pause, .bool(false), at: 1.8)
     #expect(m.takeUserActions() == [.pause(at: 5)])
     // mpv is paused again at once, and that echo is the driver's, not the person's.
     #expect(commands(press) == [["set_property", "pause", .bool(true)]])
     _ = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(1.801))
+    _ = answer(&m, press, at: 1.801)
     #expect(m.takeUserActions().isEmpty)
     // Until the group decides otherwise, the driver still starts at the instant.
     #expect(commands(m.wake(at: t(1.9995))).contains(["set_property", "pause", .bool(false)]))
@@ -429,19 +479,21 @@ struct MpvPlaybackMachineTests {
     // A seek while playing, being prepared (mpv paused and seeking): the press pauses the
     // group where its line is at that moment.
     var s = prerolled()
-    _ = s.wake(at: t(1.9995))
+    _ = answer(&s, s.wake(at: t(1.9995)), at: 1.9996)
     _ = s.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.0))
     let seek = s.perform(.play(itemTime: 20, startAt: t(2.1), rate: 1), path: nil, at: t(2.0))
     #expect(commands(seek).first == ["set_property", "pause", .bool(true)])
     let held = s.received(.propertyChange(name: "pause", data: .bool(true)), at: t(2.01))
     #expect(held.isEmpty && s.takeUserActions().isEmpty)
-    _ = s.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.3))
+    _ = answer(&s, seek, at: 2.02)
+    _ = person(&s, .pause, .bool(false), at: 2.3)
     #expect(s.takeUserActions() == [.pause(at: 20.2)])
 
     // Paused by the group, being moved to another paused spot: a press means play.
     var p = loaded()
-    _ = p.perform(.pause(at: 9), path: nil, at: t(3))
-    _ = p.received(.propertyChange(name: "pause", data: .bool(false)), at: t(3.01))
+    let pause = p.perform(.pause(at: 9), path: nil, at: t(3))
+    _ = answer(&p, pause, at: 3.005)
+    _ = person(&p, .pause, .bool(false), at: 3.01)
     #expect(p.takeUserActions() == [.play])
   }
 
