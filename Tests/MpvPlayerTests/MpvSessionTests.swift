@@ -89,13 +89,15 @@ struct MpvRoom {
   .timeLimit(.minutes(2)))
 struct MpvSessionTests {
   /// Waits in real time (mpv runs in real time) until `condition` holds.
+  /// `explain`: what to say beside the failure (the state a wait did not see change).
   func until(
-    _ what: String, within seconds: Double = 10, _ condition: () async -> Bool
+    _ what: String, within seconds: Double = 10, explain: () async -> String = { "" },
+    _ condition: () async -> Bool
   ) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while !(await condition()) {
       guard Date() < deadline else {
-        Issue.record("timed out waiting for \(what)")
+        Issue.record("timed out waiting for \(what) \(await explain())")
         throw CancellationError()
       }
       try await Task.sleep(nanoseconds: 20_000_000)
@@ -160,11 +162,29 @@ struct MpvSessionTests {
       try await until("everyone plays undisturbed") {
         seen().allSatisfy { $0.rate > 0 && !$0.isBusy }
       }
+      // Every change from here on (the last change alone would not do: readiness changes
+      // follow the pause). The stream holds every event since the start: the older ones
+      // are left out by their sequence.
+      let before = await clients[0].groupState.lastChange?.sequence ?? 0
+      let changes = Mutex<[ChangeEvent]>([])
+      let listening = Task {
+        for await case .state(_, let events) in clients[0].events {
+          changes.withLock { $0 += events.filter { $0.sequence > before } }
+        }
+      }
+      defer { listening.cancel() }
       players[1].sendBehindTheDriver(["cycle", "pause"])
-      try await until("the group paused by bob") {
-        let change = await clients[0].groupState.lastChange
-        return change?.originatorName == "bob"
-          && change.map { "\($0.kind)" }?.contains("paused") == true
+      try await until(
+        "the group paused by bob",
+        explain: {
+          let pause = await players[1].property("pause")
+          return "(bob's mpv pause: \(String(describing: pause)); players: \(seen()); "
+            + "changes: \(changes.withLock { $0 }))"
+        }
+      ) {
+        changes.withLock {
+          $0.contains { $0.originatorName == "bob" && "\($0.kind)".contains("paused") }
+        }
       }
       try await until("everyone paused") { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
     }
