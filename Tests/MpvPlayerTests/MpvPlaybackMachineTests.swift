@@ -40,7 +40,9 @@ private func prerolled() -> MpvPlaybackMachine {
 private func answer(
   _ m: inout MpvPlaybackMachine, _ effects: [MpvPlaybackMachine.Effect], at time: Double
 ) -> [MpvPlaybackMachine.Effect] {
-  ids(effects).flatMap { m.received(.reply(requestID: $0, data: .null, error: "success"), at: t(time)) }
+  ids(effects).flatMap {
+    m.received(.reply(requestID: $0, data: .null, error: "success"), at: t(time))
+  }
 }
 
 /// mpv reports `property` changed to `value` at `time` — the person's doing — and answers
