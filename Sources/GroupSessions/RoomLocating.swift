@@ -5,34 +5,38 @@ import WireProtocol
 /// same TLS rules: pinned to the fingerprint the trusted relay named). A relay replaced
 /// while its machine slept uses it to find where its room went on.
 public enum RoomLocating {
-  /// True or false as the relay at `relay` (nil: the transport's own) answers; nil when it
-  /// could not be asked or did not answer within `seconds`.
+  /// What the relay at `relay` (nil: the transport's own) answered within `seconds`, or
+  /// that nothing listens there, or no answer.
   public static func locate(
     _ room: String, at relay: RelayEndpoint?, over transport: any Transport,
     within seconds: Double = 3
-  ) async -> Bool? {
+  ) async -> LocateAnswer {
     let connection: any TransportConnection
-    do {
+    do throws(TransportError) {
       connection = try await transport.connect(to: relay)
       try connection.send(.locate(room: room))
+    } catch .refused {
+      return .nothingListening
     } catch {
-      return nil
+      return .noAnswer
     }
-    let answer = await withTaskGroup(of: Bool?.self) { group in
+    let answer = await withTaskGroup(of: LocateAnswer.self) { group in
       group.addTask {
         do {
           for try await message in connection.inbound {
-            guard case .located(let named, let here) = message, named == room else { return nil }
-            return here
+            guard case .located(let named, let here) = message, named == room else {
+              return .noAnswer
+            }
+            return here ? .here : .elsewhere
           }
         } catch {}
-        return nil
+        return .noAnswer
       }
       group.addTask {
         try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-        return nil
+        return .noAnswer
       }
-      let first = await group.next() ?? nil
+      let first = await group.next() ?? .noAnswer
       group.cancelAll()
       return first
     }

@@ -59,7 +59,7 @@ public final class InMemoryRelay: Sendable {
   public var roomNames: [String] { runtime.roomNames }
 
   fileprivate func open() throws(TransportError) -> InMemoryConnection {
-    let refused = TransportError.unreachable(endpoint: "in-memory relay", reason: "refused")
+    let refused = TransportError.refused(endpoint: "in-memory relay")
     if refusing.load(ordering: .relaxed) { throw refused }
     guard let connection = InMemoryConnection.open(on: runtime) else { throw refused }
     pipes.withLock { $0.append(connection.pipe) }

@@ -44,9 +44,9 @@ extension RelayRuntime {
   }
 }
 
-/// Asks the relay at an endpoint whether it runs a room now (`locate`): true or false, or
-/// nil when it could not be asked (unreachable, no answer in time).
-public typealias RoomLocator = @Sendable (_ room: String, _ relay: RelayEndpoint) async -> Bool?
+/// Asks the relay at an endpoint whether it runs a room now (`locate`).
+public typealias RoomLocator =
+  @Sendable (_ room: String, _ relay: RelayEndpoint) async -> LocateAnswer
 
 extension RelayRuntime {
   /// Lets this relay ask its lost successors' relays whether one of them runs its room now
@@ -55,12 +55,12 @@ extension RelayRuntime {
     state.withLock { $0.locator = locator }
   }
 
-  /// The relay at `endpoint` runs `room` now: if it is a successor this relay lost,
-  /// everyone here is sent there and the room is let go.
-  public func located(_ room: String, at endpoint: RelayEndpoint) {
+  /// What the relay at `endpoint` answered about `room`: when it runs it now and is a
+  /// successor this relay lost, everyone here is sent there and the room is let go.
+  public func located(_ room: String, at endpoint: RelayEndpoint, _ answer: LocateAnswer) {
     let letGo = state.withLock { s -> Bool in
       guard !s.stopped else { return false }
-      let (actions, letGo) = s.core.located(room, at: endpoint, at: clock.groupNow())
+      let (actions, letGo) = s.core.located(room, at: endpoint, answer, at: clock.groupNow())
       perform(actions, in: &s)
       return letGo
     }

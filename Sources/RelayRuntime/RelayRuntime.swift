@@ -357,14 +357,12 @@ public final class RelayRuntime: Sendable {
         Self.forget(id, in: &s)
       case .locate(let room, let endpoint):
         guard let locator = s.locator else { continue }
-        Task {
-          if await locator(room, endpoint) == true { self.located(room, at: endpoint) }
-        }
+        Task { self.located(room, at: endpoint, await locator(room, endpoint)) }
       case .checkReachable(let room, let participant, let endpoint):
         // Any answer at all says the relay there can be reached from here.
         guard let locator = s.locator else { continue }
         Task {
-          let reachable = await locator(room, endpoint) != nil
+          let reachable = await locator(room, endpoint).answered
           self.reachability(of: participant, in: room, at: endpoint, reachable: reachable)
         }
       case .log(let level, let raw, let about):

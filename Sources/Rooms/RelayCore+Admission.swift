@@ -51,6 +51,7 @@ extension RelayCore {
     connections[id]?.member = (roomName, resume.participant)
     markChanged(roomName, member: resume.participant)
     foundSuccessor(resume.participant, in: roomName)
+    accountedFor(resume.participant, in: roomName)
     if feedsSuccessors { successionsToSettle.insert(roomName) }
     if wasDisconnected {
       actions += applyInternal(
@@ -68,6 +69,8 @@ extension RelayCore {
       actions.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: id))
     }
     actions += pending.map { .send($0, to: id) }
+    actions += settleCutOff(roomName, at: now)
+    if let notice = cutOffNotice(roomName) { actions.append(.send(notice, to: id)) }
     actions.append(
       .log(.info, "\(roomName)/\(resume.participant) resumed on \(id)", about: id))
     return actions
@@ -78,6 +81,12 @@ extension RelayCore {
     _ id: ConnectionID, name: String, room: Room, named roomName: String, isNew: Bool,
     at now: GroupInstant
   ) -> [RelayAction] {
+    if room.cutOff {
+      // Whoever enters now would not be in the room the others may be running elsewhere.
+      let text =
+        "room \(roomName) lost touch with \(Self.names(room.unaccounted, in: room)), most of its people: nobody new enters until they are back"
+      return fatal(id, .cutOff, text, at: now)
+    }
     var room = room
     let participant = ParticipantID("p\(room.nextNumber)")
     let origin = connections[id]?.origin ?? .cowatch

@@ -46,6 +46,9 @@ extension RelayCore {
     for name in rooms.keys.sorted() {
       guard let room = rooms[name] else { continue }
       for (participant, member) in room.members.sorted(by: { $0.key < $1.key }) {
+        // Cut off, the members lost are what keeps the room from going on here: their
+        // places stay until they are back, or found elsewhere.
+        if room.cutOff, room.unaccounted.contains(participant) { continue }
         if let since = member.disconnectedAt,
           now.seconds(since: since) > configuration.reconnectGrace
         {
@@ -72,6 +75,7 @@ extension RelayCore {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
     room.members[participant] = nil
     room.lostSuccessors[participant] = nil
+    room.unaccounted.remove(participant)
     rooms[roomName] = room
     markDeparted(roomName, member: participant)
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)

@@ -50,15 +50,29 @@ extension RelayCore {
     return actions
   }
 
-  /// The relay at `endpoint` said it runs `room` now. When it is one of the successors
-  /// this relay lost, the room goes on there: everyone here is sent there, and the room
-  /// is dropped here. Returns the actions, and whether the room was let go.
+  /// What the relay at `endpoint` answered about `roomName`. When it runs the room now and
+  /// is one of the successors this relay lost, the room goes on there: everyone here is
+  /// sent there, and the room is dropped here. When nothing listens there, the successors
+  /// that offered that address are gone for good (their process is): they cannot carry the
+  /// room on, nor vote for one that does (see ``settleCutOff(_:at:)``). Returns the
+  /// actions, and whether the room was let go.
   public mutating func located(
-    _ roomName: String, at endpoint: RelayEndpoint, at now: GroupInstant
+    _ roomName: String, at endpoint: RelayEndpoint, _ answer: LocateAnswer, at now: GroupInstant
   ) -> (actions: [RelayAction], letGo: Bool) {
     guard let room = rooms[roomName],
       let relay = room.lostSuccessors.values.first(where: { $0.address == endpoint.address })
     else { return ([], false) }
+    switch answer {
+    case .here: break
+    case .nothingListening:
+      for (participant, lost) in room.lostSuccessors where lost.address == endpoint.address {
+        foundSuccessor(participant, in: roomName)
+        accountedFor(participant, in: roomName)
+      }
+      return (settleCutOff(roomName, at: now), false)
+    case .elsewhere, .noAnswer:
+      return ([], false)
+    }
     var actions: [RelayAction] = []
     for connection in room.connections {
       actions.append(.send(.redirect(room: roomName, relay: relay), to: connection))

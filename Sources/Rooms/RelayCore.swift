@@ -118,6 +118,12 @@ public struct RelayCore: Sendable {
     /// listen, and when to ask those relays next whether one runs the room now.
     var lostSuccessors: [ParticipantID: RelayEndpoint] = [:]
     var nextLocate: GroupInstant?
+    /// Members whose connections went without a goodbye and who may be in the room
+    /// elsewhere (see ``RelayCore/settleCutOff(_:at:)``).
+    var unaccounted: Set<ParticipantID> = []
+    /// Whether the room refuses changes: enough of its members are unaccounted for that
+    /// they may have elected one of its successors and gone on there.
+    var cutOff = false
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -298,7 +304,9 @@ public struct RelayCore: Sendable {
     case .ping(let pingID, let t0):
       return [.pong(to: id, id: pingID, t0: t0, t1: now)]
     case .command(let commandID, let command):
-      if let refusal = refusingChanges, !Self.describesPlayer(command) {
+      if let refusal = refusingChanges ?? cutOffRefusal(member.room),
+        !Self.describesPlayer(command)
+      {
         return request(commandID, from: member.participant, in: member.room, via: id) { _ in
           ([], .rejected(id: commandID, reason: .unavailable(refusal)))
         }
@@ -307,6 +315,11 @@ public struct RelayCore: Sendable {
         $0.apply(command, id: commandID, from: member.participant, in: member.room, at: now)
       }
     case .send(let seq, let to, let kind, let body):
+      if let refusal = cutOffRefusal(member.room) {
+        return request(seq, from: member.participant, in: member.room, via: id) { _ in
+          ([], .rejected(id: seq, reason: .unavailable(refusal)))
+        }
+      }
       return request(seq, from: member.participant, in: member.room, via: id) {
         $0.deliver(
           seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room)
@@ -350,11 +363,12 @@ public struct RelayCore: Sendable {
       successionsToSettle.insert(roomName)
     }
     room.members[participant] = member
+    if feedsSuccessors { room.unaccounted.insert(participant) }
     rooms[roomName] = room
     if let carry { lostSuccessor(participant, at: carry, in: roomName, at: now) }
     return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
       + [.log(.info, "\(roomName)/\(participant) disconnected; keeping its place")]
-      + settleSuccessions(at: now)
+      + settleCutOff(roomName, at: now) + settleSuccessions(at: now)
   }
 
   /// Time-driven rules: hello and heartbeat timeouts, expired reconnect graces, engine
@@ -374,7 +388,10 @@ public struct RelayCore: Sendable {
     if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
-      if feedsSuccessors { actions += locateLostSuccessors(at: now) }
+      if feedsSuccessors {
+        actions += locateLostSuccessors(at: now)
+        for name in rooms.keys.sorted() { actions += settleCutOff(name, at: now) }
+      }
     }
     for (id, connection) in connections.sorted(by: { $0.key < $1.key })
     where connection.resyncPending

@@ -115,6 +115,8 @@ public struct RacingTransport: Transport {
     let reasons = zip(transports, failures).map { transport, error in
       if case .unreachable(_, let reason) = error {
         "\(transport.endpointDescription): \(reason)"
+      } else if case .refused = error {
+        "\(transport.endpointDescription): connection refused (is a relay running there?)"
       } else {
         "\(transport.endpointDescription): \(error)"
       }

@@ -118,7 +118,9 @@ public struct TCPTransport: Transport {
         .connect(host: host, port: port).get()
     } catch {
       sink.finish(throwing: error)
-      throw .unreachable(endpoint: endpoint, reason: Self.simplify("\(error)"))
+      let reason = Self.simplify("\(error)")
+      if reason.hasPrefix("connection refused") { throw .refused(endpoint: endpoint) }
+      throw .unreachable(endpoint: endpoint, reason: reason)
     }
     if let tls {
       // Wait for the handshake: a relay that is not trusted, or does not speak TLS, is

@@ -38,6 +38,8 @@ public protocol TransportConnection: Sendable {
 
 public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
   case unreachable(endpoint: String, reason: String)
+  /// Nothing listens at the address (the connection was refused): no relay runs there now.
+  case refused(endpoint: String)
   case badAddress(String)
   case closed
   /// The relay's certificate was refused (pinned or remembered fingerprint differs, or the
@@ -47,6 +49,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unreachable(let endpoint, let reason): "cannot reach the relay at \(endpoint): \(reason)"
+    case .refused(let endpoint):
+      "cannot reach the relay at \(endpoint): connection refused (is a relay running there?)"
     case .badAddress(let address): "bad relay address \"\(address)\" (expected HOST[:PORT])"
     case .closed: "the connection to the relay is closed"
     case .untrusted(let why): why

@@ -18,9 +18,12 @@
 ///   `succession`, `replica` and `handover`.
 /// - 9: `locate` and `located`: a relay that lost its successors without a word asks them
 ///   whether one carries its room on (then it sends its own people there).
+/// - 10: the error code `cutOff`: a relay that lost touch with most of its room refuses
+///   changes (`unavailable`) until they are back, so that only the side of a cut network
+///   that can hold an election goes on.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 9
+  public static let current = 10
 }

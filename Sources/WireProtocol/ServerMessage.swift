@@ -119,6 +119,10 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   /// Fatal: the relay is ending for good and its rooms with it (the host whose process ran
   /// it left): reconnecting would find nothing, so clients stop and say why.
   case roomClosed
+  /// Not fatal: the room's relay lost touch with enough of its members that they may be
+  /// carrying the room on elsewhere (a network cut in two): changes and messages wait until
+  /// they are back. Sent again, with other words, when they are.
+  case cutOff
 }
 
 extension ServerMessage: Codable {

@@ -137,7 +137,7 @@ struct HostHandoverTests {
     #expect(moved?.line.contains("the room now runs on bob's machine") == true)
     await ann.waitForLine(after: before, containing: [#""event":"welcome""#], within: 10)
     // ann's relay let the room go: asked, it says it does not run it.
-    #expect(await RoomLocating.locate("lobby", at: nil, over: annRelay) == false)
+    #expect(await RoomLocating.locate("lobby", at: nil, over: annRelay) == .elsewhere)
     // One room: what ann does, bob and carl see.
     ann.send("pause")
     await carl.waitForLine(containing: [#""kind":"paused""#, #""originator":"ann""#])

@@ -16,9 +16,9 @@ struct ReplacedRelayTests {
     let asked = Mutex<[String]>([])
     let answers: [String: Bool]
     init(answers: [String: Bool]) { self.answers = answers }
-    func locate(_ room: String, _ relay: RelayEndpoint) -> Bool? {
+    func locate(_ room: String, _ relay: RelayEndpoint) -> LocateAnswer {
       asked.withLock { $0.append("\(room)@\(relay.address)") }
-      return answers[relay.address]
+      return answers[relay.address].map { $0 ? .here : .elsewhere } ?? .noAnswer
     }
   }
 
@@ -90,7 +90,8 @@ struct ReplacedRelayTests {
     try await Task.sleep(nanoseconds: 20_000_000)
     #expect(locator.asked.withLock { $0 } == ["lobby@10.0.0.3:7702"])
     // A relay that answers "here" for a successor it did not lose is not believed.
-    r.runtime.located("lobby", at: RelayEndpoint(address: "10.0.0.9:7709", fingerprint: nil))
+    r.runtime.located(
+      "lobby", at: RelayEndpoint(address: "10.0.0.9:7709", fingerprint: nil), .here)
     r.collect()
     #expect(r.runtime.roomNames == ["lobby"])
   }

@@ -186,7 +186,7 @@ enum WireCaseNames {
     }
   }
 
-  static let errorCodeCount = 22
+  static let errorCodeCount = 23
   static func of(_ value: ErrorCode) -> String {
     switch value {
     case .malformedFrame: "malformedFrame"
@@ -210,6 +210,7 @@ enum WireCaseNames {
     case .roomNotProtected: "roomNotProtected"
     case .tlsRequired: "tlsRequired"
     case .storeUnavailable: "storeUnavailable"
+    case .cutOff: "cutOff"
     case .roomClosed: "roomClosed"
     }
   }

@@ -306,6 +306,7 @@ enum Golden {
     (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
     (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
     (.tlsRequired, #""tlsRequired""#), (.storeUnavailable, #""storeUnavailable""#),
+    (.cutOff, #""cutOff""#),
     (.roomClosed, #""roomClosed""#),
   ]
 
