@@ -4,11 +4,11 @@ import Testing
 /// The home router for real: scripts/router.sh runs the host behind a NAT router namespace
 /// with Debian's miniupnpd, and a friend in an "internet" namespace.
 @Suite struct RouterCommandTests {
+  static var hasNftables: Bool {
+    ["/usr/sbin/nft", "/sbin/nft"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+  }
   static var hasRouterDaemon: Bool {
-    FileManager.default.isExecutableFile(atPath: "/usr/sbin/miniupnpd")
-      && ["/usr/sbin/nft", "/sbin/nft"].contains {
-        FileManager.default.isExecutableFile(atPath: $0)
-      }
+    FileManager.default.isExecutableFile(atPath: "/usr/sbin/miniupnpd") && hasNftables
   }
 
   @Test(
