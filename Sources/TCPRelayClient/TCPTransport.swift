@@ -38,6 +38,12 @@ public struct TCPTransport: Transport {
   /// How long a TLS handshake may take, seconds; asking the person about an unknown relay
   /// gets longer.
   static let handshakeTimeout = 10.0
+  /// How long a connection to a relay the room's relay named (a redirect, a successor) may
+  /// take to open. Shorter than the default: when the room's relay goes silent, the
+  /// members try its successors in turn, and one across a cut network (whose packets are
+  /// dropped, not refused) would hold up everyone's way back for the whole wait. Two
+  /// seconds still allow for a lost SYN, resent after one.
+  static let otherRelayConnectTimeout = 2.0
   static let askingTimeout = 300.0
 
   public static func parse(_ address: String, defaultPort: Int) throws(TransportError) -> (
@@ -86,7 +92,7 @@ public struct TCPTransport: Transport {
     let (host, port) = try Self.parse(relay.address, defaultPort: port)
     return try await TCPTransport(
       host: host, port: port, maximumFrameBytes: maximumFrameBytes,
-      connectTimeout: connectTimeout, tls: verification
+      connectTimeout: min(connectTimeout, Self.otherRelayConnectTimeout), tls: verification
     ).connect()
   }
 
