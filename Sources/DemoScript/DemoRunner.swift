@@ -359,7 +359,7 @@ public actor DemoRunner {
     }
     member = members[name] ?? member
     member.performer = performer
-    if performer.pendingSwitch == nil { member.prompt = nil }
+    if !performer.hasPendingPrompt { member.prompt = nil }
     switch output {
     case .done:
       break
@@ -524,6 +524,11 @@ public actor DemoRunner {
     case .control(let control): "control \(control.rawValue)"
     case .owner(let name): "owner \(name)"
     case .restartPlayer: "restart-player"
+    case .queue(.add(let item)): "queue add \(item)"
+    case .queue(.remove(let place)): "queue remove \(place)"
+    case .queue(.move(let place, let to)): "queue move \(place) \(to)"
+    case .queue(.clear): "queue clear"
+    case .queue(.play(let place)): "queue play \(place)"
     }
   }
 

@@ -25,6 +25,10 @@ public struct ActionPerformer: Sendable {
   public let restartPlayer: PlayerRestart?
   /// The switch waiting for `confirm`.
   public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
+  /// The queue entry `queue play N` asked to switch everyone to, until confirmed.
+  public private(set) var pendingQueued: UInt64?
+  /// Whether a switch waits for `confirm` or `cancel`.
+  public var hasPendingPrompt: Bool { pendingSwitch != nil || pendingQueued != nil }
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo],
@@ -71,14 +75,20 @@ public struct ActionPerformer: Sendable {
       }
       return askToSwitch(series, info)
     case .confirm:
+      if let entry = pendingQueued {
+        pendingQueued = nil
+        return outcome(await client.send(.playQueued(entry: entry)))
+      }
       guard let pending = pendingSwitch else { return .error("nothing to confirm") }
       pendingSwitch = nil
       return outcome(
         await client.send(.replace(series: pending.series, item: pending.item, confirmed: true)))
     case .cancel:
-      guard pendingSwitch != nil else { return .error("nothing to cancel") }
+      guard hasPendingPrompt else { return .error("nothing to cancel") }
       pendingSwitch = nil
+      pendingQueued = nil
       return .done
+    case .queue(let action): return await queue(action)
     case .suspend(let reason): return outcome(await client.send(.beginSuspension(reason)))
     case .resume: return outcome(await client.send(.endSuspension(nil, proposing: nil)))
     case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))
@@ -125,7 +135,51 @@ public struct ActionPerformer: Sendable {
       ?? people.first { $0.name.lowercased() == name.lowercased() })?.id
   }
 
+  /// The room's queue, by places as `status` lists it (from 1).
+  private mutating func queue(_ action: QueueAction) async -> ActionOutput {
+    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
+      switch result {
+      case .success: .done
+      case .failure(let error): .error(error.description)
+      }
+    }
+    let state = await client.groupState
+    func entry(at place: Int) -> QueueEntry? {
+      place >= 1 && place <= state.queue.count ? state.queue[place - 1] : nil
+    }
+    let empty = "the queue has \(state.queue.count) \(state.queue.count == 1 ? "item" : "items")"
+    switch action {
+    case .add(let item):
+      guard let series = series(containing: item) else {
+        return .error("no item \(item) in the catalog")
+      }
+      return outcome(await client.send(.queueAdd(series: series, item: item)))
+    case .remove(let place):
+      guard let entry = entry(at: place) else { return .error("no place \(place): \(empty)") }
+      return outcome(await client.send(.queueRemove(entry: entry.id)))
+    case .move(let place, let to):
+      guard let entry = entry(at: place) else { return .error("no place \(place): \(empty)") }
+      return outcome(await client.send(.queueMove(entry: entry.id, to: to - 1)))
+    case .clear:
+      return outcome(await client.send(.queueClear))
+    case .play(let place):
+      guard let entry = entry(at: place), let info = entry.info else {
+        return .error("no place \(place): \(empty)")
+      }
+      // Nothing watched: it simply starts. Otherwise it switches everyone: asked first.
+      guard state.session != nil else {
+        return outcome(await client.send(.playQueued(entry: entry.id)))
+      }
+      pendingSwitch = nil
+      pendingQueued = entry.id
+      return .prompt(
+        kind: "confirm-switch", text: "Switch everyone to \(info.title) (\(info.id))?",
+        options: ["confirm", "cancel"])
+    }
+  }
+
   private mutating func askToSwitch(_ series: SeriesInfo, _ item: ItemInfo) -> ActionOutput {
+    pendingQueued = nil
     pendingSwitch = (series, item.id)
     return .prompt(
       kind: "confirm-switch", text: "Switch everyone to \(item.title) (\(item.id))?",

@@ -338,6 +338,7 @@ public struct HeadlessRunner: Sendable {
     fields.append(("session", phaseLine(s.phase)))
     fields.append(("group", stateLine(s.state)))
     fields.append(("group_position", s.groupPosition.map { .double($0) } ?? .null))
+    fields.append(("queue", .array(s.state.queue.enumerated().map { json($1, place: $0 + 1) })))
     if let player = s.player {
       fields.append(
         (
@@ -362,6 +363,15 @@ public struct HeadlessRunner: Sendable {
     }
     fields.append(("participants", .array(s.state.participants.map { json($0, in: s.state) })))
     return .object(fields)
+  }
+
+  /// One queue entry as `status` lists it; `place` counts from 1, as `queue` actions do.
+  static func json(_ entry: QueueEntry, place: Int) -> JSONValue {
+    .object([
+      ("place", .int(Int64(place))), ("item", .string(entry.item.rawValue)),
+      ("title", .string(entry.info?.title ?? "")), ("series", .string(entry.series.title)),
+      ("added_by", .string(entry.addedByName)),
+    ])
   }
 
   static func kindName(_ kind: ChangeKind) -> String {
@@ -393,6 +403,11 @@ public struct HeadlessRunner: Sendable {
     case .playbackControlChanged: "control"
     case .ownerChanged: "owner"
     case .removed: "removed"
+    case .queueAdded: "queue-added"
+    case .queueRemoved: "queue-removed"
+    case .queueMoved: "queue-moved"
+    case .queueCleared: "queue-cleared"
+    case .queuePlayed: "queue-played"
     }
   }
 }

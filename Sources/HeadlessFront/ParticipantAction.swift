@@ -41,10 +41,14 @@ public enum ParticipantAction: Hashable, Sendable {
   case owner(String)
   /// Start the player again after it quit or crashed (mpv).
   case restartPlayer
+  /// The room's shared queue: `queue add SERIES/EPISODE`, `queue remove N`,
+  /// `queue move N M`, `queue clear`, `queue play N` (places count from 1, as `status`
+  /// lists the queue).
+  case queue(QueueAction)
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player"
+    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|remove N|move N M|clear|play N"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -132,6 +136,7 @@ public enum ParticipantAction: Hashable, Sendable {
       return .tell(rest)
     case "leave": return try noArgument(.leave)
     case "end": return try noArgument(.end)
+    case "queue": return .queue(try QueueAction.parse(rest))
     case "catalog": return try noArgument(.catalog)
     case "status": return try noArgument(.status)
     case "restart-player": return try noArgument(.restartPlayer)
@@ -185,5 +190,59 @@ extension String {
   func splitOnce() -> (String, String) {
     guard let space = firstIndex(where: { $0 == " " || $0 == "\t" }) else { return (self, "") }
     return (String(self[..<space]), String(self[index(after: space)...]))
+  }
+}
+
+/// What `queue …` asks of the room's shared queue. Places count from 1, as `status` lists
+/// the queue; the entry at that place when the action is performed is the one changed.
+public enum QueueAction: Hashable, Sendable {
+  case add(ItemID)
+  case remove(Int)
+  case move(Int, to: Int)
+  case clear
+  case play(Int)
+
+  static func parse(_ text: String) throws(ActionParseError) -> QueueAction {
+    let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    let usage = "add SERIES/EPISODE, remove N, move N M, clear or play N"
+    guard let first = words.first else { throw .missingArgument(word: "queue", expected: usage) }
+    func place(_ word: String) throws(ActionParseError) -> Int {
+      guard let n = Int(word), (1...GroupState.maximumQueueEntries).contains(n) else {
+        throw .badArgument(
+          word: "queue \(first)", argument: word,
+          expected: "a place in the queue, 1 to \(GroupState.maximumQueueEntries)")
+      }
+      return n
+    }
+    func arguments(_ count: Int, _ expected: String) throws(ActionParseError) -> [String] {
+      let rest = Array(words.dropFirst())
+      guard rest.count == count else {
+        throw rest.count < count
+          ? .missingArgument(word: "queue \(first)", expected: expected)
+          : .badArgument(
+            word: "queue \(first)", argument: rest.joined(separator: " "),
+            expected: count == 0 ? "nothing after it" : expected)
+      }
+      return rest
+    }
+    switch first.lowercased() {
+    case "add":
+      let item = try arguments(1, "SERIES/EPISODE")[0]
+      let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }) else {
+        throw .badArgument(word: "queue add", argument: item, expected: "SERIES/EPISODE")
+      }
+      return .add(ItemID(item))
+    case "remove": return .remove(try place(try arguments(1, "a place N")[0]))
+    case "move":
+      let places = try arguments(2, "two places, N M")
+      return .move(try place(places[0]), to: try place(places[1]))
+    case "clear":
+      _ = try arguments(0, "")
+      return .clear
+    case "play": return .play(try place(try arguments(1, "a place N")[0]))
+    default:
+      throw .badArgument(word: "queue", argument: first, expected: usage)
+    }
   }
 }

@@ -29,6 +29,9 @@ public enum ChangeNarrator {
     }
     func episode(_ id: ItemID) -> String {
       if let item = state.session?.series.item(id) { return EpisodeLabel.describe(item) }
+      if let item = state.queue.lazy.compactMap({ $0.series.item(id) }).first {
+        return EpisodeLabel.describe(item)
+      }
       return EpisodeLabel.code(id)
     }
     switch event.kind {
@@ -110,6 +113,13 @@ public enum ChangeNarrator {
       return "\(owner) \(verb) the room (\(who) left)"
     case .removed(let participant, let name):
       return "\(who) removed \(participant == local ? "you" : name) from the room"
+    case .queueAdded(_, let item): return "\(who) added \(episode(item)) to the queue"
+    case .queueRemoved(_, let item): return "\(who) took \(episode(item)) off the queue"
+    case .queueMoved(_, let item, let to):
+      return
+        "\(who) moved \(episode(item)) to \(to == 0 ? "the top" : "place \(to + 1)") of the queue"
+    case .queueCleared: return "\(who) cleared the queue"
+    case .queuePlayed(_, _, let to): return "\(who) played \(episode(to)) from the queue"
     }
   }
 

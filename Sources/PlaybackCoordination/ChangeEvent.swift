@@ -60,4 +60,14 @@ public enum ChangeKind: Hashable, Sendable {
   /// The owner (originator) took `participant` out of the room; `name` is theirs, kept so
   /// that the notice survives their departure.
   case removed(participant: ParticipantID, name: String)
+  /// The originator added entry `entry` (`item`) at the end of the queue.
+  case queueAdded(entry: UInt64, item: ItemID)
+  case queueRemoved(entry: UInt64, item: ItemID)
+  /// Entry `entry` (`item`) is now at place `to` (0: first).
+  case queueMoved(entry: UInt64, item: ItemID, to: Int)
+  case queueCleared
+  /// The originator chose to watch entry `entry` now (`from`: the item it replaced, if a
+  /// session ran). At the end of an item the group goes on to the queue's first entry by
+  /// itself: that is `autoAdvanced`.
+  case queuePlayed(entry: UInt64, from: ItemID?, to: ItemID)
 }

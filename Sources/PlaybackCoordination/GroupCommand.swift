@@ -50,6 +50,18 @@ public enum GroupCommand: Hashable, Sendable {
   /// Owner only: take a participant out of the room (the relay closes its connection and
   /// forgets its place, so it cannot resume; to keep it out, lock the room).
   case remove(ParticipantID)
+  /// Add `item` of `series` at the end of the room's queue. Like every queue edit, only
+  /// for whoever may move the group's playback (``PlaybackControl``).
+  case queueAdd(series: SeriesInfo, item: ItemID)
+  /// Take the entry numbered `entry` out of the queue.
+  case queueRemove(entry: UInt64)
+  /// Move the entry numbered `entry` to place `to` (0: first; past the end: last).
+  case queueMove(entry: UInt64, to: Int)
+  case queueClear
+  /// Watch the entry numbered `entry` now: a switch (confirmed by the person who asked,
+  /// as any switch is), or a new session when nothing is watched; the entry leaves the
+  /// queue.
+  case playQueued(entry: UInt64)
 }
 
 /// Why a participant left the room.

@@ -12,10 +12,21 @@ public struct GroupState: Hashable, Sendable {
   public var sessionCounter: UInt64
   /// The owner, the lock and who controls playback.
   public var control: RoomControl
+  /// What the group watches next, in order: auto-advance takes the first entry before the
+  /// next episode.
+  public var queue: [QueueEntry]
+  /// How many entries have ever been added (the next entry's number).
+  public var queueCounter: UInt64
+
+  /// The most entries the queue holds, and about the most bytes (see
+  /// ``QueueEntry/estimatedBytes``): the queue travels in every whole state.
+  public static let maximumQueueEntries = 100
+  public static let maximumQueueBytes = 256 * 1024
 
   public init(
     sequence: UInt64 = 0, participants: [Participant] = [], session: WatchSession? = nil,
-    lastChange: ChangeEvent? = nil, sessionCounter: UInt64 = 0, control: RoomControl = .init()
+    lastChange: ChangeEvent? = nil, sessionCounter: UInt64 = 0, control: RoomControl = .init(),
+    queue: [QueueEntry] = [], queueCounter: UInt64 = 0
   ) {
     self.sequence = sequence
     self.participants = participants
@@ -23,6 +34,8 @@ public struct GroupState: Hashable, Sendable {
     self.lastChange = lastChange
     self.sessionCounter = sessionCounter
     self.control = control
+    self.queue = queue
+    self.queueCounter = queueCounter
   }
 
   public func participant(_ id: ParticipantID) -> Participant? {

@@ -116,15 +116,20 @@ extension GroupTransition {
   }
 
   /// The current item ended (an advance request or the timeline reaching the end):
-  /// auto-advance to the next item if anyone joined has it on — under owner-only control,
-  /// if the owner has (going on is a switch, theirs to make) — otherwise stop at the end.
+  /// auto-advance if anyone joined has it on — under owner-only control, if the owner has
+  /// (going on is a switch, theirs to make) — to the queue's first entry, else to the
+  /// series' next item; otherwise stop at the end.
   mutating func finishItem() {
     let current = session
     let ownerOnly = state.control.playback == .owner
     let anyoneAdvances = state.participants.contains {
       $0.isJoined && $0.autoAdvance && (!ownerOnly || $0.id == state.control.owner)
     }
-    if anyoneAdvances, let next = current.series.item(after: current.item.id) {
+    if anyoneAdvances, let (entry, info) = takeFirstQueued() {
+      switchItem(to: info, of: entry.series)
+      emit(.autoAdvanced(from: current.item.id, to: info.id))
+      startIfReady()
+    } else if anyoneAdvances, let next = current.series.item(after: current.item.id) {
       switchItem(to: next, of: current.series)
       emit(.autoAdvanced(from: current.item.id, to: next.id))
       startIfReady()

@@ -31,7 +31,7 @@ struct GroupTransition {
     if kind != .reported { state.lastChange = event }
     switch kind {
     case .sessionStarted, .played, .paused, .seeked, .rateChanged, .replaced, .autoAdvanced,
-      .reachedEnd, .resumedProposing, .waitEnded:
+      .reachedEnd, .resumedProposing, .waitEnded, .queuePlayed:
       state.session?.lastPlaybackChange = event
     default: break
     }
@@ -80,6 +80,11 @@ struct GroupTransition {
     case .setPlaybackControl(let playback): try setPlaybackControl(index, playback)
     case .transferOwnership(let target): try transferOwnership(index, to: target)
     case .remove(let target): try remove(index, target)
+    case .queueAdd(let series, let item): try queueAdd(index, series: series, item: item)
+    case .queueRemove(let entry): try queueRemove(index, entry: entry)
+    case .queueMove(let entry, let to): try queueMove(index, entry: entry, to: to)
+    case .queueClear: try queueClear(index)
+    case .playQueued(let entry): try playQueued(index, entry: entry)
     }
   }
 

@@ -10,6 +10,8 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
   case notSuspended
   case staleItem(sent: ItemID, current: ItemID)
   case unknownItem(ItemID)
+  /// The queue entry is not there (any more): someone else removed or played it.
+  case notInQueue(entry: UInt64)
   case positionOutOfRange(position: Double, duration: Double)
   case rateOutOfRange(rate: Double, allowed: ClosedRange<Double>)
   case needsConfirmation(ItemID)
@@ -38,6 +40,7 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
     case .notSuspended: "you are not suspended"
     case .staleItem(let sent, let current): "that was for \(sent), but the group is on \(current)"
     case .unknownItem(let id): "unknown item \(id)"
+    case .notInQueue: "that is no longer in the queue"
     case .positionOutOfRange(let p, let d):
       "position \(TimeFormat.clock(p)) is outside 0:00–\(TimeFormat.clock(d))"
     case .rateOutOfRange(let r, let allowed):

@@ -100,6 +100,20 @@ struct CommandGenerator {
         .setReadiness(rng.pick([.ready, .ready, .loading, .stalled])), someone(among: joined)
       )
     case 86..<90: return (.setAutoAdvance(rng.chance(0.5)), someone(among: present))
+    case 90..<95:
+      // The queue: mostly entries that are there, sometimes ones already gone (another
+      // person's edit came first).
+      let entry =
+        state.queue.isEmpty || rng.chance(0.1)
+        ? UInt64(rng.int(8)) : rng.pick(state.queue).id
+      let by = someone(among: present)
+      switch rng.int(10) {
+      case 0..<4: return (.queueAdd(series: shorts, item: rng.pick(shorts.items).id), by)
+      case 4..<6: return (.queueRemove(entry: entry), by)
+      case 6..<8: return (.queueMove(entry: entry, to: rng.int(5)), by)
+      case 8: return (.playQueued(entry: entry), someone(among: movers))
+      default: return (.queueClear, by)
+      }
     default:
       let command = GroupCommand.report(
         roundTrip: rng.double(0...0.8), startupLatency: rng.double(0...0.5),
@@ -124,7 +138,7 @@ struct ChangeChecker {
   static func movesPosition(_ kind: ChangeKind, byCommand: Bool) -> Bool {
     switch kind {
     case .seeked, .paused, .resumedProposing, .replaced, .autoAdvanced, .sessionStarted,
-      .sessionEnded:
+      .sessionEnded, .queuePlayed:
       true
     case .reachedEnd: byCommand  // an advance request stops a little before the end
     default: false
@@ -167,12 +181,20 @@ struct ChangeChecker {
     // (d) One ending, one advance.
     for event in events {
       switch event.kind {
-      case .autoAdvanced(let from, _), .reachedEnd(let from):
+      case .autoAdvanced(let from, let to):
+        let sessionID = before.session?.id ?? 0
+        let twice = ended.map { $0.session == sessionID && $0.item == from } ?? false
+        #expect(!twice, "\(from) ended twice", sourceLocation: sourceLocation)
+        // The queue may hold the item that just ended: it then plays again from its start,
+        // and its next ending is another one.
+        ended = to == from ? nil : (sessionID, from)
+      case .reachedEnd(let from):
         let sessionID = before.session?.id ?? 0
         let twice = ended.map { $0.session == sessionID && $0.item == from } ?? false
         #expect(!twice, "\(from) ended twice", sourceLocation: sourceLocation)
         ended = (sessionID, from)
-      case .seeked, .paused, .resumedProposing, .replaced, .sessionStarted, .sessionEnded:
+      case .seeked, .paused, .resumedProposing, .replaced, .sessionStarted, .sessionEnded,
+        .queuePlayed:
         ended = nil
       default: break
       }
@@ -183,6 +205,12 @@ struct ChangeChecker {
   func checkInvariants(_ state: GroupState, sourceLocation: SourceLocation) {
     let ids = state.participants.map(\.id)
     #expect(Set(ids).count == ids.count, sourceLocation: sourceLocation)
+    // The queue: entries named once, by numbers the room gave, within its bounds.
+    let entries = state.queue.map(\.id)
+    #expect(Set(entries).count == entries.count, sourceLocation: sourceLocation)
+    #expect(
+      entries.allSatisfy { $0 >= 1 && $0 <= state.queueCounter }, sourceLocation: sourceLocation)
+    #expect(state.queue.count <= GroupState.maximumQueueEntries, sourceLocation: sourceLocation)
     // Someone present always owns a room that has anyone in it; an empty one is open again.
     if ids.isEmpty {
       #expect(state.control == RoomControl(), sourceLocation: sourceLocation)
@@ -340,7 +368,8 @@ struct GroupEnginePropertyTests {
       "played", "paused", "seeked", "rateChanged", "replaced", "autoAdvanced", "reachedEnd",
       "suspended", "resumed", "resumedProposing", "readinessChanged", "waitStarted",
       "waitTimedOut", "waitEnded", "autoAdvanceChanged", "reported", "lockChanged",
-      "playbackControlChanged", "ownerChanged", "removed",
+      "playbackControlChanged", "ownerChanged", "removed", "queueAdded", "queueRemoved",
+      "queueMoved", "queueCleared", "queuePlayed",
     ]
     for kind in expected {
       #expect(counts[kind, default: 0] >= 3, "\(kind) seen \(counts[kind, default: 0]) times")

@@ -27,6 +27,8 @@ func pausedRoom(store: any RoomStore) async throws -> (
   r.send(.command(id: 3, .play(item: nil, rate: nil)), from: 1)
   r.advance(3)
   r.send(.command(id: 4, .pause(item: nil, at: 12.345)), from: 1)
+  // What the group watches next is kept too.
+  r.send(.command(id: 3, .queueAdd(series: series, item: "s/e1")), from: 2)
   r.drop(2)
   r.send(.send(seq: 5, to: .all, kind: "chat", body: "while you were away"), from: 1)
   #expect(await r.runtime.flushStore())
@@ -271,6 +273,8 @@ func resumeAfterRestart(open: () throws -> any RoomStore) async throws {
     store: store, restoring: rooms, epoch: "second", at: then.nanoseconds + 2_000_000_000)
   let restored = try #require(r.core.state(ofRoom: "lobby"))
   #expect(restored.session?.timeline == stateBefore.session?.timeline)
+  #expect(restored.queue.map(\.item) == ["s/e1"] && restored.queue == stateBefore.queue)
+  #expect(restored.queueCounter == 1)
   #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
   #expect(restored.sequence > stateBefore.sequence)
 

@@ -10,7 +10,7 @@ import PlaybackCoordination
 /// The protocol's rule is that a union's `"type"` is the Swift case name, so these names are
 /// also what the golden JSON must carry.
 enum WireCaseNames {
-  static let commandCount = 22
+  static let commandCount = 27
   static func of(_ value: GroupCommand) -> String {
     switch value {
     case .enter: "enter"
@@ -35,10 +35,15 @@ enum WireCaseNames {
     case .setPlaybackControl: "setPlaybackControl"
     case .transferOwnership: "transferOwnership"
     case .remove: "remove"
+    case .queueAdd: "queueAdd"
+    case .queueRemove: "queueRemove"
+    case .queueMove: "queueMove"
+    case .queueClear: "queueClear"
+    case .playQueued: "playQueued"
     }
   }
 
-  static let changeKindCount = 27
+  static let changeKindCount = 32
   static func of(_ value: ChangeKind) -> String {
     switch value {
     case .entered: "entered"
@@ -68,10 +73,15 @@ enum WireCaseNames {
     case .playbackControlChanged: "playbackControlChanged"
     case .ownerChanged: "ownerChanged"
     case .removed: "removed"
+    case .queueAdded: "queueAdded"
+    case .queueRemoved: "queueRemoved"
+    case .queueMoved: "queueMoved"
+    case .queueCleared: "queueCleared"
+    case .queuePlayed: "queuePlayed"
     }
   }
 
-  static let rejectionCount = 19
+  static let rejectionCount = 20
   static func of(_ value: Rejection) -> String {
     switch value {
     case .unknownParticipant: "unknownParticipant"
@@ -83,6 +93,7 @@ enum WireCaseNames {
     case .notSuspended: "notSuspended"
     case .staleItem: "staleItem"
     case .unknownItem: "unknownItem"
+    case .notInQueue: "notInQueue"
     case .positionOutOfRange: "positionOutOfRange"
     case .rateOutOfRange: "rateOutOfRange"
     case .needsConfirmation: "needsConfirmation"

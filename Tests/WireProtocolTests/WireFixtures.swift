@@ -76,6 +76,17 @@ enum Fixture {
     sessionCounter: 3, control: RoomControl(owner: "p1", locked: true, playback: .owner))
   static let stateJSON =
     #"{"control":{"locked":true,"owner":"p1","playback":"owner"},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+  static let queueEntry = QueueEntry(
+    id: 3, series: series, item: "harbour/s1e2", addedBy: "p2", addedByName: "bob")
+  static let queueEntryJSON =
+    #"{"addedBy":"p2","addedByName":"bob","id":3,"item":"harbour/s1e2","series":\#(seriesJSON)}"#
+  /// The same room with a queue: every field there is.
+  static let queuedState = GroupState(
+    sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
+    sessionCounter: 3, control: RoomControl(owner: "p1", locked: true, playback: .owner),
+    queue: [queueEntry], queueCounter: 3)
+  static let queuedStateJSON =
+    #"{"control":{"locked":true,"owner":"p1","playback":"owner"},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"queue":[\#(queueEntryJSON)],"queueCounter":3,"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   /// A fresh room: no session, no last change.
   static let emptyState = GroupState()
   static let emptyStateJSON =

@@ -52,6 +52,14 @@ enum Golden {
     (.setPlaybackControl(.owner), #"{"playback":"owner","type":"setPlaybackControl"}"#),
     (.transferOwnership(to: "p2"), #"{"participant":"p2","type":"transferOwnership"}"#),
     (.remove("p3"), #"{"participant":"p3","type":"remove"}"#),
+    (
+      .queueAdd(series: Fixture.series, item: "harbour/s1e2"),
+      #"{"item":"harbour/s1e2","series":\#(Fixture.seriesJSON),"type":"queueAdd"}"#
+    ),
+    (.queueRemove(entry: 3), #"{"entry":3,"type":"queueRemove"}"#),
+    (.queueMove(entry: 3, to: 0), #"{"entry":3,"to":0,"type":"queueMove"}"#),
+    (.queueClear, #"{"type":"queueClear"}"#),
+    (.playQueued(entry: 3), #"{"entry":3,"type":"playQueued"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -104,6 +112,27 @@ enum Golden {
       .removed(participant: "p3", name: "eve"),
       #"{"name":"eve","participant":"p3","type":"removed"}"#
     ),
+    (
+      .queueAdded(entry: 3, item: "harbour/s1e2"),
+      #"{"entry":3,"item":"harbour/s1e2","type":"queueAdded"}"#
+    ),
+    (
+      .queueRemoved(entry: 3, item: "harbour/s1e2"),
+      #"{"entry":3,"item":"harbour/s1e2","type":"queueRemoved"}"#
+    ),
+    (
+      .queueMoved(entry: 3, item: "harbour/s1e2", to: 0),
+      #"{"entry":3,"item":"harbour/s1e2","to":0,"type":"queueMoved"}"#
+    ),
+    (.queueCleared, #"{"type":"queueCleared"}"#),
+    (
+      .queuePlayed(entry: 3, from: "harbour/s1e1", to: "harbour/s1e2"),
+      #"{"entry":3,"from":"harbour/s1e1","to":"harbour/s1e2","type":"queuePlayed"}"#
+    ),
+    (
+      .queuePlayed(entry: 3, from: nil, to: "harbour/s1e2"),
+      #"{"entry":3,"to":"harbour/s1e2","type":"queuePlayed"}"#
+    ),
   ]
 
   static let rejections: [(Rejection, String)] = [
@@ -122,6 +151,7 @@ enum Golden {
       #"{"current":"harbour/s1e2","sent":"harbour/s1e1","type":"staleItem"}"#
     ),
     (.unknownItem("harbour/s9e9"), #"{"item":"harbour/s9e9","type":"unknownItem"}"#),
+    (.notInQueue(entry: 3), #"{"entry":3,"type":"notInQueue"}"#),
     (
       .positionOutOfRange(position: 900, duration: 150),
       #"{"duration":150,"position":900,"type":"positionOutOfRange"}"#
@@ -320,7 +350,8 @@ enum Golden {
     ("Participant", Fixture.ann, Fixture.annJSON),
     ("ChangeEvent", Fixture.played, Fixture.playedJSON),
     ("WatchSession", Fixture.session, Fixture.sessionJSON),
-    ("GroupState", Fixture.state, Fixture.stateJSON),
+    ("GroupState", Fixture.queuedState, Fixture.queuedStateJSON),
+    ("QueueEntry", Fixture.queueEntry, Fixture.queueEntryJSON),
     ("EngineConfiguration", Fixture.configuration, Fixture.configurationJSON),
     ("SequencedStep", Fixture.pauseStep, Fixture.pauseStepJSON),
     (

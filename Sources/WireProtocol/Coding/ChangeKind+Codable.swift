@@ -7,7 +7,7 @@ import PlaybackCoordination
 extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
-    case participant, cause, enabled, locked, playback, name
+    case participant, cause, enabled, locked, playback, name, entry
   }
 
   public init(from decoder: any Decoder) throws {
@@ -79,6 +79,26 @@ extension ChangeKind: Codable {
       self = .removed(
         participant: try c.decode(ParticipantID.self, forKey: .participant),
         name: try c.decode(String.self, forKey: .name))
+    case "queueAdded":
+      self = .queueAdded(
+        entry: try c.decode(UInt64.self, forKey: .entry),
+        item: try c.decode(ItemID.self, forKey: .item))
+    case "queueRemoved":
+      self = .queueRemoved(
+        entry: try c.decode(UInt64.self, forKey: .entry),
+        item: try c.decode(ItemID.self, forKey: .item))
+    case "queueMoved":
+      self = .queueMoved(
+        entry: try c.decode(UInt64.self, forKey: .entry),
+        item: try c.decode(ItemID.self, forKey: .item),
+        to: try c.decode(Int.self, forKey: .to))
+    case "queueCleared":
+      self = .queueCleared
+    case "queuePlayed":
+      self = .queuePlayed(
+        entry: try c.decode(UInt64.self, forKey: .entry),
+        from: try c.decodeIfPresent(ItemID.self, forKey: .from),
+        to: try c.decode(ItemID.self, forKey: .to))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown change type \"\(type)\"")
@@ -171,6 +191,26 @@ extension ChangeKind: Codable {
       try c.encode("removed", forKey: .type)
       try c.encode(participant, forKey: .participant)
       try c.encode(name, forKey: .name)
+    case .queueAdded(let entry, let item):
+      try c.encode("queueAdded", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+      try c.encode(item, forKey: .item)
+    case .queueRemoved(let entry, let item):
+      try c.encode("queueRemoved", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+      try c.encode(item, forKey: .item)
+    case .queueMoved(let entry, let item, let to):
+      try c.encode("queueMoved", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+      try c.encode(item, forKey: .item)
+      try c.encode(to, forKey: .to)
+    case .queueCleared:
+      try c.encode("queueCleared", forKey: .type)
+    case .queuePlayed(let entry, let from, let to):
+      try c.encode("queuePlayed", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+      try c.encodeIfPresent(from, forKey: .from)
+      try c.encode(to, forKey: .to)
     }
   }
 }

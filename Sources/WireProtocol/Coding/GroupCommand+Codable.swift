@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin
+    case locked, playback, participant, origin, entry
   }
 
   public init(from decoder: any Decoder) throws {
@@ -80,6 +80,24 @@ extension GroupCommand: Codable {
       self = .transferOwnership(to: try c.decode(ParticipantID.self, forKey: .participant))
     case "remove":
       self = .remove(try c.decode(ParticipantID.self, forKey: .participant))
+    case "queueAdd":
+      self = .queueAdd(
+        series: try c.decode(SeriesInfo.self, forKey: .series),
+        item: try c.decode(ItemID.self, forKey: .item))
+    case "queueRemove":
+      self = .queueRemove(entry: try c.decode(UInt64.self, forKey: .entry))
+    case "queueMove":
+      let to = try c.decode(Int.self, forKey: .to)
+      guard (0...GroupState.maximumQueueEntries).contains(to) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .to, in: c,
+          debugDescription: "place \(to) is not in 0...\(GroupState.maximumQueueEntries)")
+      }
+      self = .queueMove(entry: try c.decode(UInt64.self, forKey: .entry), to: to)
+    case "queueClear":
+      self = .queueClear
+    case "playQueued":
+      self = .playQueued(entry: try c.decode(UInt64.self, forKey: .entry))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
@@ -163,6 +181,22 @@ extension GroupCommand: Codable {
     case .remove(let participant):
       try c.encode("remove", forKey: .type)
       try c.encode(participant, forKey: .participant)
+    case .queueAdd(let series, let item):
+      try c.encode("queueAdd", forKey: .type)
+      try c.encode(series, forKey: .series)
+      try c.encode(item, forKey: .item)
+    case .queueRemove(let entry):
+      try c.encode("queueRemove", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+    case .queueMove(let entry, let to):
+      try c.encode("queueMove", forKey: .type)
+      try c.encode(entry, forKey: .entry)
+      try c.encode(to, forKey: .to)
+    case .queueClear:
+      try c.encode("queueClear", forKey: .type)
+    case .playQueued(let entry):
+      try c.encode("playQueued", forKey: .type)
+      try c.encode(entry, forKey: .entry)
     }
   }
 }

@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension Rejection: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, participant, reasons, sent, current, item, position, duration, rate, allowed
-    case name, message, owner
+    case name, message, owner, entry
   }
 
   public init(from decoder: any Decoder) throws {
@@ -33,6 +33,8 @@ extension Rejection: Codable {
         current: try c.decode(ItemID.self, forKey: .current))
     case "unknownItem":
       self = .unknownItem(try c.decode(ItemID.self, forKey: .item))
+    case "notInQueue":
+      self = .notInQueue(entry: try c.decode(UInt64.self, forKey: .entry))
     case "positionOutOfRange":
       self = .positionOutOfRange(
         position: try c.decode(Double.self, forKey: .position),
@@ -87,6 +89,9 @@ extension Rejection: Codable {
       try c.encode("staleItem", forKey: .type)
       try c.encode(sent, forKey: .sent)
       try c.encode(current, forKey: .current)
+    case .notInQueue(let entry):
+      try c.encode("notInQueue", forKey: .type)
+      try c.encode(entry, forKey: .entry)
     case .unknownItem(let item):
       try c.encode("unknownItem", forKey: .type)
       try c.encode(item, forKey: .item)
