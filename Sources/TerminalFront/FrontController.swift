@@ -88,6 +88,18 @@ public struct FrontController: Hashable, Sendable {
           seriesTitle: session.series.title,
           item: session.item))
     }
+    // The queue shows the room's queue as it is now (edits come back from the relay),
+    // keeping the selected entry selected.
+    for index in prompts.indices where prompts[index].kind == .queue {
+      var selected: UInt64?
+      if case .queueEntry(let id) = prompts[index].selectedOption?.choice { selected = id }
+      if selected.map({ id in !model.group.queue.contains { $0.id == id } }) ?? false {
+        // Removed: the one that took its place.
+        let place = min(prompts[index].selection, max(0, model.group.queue.count - 1))
+        selected = model.group.queue.indices.contains(place) ? model.group.queue[place].id : nil
+      }
+      prompts[index] = .queue(model.group.queue, selected: selected)
+    }
     // The Come back dialog says where the group is now, not where it was when it opened.
     if let last = prompts.indices.last, case .comeBack(let position) = prompts[last].kind {
       prompts[last].message =
@@ -208,6 +220,9 @@ public struct FrontController: Hashable, Sendable {
       return [.localNotice(model.isJoined ? "you have already joined" : "nothing to join")]
     case .episodes:
       return openPicker(model: model)
+    case .queue:
+      present(.queue(model.group.queue))
+      return [.redraw]
     case .autoAdvance:
       guard let local = model.local else { return [.localNotice("not in the room yet")] }
       // Under owner-only control going on is the owner's switch: say so to the others.
@@ -375,6 +390,40 @@ public struct FrontController: Hashable, Sendable {
       }
     case (.episodePicker, .chosen(.item(let id))):
       return picked(id, model: model)
+    case (.episodePicker, .acted("u", .item(let id)?)):
+      // The list stays open: several episodes are queued one after another.
+      present(prompt)
+      if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
+      let series = ([model.session?.series].compactMap { $0 } + model.catalog)
+      guard let found = series.first(where: { $0.item(id) != nil }) else { return [.redraw] }
+      return [.roomCommand(.queueAdd(series: found, item: id)), .redraw]
+    case (.queue, .chosen(.queueEntry(let id))):
+      guard let entry = model.group.queue.first(where: { $0.id == id }), let item = entry.info
+      else { return [.redraw] }
+      if model.session != nil {
+        if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
+        present(.confirmPlayQueued(entry: id, item: item))
+        return [.redraw]
+      }
+      return [.roomCommand(.playQueued(entry: id))]
+    case (.confirmPlayQueued(let entry, _), .chosen(.yes)):
+      return [.roomCommand(.playQueued(entry: entry))]
+    case (.queue, .acted(let key, let choice)):
+      present(prompt)
+      if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
+      let queue = model.group.queue
+      if key == "x" { return queue.isEmpty ? [.redraw] : [.roomCommand(.queueClear), .redraw] }
+      guard case .queueEntry(let id)? = choice,
+        let place = queue.firstIndex(where: { $0.id == id })
+      else { return [.redraw] }
+      switch key {
+      case "d": return [.roomCommand(.queueRemove(entry: id)), .redraw]
+      case "+" where place > 0:
+        return [.roomCommand(.queueMove(entry: id, to: place - 1)), .redraw]
+      case "-" where place + 1 < queue.count:
+        return [.roomCommand(.queueMove(entry: id, to: place + 1)), .redraw]
+      default: return [.redraw]
+      }
     case (.roomMenu, .chosen(.lock(let locked))): return [.roomCommand(.setLocked(locked))]
     case (.roomMenu, .chosen(.control(let control))):
       return [.roomCommand(.setPlaybackControl(control))]

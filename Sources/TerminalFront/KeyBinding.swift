@@ -19,6 +19,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case restartPlayer
   /// Show the invite link others join with, to copy.
   case invite
+  /// The room's queue: what the group watches next.
+  case queue
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -60,6 +62,10 @@ public struct KeyBinding: Hashable, Sendable {
     KeyBinding(
       [.character("n")], "n", "next", "switch everyone to the next episode (asks first)", .next),
     KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
+    KeyBinding(
+      [.character("u")], "u", "up next",
+      "the room's queue (Enter plays one now, d removes, +/- move, x clears); u in the episode list adds one",
+      .queue, inHelpLine: false),
     KeyBinding(
       [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(
@@ -107,7 +113,8 @@ public struct KeyBinding: Hashable, Sendable {
   public static var helpEntries: [(key: String, text: String)] {
     all.filter {
       $0.inHelpLine
-        || [.join, .invite, .redraw, .room, .olderNotices, .restartPlayer].contains($0.command)
+        || [.join, .invite, .queue, .redraw, .room, .olderNotices, .restartPlayer].contains(
+          $0.command)
     }.map {
       ($0.keyLabel, $0.long)
     }

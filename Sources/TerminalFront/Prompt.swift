@@ -45,6 +45,10 @@ public struct Prompt: Hashable, Sendable {
     case stepAwayReason
     /// The invite link, whole, to copy.
     case invite(String)
+    /// The room's queue: play an entry now, remove, move, clear.
+    case queue
+    /// "Switch everyone to S1E3 — title (from the queue)?" Yes / No.
+    case confirmPlayQueued(entry: UInt64, item: ItemID)
   }
 
   /// What an option stands for.
@@ -63,6 +67,8 @@ public struct Prompt: Hashable, Sendable {
     case suspend(SuspensionReason)
     case otherReason
     case copy
+    /// A queue entry, by its number.
+    case queueEntry(UInt64)
   }
 
   public struct Option: Hashable, Sendable {
@@ -135,7 +141,7 @@ public struct Prompt: Hashable, Sendable {
 
   public var layout: Layout {
     switch kind {
-    case .episodePicker, .roomMenu, .pickPerson, .stepAway: .list
+    case .episodePicker, .roomMenu, .pickPerson, .stepAway, .queue: .list
     case .chat, .stepAwayReason: .input
     default: .buttons
     }
@@ -153,6 +159,19 @@ public struct Prompt: Hashable, Sendable {
     /// Enter in an input prompt, with the text.
     case submitted(String)
     case cancelled
+    /// One of the list's own keys (``actionKeys``) pressed on `choice`, the selected
+    /// option (nil in an empty list): the list stays what it was.
+    case acted(Character, Choice?)
+  }
+
+  /// Keys a list acts on besides choosing: in the episode list, `u` queues the episode;
+  /// in the queue, `d` (or Delete) removes, `+` and `-` move, `x` clears.
+  public var actionKeys: Set<Character> {
+    switch kind {
+    case .episodePicker: ["u"]
+    case .queue: ["d", "+", "-", "x"]
+    default: []
+    }
   }
 
   public mutating func handle(_ key: Key) -> Outcome {
@@ -217,6 +236,10 @@ public struct Prompt: Hashable, Sendable {
   }
 
   private mutating func handleSelection(_ key: Key) -> Outcome {
+    if case .character(let c) = key, actionKeys.contains(Character(c.lowercased())) {
+      return .acted(Character(c.lowercased()), selectedOption?.choice)
+    }
+    if key == .delete, actionKeys.contains("d") { return .acted("d", selectedOption?.choice) }
     guard !options.isEmpty else { return key == .escape || key == .enter ? .cancelled : .pending }
     let isList = layout == .list
     switch key {
@@ -348,6 +371,36 @@ extension Prompt {
       options: [Option("Yes", choice: .yes), Option("Cancel", choice: .cancel)], selection: 1)
   }
 
+  /// The room's queue, in order, each entry with who added it and how long it is;
+  /// `selected`: the entry to keep selected (after an edit), else the first.
+  public static func queue(_ entries: [QueueEntry], selected: UInt64? = nil) -> Prompt {
+    let options = entries.enumerated().map { place, entry in
+      Option(
+        "\(place + 1). \(entry.info.map(EpisodeLabel.describe) ?? EpisodeLabel.code(entry.item))",
+        hotkey: nil, choice: .queueEntry(entry.id),
+        detail: "\(entry.addedByName) · \(TimeFormat.clock(entry.info?.duration ?? 0))")
+    }.map {
+      var o = $0
+      o.hotkey = nil
+      return o
+    }
+    let selection = selected.flatMap { id in entries.firstIndex { $0.id == id } } ?? 0
+    return Prompt(
+      kind: .queue, title: "Up next",
+      message: entries.isEmpty
+        ? "Nothing queued yet: in the episode list (e), u adds the selected episode."
+        : "Enter plays now · d removes · +/- move · x clears",
+      options: options, selection: selection)
+  }
+
+  /// Playing a queue entry now switches everyone: Yes / No.
+  public static func confirmPlayQueued(entry: UInt64, item: ItemInfo) -> Prompt {
+    Prompt(
+      kind: .confirmPlayQueued(entry: entry, item: item.id), title: "Play from the queue",
+      message: "Switch everyone to \(EpisodeLabel.describe(item)) now?",
+      options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
+  }
+
   /// Episodes to pick from; the current one is marked and selected.
   public static func episodePicker(series: [SeriesInfo], current: ItemID?) -> Prompt {
     var options: [Option] = []
@@ -365,7 +418,8 @@ extension Prompt {
     let selected = options.firstIndex { $0.isCurrent } ?? 0
     let title = series.count == 1 ? series[0].title : "Episodes"
     return Prompt(
-      kind: .episodePicker, title: title, message: options.isEmpty ? "Nothing to watch." : "",
+      kind: .episodePicker, title: title,
+      message: options.isEmpty ? "Nothing to watch." : "Enter watches it · u adds it to the queue",
       options: options.map {
         var o = $0
         o.hotkey = nil

@@ -66,10 +66,27 @@ extension ScreenRenderer {
     }
     r += 1
     skip()
-    while r < bottom {
+    // What the group watches next, on the pane's last line, while the queue holds any.
+    let upNext = upNextLine(model.group.queue, width: inner)
+    let patternEnd = upNext != nil ? bottom - 1 : bottom
+    while r < patternEnd {
       drawPattern(model, row: r, col: left, width: inner, into: &grid)
       r += 1
     }
+    if let upNext, r < bottom {
+      grid.write(upNext, row: r, col: left, style: CellStyle(.muted))
+    }
+  }
+
+  /// "up next: S1E3 · The Storm (bob) +2 · u", cut to `width`; nil for an empty queue.
+  static func upNextLine(_ queue: [QueueEntry], width: Int) -> String? {
+    guard let first = queue.first else { return nil }
+    let item = first.info.map(EpisodeLabel.describe) ?? EpisodeLabel.code(first.item)
+    let more = queue.count > 1 ? " +\(queue.count - 1)" : ""
+    let tail = "\(more) · u"
+    let head = TextLayout.truncate(
+      "up next: \(item) (\(first.addedByName))", to: width - CharacterWidth.of(tail))
+    return head + tail
   }
 
   static func drawNoSession(

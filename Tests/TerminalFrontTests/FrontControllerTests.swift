@@ -856,4 +856,78 @@ struct ChatWidthTests {
       #expect(lines.contains { $0.contains("雪: 你好世界 🍿") }, "\(cols): \(screen.text)")
     }
   }
+
+  @Test(
+    "u opens the queue: Enter plays an entry now after asking, d removes, + and - move, x clears; it follows the room's queue"
+  )
+  func queue() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.queue = [
+      QueueEntry(
+        id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
+        addedByName: "bob"),
+      QueueEntry(
+        id: 7, series: Fixtures.series, item: "harbour/s1e4", addedBy: Fixtures.carol,
+        addedByName: "carol"),
+    ]
+    _ = c.handle(key: .character("u"), model: model)
+    #expect(c.activePrompt?.kind == .queue)
+    #expect(c.activePrompt?.options.map(\.detail) == ["bob · 43:30", "carol · 40:00"])
+    #expect(
+      c.handle(key: .character("-"), model: model) == [
+        .roomCommand(.queueMove(entry: 4, to: 1)), .redraw,
+      ])
+    // The relay's answer moves it: the selection follows the entry.
+    model.group.queue.swapAt(0, 1)
+    c.prepare(&model)
+    #expect(c.activePrompt?.selection == 1)
+    #expect(
+      c.handle(key: .character("+"), model: model) == [
+        .roomCommand(.queueMove(entry: 4, to: 0)), .redraw,
+      ])
+    #expect(
+      c.handle(key: .delete, model: model) == [.roomCommand(.queueRemove(entry: 4)), .redraw])
+    model.group.queue.removeLast()
+    c.prepare(&model)
+    #expect(c.activePrompt?.options.count == 1 && c.activePrompt?.selection == 0)
+    // Enter asks first: it switches everyone.
+    #expect(c.handle(key: .enter, model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .confirmPlayQueued(entry: 7, item: "harbour/s1e4"))
+    #expect(c.handle(key: .character("y"), model: model) == [.roomCommand(.playQueued(entry: 7))])
+    _ = c.handle(key: .character("u"), model: model)
+    #expect(c.handle(key: .character("x"), model: model) == [.roomCommand(.queueClear), .redraw])
+    #expect(c.handle(key: .escape, model: model) == [.redraw])
+    #expect(c.activePrompt == nil)
+  }
+
+  @Test("u in the episode list adds the selected episode to the queue and keeps the list open")
+  func queueFromPicker() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .down, model: model)
+    #expect(
+      c.handle(key: .character("u"), model: model) == [
+        .roomCommand(.queueAdd(series: Fixtures.series, item: "harbour/s1e3")), .redraw,
+      ])
+    #expect(c.activePrompt?.kind == .episodePicker)
+  }
+
+  @Test("under the owner's control the queue says so instead of editing")
+  func queueOwnerOnly() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.control = RoomControl(owner: Fixtures.bob, locked: false, playback: .owner)
+    model.group.queue = [
+      QueueEntry(
+        id: 1, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
+        addedByName: "bob")
+    ]
+    _ = c.handle(key: .character("u"), model: model)
+    #expect(
+      c.handle(key: .character("d"), model: model) == [
+        .localNotice("only bob controls playback in this room")
+      ])
+  }
 }

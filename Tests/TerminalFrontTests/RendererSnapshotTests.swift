@@ -16,11 +16,24 @@ struct ScreenSize: CustomTestStringConvertible, Sendable {
 enum ScreenState: String, CaseIterable, Sendable {
   case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered,
     invalidated
-  case helpShown, fastAndWide, watchingAlone, hostWithInvite
+  case helpShown, fastAndWide, watchingAlone, hostWithInvite, queued
 
   var model: FrontModel {
     switch self {
     case .playing: Fixtures.playing()
+    case .queued:
+      {
+        var model = Fixtures.playing()
+        model.group.queue = [
+          QueueEntry(
+            id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
+            addedByName: "bob"),
+          QueueEntry(
+            id: 7, series: Fixtures.testCard, item: "testcard/bars", addedBy: Fixtures.carol,
+            addedByName: "carol"),
+        ]
+        return model
+      }()
     case .pausedByBob: Fixtures.pausedByBob()
     case .waiting: Fixtures.waiting()
     case .suspended: Fixtures.suspended()
@@ -39,7 +52,7 @@ enum ScreenState: String, CaseIterable, Sendable {
 
 enum PromptCase: String, CaseIterable, Sendable {
   case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat, comeBack
-  case leaveHostedRoom
+  case leaveHostedRoom, queue
 
   var model: FrontModel {
     var model = Fixtures.playing()
@@ -60,6 +73,16 @@ enum PromptCase: String, CaseIterable, Sendable {
       var picker = Prompt.episodePicker(series: [Fixtures.series], current: "harbour/s1e2")
       _ = picker.handle(.down)
       model.prompt = picker
+    case .queue:
+      model.group.queue = [
+        QueueEntry(
+          id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
+          addedByName: "bob"),
+        QueueEntry(
+          id: 7, series: Fixtures.testCard, item: "testcard/bars", addedBy: Fixtures.carol,
+          addedByName: "carol"),
+      ]
+      model.prompt = .queue(model.group.queue, selected: 7)
     case .chat:
       model.prompt = .chat(draft: "see you at the storm 🌊")
     case .comeBack:
