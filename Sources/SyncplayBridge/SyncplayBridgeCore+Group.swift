@@ -64,10 +64,14 @@ extension SyncplayBridgeCore {
       announcedOwner = newState.control.owner
       effects.append(.send(list()))
     }
-    let shown = newState.session.map { PlaylistShown(session: $0.id, item: $0.item.id) }
-    if shown != playlistShown, shown != nil {
+    let shown = PlaylistShown(
+      session: newState.session?.id, item: newState.session?.item.id,
+      queue: newState.queue.map(\.id))
+    if shown != playlistShown,
+      playlistShown != nil || newState.session != nil || !newState.queue.isEmpty
+    {
       playlistShown = shown
-      effects += playlist()
+      effects += playlist(always: true)
     }
     if let session = newState.session, let participant,
       let mine = newState.participant(participant), !mine.isJoined, joinRequested != session.id
@@ -135,8 +139,18 @@ extension SyncplayBridgeCore {
     return SyncplayFile(name: session.item.title, duration: session.item.duration)
   }
 
-  /// The series' episodes as Syncplay's shared playlist, and where the group is in it.
+  /// Syncplay's shared playlist: while the room's queue holds anything, the item watched
+  /// now and then the queue (Syncplay's own use of a playlist: what plays next); else the
+  /// series' episodes. And where the group is in it.
   func playlist(always: Bool = false) -> [SyncplayBridgeEffect] {
+    if !state.queue.isEmpty {
+      let queued = state.queue.map { $0.info?.title ?? $0.item.rawValue }
+      let current = state.session.map { [itemFile?.name ?? $0.item.title] } ?? []
+      return [
+        .send(.playlistChange(user: lastOriginator, files: current + queued)),
+        .send(.playlistIndex(user: lastOriginator, index: current.isEmpty ? nil : 0)),
+      ]
+    }
     guard let session = state.session else {
       return always
         ? [

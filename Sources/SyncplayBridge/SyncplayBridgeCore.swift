@@ -128,8 +128,10 @@ public struct SyncplayBridgeCore: Sendable {
   /// The session and item the client's playlist was last set for.
   var playlistShown: PlaylistShown?
   struct PlaylistShown: Hashable {
-    var session: UInt64
-    var item: ItemID
+    var session: UInt64?
+    var item: ItemID?
+    /// The queue's entries, by number, when the playlist shows the queue.
+    var queue: [UInt64]
   }
 
   enum ChangeLead: Hashable { case start, seek }
@@ -245,6 +247,12 @@ public struct SyncplayBridgeCore: Sendable {
         notice(
           "this relay keeps you in \(hello.room); to watch in \(name), reconnect with that room"),
       ]
+    case .playlistIndex(let index) where !state.queue.isEmpty:
+      // The playlist is what the group watches now, then the room's queue: choosing a
+      // queued entry there plays it now (asked for there, so confirmed).
+      let first = state.session == nil ? 0 : 1
+      guard let index, index >= first, index - first < state.queue.count else { return [] }
+      return [.request(.command(.playQueued(entry: state.queue[index - first].id)))]
     case .playlistIndex(let index):
       guard let index, let session = state.session, index < session.series.items.count,
         let mine = participant.flatMap(state.participant), mine.isJoined
@@ -257,10 +265,10 @@ public struct SyncplayBridgeCore: Sendable {
         .request(.command(.replace(series: session.series, item: item.id, confirmed: true)))
       ]
     case .playlistChange:
-      // With something watched, the playlist is its series, not edited from Syncplay (the
-      // client is told again). With nothing, a client adds the file it opened: that file
-      // starts the session, from its `file`.
-      return state.session == nil ? [] : playlist()
+      // With something watched (or queued), the playlist is the room's, not edited from
+      // Syncplay (the client is told again). With nothing, a client adds the file it
+      // opened: that file starts the session, from its `file`.
+      return state.session == nil && state.queue.isEmpty ? [] : playlist()
     case .controllerAuth:
       let owner = state.owner?.name
       return [

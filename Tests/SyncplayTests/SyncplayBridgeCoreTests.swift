@@ -335,4 +335,35 @@ struct SyncplayIdleTests {
     #expect(
       core.tick(at: t.advanced(bySeconds: 5.1)) == [.send(.error("no Hello within 5 s")), .close])
   }
+
+  @Test(
+    "the room's queue is Syncplay's shared playlist after what plays now; choosing an entry there plays it now"
+  )
+  func queueAsPlaylist() {
+    var (core, t) = SyncplayBridgeCoreTests.entered()
+    var state = SyncplayBridgeCoreTests.room()
+    let next = ItemInfo(id: "night-ferry/s1e4", title: "Colonsay", duration: 1290)
+    let series = SeriesInfo(
+      id: "night-ferry", title: "Night Ferry", items: [SyncplayBridgeCoreTests.item, next])
+    state.queue = [
+      QueueEntry(
+        id: 3, series: series, item: next.id, addedBy: SyncplayBridgeCoreTests.ann,
+        addedByName: "ann")
+    ]
+    state.queueCounter = 3
+    let shown = core.clientEvent(.state(state, events: []), at: t)
+    #expect(
+      shown.contains(
+        .send(.playlistChange(user: "ann", files: ["Night.Ferry.S01E03.mkv", "Colonsay"]))))
+    #expect(shown.contains(.send(.playlistIndex(user: "ann", index: 0))))
+    #expect(
+      core.received(.set(.playlistIndex(1)), at: t) == [.request(.command(.playQueued(entry: 3)))])
+    #expect(core.received(.set(.playlistIndex(0)), at: t).isEmpty)
+    // Edited in Syncplay: the room's playlist is told again.
+    #expect(!core.received(.set(.playlistChange(files: ["other.mkv"])), at: t).isEmpty)
+    // The queue empties: the series again.
+    state.queue = []
+    let back = core.clientEvent(.state(state, events: []), at: t)
+    #expect(back.contains(.send(.playlistChange(user: "ann", files: ["Night.Ferry.S01E03.mkv"]))))
+  }
 }
