@@ -11,7 +11,7 @@ struct CowatchBench: AsyncParsableCommand {
       SyncplayCommand.self, RemoteCommand.self, CodecCommand.self, AttacksCommand.self,
       MpvCommand.self,
       StoreCommand.self, TLSCommand.self, FrontCommand.self, SyncplayClientsCommand.self,
-      HandoverCommand.self, InviteCommand.self, MetricsCommand.self,
+      HandoverCommand.self, InviteCommand.self, MetricsCommand.self, QueueCommand.self,
     ])
 }
 

@@ -48,6 +48,8 @@ import Testing
       ("invite", ["Joining by an invite link", "a silent address first"]),
       // A scrape, and the same chat load counted for the metrics and not.
       ("metrics", ["What the relay's metrics cost", "counting for the metrics"]),
+      // One participant's queue edits, timed to everyone else's replica.
+      ("queue", ["A queue edit reaching everyone"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()
