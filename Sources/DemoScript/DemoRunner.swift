@@ -529,6 +529,7 @@ public actor DemoRunner {
     case .queue(.move(let place, let to)): "queue move \(place) \(to)"
     case .queue(.clear): "queue clear"
     case .queue(.play(let place)): "queue play \(place)"
+    case .offset(let ms): "offset \(ScriptTime.seconds(ms))"
     }
   }
 

@@ -10,6 +10,9 @@ public enum FrontRequest: Hashable, Sendable {
   /// A playback intent; relative ones count from what the client last asked for, so that
   /// a burst of keys adds up even before the relay has answered the first.
   case playback(PlaybackIntent)
+  /// Move this person's player further ahead of the group (negative: behind), from the
+  /// offset last set.
+  case changePersonalOffset(by: Double)
   /// Say something to everyone.
   case chat(String)
   /// Say something to these people only (`/tell bob,carol …`).

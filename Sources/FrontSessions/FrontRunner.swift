@@ -143,6 +143,11 @@ public struct FrontRunner: Sendable {
       switch request {
       case .send(let command): check(await client.send(command))
       case .playback(let intent): check(await client.perform(intent))
+      case .changePersonalOffset(let delta):
+        let limit = Participant.maximumPersonalOffset
+        let offset = min(max(await client.personalOffset + delta, -limit), limit)
+        // Rounded to the millisecond: steps of 50 ms stay whole numbers.
+        check(await client.setPersonalOffset((offset * 1000).rounded() / 1000))
       case .chat(let text): await client.sendMessage(kind: .chat, body: text)
       case .tell(let people, let text):
         await client.sendMessage(kind: .chat, body: text, to: .only(people))

@@ -421,6 +421,7 @@ public struct FrontSession: Sendable {
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
+    case .changePersonalOffset(let delta): return .changePersonalOffset(by: delta)
     case .declineSession, .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
       .restartPlayer, .copyToClipboard:
       return nil

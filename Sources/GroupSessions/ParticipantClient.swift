@@ -165,6 +165,23 @@ public actor ParticipantClient {
     perform(core.request(request, ticket: nil, at: now, seen: player?.observe(at: now)))
   }
 
+  /// Runs this person's player `seconds` ahead of the group (negative: behind): at once
+  /// here, and the others are told (waits for the relay's answer).
+  @discardableResult
+  public func setPersonalOffset(_ seconds: Double) async -> Result<Void, ClientError> {
+    let ticket = nextTicket
+    nextTicket += 1
+    return await withCheckedContinuation { continuation in
+      waiters[ticket] = continuation
+      let now = clock.localNow()
+      perform(
+        core.setPersonalOffset(seconds, ticket: ticket, at: now, seen: player?.observe(at: now)))
+    }
+  }
+
+  /// This person's personal offset, seconds.
+  public var personalOffset: Double { core.personalOffset }
+
   /// Asks for a playback intent and waits for the relay's answer.
   @discardableResult
   public func perform(_ intent: PlaybackIntent) async -> Result<Void, ClientError> {
@@ -340,7 +357,8 @@ public actor ParticipantClient {
         switch action {
         case .pause: .pause
         case .play: .play(rate: nil)
-        case .seek(let to): .seek(to: to)
+        // The player runs ahead by the personal offset: the group's spot is that earlier.
+        case .seek(let to): .seek(to: max(0, to - core.personalOffset))
         case .rate(let rate): .setRate(rate)
         }
       perform(

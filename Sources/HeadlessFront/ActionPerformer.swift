@@ -89,6 +89,7 @@ public struct ActionPerformer: Sendable {
       pendingQueued = nil
       return .done
     case .queue(let action): return await queue(action)
+    case .offset(let ms): return outcome(await client.setPersonalOffset(ms / 1000))
     case .suspend(let reason): return outcome(await client.send(.beginSuspension(reason)))
     case .resume: return outcome(await client.send(.endSuspension(nil, proposing: nil)))
     case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))

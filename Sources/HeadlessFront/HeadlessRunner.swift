@@ -408,6 +408,7 @@ public struct HeadlessRunner: Sendable {
     case .queueMoved: "queue-moved"
     case .queueCleared: "queue-cleared"
     case .queuePlayed: "queue-played"
+    case .personalOffsetChanged: "personal-offset"
     }
   }
 }

@@ -45,10 +45,13 @@ public enum ParticipantAction: Hashable, Sendable {
   /// `queue move N M`, `queue clear`, `queue play N` (places count from 1, as `status`
   /// lists the queue).
   case queue(QueueAction)
+  /// `offset MS`: run this person's player MS milliseconds ahead of the group (negative:
+  /// behind), as `--offset` does from the start.
+  case offset(Double)
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|remove N|move N M|clear|play N"
+    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -137,6 +140,16 @@ public enum ParticipantAction: Hashable, Sendable {
     case "leave": return try noArgument(.leave)
     case "end": return try noArgument(.end)
     case "queue": return .queue(try QueueAction.parse(rest))
+    case "offset":
+      let limit = Participant.maximumPersonalOffset * 1000
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "milliseconds, e.g. 200")
+      }
+      guard let ms = Double(rest), ms.isFinite, abs(ms) <= limit else {
+        throw .badArgument(
+          word: word, argument: rest, expected: "milliseconds within ±\(Int(limit))")
+      }
+      return .offset(ms)
     case "catalog": return try noArgument(.catalog)
     case "status": return try noArgument(.status)
     case "restart-player": return try noArgument(.restartPlayer)

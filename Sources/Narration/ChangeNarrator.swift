@@ -120,6 +120,11 @@ public enum ChangeNarrator {
         "\(who) moved \(episode(item)) to \(to == 0 ? "the top" : "place \(to + 1)") of the queue"
     case .queueCleared: return "\(who) cleared the queue"
     case .queuePlayed(_, _, let to): return "\(who) played \(episode(to)) from the queue"
+    case .personalOffsetChanged(let seconds):
+      let whoseNow = isYou ? "your" : "\(who)'s"
+      guard seconds != 0 else { return "\(whoseNow) player runs with the group again" }
+      return
+        "\(whoseNow) player runs \(OffsetText.describe(seconds)) of the group (a personal offset)"
     }
   }
 

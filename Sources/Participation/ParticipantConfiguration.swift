@@ -43,6 +43,10 @@ public struct ParticipantConfiguration: Sendable, Hashable {
   public var sync: SyncConfiguration
   /// Start with auto-advance on.
   public var autoAdvance: Bool
+  /// Run this person's player this many seconds ahead of the group (negative: behind):
+  /// sound that reaches the ear late (Bluetooth), a file with another intro. Within
+  /// ``Participant/maximumPersonalOffset``.
+  public var personalOffset: Double = 0
   /// log2 of scrypt's rounds for a room this participant creates with a password (see
   /// ``KeyDerivation``); tests use a cheap one.
   public var keyDerivationCost: Int = KeyDerivation.defaultCost

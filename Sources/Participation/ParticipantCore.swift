@@ -94,7 +94,11 @@ public struct ParticipantCore: Sendable {
   /// up to a seek's switch instant, the seek's target.
   public func currentPosition(at now: LocalInstant, seen: PlayerObservation?) -> Double? {
     guard let session = state.session else { return nil }
-    if let seen, seen.item == session.item.id, !seen.isBusy { return seen.position }
+    if let seen, seen.item == session.item.id, !seen.isBusy {
+      // The player runs ahead by the personal offset on purpose: the group's position is
+      // that much earlier.
+      return min(max(seen.position - following.personalOffset, 0), session.item.duration)
+    }
     guard let estimate else { return nil }
     let groupNow = estimate.groupTime(at: now)
     let timeline = session.timeline
@@ -460,6 +464,35 @@ public struct ParticipantCore: Sendable {
     if !welcome.resumed && configuration.autoAdvance {
       effects += enqueue(.command(.setAutoAdvance(true)), origin: .automatic, ticket: nil, at: now)
     }
+    // The others see this person's personal offset (a new relay, or a new place, does
+    // not know it yet).
+    if state.participant(welcome.participant)?.personalOffset != following.personalOffset {
+      effects += enqueue(
+        .command(.setPersonalOffset(following.personalOffset)), origin: .automatic, ticket: nil,
+        at: now)
+    }
+    return effects
+  }
+
+  /// How far this person's player runs ahead of the group on purpose, seconds.
+  public var personalOffset: Double { following.personalOffset }
+
+  /// Runs this person's player `seconds` ahead of the group (negative: behind) from now
+  /// on: the player moves at once, and the others are told.
+  public mutating func setPersonalOffset(
+    _ seconds: Double, ticket: UInt64?, at now: LocalInstant, seen: PlayerObservation?
+  ) -> [ParticipantEffect] {
+    let limit = Participant.maximumPersonalOffset
+    guard seconds.isFinite, abs(seconds) <= limit else {
+      let error = ClientError.invalid("a personal offset is at most \(Int(limit)) s either way")
+      return ticket.map { [.answer(ticket: $0, .failure(error))] }
+        ?? [.event(.notice(error.notice))]
+    }
+    following.personalOffset = seconds
+    var effects = perform(
+      following.adopt(state, as: participant, clock: clock.estimate, at: now), at: now)
+    effects += enqueue(
+      .command(.setPersonalOffset(seconds)), origin: .user, ticket: ticket, at: now)
     return effects
   }
 

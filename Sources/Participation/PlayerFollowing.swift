@@ -20,6 +20,9 @@ struct PlayerFollowing: Sendable {
 
   let hasPlayer: Bool
   private let configuration: ParticipantConfiguration
+  /// How far this person's player runs ahead of the group on purpose, seconds (see
+  /// ``Participant/personalOffset``): the player follows the group's line shifted by it.
+  var personalOffset: Double
   private var coordinator: PlaybackCoordinator?
   private(set) var nextCorrection: LocalInstant?
   private(set) var nextReport: LocalInstant?
@@ -40,6 +43,7 @@ struct PlayerFollowing: Sendable {
   init(configuration: ParticipantConfiguration, hasPlayer: Bool) {
     self.configuration = configuration
     self.hasPlayer = hasPlayer
+    personalOffset = configuration.personalOffset
   }
 
   /// True while the player follows the group (joined, not stepped away).
@@ -88,8 +92,9 @@ struct PlayerFollowing: Sendable {
     if let due = nextCorrection {
       nextCorrection = min(due, now.advanced(bySeconds: correctionInterval(in: state)))
     }
+    let followed = state.shifted(by: personalOffset)
     var actions = drive(clock) { coordinator, clock in
-      coordinator.adopt(state, at: now, clock: clock)
+      coordinator.adopt(followed, at: now, clock: clock)
     }
     if !hasPlayer, let participant, let mine = state.participant(participant),
       state.session != nil
@@ -104,7 +109,10 @@ struct PlayerFollowing: Sendable {
   mutating func clockArrived(_ clock: ClockOffsetEstimate, state: GroupState, at now: LocalInstant)
     -> [Action]
   {
-    drive(clock) { coordinator, clock in coordinator.adopt(state, at: now, clock: clock) }
+    let followed = state.shifted(by: personalOffset)
+    return drive(clock) { coordinator, clock in
+      coordinator.adopt(followed, at: now, clock: clock)
+    }
   }
 
   /// Whether the periodic report is due; if so, the next one is scheduled.
@@ -178,7 +186,9 @@ struct PlayerFollowing: Sendable {
         actions.append(.request(.endSuspension(.stallRecovery, proposing: nil), .automatic))
       }
     }
-    if seen.item == session.item.id, session.status == .playing,
+    // A player running ahead on purpose reaches the end before the group does: the
+    // group's own timeline ends the item then.
+    if seen.item == session.item.id, session.status == .playing, personalOffset <= 0,
       seen.position >= session.item.duration - 0.05, advanceSentFor != session.item.id
     {
       advanceSentFor = session.item.id
@@ -209,9 +219,10 @@ struct PlayerFollowing: Sendable {
     }
     if seen.problem == nil, seen.item == nil {
       // The player came back empty (a restarted mpv): load the item into it again.
+      let followed = state.shifted(by: personalOffset)
       actions += drive(clock) { coordinator, clock in
         coordinator.playerReplaced()
-        return coordinator.adopt(state, at: now, clock: clock)
+        return coordinator.adopt(followed, at: now, clock: clock)
       }
     }
     playerProblem = seen.problem

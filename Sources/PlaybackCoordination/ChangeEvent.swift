@@ -70,4 +70,7 @@ public enum ChangeKind: Hashable, Sendable {
   /// session ran). At the end of an item the group goes on to the queue's first entry by
   /// itself: that is `autoAdvanced`.
   case queuePlayed(entry: UInt64, from: ItemID?, to: ItemID)
+  /// The originator's player now runs this many seconds ahead of the group (negative:
+  /// behind; 0: with it).
+  case personalOffsetChanged(Double)
 }

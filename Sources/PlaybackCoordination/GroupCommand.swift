@@ -62,6 +62,9 @@ public enum GroupCommand: Hashable, Sendable {
   /// as any switch is), or a new session when nothing is watched; the entry leaves the
   /// queue.
   case playQueued(entry: UInt64)
+  /// Run this participant's own player `seconds` ahead of the group (negative: behind),
+  /// within ``Participant/maximumPersonalOffset``.
+  case setPersonalOffset(Double)
 }
 
 /// Why a participant left the room.

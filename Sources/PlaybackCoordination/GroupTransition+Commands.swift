@@ -251,6 +251,16 @@ extension GroupTransition {
     reconsider(state.participants[index].id)
   }
 
+  mutating func setPersonalOffset(_ index: Int, _ seconds: Double) throws(Rejection) {
+    let limit = Participant.maximumPersonalOffset
+    guard seconds.isFinite, abs(seconds) <= limit else {
+      throw .invalidValue("a personal offset is at most \(Int(limit)) s either way")
+    }
+    guard state.participants[index].personalOffset != seconds else { return }
+    state.participants[index].personalOffset = seconds
+    emit(.personalOffsetChanged(seconds))
+  }
+
   mutating func setAutoAdvance(_ index: Int, _ on: Bool) {
     state.participants[index].autoAdvance = on
     emit(.autoAdvanceChanged(on))

@@ -85,6 +85,7 @@ struct GroupTransition {
     case .queueMove(let entry, let to): try queueMove(index, entry: entry, to: to)
     case .queueClear: try queueClear(index)
     case .playQueued(let entry): try playQueued(index, entry: entry)
+    case .setPersonalOffset(let seconds): try setPersonalOffset(index, seconds)
     }
   }
 

@@ -28,14 +28,21 @@ public struct Participant: Hashable, Sendable, Identifiable {
   public var playerOffset: Double?
   /// The program this participant uses (a Syncplay client through the relay's bridge).
   public var origin: ParticipantOrigin
+  /// How far this person's player runs ahead of the group on purpose, seconds (negative:
+  /// behind): for sound that reaches the ear late (Bluetooth) or a file with another
+  /// intro. Shown to the others; not a gap to correct, nor sync error.
+  public var personalOffset: Double
+  /// The largest personal offset either way, seconds.
+  public static let maximumPersonalOffset = 10.0
 
   public init(
     id: ParticipantID, name: String, isJoined: Bool = false, readiness: Readiness = .ready,
     suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
     roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil,
-    origin: ParticipantOrigin = .cowatch
+    origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0
   ) {
     self.origin = origin
+    self.personalOffset = personalOffset
     self.id = id
     self.name = name
     self.isJoined = isJoined

@@ -44,4 +44,7 @@ public enum FrontAction: Hashable, Sendable {
   case roomCommand(GroupCommand)
   /// Put this text on the clipboard of the terminal (OSC 52).
   case copyToClipboard(String)
+  /// Move this person's player further ahead of the group by `seconds` (negative: behind),
+  /// from the offset the client last set, so that quick presses add up.
+  case changePersonalOffset(by: Double)
 }

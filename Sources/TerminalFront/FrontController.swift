@@ -41,6 +41,8 @@ public struct FrontController: Hashable, Sendable {
 
   /// Lines PgUp and PgDn scroll the notices by.
   public static let scrollStep = 5
+  /// Seconds `+` and `-` move this person's personal offset by.
+  public static let offsetStep = 0.05
 
   /// Opens a prompt on top of any others (e.g. one the app itself wants to ask).
   public mutating func present(_ prompt: Prompt) {
@@ -223,6 +225,10 @@ public struct FrontController: Hashable, Sendable {
     case .queue:
       present(.queue(model.group.queue))
       return [.redraw]
+    case .offsetAhead:
+      return [.changePersonalOffset(by: Self.offsetStep)]
+    case .offsetBehind:
+      return [.changePersonalOffset(by: -Self.offsetStep)]
     case .autoAdvance:
       guard let local = model.local else { return [.localNotice("not in the room yet")] }
       // Under owner-only control going on is the owner's switch: say so to the others.

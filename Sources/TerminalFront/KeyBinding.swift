@@ -21,6 +21,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case invite
   /// The room's queue: what the group watches next.
   case queue
+  /// This person's player a step further ahead of the group, or behind (a personal offset).
+  case offsetAhead, offsetBehind
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -66,6 +68,13 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("u")], "u", "up next",
       "the room's queue (Enter plays one now, d removes, +/- move, x clears); u in the episode list adds one",
       .queue, inHelpLine: false),
+    KeyBinding(
+      [.character("+"), .character("=")], "+/-", "offset",
+      "your player 50 ms further ahead of the group / behind it (sound late through Bluetooth: ahead)",
+      .offsetAhead, inHelpLine: false),
+    KeyBinding(
+      [.character("-")], "-", "behind", "your player 50 ms further behind the group", .offsetBehind,
+      inHelpLine: false),
     KeyBinding(
       [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(
@@ -113,8 +122,8 @@ public struct KeyBinding: Hashable, Sendable {
   public static var helpEntries: [(key: String, text: String)] {
     all.filter {
       $0.inHelpLine
-        || [.join, .invite, .queue, .redraw, .room, .olderNotices, .restartPlayer].contains(
-          $0.command)
+        || [.join, .invite, .queue, .offsetAhead, .redraw, .room, .olderNotices, .restartPlayer]
+          .contains($0.command)
     }.map {
       ($0.keyLabel, $0.long)
     }

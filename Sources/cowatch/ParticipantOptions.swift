@@ -28,6 +28,12 @@ struct ParticipantOptions: ParsableArguments {
     help: "With --headless: print what the player shows every N ms.")
   var sampleMilliseconds = 0
   @Flag(help: "Turn auto-advance on from the start.") var autoadvance = false
+  @Option(
+    name: .customLong("offset"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Run your player this many milliseconds ahead of the group (negative: behind), for sound that reaches you late (Bluetooth, 150–250) or a file with another intro; within ±10000. The others see it; it is not sync error.",
+      valueName: "MS"))
+  var offsetMilliseconds = 0.0
   @Option(help: "The player: simulated (a test pattern in the front), or mpv (real video).")
   var player = "simulated"
   @Option(
@@ -93,6 +99,10 @@ struct ParticipantOptions: ParsableArguments {
       throw ValidationError("--name: \(problem)")
     }
     guard sampleMilliseconds >= 0 else { throw ValidationError("--sample-ms must be 0 or more") }
+    let limit = Participant.maximumPersonalOffset * 1000
+    guard offsetMilliseconds.isFinite, abs(offsetMilliseconds) <= limit else {
+      throw ValidationError("--offset must be within ±\(Int(limit)) ms")
+    }
     guard ["simulated", "mpv"].contains(player) else {
       throw ValidationError("--player must be simulated or mpv, not \(player)")
     }
@@ -157,6 +167,7 @@ struct ParticipantOptions: ParsableArguments {
     var configuration = ParticipantConfiguration(
       name: name.trimmingCharacters(in: .whitespaces), room: room, autoAdvance: autoadvance)
     configuration.keyDerivationCost = passwordCost
+    configuration.personalOffset = offsetMilliseconds / 1000
     return configuration
   }
 }

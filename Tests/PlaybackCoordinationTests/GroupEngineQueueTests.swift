@@ -129,3 +129,26 @@ struct GroupEngineQueueTests {
     #expect(idle.session.item.id == s1e2 && idle.state.queue.isEmpty)
   }
 }
+
+@Suite("Group engine: a personal offset")
+struct GroupEnginePersonalOffsetTests {
+  @Test("set within ±10 s, told once; out of range refused; the timeline it follows is shifted")
+  func offset() {
+    var h = Harness.room()
+    #expect(h.ok(.setPersonalOffset(0.2), bob, at: 1).kinds == [.personalOffsetChanged(0.2)])
+    #expect(h.participant(bob).personalOffset == 0.2)
+    #expect(h.ok(.setPersonalOffset(0.2), bob, at: 2).isEmpty, "no change, no event")
+    #expect(h.rejected(.setPersonalOffset(10.5), bob, at: 3) != nil)
+    #expect(h.rejected(.setPersonalOffset(.nan), bob, at: 3) != nil)
+
+    // Playing from 10 at t = 5: 200 ms ahead is 10.2 then.
+    let playing = Timeline(itemTime: 10, groupTime: g(5), rate: 1)
+    #expect(isClose(playing.shifted(by: 0.2).position(at: g(6)), 11.2))
+    // From the start, 200 ms behind: held at 0 until 200 ms after the group started.
+    let start = Timeline(itemTime: 0, groupTime: g(5), rate: 1).shifted(by: -0.2)
+    #expect(start.position(at: g(5.1)) == 0 && isClose(start.position(at: g(6)), 0.8))
+    // Paused at 10: held at 10.2.
+    #expect(
+      Timeline(itemTime: 10, groupTime: g(5), rate: 0).shifted(by: 0.2).position(at: g(9)) == 10.2)
+  }
+}

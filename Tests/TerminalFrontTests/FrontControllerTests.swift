@@ -930,4 +930,13 @@ struct ChatWidthTests {
         .localNotice("only bob controls playback in this room")
       ])
   }
+
+  @Test("+ (or =) and - move your player 50 ms ahead of the group or behind it")
+  func personalOffsetKeys() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .character("+"), model: model) == [.changePersonalOffset(by: 0.05)])
+    #expect(c.handle(key: .character("="), model: model) == [.changePersonalOffset(by: 0.05)])
+    #expect(c.handle(key: .character("-"), model: model) == [.changePersonalOffset(by: -0.05)])
+  }
 }

@@ -24,6 +24,10 @@ enum ScreenState: String, CaseIterable, Sendable {
     case .queued:
       {
         var model = Fixtures.playing()
+        // bob's player runs ahead on purpose (Bluetooth): marked beside his name.
+        if let bob = model.group.participants.firstIndex(where: { $0.id == Fixtures.bob }) {
+          model.group.participants[bob].personalOffset = 0.2
+        }
         model.group.queue = [
           QueueEntry(
             id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,

@@ -10,7 +10,7 @@ import PlaybackCoordination
 /// The protocol's rule is that a union's `"type"` is the Swift case name, so these names are
 /// also what the golden JSON must carry.
 enum WireCaseNames {
-  static let commandCount = 27
+  static let commandCount = 28
   static func of(_ value: GroupCommand) -> String {
     switch value {
     case .enter: "enter"
@@ -40,10 +40,11 @@ enum WireCaseNames {
     case .queueMove: "queueMove"
     case .queueClear: "queueClear"
     case .playQueued: "playQueued"
+    case .setPersonalOffset: "setPersonalOffset"
     }
   }
 
-  static let changeKindCount = 32
+  static let changeKindCount = 33
   static func of(_ value: ChangeKind) -> String {
     switch value {
     case .entered: "entered"
@@ -78,6 +79,7 @@ enum WireCaseNames {
     case .queueMoved: "queueMoved"
     case .queueCleared: "queueCleared"
     case .queuePlayed: "queuePlayed"
+    case .personalOffsetChanged: "personalOffsetChanged"
     }
   }
 

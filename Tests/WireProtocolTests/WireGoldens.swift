@@ -60,6 +60,7 @@ enum Golden {
     (.queueMove(entry: 3, to: 0), #"{"entry":3,"to":0,"type":"queueMove"}"#),
     (.queueClear, #"{"type":"queueClear"}"#),
     (.playQueued(entry: 3), #"{"entry":3,"type":"playQueued"}"#),
+    (.setPersonalOffset(0.2), #"{"seconds":0.2,"type":"setPersonalOffset"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -125,6 +126,7 @@ enum Golden {
       #"{"entry":3,"item":"harbour/s1e2","to":0,"type":"queueMoved"}"#
     ),
     (.queueCleared, #"{"type":"queueCleared"}"#),
+    (.personalOffsetChanged(-0.15), #"{"seconds":-0.15,"type":"personalOffsetChanged"}"#),
     (
       .queuePlayed(entry: 3, from: "harbour/s1e1", to: "harbour/s1e2"),
       #"{"entry":3,"from":"harbour/s1e1","to":"harbour/s1e2","type":"queuePlayed"}"#

@@ -7,7 +7,7 @@ import PlaybackCoordination
 extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
-    case participant, cause, enabled, locked, playback, name, entry
+    case participant, cause, enabled, locked, playback, name, entry, seconds
   }
 
   public init(from decoder: any Decoder) throws {
@@ -94,6 +94,8 @@ extension ChangeKind: Codable {
         to: try c.decode(Int.self, forKey: .to))
     case "queueCleared":
       self = .queueCleared
+    case "personalOffsetChanged":
+      self = .personalOffsetChanged(try c.decode(Double.self, forKey: .seconds))
     case "queuePlayed":
       self = .queuePlayed(
         entry: try c.decode(UInt64.self, forKey: .entry),
@@ -206,6 +208,9 @@ extension ChangeKind: Codable {
       try c.encode(to, forKey: .to)
     case .queueCleared:
       try c.encode("queueCleared", forKey: .type)
+    case .personalOffsetChanged(let seconds):
+      try c.encode("personalOffsetChanged", forKey: .type)
+      try c.encode(seconds, forKey: .seconds)
     case .queuePlayed(let entry, let from, let to):
       try c.encode("queuePlayed", forKey: .type)
       try c.encode(entry, forKey: .entry)

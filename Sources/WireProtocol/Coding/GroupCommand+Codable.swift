@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin, entry
+    case locked, playback, participant, origin, entry, seconds
   }
 
   public init(from decoder: any Decoder) throws {
@@ -98,6 +98,8 @@ extension GroupCommand: Codable {
       self = .queueClear
     case "playQueued":
       self = .playQueued(entry: try c.decode(UInt64.self, forKey: .entry))
+    case "setPersonalOffset":
+      self = .setPersonalOffset(try c.decode(Double.self, forKey: .seconds))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
@@ -197,6 +199,9 @@ extension GroupCommand: Codable {
     case .playQueued(let entry):
       try c.encode("playQueued", forKey: .type)
       try c.encode(entry, forKey: .entry)
+    case .setPersonalOffset(let seconds):
+      try c.encode("setPersonalOffset", forKey: .type)
+      try c.encode(seconds, forKey: .seconds)
     }
   }
 }

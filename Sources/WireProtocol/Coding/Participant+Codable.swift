@@ -1,14 +1,15 @@
 import PlaybackCoordination
 
 /// Wire format: an object with every stored property by name;
-/// `playerOffset` is omitted until reported, `origin` when it is `cowatch`.
+/// `playerOffset` is omitted until reported, `origin` when it is `cowatch`,
+/// `personalOffset` when it is 0 (read as 0 when absent).
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension Participant: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
-      startupLatency, playerOffset, origin
+      startupLatency, playerOffset, origin, personalOffset
   }
 
   public init(from decoder: any Decoder) throws {
@@ -24,10 +25,17 @@ extension Participant: Codable {
     let startupLatency = try c.decode(Double.self, forKey: .startupLatency)
     let playerOffset = try c.decodeIfPresent(Double.self, forKey: .playerOffset)
     let origin = try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch
+    let personalOffset = try c.decodeIfPresent(Double.self, forKey: .personalOffset) ?? 0
+    guard personalOffset.isFinite, abs(personalOffset) <= Participant.maximumPersonalOffset else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .personalOffset, in: c,
+        debugDescription: "a personal offset is at most \(Participant.maximumPersonalOffset) s")
+    }
     self.init(
       id: id, name: name, isJoined: isJoined, readiness: readiness, suspensions: suspensions,
       autoAdvance: autoAdvance, isConnected: isConnected, roundTrip: roundTrip,
-      startupLatency: startupLatency, playerOffset: playerOffset, origin: origin)
+      startupLatency: startupLatency, playerOffset: playerOffset, origin: origin,
+      personalOffset: personalOffset)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -43,5 +51,6 @@ extension Participant: Codable {
     try c.encode(startupLatency, forKey: .startupLatency)
     try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
     if origin != .cowatch { try c.encode(origin, forKey: .origin) }
+    if personalOffset != 0 { try c.encode(personalOffset, forKey: .personalOffset) }
   }
 }
