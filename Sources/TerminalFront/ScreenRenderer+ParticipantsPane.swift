@@ -92,7 +92,7 @@ extension ScreenRenderer {
       OriginText.mark(p.origin), p.id == model.group.control.owner ? " ★" : "",
       p.id == model.localParticipant ? " (you)" : "",
       // A player that runs ahead or behind on purpose (Bluetooth sound): not sync error.
-      p.personalOffset != 0 ? " ⇄\(OffsetText.short(p.personalOffset))" : "",
+      p.personalOffset != 0 ? " ↦\(OffsetText.short(p.personalOffset))" : "",
       p.id == model.successors.first ? " (next host)" : "",
     ].filter { !$0.isEmpty }
   }

@@ -19,6 +19,12 @@ struct MpvCommand: AsyncParsableCommand {
   @Option(help: "Seconds of steady playing sampled.") var seconds = 60.0
   @Option(help: "Speed error injected into the players, ± ppm.") var driftPpm = 200.0
   @Option(help: "Rounds of pause, play and seek.") var rounds = 8
+  @Option(
+    name: .customLong("offset-ms"),
+    help:
+      "The third player's personal offset, ms (as --offset): its position counts against the group's line shifted by it; the tables are printed, the document is left alone."
+  )
+  var offsetMilliseconds = 0.0
   @Flag(
     help:
       "Also run the workload with syncplay-server and Syncplay's own client driving mpv (installs Debian's syncplay; runs in `unshare -n`)."
@@ -44,15 +50,18 @@ struct MpvCommand: AsyncParsableCommand {
     relay.start()
     var players: [MpvPlayer] = []
     var clients: [ParticipantClient] = []
+    // Each player's personal offset, seconds: where it is meant to be beside the others.
+    let offsets = [0, 0, offsetMilliseconds / 1000]
     for (i, error) in [-driftPpm, 0, driftPpm].enumerated() {
       var configuration = MpvPlaybackMachine.Configuration()
       configuration.injectedSpeedError = error * 1e-6
       let player = try await MpvPlayer.launch(
         arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip }, clock: clock,
         configuration: configuration)
+      var participant = ParticipantConfiguration(name: "p\(i)")
+      participant.personalOffset = offsets[i]
       let client = ParticipantClient(
-        transport: relay.transport, configuration: ParticipantConfiguration(name: "p\(i)"),
-        player: player, clock: clock)
+        transport: relay.transport, configuration: participant, player: player, clock: clock)
       try await client.start()
       players.append(player)
       clients.append(client)
@@ -64,7 +73,7 @@ struct MpvCommand: AsyncParsableCommand {
       return players.map { $0.observe(at: now) }
     }
     func spread() -> Double {
-      let p = seen().map(\.position)
+      let p = zip(seen(), offsets).map { $0.position - $1 }
       return (p.max()! - p.min()!) * 1000
     }
     /// Finely, so that what is timed after it is not its polling.
@@ -85,7 +94,9 @@ struct MpvCommand: AsyncParsableCommand {
         if let estimate, let session {
           let now = clock.localNow()
           let position = session.position(at: estimate.groupTime(at: now))
-          line.append(players.map { abs($0.observe(at: now).position - position) * 1000 }.max()!)
+          line.append(
+            zip(players, offsets).map { abs($0.observe(at: now).position - $1 - position) * 1000 }
+              .max()!)
         }
         await sleepSeconds(0.01)
       }
@@ -110,7 +121,9 @@ struct MpvCommand: AsyncParsableCommand {
       _ = await until(5) { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
       let at = await clients[0].groupState.session?.timeline.itemTime ?? 0
       var frames: [Double] = []
-      for p in players { frames.append(await p.property("time-pos")?.number ?? -1) }
+      for (p, offset) in zip(players, offsets) {
+        frames.append((await p.property("time-pos")?.number ?? -1) - offset)
+      }
       for i in 0..<3 where i != originator {
         remotePause.append((frames[i] - frames[originator]) * 1000)
       }
@@ -247,6 +260,6 @@ struct MpvCommand: AsyncParsableCommand {
         machine slow to start would); then \(Int(seconds)) s of steady playing.
 
         \(t.markdown)\(sideBySide)
-        """, smoke: common.smoke)
+        """, smoke: common.smoke || offsetMilliseconds != 0)
   }
 }
