@@ -149,12 +149,21 @@ public actor ParticipantClient {
   /// the request itself stays queued until the relay answers).
   @discardableResult
   public func perform(_ request: ParticipantRequest) async -> Result<Void, ClientError> {
+    await answered { core, ticket, now, seen in
+      core.request(request, ticket: ticket, at: now, seen: seen)
+    }
+  }
+
+  /// Runs `ask` on the core with a new ticket and waits for that ticket's answer.
+  private func answered(
+    _ ask: (inout ParticipantCore, UInt64, LocalInstant, PlayerObservation?) -> [ParticipantEffect]
+  ) async -> Result<Void, ClientError> {
     let ticket = nextTicket
     nextTicket += 1
     return await withCheckedContinuation { continuation in
       waiters[ticket] = continuation
       let now = clock.localNow()
-      perform(core.request(request, ticket: ticket, at: now, seen: player?.observe(at: now)))
+      perform(ask(&core, ticket, now, player?.observe(at: now)))
     }
   }
 
@@ -169,13 +178,8 @@ public actor ParticipantClient {
   /// here, and the others are told (waits for the relay's answer).
   @discardableResult
   public func setPersonalOffset(_ seconds: Double) async -> Result<Void, ClientError> {
-    let ticket = nextTicket
-    nextTicket += 1
-    return await withCheckedContinuation { continuation in
-      waiters[ticket] = continuation
-      let now = clock.localNow()
-      perform(
-        core.setPersonalOffset(seconds, ticket: ticket, at: now, seen: player?.observe(at: now)))
+    await answered { core, ticket, now, seen in
+      core.setPersonalOffset(seconds, ticket: ticket, at: now, seen: seen)
     }
   }
 

@@ -26,6 +26,20 @@ struct CutOffRelayTests {
     return r
   }
 
+  /// `host` runs the relay on its machine (connection 1); `others` (2, 3, …) each offer
+  /// to carry the room.
+  static func hosted(by host: String, with others: [String]) -> RelayDriver {
+    var r = RelayDriver(feedsSuccessors: true)
+    r.hello(1, host, address: "127.0.0.1")
+    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 1)
+    for (index, name) in others.enumerated() {
+      let number = UInt64(index + 2)
+      r.hello(number, name, address: "10.0.0.\(number)")
+      r.send(.carry(CarryOffer(port: 7700 + Int(number), fingerprint: nil)), from: number)
+    }
+    return r
+  }
+
   /// Time passes with `alive` pinging every second, as participants do.
   static func advance(_ r: inout RelayDriver, _ seconds: Int, alive: [UInt64]) {
     for second in 0..<seconds {
@@ -89,13 +103,7 @@ struct CutOffRelayTests {
   @Test(
     "the host's side the larger (ann with hal, bob cut off): it goes on, and bob's place expires")
   func majoritySide() {
-    var r = RelayDriver(feedsSuccessors: true)
-    r.hello(1, "hal", address: "127.0.0.1")
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 1)
-    r.hello(2, "ann", address: "10.0.0.2")
-    r.send(.carry(CarryOffer(port: 7702, fingerprint: nil)), from: 2)
-    r.hello(3, "bob", address: "10.0.0.3")
-    r.send(.carry(CarryOffer(port: 7703, fingerprint: nil)), from: 3)
+    var r = Self.hosted(by: "hal", with: ["ann", "bob"])
     r.drop(3)
     r.advance(0.2)
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
@@ -106,11 +114,7 @@ struct CutOffRelayTests {
 
   @Test("two people: the host left alone goes on (as the other does on its side)")
   func twoPeople() {
-    var r = RelayDriver(feedsSuccessors: true)
-    r.hello(1, "hal", address: "127.0.0.1")
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 1)
-    r.hello(2, "bob", address: "10.0.0.2")
-    r.send(.carry(CarryOffer(port: 7702, fingerprint: nil)), from: 2)
+    var r = Self.hosted(by: "hal", with: ["bob"])
     r.drop(2)
     r.advance(0.2)
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 1)

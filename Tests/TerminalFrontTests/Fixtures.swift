@@ -20,6 +20,13 @@ enum Fixtures {
     id: "testcard", title: "Test Card",
     items: [ItemInfo(id: "testcard/bars", title: "Colour bars", duration: 600)])
 
+  /// Two entries in the room's queue: bob's S1E3, then carol's colour bars.
+  static let queue = [
+    QueueEntry(id: 4, series: series, item: "harbour/s1e3", addedBy: bob, addedByName: "bob"),
+    QueueEntry(
+      id: 7, series: testCard, item: "testcard/bars", addedBy: carol, addedByName: "carol"),
+  ]
+
   static let now = GroupInstant(seconds: 1000)
 
   static func participants(joined: Bool = true) -> [Participant] {

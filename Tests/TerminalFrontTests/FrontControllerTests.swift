@@ -863,17 +863,10 @@ struct ChatWidthTests {
   func queue() {
     var c = FrontController()
     var model = Fixtures.playing()
-    model.group.queue = [
-      QueueEntry(
-        id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
-        addedByName: "bob"),
-      QueueEntry(
-        id: 7, series: Fixtures.series, item: "harbour/s1e4", addedBy: Fixtures.carol,
-        addedByName: "carol"),
-    ]
+    model.group.queue = Fixtures.queue
     _ = c.handle(key: .character("u"), model: model)
     #expect(c.activePrompt?.kind == .queue)
-    #expect(c.activePrompt?.options.map(\.detail) == ["bob · 43:30", "carol · 40:00"])
+    #expect(c.activePrompt?.options.map(\.detail) == ["bob · 43:30", "carol · 10:00"])
     #expect(
       c.handle(key: .character("-"), model: model) == [
         .roomCommand(.queueMove(entry: 4, to: 1)), .redraw,
@@ -893,7 +886,7 @@ struct ChatWidthTests {
     #expect(c.activePrompt?.options.count == 1 && c.activePrompt?.selection == 0)
     // Enter asks first: it switches everyone.
     #expect(c.handle(key: .enter, model: model) == [.redraw])
-    #expect(c.activePrompt?.kind == .confirmPlayQueued(entry: 7, item: "harbour/s1e4"))
+    #expect(c.activePrompt?.kind == .confirmPlayQueued(entry: 7, item: "testcard/bars"))
     #expect(c.handle(key: .character("y"), model: model) == [.roomCommand(.playQueued(entry: 7))])
     _ = c.handle(key: .character("u"), model: model)
     #expect(c.handle(key: .character("x"), model: model) == [.roomCommand(.queueClear), .redraw])

@@ -28,14 +28,7 @@ enum ScreenState: String, CaseIterable, Sendable {
         if let bob = model.group.participants.firstIndex(where: { $0.id == Fixtures.bob }) {
           model.group.participants[bob].personalOffset = 0.2
         }
-        model.group.queue = [
-          QueueEntry(
-            id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
-            addedByName: "bob"),
-          QueueEntry(
-            id: 7, series: Fixtures.testCard, item: "testcard/bars", addedBy: Fixtures.carol,
-            addedByName: "carol"),
-        ]
+        model.group.queue = Fixtures.queue
         return model
       }()
     case .pausedByBob: Fixtures.pausedByBob()
@@ -78,14 +71,7 @@ enum PromptCase: String, CaseIterable, Sendable {
       _ = picker.handle(.down)
       model.prompt = picker
     case .queue:
-      model.group.queue = [
-        QueueEntry(
-          id: 4, series: Fixtures.series, item: "harbour/s1e3", addedBy: Fixtures.bob,
-          addedByName: "bob"),
-        QueueEntry(
-          id: 7, series: Fixtures.testCard, item: "testcard/bars", addedBy: Fixtures.carol,
-          addedByName: "carol"),
-      ]
+      model.group.queue = Fixtures.queue
       model.prompt = .queue(model.group.queue, selected: 7)
     case .chat:
       model.prompt = .chat(draft: "see you at the storm 🌊")
