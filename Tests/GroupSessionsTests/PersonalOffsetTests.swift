@@ -9,11 +9,7 @@ import Testing
 @Suite("A personal offset", .serialized, .timeLimit(.minutes(1)))
 struct PersonalOffsetTests {
   func player(seed: UInt64) -> SimulatedPlayer {
-    SimulatedPlayer(
-      configuration: SimulatedPlayerConfiguration(
-        driftPPM: 0, loadLatency: 0.1...0.1, playLatency: 0.05...0.05, seekLatency: 0.05...0.05,
-        seed: seed),
-      itemResolver: PlayerSyncTests.resolver)
+    PlayerSyncTests().player(ppm: 0, latency: 0.05, seed: seed)
   }
 
   @Test(
