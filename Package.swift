@@ -88,11 +88,15 @@ let package = Package(
     // Syncplay's own client run headless with its mpv, and a reader of that mpv's IPC
     // socket: for the tests and benchmarks that put Cowatch beside the real thing.
     .target(name: "SyncplayHarness"),
+    // What a player's on-screen display shows of the group (changes, waits, chat), as a
+    // pure feed of the participant's events. Pure.
+    .target(
+      name: "PlayerOSD", dependencies: ["PlaybackCoordination", "Participation", "Narration"]),
     // The participant runtime: the client actor that performs ParticipantCore's effects.
     .target(
       name: "GroupSessions",
       dependencies: [
-        "Clocks",
+        "Clocks", "PlayerOSD",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
@@ -241,7 +245,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
-        "RoomCrypto", "RoomCarrying",
+        "RoomCrypto", "RoomCarrying", "PlayerOSD",
         "PostgresRoomStore", "SyncplayServer",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -350,11 +354,14 @@ let package = Package(
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media"]),
     .testTarget(
+      name: "PlayerOSDTests",
+      dependencies: ["PlayerOSD", "Participation", "PlaybackCoordination", "Narration"]),
+    .testTarget(
       name: "MpvPlayerTests",
       dependencies: [
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
-        "WireProtocol", "SyncplayHarness",
+        "WireProtocol", "SyncplayHarness", "PlayerOSD",
       ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(

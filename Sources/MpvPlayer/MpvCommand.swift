@@ -10,6 +10,9 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// An exact seek: mpv lands on the frame at or just after `to`.
   case seekExact(to: Double)
   case get(MpvProperty)
+  /// Shows `text` on mpv's on-screen display for `milliseconds` (an empty text takes it
+  /// down). Sent over the IPC, mpv expands no `${…}` in it: anyone's chat is shown as is.
+  case showText(String, milliseconds: Int)
   case stop
   case quit
   /// Anything else, as mpv's array (diagnostics: a person's own key in mpv).
@@ -27,6 +30,8 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     case .setSpeed(let speed): ["set_property", "speed", .number(speed)]
     case .seekExact(let to): ["seek", .number(to), "absolute+exact"]
     case .get(let property): ["get_property", .string(property.name)]
+    case .showText(let text, let milliseconds):
+      ["show-text", .string(text), .number(Double(milliseconds))]
     case .stop: ["stop"]
     case .quit: ["quit"]
     case .other(let arguments): arguments

@@ -51,12 +51,14 @@ public final class MpvPlayer: PlayerDriver {
 
   /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
   /// connects to it. `resolver` gives the file of an item; `arguments` are passed to mpv
-  /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`).
+  /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`). `terminalLog`: a
+  /// file for what mpv writes to its terminal.
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
-    configuration: MpvPlaybackMachine.Configuration = .init(), videoTerminal: String? = nil
+    configuration: MpvPlaybackMachine.Configuration = .init(), videoTerminal: String? = nil,
+    terminalLog: String? = nil
   ) async throws(MpvError) -> MpvPlayer {
     guard let path = Self.find(executable) else { throw .notInstalled(executable) }
     // A terminal video output (`--vo=tct`) draws on mpv's standard output: the terminal
@@ -67,6 +69,16 @@ public final class MpvPlayer: PlayerDriver {
         throw .cannotStart("cannot open the terminal \(videoTerminal) for the picture")
       }
       output = handle
+    }
+    // What mpv writes to a terminal, kept (diagnostics, and the tests' way to read its
+    // on-screen display, shown on its terminal with `--terminal --term-osd=force`).
+    var log = FileHandle.nullDevice
+    if let terminalLog {
+      guard FileManager.default.createFile(atPath: terminalLog, contents: nil),
+        let handle = FileHandle(forWritingAtPath: terminalLog)
+      else { throw .cannotStart("cannot write mpv's terminal output to \(terminalLog)") }
+      log = handle
+      if videoTerminal == nil { output = handle }
     }
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-mpv-\(UInt64.random(in: 0...UInt64.max))")
@@ -100,7 +112,7 @@ public final class MpvPlayer: PlayerDriver {
       ] + arguments
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    process.standardError = log
     do {
       try await Self.run(process)
     } catch {
@@ -269,6 +281,17 @@ public final class MpvPlayer: PlayerDriver {
       eventLoop.scheduleTask(in: .seconds(1)) { [weak self] in
         self?.answer(id, with: nil)
       }
+    }
+  }
+
+  /// Shows `text` on mpv's on-screen display for `seconds` (an empty text takes it down):
+  /// the group's notices, for someone watching full screen.
+  public func showText(_ text: String, seconds: Double) {
+    let milliseconds = text.isEmpty ? 1 : Int((max(0, seconds) * 1000).rounded())
+    state.withLock { s in
+      // The reply is no news to the machine, which waits on ids of its own (from 1 up).
+      let request = MpvRequest(id: 999_999_998, .showText(text, milliseconds: milliseconds))
+      Self.send(request.line, on: s.channel)
     }
   }
 

@@ -54,6 +54,11 @@ public final class RestartableMpvPlayer: PlayerDriver {
 
   public func stop() async { await player.stop() }
 
+  /// Shows `text` on the current mpv's on-screen display (see ``MpvPlayer/showText(_:seconds:)``).
+  public func showText(_ text: String, seconds: Double) {
+    player.showText(text, seconds: seconds)
+  }
+
   // MARK: - PlayerDriver
 
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {

@@ -50,7 +50,8 @@ enum MediaSetup {
   static func makePlayer(
     command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock
   ) async throws(CommandFailure) -> (
-    player: any ShowablePlayer, stop: @Sendable () async -> Void, restart: PlayerRestart?
+    player: any ShowablePlayer, stop: @Sendable () async -> Void, restart: PlayerRestart?,
+    showText: (@Sendable (String, Double) -> Void)?
   ) {
     if options.player == "mpv" {
       let paths = media.paths
@@ -86,7 +87,7 @@ enum MediaSetup {
           {
             await mpv.stop()
             openedPane?.close()
-          }, restart
+          }, restart, { text, seconds in mpv.showText(text, seconds: seconds) }
         )
       } catch {
         pane?.close()
@@ -100,6 +101,6 @@ enum MediaSetup {
       playLatency: latency...latency,
       seekLatency: latency...latency,
       seed: UInt64(truncatingIfNeeded: options.name.hashValue))
-    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil)
+    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil, nil)
   }
 }

@@ -4,6 +4,7 @@ import GroupSessions
 import Logging
 import Participation
 import PlaybackCoordination
+import PlayerOSD
 import RoomCrypto
 import WireProtocol
 
@@ -51,6 +52,11 @@ struct ParticipantOptions: ParsableArguments {
       "With --player mpv: where the picture goes: window (needs a display), terminal (a tmux pane below the front, or --video-tty), none (sound only), or auto: a window if there is a display, else a tmux pane inside tmux, else none."
   )
   var video = "auto"
+  @Option(
+    help: ArgumentHelp(
+      "With --player mpv: what mpv's on-screen display shows of the group, at the top of the picture: chat (who paused, waits, arrivals and chat; the default), changes (all but chat), or none.",
+      valueName: "chat|changes|none"))
+  var osd: String?
   @Option(
     help: ArgumentHelp(
       "With --player mpv: draw the picture in this other terminal (run `tty` there to learn its path).",
@@ -109,6 +115,9 @@ struct ParticipantOptions: ParsableArguments {
     guard ["auto", "window", "terminal", "none"].contains(video) else {
       throw ValidationError("--video must be auto, window, terminal or none, not \(video)")
     }
+    if let osd, OSDMode(rawValue: osd) == nil {
+      throw ValidationError("--osd must be chat, changes or none, not \(osd)")
+    }
     if let videoTty, !FileManager.default.isWritableFile(atPath: videoTty) {
       throw ValidationError("--video-tty: cannot write to \(videoTty)")
     }
@@ -116,6 +125,7 @@ struct ParticipantOptions: ParsableArguments {
       // Options for a player that is not used would be ignored without a word.
       if !mpvArgs.isEmpty { throw ValidationError("--mpv-args only applies with --player mpv") }
       if videoTty != nil { throw ValidationError("--video-tty only applies with --player mpv") }
+      if osd != nil { throw ValidationError("--osd only applies with --player mpv") }
     }
     if player == "mpv", media == nil {
       throw ValidationError(

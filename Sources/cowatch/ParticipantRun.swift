@@ -7,6 +7,7 @@ import Invites
 import Logging
 import Participation
 import PlaybackCoordination
+import PlayerOSD
 import RoomCarrying
 import RoomCrypto
 import TerminalFront
@@ -65,8 +66,19 @@ enum ParticipantRun {
       warnings.append(warning)
     }
     let clock = MonotonicClock()
-    let (player, stopPlayer, restartPlayer) = try await MediaSetup.makePlayer(
+    let (player, stopMedia, restartPlayer, showText) = try await MediaSetup.makePlayer(
       command: command, media: media, options: options, clock: clock)
+    // The group in mpv's picture, for whoever watches it full screen.
+    let osd = showText.map { show in
+      OSDFeeder(
+        mode: options.osd.flatMap(OSDMode.init(rawValue:)) ?? .chat, clock: clock, show: show)
+    }
+    let observer: (@Sendable (ClientEvent) -> Void)? =
+      if let osd { { osd.hear($0) } } else { nil }
+    let stopPlayer: @Sendable () async -> Void = {
+      osd?.stop()
+      await stopMedia()
+    }
     let password = try options.password(command: command)
     let client: ParticipantClient
     do throws(RoomEntrance.Failure) {
@@ -82,7 +94,8 @@ enum ParticipantRun {
           if carrier == nil { configuration.ownRelayEpoch = hostOffer?.relayEpoch }
           return ParticipantClient(
             transport: transport, configuration: configuration, player: player,
-            clock: clock, password: password, logger: logger, carrier: carrier)
+            clock: clock, password: password, logger: logger,
+            observer: observer, carrier: carrier)
         },
         ask: { question in
           // A person at a terminal is asked (again, if it was wrong); headless mode and
@@ -94,6 +107,7 @@ enum ParticipantRun {
       await stopPlayer()
       throw CommandFailure(command, error.description)
     }
+    osd?.follow(client)
     carrier?.attach(client)
     carrier?.locateRooms(over: transport)
     if options.headless {

@@ -103,6 +103,17 @@ struct CommandLineTests {
         ["join", "127.0.0.1:1", "--name", "x", "--headless", "--mpv-args", "--fs"],
         "--mpv-args only applies with --player mpv"
       ),
+      (
+        ["join", "127.0.0.1:1", "--name", "x", "--headless", "--osd", "changes"],
+        "--osd only applies with --player mpv"
+      ),
+      (
+        [
+          "join", "127.0.0.1:1", "--name", "x", "--headless", "--player", "mpv", "--media", "/tmp",
+          "--osd", "sometimes",
+        ],
+        "--osd must be chat, changes or none, not sometimes"
+      ),
       (["serve", "--heartbeat-timeout", "-1"], "--heartbeat-timeout must be positive"),
       (["serve", "--port", "-1"], "--port must be 0–65535"),
       (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),

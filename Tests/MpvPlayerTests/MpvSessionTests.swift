@@ -3,6 +3,7 @@ import Foundation
 import GroupSessions
 import Participation
 import PlaybackCoordination
+import PlayerOSD
 import RelayRuntime
 import Synchronization
 import SyncplayHarness
@@ -38,10 +39,14 @@ struct MpvRoom {
   let clock: MonotonicClock
   let players: [MpvPlayer]
   let clients: [ParticipantClient]
+  /// With `osd`: the file each mpv writes its terminal to, where it shows its on-screen
+  /// display's texts (`--term-osd=force`).
+  let terminalLogs: [String]
 
-  /// `player(name)`: the options that person's mpv gets and the file it plays.
+  /// `player(name)`: the options that person's mpv gets and the file it plays. `osd`: each
+  /// player shows the group on its on-screen display, as `--osd` does.
   static func run(
-    _ names: [String], autoAdvance: Bool = false,
+    _ names: [String], autoAdvance: Bool = false, osd: OSDMode? = nil,
     player: (String) -> (arguments: [String], path: String),
     configure: (String, inout ParticipantConfiguration) -> Void = { _, _ in },
     _ body: (MpvRoom) async throws -> Void
@@ -51,31 +56,62 @@ struct MpvRoom {
     relay.start()
     var players: [MpvPlayer] = []
     var clients: [ParticipantClient] = []
+    var feeders: [OSDFeeder] = []
+    var logs: [String] = []
     func stopAll() async {
+      for f in feeders { f.stop() }
       for c in clients { await c.stop() }
       for p in players { await p.stop() }
       await relay.stop()
+      for log in logs { try? FileManager.default.removeItem(atPath: log) }
     }
     do {
       for name in names {
         let (arguments, path) = player(name)
+        var log: String?
+        var terminal: [String] = []
+        if osd != nil {
+          log =
+            FileManager.default.temporaryDirectory
+            .appendingPathComponent("cowatch-osd-\(getpid())-\(name).log").path
+          logs.append(log!)
+          terminal = ["--terminal", "--really-quiet=no", "--term-osd=force"]
+        }
         let mpv = try await MpvPlayer.launch(
-          arguments: ["--vo=null", "--ao=null"] + arguments, resolver: { _ in path },
-          clock: clock)
+          arguments: ["--vo=null", "--ao=null"] + terminal + arguments, resolver: { _ in path },
+          clock: clock, terminalLog: log)
         players.append(mpv)
         var configuration = ParticipantConfiguration(name: name, autoAdvance: autoAdvance)
         configure(name, &configuration)
+        var feeder: OSDFeeder?
+        var observer: (@Sendable (ClientEvent) -> Void)?
+        if let osd {
+          let f = OSDFeeder(mode: osd, clock: clock) { mpv.showText($0, seconds: $1) }
+          feeder = f
+          observer = { f.hear($0) }
+        }
         let client = ParticipantClient(
-          transport: relay.transport, configuration: configuration, player: mpv, clock: clock)
+          transport: relay.transport, configuration: configuration, player: mpv, clock: clock,
+          observer: observer)
         try await client.start()
         clients.append(client)
+        if let feeder {
+          feeder.follow(client)
+          feeders.append(feeder)
+        }
       }
-      try await body(MpvRoom(clock: clock, players: players, clients: clients))
+      try await body(
+        MpvRoom(clock: clock, players: players, clients: clients, terminalLogs: logs))
     } catch {
       await stopAll()
       throw error
     }
     await stopAll()
+  }
+
+  /// What mpv number `index` has shown on its display so far (with `osd`).
+  func shown(by index: Int) -> String {
+    (try? String(contentsOfFile: terminalLogs[index], encoding: .utf8)) ?? ""
   }
 
   /// What every player shows now.
@@ -227,6 +263,58 @@ struct MpvSessionTests {
     }
   }
 
+  @Test(
+    "the group in mpv's picture: someone's pause, my own key in mpv, chat, and no chat with --osd changes"
+  )
+  func onScreenDisplay() async throws {
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
+    try await MpvRoom.run(["ann", "bob"], osd: .chat, player: { _ in ([], clip) }) { room in
+      let (players, clients, seen) = (room.players, room.clients, room.seen)
+      _ = try await clients[0].send(.start(series: RealMpv.series, item: "clip/e1")).get()
+      _ = try await clients[1].send(.join).get()
+      try await until("everyone plays") { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
+      #expect(room.shown(by: 1).contains("ann started Test clip — Pattern"))
+
+      // bob pauses (from his terminal): ann's mpv says who and where; bob's, that everyone
+      // followed.
+      _ = try await clients[1].pause().get()
+      let at = try #require(await clients[0].groupState.session?.timeline.itemTime)
+      try await until("ann's mpv shows bob's pause", explain: { room.shown(by: 0) }) {
+        room.shown(by: 0).contains("bob paused at \(TimeFormat.clock(at))")
+      }
+      try await until("bob's mpv says everyone paused", explain: { room.shown(by: 1) }) {
+        room.shown(by: 1).contains("you paused for everyone at \(TimeFormat.clock(at))")
+      }
+      // ann presses space in her own mpv: the group plays, and her mpv says so.
+      try await until("everyone paused") { seen().allSatisfy { $0.rate == 0 && !$0.isBusy } }
+      players[0].sendBehindTheDriver(["cycle", "pause"])
+      try await until("ann's mpv says everyone plays", explain: { room.shown(by: 0) }) {
+        room.shown(by: 0).contains("you played for everyone from")
+      }
+      try await until("bob's mpv shows ann's play", explain: { room.shown(by: 1) }) {
+        room.shown(by: 1).contains("ann played from")
+      }
+      // Chat from bob's terminal, in ann's picture, as it was typed (mpv expands no ${…}).
+      await clients[1].sendMessage(kind: .chat, body: "the lighthouse! ${pause}")
+      try await until("ann's mpv shows bob's chat", explain: { room.shown(by: 0) }) {
+        room.shown(by: 0).contains("bob: the lighthouse! ${pause}")
+      }
+      #expect(!room.shown(by: 1).contains("bob: the lighthouse"), "nobody reads their own chat")
+    }
+    // --osd changes: the changes, not the chat.
+    try await MpvRoom.run(["ann", "bob"], osd: .changes, player: { _ in ([], clip) }) { room in
+      let clients = room.clients
+      _ = try await clients[0].send(.start(series: RealMpv.series, item: "clip/e1")).get()
+      _ = try await clients[1].send(.join).get()
+      await clients[1].sendMessage(kind: .chat, body: "hello there")
+      _ = try await clients[1].pause().get()
+      try await until("ann's mpv shows bob's pause", explain: { room.shown(by: 0) }) {
+        room.shown(by: 0).contains("bob paused at")
+      }
+      #expect(!room.shown(by: 0).contains("hello there"))
+    }
+  }
+
   @Test("the end of the file advances the group to the next episode, and every mpv plays it")
   func endOfFileAdvances() async throws {
     let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
@@ -279,7 +367,7 @@ struct MpvSessionTests {
 
     defer { server.stop() }
     try await MpvRoom.run(
-      ["ann", "bob", "cat"],
+      ["ann", "bob", "cat"], osd: .chat,
       player: { name in name == "cat" ? (["--cache-pause-wait=0.5"], url) : ([], clip) }
     ) { room in
       let (clients, seen) = (room.clients, room.seen)
@@ -301,6 +389,11 @@ struct MpvSessionTests {
       }
       let waitedAt = try #require(await clients[0].groupState.session?.timeline.itemTime)
       #expect(waitedAt > 1 && waitedAt < 20, "waited at \(waitedAt)")
+      // ann, watching full screen, reads in her picture whom the group waits for (once the
+      // wait has lasted a second), and how long it will.
+      try await until("ann's mpv shows the wait", within: 5, explain: { room.shown(by: 0) }) {
+        room.shown(by: 0).contains("waiting for cat: buffering, ")
+      }
       // The network comes back: cat goes on, and so does the group, together.
       server.resume()
       try await until("the group no longer waits", within: 15) {
