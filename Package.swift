@@ -361,7 +361,7 @@ let package = Package(
       dependencies: [
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
-        "WireProtocol", "SyncplayHarness", "PlayerOSD",
+        "WireProtocol", "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
       ]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(

@@ -16,6 +16,8 @@ public struct FrontRunner: Sendable {
   public let player: any ShowablePlayer
   /// How to start the player again when it quits (mpv), if it can be.
   public let restartPlayer: PlayerRestart?
+  /// Reads links with the player (mpv); nil: it cannot play them.
+  public let linkReader: LinkReader?
   private let leave: ParticipantLeave?
   private let session: FrontSession
   /// News about the invite (a host's router), shown as it comes.
@@ -27,9 +29,10 @@ public struct FrontRunner: Sendable {
   /// closes it); nil: it says goodbye and stops.
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
-    session: FrontSession, restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil,
-    inviteChanges: AsyncStream<InviteChange>? = nil
+    session: FrontSession, restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
+    leave: ParticipantLeave? = nil, inviteChanges: AsyncStream<InviteChange>? = nil
   ) {
+    self.linkReader = linkReader
     self.inviteChanges = inviteChanges
     self.leave = leave
     self.restartPlayer = restartPlayer
@@ -99,6 +102,18 @@ public struct FrontRunner: Sendable {
             Task { input.yield(.playerRestarted(await restartPlayer.run())) }
           } else {
             input.yield(.playerRestarted("this player cannot be restarted"))
+          }
+        case .readLink(let link, let use):
+          if let linkReader {
+            Task { input.yield(.linkRead(use, await linkReader.read(link))) }
+          } else {
+            let host = LinkItem.host(of: link)
+            input.yield(
+              .linkRead(
+                use,
+                .failure(
+                  LinkReadError(
+                    "this player cannot play links: join with --player mpv to watch \(host)"))))
           }
         case .finish:
           requestSink.finish()

@@ -35,6 +35,8 @@ public struct FrontSession: Sendable {
     /// The host learned more about where the room can be reached (the router forwards its
     /// port, or cannot): a new link, and what to tell the person.
     case inviteChanged(InviteChange)
+    /// This person's player read a link (``Effect/readLink(_:_:)``): its item, or why not.
+    case linkRead(LinkUse, Result<ItemInfo, LinkReadError>)
   }
 
   /// What the runner does, in order.
@@ -53,6 +55,8 @@ public struct FrontSession: Sendable {
     case restartPlayer
     /// Put the text on the terminal's clipboard (OSC 52).
     case copyToClipboard(String)
+    /// Read a link's title and duration with the player; report ``Input/linkRead(_:_:)``.
+    case readLink(String, LinkUse)
   }
 
   /// What the screen shows; render it with `ScreenRenderer.render(model, rows:cols:)`.
@@ -180,6 +184,8 @@ public struct FrontSession: Sendable {
         model.playerGone = false
         model.post("your player is back, in step with the group")
       }
+    case .linkRead(let use, let result):
+      effects += linkRead(use, result)
     case .inviteChanged(let change):
       if let link = change.link {
         inviteLink = link
@@ -371,6 +377,9 @@ public struct FrontSession: Sendable {
       return [.copyToClipboard(text)]
     case .start(let item, together: false):
       return watchAlone(item, at: moment)
+    case .openLink(let link, let use):
+      model.post("opening \(LinkItem.host(of: link))…")
+      return [.readLink(link, use)]
     case .seekLocally(let delta):
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
@@ -423,15 +432,50 @@ public struct FrontSession: Sendable {
     case .roomCommand(let command): return .send(command)
     case .changePersonalOffset(let delta): return .changePersonalOffset(by: delta)
     case .declineSession, .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
-      .restartPlayer, .copyToClipboard:
+      .restartPlayer, .copyToClipboard, .openLink:
       return nil
     }
   }
 
-  /// The series of an item: the session's, else the catalog's; says so when there is none.
+  /// A link read (or not) by this person's player: queued, started, or a switch for
+  /// everyone asked first, as an episode's would be.
+  private mutating func linkRead(_ use: LinkUse, _ result: Result<ItemInfo, LinkReadError>)
+    -> [Effect]
+  {
+    let item: ItemInfo
+    switch result {
+    case .success(let read): item = read
+    case .failure(let problem):
+      model.post(problem.description, kind: .error)
+      return []
+    }
+    let series = LinkItem.series(for: item)
+    model.links.removeAll { $0.items.first?.id == item.id }
+    model.links.append(series)
+    if model.links.count > 20 { model.links.removeFirst() }
+    switch use {
+    case .queue:
+      return [.request(.send(.queueAdd(series: series, item: item.id)))]
+    case .play:
+      guard model.isJoined, let session = model.session, session.item.id != item.id else {
+        return [.request(.send(.start(series: series, item: item.id)))]
+      }
+      if let refusal = model.playbackControlRefusal {
+        model.post(refusal, kind: .error)
+        return []
+      }
+      controller.present(.confirmSwitch(to: item))
+      return []
+    }
+  }
+
+  /// The series of an item: the session's, else the catalog's (or a link this person
+  /// opened); says so when there is none.
   private mutating func series(containing item: ItemID) -> SeriesInfo? {
     if let series = model.session?.series, series.item(item) != nil { return series }
-    if let series = model.catalog.first(where: { $0.item(item) != nil }) { return series }
+    if let series = (model.catalog + model.links).first(where: { $0.item(item) != nil }) {
+      return series
+    }
     model.post("no item \(item) in the catalog", kind: .error)
     return nil
   }

@@ -23,6 +23,9 @@ public struct ActionPerformer: Sendable {
   /// Starts the player again (mpv): nil when it is running again, or why not. Absent for
   /// players that cannot quit (the simulated one).
   public let restartPlayer: PlayerRestart?
+  /// Reads a link's title and duration with this participant's player (mpv); absent when
+  /// the player cannot play links.
+  public let linkReader: LinkReader?
   /// The switch waiting for `confirm`.
   public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
   /// The queue entry `queue play N` asked to switch everyone to, until confirmed.
@@ -32,15 +35,35 @@ public struct ActionPerformer: Sendable {
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo],
-    restartPlayer: PlayerRestart? = nil
+    restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil
   ) {
     self.client = client
     self.catalog = catalog
     self.restartPlayer = restartPlayer
+    self.linkReader = linkReader
   }
 
   public func series(containing item: ItemID) -> SeriesInfo? {
     catalog.first { $0.item(item) != nil }
+  }
+
+  /// The series `item` is watched as: its catalog's, or for a link, a series of one whose
+  /// title and duration this participant's player read (the link opened once, here,
+  /// before anyone else is asked to).
+  func series(for item: ItemID) async -> Result<SeriesInfo, LinkReadError> {
+    guard LinkItem.isLink(item) else {
+      guard let series = series(containing: item) else {
+        return .failure(LinkReadError("no item \(item) in the catalog"))
+      }
+      return .success(series)
+    }
+    guard let linkReader else {
+      return .failure(
+        LinkReadError(
+          "this player cannot play links: join with --player mpv to watch \(LinkItem.host(of: item.rawValue))"
+        ))
+    }
+    return await linkReader.read(item.rawValue).map(LinkItem.series(for:))
   }
 
   public mutating func perform(_ action: ParticipantAction) async -> ActionOutput {
@@ -52,10 +75,11 @@ public struct ActionPerformer: Sendable {
     }
     switch action {
     case .start(let item):
-      guard let series = series(containing: item) else {
-        return .error("no item \(item) in the catalog")
+      switch await series(for: item) {
+      case .success(let series):
+        return outcome(await client.send(.start(series: series, item: item)))
+      case .failure(let problem): return .error(problem.description)
       }
-      return outcome(await client.send(.start(series: series, item: item)))
     case .join: return outcome(await client.send(.join))
     case .playback(let intent): return outcome(await client.perform(intent))
     case .next:
@@ -67,13 +91,15 @@ public struct ActionPerformer: Sendable {
       }
       return askToSwitch(session.series, next)
     case .switchTo(let item):
-      guard let series = series(containing: item), let info = series.item(item) else {
-        return .error("no item \(item) in the catalog")
-      }
       guard await client.groupState.session != nil else {
         return .error(ClientError.notInSession.description)
       }
-      return askToSwitch(series, info)
+      switch await series(for: item) {
+      case .success(let series):
+        guard let info = series.item(item) else { return .error("no item \(item) in the catalog") }
+        return askToSwitch(series, info)
+      case .failure(let problem): return .error(problem.description)
+      }
     case .confirm:
       if let entry = pendingQueued {
         pendingQueued = nil
@@ -151,10 +177,11 @@ public struct ActionPerformer: Sendable {
     let empty = "the queue has \(state.queue.count) \(state.queue.count == 1 ? "item" : "items")"
     switch action {
     case .add(let item):
-      guard let series = series(containing: item) else {
-        return .error("no item \(item) in the catalog")
+      switch await series(for: item) {
+      case .success(let series):
+        return outcome(await client.send(.queueAdd(series: series, item: item)))
+      case .failure(let problem): return .error(problem.description)
       }
-      return outcome(await client.send(.queueAdd(series: series, item: item)))
     case .remove(let place):
       guard let entry = entry(at: place) else { return .error("no place \(place): \(empty)") }
       return outcome(await client.send(.queueRemove(entry: entry.id)))

@@ -14,6 +14,8 @@ public struct HeadlessRunner: Sendable {
   public let sampleMilliseconds: Int
   /// See ``ActionPerformer/restartPlayer``.
   public let restartPlayer: PlayerRestart?
+  /// See ``ActionPerformer/linkReader``.
+  public let linkReader: LinkReader?
   private let write: @Sendable (String) -> Void
   /// Run just before the client says goodbye at the end of the input (see
   /// `FrontRunner`'s).
@@ -21,9 +23,10 @@ public struct HeadlessRunner: Sendable {
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
-    restartPlayer: PlayerRestart? = nil, leave: ParticipantLeave? = nil,
-    write: @escaping @Sendable (String) -> Void
+    restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
+    leave: ParticipantLeave? = nil, write: @escaping @Sendable (String) -> Void
   ) {
+    self.linkReader = linkReader
     self.leave = leave
     self.client = client
     self.catalog = catalog
@@ -72,7 +75,7 @@ public struct HeadlessRunner: Sendable {
   private func read<Lines: AsyncSequence & Sendable>(_ input: Lines) async
   where Lines.Element == String {
     var performer = ActionPerformer(
-      client: client, catalog: catalog, restartPlayer: restartPlayer)
+      client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader)
     do {
       for try await line in input {
         let trimmed = line.trimmingCharacters(in: " \t\r")

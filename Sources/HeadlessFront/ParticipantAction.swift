@@ -51,7 +51,7 @@ public enum ParticipantAction: Hashable, Sendable {
 
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -66,7 +66,15 @@ public enum ParticipantAction: Hashable, Sendable {
       return action
     }
     func item() throws(ActionParseError) -> ItemID {
-      guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "SERIES/EPISODE") }
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "SERIES/EPISODE or a link")
+      }
+      if LinkItem.isLink(rest) {
+        if let problem = LinkItem.problem(with: rest) {
+          throw .badArgument(word: word, argument: rest, expected: problem)
+        }
+        return ItemID(rest)
+      }
       let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
         throw .badArgument(word: word, argument: rest, expected: "SERIES/EPISODE")
@@ -217,7 +225,7 @@ public enum QueueAction: Hashable, Sendable {
 
   static func parse(_ text: String) throws(ActionParseError) -> QueueAction {
     let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-    let usage = "add SERIES/EPISODE, remove N, move N M, clear or play N"
+    let usage = "add SERIES/EPISODE|LINK, remove N, move N M, clear or play N"
     guard let first = words.first else { throw .missingArgument(word: "queue", expected: usage) }
     func place(_ word: String) throws(ActionParseError) -> Int {
       guard let n = Int(word), (1...GroupState.maximumQueueEntries).contains(n) else {
@@ -240,7 +248,13 @@ public enum QueueAction: Hashable, Sendable {
     }
     switch first.lowercased() {
     case "add":
-      let item = try arguments(1, "SERIES/EPISODE")[0]
+      let item = try arguments(1, "SERIES/EPISODE or a link")[0]
+      if LinkItem.isLink(item) {
+        if let problem = LinkItem.problem(with: item) {
+          throw .badArgument(word: "queue add", argument: item, expected: problem)
+        }
+        return .add(ItemID(item))
+      }
       let parts = item.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }) else {
         throw .badArgument(word: "queue add", argument: item, expected: "SERIES/EPISODE")

@@ -31,6 +31,8 @@ public final class ObservedPlayer: ShowablePlayer {
   public func snapshot(at now: LocalInstant) -> PlayerSnapshot {
     let seen = driver.observe(at: now)
     let item = seen.item.flatMap { catalog.item($0) }
+    // A link is in no catalog: its length is what the player read from it.
+    let duration = item?.duration ?? seen.fileDuration
     let state: PlayerState
     if seen.problem != nil || seen.item == nil {
       state = .idle
@@ -40,13 +42,13 @@ public final class ObservedPlayer: ShowablePlayer {
       state = .starting
     } else if seen.rate > 0 {
       state = .playing
-    } else if let duration = item?.duration, seen.position >= duration - 0.05 {
+    } else if let duration, seen.position >= duration - 0.05 {
       state = .ended
     } else {
       state = .paused
     }
     return PlayerSnapshot(
-      item: seen.item, title: item?.title, duration: item?.duration, position: seen.position,
+      item: seen.item, title: item?.title, duration: duration, position: seen.position,
       rate: seen.rate, state: state, isBusy: seen.isBusy,
       subtitle: item?.subtitles?.line(at: seen.position),
       frame: TestPattern.frame(at: seen.position), problem: seen.problem)

@@ -300,7 +300,11 @@ struct SimulatedPlayback: Sendable {
       endStallEarly()
       guard let resolved = resolver(id) else {
         item = nil
-        problem = "unknown item \(id)"
+        // A link needs a real player: said plainly, so that the person knows what to do.
+        problem =
+          LinkItem.isLink(id)
+          ? "the simulated player cannot play links (\(LinkItem.host(of: id.rawValue))): join with --player mpv to watch it"
+          : PlayerObservation.noFile(for: id)
         position = 0
         setPhase(.idle)
         events.append(.loadFailed(id, at: now))

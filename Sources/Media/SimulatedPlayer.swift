@@ -40,7 +40,8 @@ public final class SimulatedPlayer: PlayerDriver {
       p.advance(to: now)
       return PlayerObservation(
         item: p.item?.id, position: p.position, rate: p.isAdvancing ? p.rate : 0, isBusy: p.isBusy,
-        isStalled: p.isStalled, preparedAt: p.preparedAt.flatMap { $0 <= now ? $0 : nil })
+        isStalled: p.isStalled, preparedAt: p.preparedAt.flatMap { $0 <= now ? $0 : nil },
+        problem: p.problem)
     }
   }
 

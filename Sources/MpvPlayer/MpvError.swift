@@ -3,6 +3,8 @@ public enum MpvError: Error, Hashable, Sendable, CustomStringConvertible {
   case notInstalled(String)
   case cannotStart(String)
   case timedOut(what: String, seconds: Double)
+  /// mpv could not open a link, or found nothing in it to watch together.
+  case cannotOpenLink(String, why: String)
 
   public var description: String {
     switch self {
@@ -10,6 +12,7 @@ public enum MpvError: Error, Hashable, Sendable, CustomStringConvertible {
       "\(name) was not found on PATH: install mpv (e.g. apt-get install mpv), or use --player simulated"
     case .cannotStart(let why): "mpv could not be started: \(why)"
     case .timedOut(let what, let seconds): "mpv did not open \(what) within \(Int(seconds)) s"
+    case .cannotOpenLink(let link, let why): "cannot watch \(link): \(why)"
     }
   }
 }

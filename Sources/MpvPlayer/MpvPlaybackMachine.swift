@@ -593,7 +593,10 @@ public struct MpvPlaybackMachine: Sendable {
     // Loading a file ends the one before it (`stop`), and that event can arrive while
     // the new one prepares: only an error is the new file failing.
     if reason == "error", phase != .idle, item != nil, case .preparing = phase {
-      problem = "mpv could not play the file"
+      problem =
+        item.map(LinkItem.isLink) == true
+        ? "mpv could not open the link at \(LinkItem.host(of: item!.rawValue))"
+        : "mpv could not play the file"
       phase = .idle
     }
     return []

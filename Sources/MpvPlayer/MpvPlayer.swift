@@ -226,7 +226,10 @@ public final class MpvPlayer: PlayerDriver {
 
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {
     var path: String?
-    if case .load(let item, _) = command { path = resolver(item) }
+    // A link needs no file of one's own: mpv opens it (see `LinkItem`).
+    if case .load(let item, _) = command {
+      path = resolver(item) ?? (LinkItem.isLink(item) ? item.rawValue : nil)
+    }
     apply { $0.perform(command, path: path, at: now) }
   }
 
@@ -381,7 +384,7 @@ public final class MpvPlayer: PlayerDriver {
     channel.eventLoop.execute { channel.writeAndFlush(ByteBuffer(string: line), promise: nil) }
   }
 
-  private static func find(_ executable: String) -> String? {
+  static func find(_ executable: String) -> String? {
     if executable.contains("/") {
       return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil
     }

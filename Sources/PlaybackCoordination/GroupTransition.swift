@@ -146,8 +146,16 @@ struct GroupTransition {
       series.title, as: "a series title", maximumBytes: DisplayText.maximumTitleBytes,
       allowEmpty: true)
     for entry in series.items {
+      if LinkItem.isLink(entry.id) {
+        // A link is its own id: longer than a file's, and a URL a player will open.
+        if let problem = LinkItem.problem(with: entry.id.rawValue) {
+          throw .invalidValue("\(entry.id.rawValue.prefix(64)): \(problem)")
+        }
+      }
       try DisplayText.check(
-        entry.id.rawValue, as: "an item id", maximumBytes: DisplayText.maximumIdentifierBytes)
+        entry.id.rawValue, as: "an item id",
+        maximumBytes: LinkItem.isLink(entry.id)
+          ? LinkItem.maximumBytes : DisplayText.maximumIdentifierBytes)
       try DisplayText.check(
         entry.title, as: "an item title", maximumBytes: DisplayText.maximumTitleBytes,
         allowEmpty: true)

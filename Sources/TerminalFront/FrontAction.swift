@@ -47,4 +47,15 @@ public enum FrontAction: Hashable, Sendable {
   /// Move this person's player further ahead of the group by `seconds` (negative: behind),
   /// from the offset the client last set, so that quick presses add up.
   case changePersonalOffset(by: Double)
+  /// Open a link (`/play LINK`, `/queue LINK` in the chat line): read with this person's
+  /// player first, then started or queued for everyone.
+  case openLink(String, LinkUse)
+}
+
+/// What a link typed in the front is for.
+public enum LinkUse: String, Hashable, Sendable {
+  /// Watch it now (start, or switch everyone after asking).
+  case play
+  /// Add it to the room's queue.
+  case queue
 }

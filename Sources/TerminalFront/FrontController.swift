@@ -379,6 +379,19 @@ public struct FrontController: Hashable, Sendable {
     case (.chat, .submitted(let text)):
       let trimmed = text.trimmingSpaces
       guard !trimmed.isEmpty else { return [.redraw] }
+      // "/play LINK" and "/queue LINK": a link for everyone.
+      for use in [LinkUse.play, .queue] where trimmed.lowercased().hasPrefix("/\(use.rawValue)") {
+        let command = "/\(use.rawValue)"
+        let rest = trimmed.dropFirst(command.count)
+        guard rest.isEmpty || rest.first == " " else { continue }
+        let link = String(rest).trimmingSpaces
+        if let problem = link.isEmpty ? "say \(command) and a link" : LinkItem.problem(with: link) {
+          // The line stays open with what was typed, to fix it.
+          present(prompt)
+          return [.localNotice("\(command): \(problem)")]
+        }
+        return [.openLink(link, use)]
+      }
       let others = model.group.participants.filter { $0.id != model.localParticipant }
       switch TellLine.parse(trimmed, names: others.map(\.name)) {
       case .notATell:

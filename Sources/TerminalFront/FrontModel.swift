@@ -116,6 +116,9 @@ public struct FrontModel: Hashable, Sendable {
   public var chatLifetime: Double
   /// What can be watched, for the episode picker when no session is running.
   public var catalog: [SeriesInfo]
+  /// The links this person opened (`/play`, `/queue`), each a series of one, newest last:
+  /// a switch to one, confirmed later, finds it here.
+  public var links: [SeriesInfo] = []
   /// The modal prompt on top, if any (set by ``FrontController/prepare(_:)``).
   public var prompt: Prompt?
   /// The help overlay is shown (set by ``FrontController/prepare(_:)``).

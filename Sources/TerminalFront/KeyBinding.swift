@@ -81,7 +81,7 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),
     KeyBinding(
       [.character("c"), .enter], "c", "chat",
-      "say something (/me to act it, /tell NAME for some people only; tab completes a name)",
+      "say something (/me acts it, /tell NAME for some only, /play or /queue LINK; tab completes names)",
       .chat),
     KeyBinding(
       [.character("o")], "o", "room",

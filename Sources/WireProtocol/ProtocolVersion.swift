@@ -21,9 +21,11 @@
 /// - 10: the error code `cutOff`: a relay that lost touch with most of its room refuses
 ///   changes (`unavailable`) until they are back, so that only the side of a cut network
 ///   that can hold an election goes on.
+/// - 11: links: an item whose id is an `http(s)://` URL (up to 2048 bytes) is opened by
+///   every participant's player itself; replicas accept such ids in a series.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 10
+  public static let current = 11
 }

@@ -51,7 +51,7 @@ enum MediaSetup {
     command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock
   ) async throws(CommandFailure) -> (
     player: any ShowablePlayer, stop: @Sendable () async -> Void, restart: PlayerRestart?,
-    showText: (@Sendable (String, Double) -> Void)?
+    showText: (@Sendable (String, Double) -> Void)?, linkReader: LinkReader?
   ) {
     if options.player == "mpv" {
       let paths = media.paths
@@ -87,7 +87,14 @@ enum MediaSetup {
           {
             await mpv.stop()
             openedPane?.close()
-          }, restart, { text, seconds in mpv.showText(text, seconds: seconds) }
+          }, restart, { text, seconds in mpv.showText(text, seconds: seconds) },
+          LinkReader { link in
+            do throws(MpvError) {
+              return .success(try await MpvLinkProbe.probe(link))
+            } catch {
+              return .failure(LinkReadError(error.description))
+            }
+          }
         )
       } catch {
         pane?.close()
@@ -101,6 +108,8 @@ enum MediaSetup {
       playLatency: latency...latency,
       seekLatency: latency...latency,
       seed: UInt64(truncatingIfNeeded: options.name.hashValue))
-    return (SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil, nil)
+    return (
+      SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil, nil, nil
+    )
   }
 }

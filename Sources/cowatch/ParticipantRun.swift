@@ -66,7 +66,7 @@ enum ParticipantRun {
       warnings.append(warning)
     }
     let clock = MonotonicClock()
-    let (player, stopMedia, restartPlayer, showText) = try await MediaSetup.makePlayer(
+    let (player, stopMedia, restartPlayer, showText, linkReader) = try await MediaSetup.makePlayer(
       command: command, media: media, options: options, clock: clock)
     // The group in mpv's picture, for whoever watches it full screen.
     let osd = showText.map { show in
@@ -113,15 +113,16 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        restartPlayer: restartPlayer, leave: leave, write: { Console.line($0) })
+        restartPlayer: restartPlayer, linkReader: linkReader, leave: leave,
+        write: { Console.line($0) })
       await runner.run(input: Console.inputLines(endOnStopSignals: hostsRoom))
       await stopPlayer()
     } else {
       do {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
-          invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer, warnings: warnings,
-          leave: leave, inviteChanges: inviteChanges)
+          invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer,
+          linkReader: linkReader, warnings: warnings, leave: leave, inviteChanges: inviteChanges)
       } catch {
         await stopPlayer()
         throw error

@@ -657,3 +657,78 @@ struct FrontInviteTests {
     )
   }
 }
+
+@Suite("Front session: links")
+struct LinkFrontTests {
+  static let url = "https://media.example.org/films/harbour.mkv"
+  static let item = ItemInfo(id: ItemID(url), title: "Harbour Lights (1954)", duration: 5400)
+
+  /// Types a chat line and sends it; returns the effects of the Enter.
+  static func say(_ text: String, in d: inout Driver) -> [FrontSession.Effect] {
+    d.press(.character("c"))
+    d.press(.paste(text))
+    return d.press(.enter)
+  }
+
+  @Test("/queue LINK reads it with the player, then queues it for everyone as a series of one")
+  func queue() {
+    var d = Driver.watching()
+    let effects = Self.say("/queue \(Self.url)", in: &d)
+    #expect(effects.contains(.readLink(Self.url, .queue)))
+    #expect(d.session.model.notices.first?.text == "opening media.example.org…")
+    d.send(.linkRead(.queue, .success(Self.item)))
+    #expect(
+      d.requests.last
+        == .send(.queueAdd(series: LinkItem.series(for: Self.item), item: ItemID(Self.url))))
+  }
+
+  @Test("/play LINK while the group watches asks first, then switches everyone")
+  func playAsksFirst() {
+    var d = Driver.watching()
+    #expect(Self.say("/play \(Self.url)", in: &d).contains(.readLink(Self.url, .play)))
+    d.clearRequests()
+    d.send(.linkRead(.play, .success(Self.item)))
+    #expect(d.requests.isEmpty, "nothing before the person confirms")
+    #expect(d.screen().contains("Harbour Lights (1954)"))
+    d.press(.character("y"))
+    #expect(
+      d.requests.last
+        == .send(
+          .replace(
+            series: LinkItem.series(for: Self.item), item: ItemID(Self.url), confirmed: true)))
+  }
+
+  @Test("/play LINK with nothing watched starts it")
+  func playStarts() {
+    var d = Driver.inLobby()
+    _ = Self.say("/play \(Self.url)", in: &d)
+    d.send(.linkRead(.play, .success(Self.item)))
+    #expect(
+      d.requests.last
+        == .send(.start(series: LinkItem.series(for: Self.item), item: ItemID(Self.url))))
+  }
+
+  @Test("a link the player cannot read, or a line that is no link, is said and nothing is sent")
+  func refused() {
+    var d = Driver.watching()
+    d.clearRequests()
+    _ = Self.say("/play \(Self.url)", in: &d)
+    d.send(
+      .linkRead(.play, .failure(LinkReadError("cannot watch \(Self.url): mpv could not open it"))))
+    #expect(
+      d.session.model.notices.first?.text == "cannot watch \(Self.url): mpv could not open it")
+    #expect(Self.say("/queue ftp://example.org/a", in: &d).isEmpty == false)
+    #expect(
+      d.session.model.notices.first?.text == "/queue: a link starts with http:// or https://")
+    // The line stays open with what was typed, to fix it.
+    #expect(d.screen().contains("/queue ftp://example.org/a"))
+    d.press(.escape)
+    _ = Self.say("/play", in: &d)
+    #expect(d.session.model.notices.first?.text == "/play: say /play and a link")
+    #expect(d.requests.isEmpty)
+    d.press(.escape)
+    // "/playful" is chat, not a command.
+    _ = Self.say("/playful mood", in: &d)
+    #expect(d.requests == [.chat("/playful mood")])
+  }
+}

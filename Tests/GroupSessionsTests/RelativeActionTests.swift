@@ -184,3 +184,75 @@ struct HeadlessStateLineTests {
     #expect(seeked.contains(#""position":60"#) && seeked.contains(#""originator":"dave""#))
   }
 }
+
+@Suite("headless links")
+struct HeadlessLinkParseTests {
+  @Test("start, switch and queue add take a link as they take an episode")
+  func parsed() throws {
+    let url = "https://media.example.org/films/harbour.mkv"
+    #expect(try ParticipantAction.parse("start \(url)") == .start(ItemID(url)))
+    #expect(try ParticipantAction.parse("switch \(url)") == .switchTo(ItemID(url)))
+    #expect(try ParticipantAction.parse("queue add \(url)") == .queue(.add(ItemID(url))))
+  }
+
+  @Test(
+    "a link that cannot be one is a parse error naming why",
+    arguments: [
+      "start https://media.example.org/a film.mkv", "queue add https://", "start http:///x",
+    ])
+  func refused(line: String) {
+    #expect(throws: ActionParseError.self) { try ParticipantAction.parse(line) }
+  }
+}
+
+@Suite("links through the action performer")
+struct LinkActionTests {
+  @Test(
+    "with a player that reads links, start and queue add send the link as a series of one; without one, a clear error and nothing sent"
+  )
+  func startAndQueue() async throws {
+    let relay = try await RelayHarness(.inMemory)
+    let ann = try await relay.participant("ann")
+    let url = "https://media.example.org/films/harbour.mkv"
+    var simulated = ActionPerformer(client: ann, catalog: [testSeries])
+    guard
+      case .error(let why) = await simulated.perform(try ParticipantAction.parse("start \(url)"))
+    else {
+      Issue.record("a simulated player started a link")
+      return
+    }
+    #expect(
+      why == "this player cannot play links: join with --player mpv to watch media.example.org")
+    #expect(await ann.groupState.session == nil)
+
+    let reads = LinkReader { link in
+      link.hasSuffix("missing.mkv")
+        ? .failure(LinkReadError("cannot watch \(link): mpv could not open it"))
+        : .success(ItemInfo(id: ItemID(link), title: "Harbour Lights", duration: 5400))
+    }
+    var mpv = ActionPerformer(client: ann, catalog: [testSeries], linkReader: reads)
+    guard case .done = await mpv.perform(try ParticipantAction.parse("start \(url)")) else {
+      Issue.record("the link did not start")
+      return
+    }
+    let session = try #require(await ann.groupState.session)
+    #expect(session.item == ItemInfo(id: ItemID(url), title: "Harbour Lights", duration: 5400))
+    #expect(session.series.title == "media.example.org")
+    guard case .done = await mpv.perform(try ParticipantAction.parse("queue add \(url)?t=2")) else {
+      Issue.record("the link was not queued")
+      return
+    }
+    #expect(await ann.groupState.queue.map(\.item) == [ItemID("\(url)?t=2")])
+    guard
+      case .error(let problem) = await mpv.perform(
+        try ParticipantAction.parse("queue add https://media.example.org/missing.mkv"))
+    else {
+      Issue.record("a link mpv cannot open was queued")
+      return
+    }
+    #expect(problem.contains("mpv could not open it"))
+    #expect(await ann.groupState.queue.count == 1)
+    await ann.stop()
+    await relay.stop()
+  }
+}

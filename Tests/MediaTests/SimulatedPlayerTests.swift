@@ -267,12 +267,23 @@ struct SimulatedPlayerTests {
     #expect(q.snapshot(at: t(6)).frame != p.snapshot(at: t(6)).frame)
   }
 
-  @Test("an unknown item leaves the player idle with a problem")
+  @Test("an unknown item leaves the player idle with a problem, reported as having no file")
   func unknownItem() {
     let p = player(.ideal)
     p.perform(.load(item: "test/nope", at: 0), at: t(0))
     let s = p.snapshot(at: t(1))
-    #expect(s.state == .idle && s.item == nil && s.problem == "unknown item test/nope")
+    #expect(s.state == .idle && s.item == nil && s.problem == "no file for test/nope")
+    #expect(p.observe(at: t(1)).problem == PlayerObservation.noFile(for: "test/nope"))
     #expect(p.takeEvents(at: t(1)) == [.loadFailed("test/nope", at: t(0))])
+  }
+
+  @Test("a link is refused with a line that says what would play it")
+  func link() {
+    let p = player(.ideal)
+    p.perform(.load(item: "https://media.example.org/harbour.mkv", at: 0), at: t(0))
+    #expect(
+      p.observe(at: t(1)).problem
+        == "the simulated player cannot play links (media.example.org): join with --player mpv to watch it"
+    )
   }
 }

@@ -1,6 +1,8 @@
 import Clocks
 import Foundation
 import GroupSessions
+import Media
+import Narration
 import Participation
 import PlaybackCoordination
 import PlayerOSD
@@ -8,6 +10,7 @@ import RelayRuntime
 import Synchronization
 import SyncplayHarness
 import Testing
+import Transports
 
 @testable import MpvPlayer
 
@@ -28,6 +31,22 @@ enum RealMpv {
     return (try? await blocking { try TestClip.make(path, seconds: 30) }) != nil ? path : nil
   }
 
+  /// `clip` as Matroska, which keeps its header up front: mpv plays from the first bytes
+  /// that arrive over HTTP.
+  static func matroska(_ clip: String, named name: String) async throws -> Data {
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-\(name)-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let mkv = dir.appendingPathComponent("clip.mkv").path
+    let remux = Process()
+    remux.executableURL = URL(fileURLWithPath: try #require(find("ffmpeg")))
+    remux.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c", "copy", mkv]
+    try remux.run()
+    _ = try await blocking { remux.waitUntilExit() }
+    return try Data(contentsOf: URL(fileURLWithPath: mkv))
+  }
+
   static let series = SeriesInfo(
     id: "clip", title: "Test clip", items: [ItemInfo(id: "clip/e1", title: "Pattern", duration: 30)]
   )
@@ -37,6 +56,8 @@ enum RealMpv {
 /// the test body ends.
 struct MpvRoom {
   let clock: MonotonicClock
+  /// The room's relay, for participants with another player.
+  let transport: any Transport
   let players: [MpvPlayer]
   let clients: [ParticipantClient]
   /// With `osd`: the file each mpv writes its terminal to, where it shows its on-screen
@@ -47,7 +68,7 @@ struct MpvRoom {
   /// player shows the group on its on-screen display, as `--osd` does.
   static func run(
     _ names: [String], autoAdvance: Bool = false, osd: OSDMode? = nil,
-    player: (String) -> (arguments: [String], path: String),
+    player: (String) -> (arguments: [String], path: String?),
     configure: (String, inout ParticipantConfiguration) -> Void = { _, _ in },
     _ body: (MpvRoom) async throws -> Void
   ) async throws {
@@ -101,7 +122,9 @@ struct MpvRoom {
         }
       }
       try await body(
-        MpvRoom(clock: clock, players: players, clients: clients, terminalLogs: logs))
+        MpvRoom(
+          clock: clock, transport: relay.transport, players: players, clients: clients,
+          terminalLogs: logs))
     } catch {
       await stopAll()
       throw error
@@ -315,6 +338,89 @@ struct MpvSessionTests {
     }
   }
 
+  @Test(
+    "a link: read by ann's mpv, played together by two real mpv players over HTTP; a simulated player steps away saying why"
+  )
+  func link() async throws {
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
+    let bytes = try await RealMpv.matroska(clip, named: "link")
+    let server = try StallingFileServer(
+      data: bytes, bytesPerSecond: bytes.count * 4, burst: bytes.count)
+    defer { server.stop() }
+    let url = "http://127.0.0.1:\(server.port)/films/harbour-lights.mkv"
+    // What starting a link does first: ann's mpv reads its title and duration.
+    let item = try await MpvLinkProbe.probe(url)
+    #expect(item.id.rawValue == url)
+    #expect(abs(item.duration - 30) < 0.1, "duration \(item.duration)")
+    #expect(!item.title.isEmpty)
+    let series = LinkItem.series(for: item)
+    #expect(series.title == "127.0.0.1")
+
+    // Nobody has the file: their mpv opens the link from the item's id.
+    try await MpvRoom.run(["ann", "bob"], player: { _ in ([], nil) }) { room in
+      let (clients, seen) = (room.clients, room.seen)
+      let cat = ParticipantClient(
+        transport: room.transport, configuration: ParticipantConfiguration(name: "cat"),
+        player: SimulatedPlayer(itemResolver: { _ in nil }), clock: room.clock)
+      try await cat.start()
+      defer { Task { await cat.stop() } }
+      let notices = Mutex<[Notice]>([])
+      let listening = Task {
+        for await case .notice(let notice) in cat.events { notices.withLock { $0.append(notice) } }
+      }
+      defer { listening.cancel() }
+
+      _ = try await clients[0].send(.start(series: series, item: item.id)).get()
+      _ = try await clients[1].send(.join).get()
+      _ = try await cat.send(.join).get()
+      try await until("ann and bob play the link", within: 15) {
+        seen().allSatisfy { $0.item == item.id && $0.rate > 0 && !$0.isBusy }
+      }
+      try await until("ann and bob together", within: 10) {
+        let p = seen().map(\.position)
+        return p.max()! - p.min()! < 0.02
+      }
+      // cat's player cannot: cat steps away with the reason, and nobody waits for it.
+      try await until(
+        "cat stepped away",
+        explain: {
+          let me = await cat.participantID
+          let player = await cat.snapshot().player
+          return "cat \(String(describing: me)), player \(String(describing: player)), "
+            + "notices \(notices.withLock { $0 }), "
+            + "\(await clients[0].groupState.participants.map { ($0.name, $0.suspensions) })"
+        }
+      ) {
+        await clients[0].groupState.participant(cat.participantID!)?.suspensions
+          .contains(.playerUnavailable) == true
+      }
+      let said = notices.withLock { $0.map(\.description) }
+      #expect(
+        said.contains { $0.contains("the simulated player cannot play links (127.0.0.1)") },
+        "\(said)")
+      #expect(await clients[0].groupState.waitingFor.isEmpty)
+      #expect(await clients[0].groupState.session?.item.title == item.title)
+    }
+  }
+
+  @Test("a link mpv cannot open, or that is not a link, is one clear error")
+  func badLinks() async throws {
+    // A port nothing listens on.
+    let closed = try StallingFileServer(data: Data(), bytesPerSecond: 1, burst: 0)
+    let port = closed.port
+    closed.stop()
+    do {
+      _ = try await MpvLinkProbe.probe("http://127.0.0.1:\(port)/nothing.mkv", timeout: 20)
+      Issue.record("a link to nothing was read")
+    } catch {
+      #expect(error.description.contains("cannot watch http://127.0.0.1:\(port)/nothing.mkv"))
+    }
+    await #expect(throws: MpvError.self) { try await MpvLinkProbe.probe("ftp://example.org/a") }
+    await #expect(throws: MpvError.self) {
+      try await MpvLinkProbe.probe("https://example.org/a b")
+    }
+  }
+
   @Test("the end of the file advances the group to the next episode, and every mpv plays it")
   func endOfFileAdvances() async throws {
     let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
@@ -347,18 +453,7 @@ struct MpvSessionTests {
   )
   func starvedPlayer() async throws {
     let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
-    // Matroska keeps its header up front: mpv plays from the first bytes that arrive.
-    let dir = FileManager.default.temporaryDirectory
-      .appendingPathComponent("cowatch-starved-\(getpid())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let mkv = dir.appendingPathComponent("clip.mkv").path
-    let remux = Process()
-    remux.executableURL = URL(fileURLWithPath: try #require(RealMpv.find("ffmpeg")))
-    remux.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c", "copy", mkv]
-    try remux.run()
-    _ = try await blocking { remux.waitUntilExit() }
-    let bytes = try Data(contentsOf: URL(fileURLWithPath: mkv))
+    let bytes = try await RealMpv.matroska(clip, named: "starved")
     // Twice as fast as it plays, after the first second: the player keeps a few seconds
     // ahead, not the whole file, and runs dry soon after the network stops.
     let server = try StallingFileServer(
