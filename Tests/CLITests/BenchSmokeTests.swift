@@ -50,6 +50,8 @@ import Testing
       ("metrics", ["What the relay's metrics cost", "counting for the metrics"]),
       // One participant's queue edits, timed to everyone else's replica.
       ("queue", ["A queue edit reaching everyone"]),
+      // Auto-advance into the queue with three real mpv players (mpv, ffmpeg).
+      ("queue-advance", ["Auto-advance into the queue"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     let process = Process()
