@@ -77,7 +77,7 @@ public enum ParticipantAction: Hashable, Sendable {
       }
       let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
-        throw .badArgument(word: word, argument: rest, expected: "SERIES/EPISODE")
+        throw .badArgument(word: word, argument: rest, expected: "SERIES/EPISODE or an http(s) link")
       }
       return ItemID(rest)
     }
@@ -257,7 +257,7 @@ public enum QueueAction: Hashable, Sendable {
       }
       let parts = item.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }) else {
-        throw .badArgument(word: "queue add", argument: item, expected: "SERIES/EPISODE")
+        throw .badArgument(word: "queue add", argument: item, expected: "SERIES/EPISODE or an http(s) link")
       }
       return .add(ItemID(item))
     case "remove": return .remove(try place(try arguments(1, "a place N")[0]))
