@@ -20,7 +20,8 @@
 ///   whether one carries its room on (then it sends its own people there).
 /// - 10: the error code `cutOff`: a relay that lost touch with most of its room refuses
 ///   changes (`unavailable`) until they are back, so that only the side of a cut network
-///   that can hold an election goes on.
+///   that can hold an election goes on; the room's shared queue (`queue`, its commands and
+///   changes, `notInQueue`); a participant's `personalOffset`.
 /// - 11: links: an item whose id is an `http(s)://` URL (up to 2048 bytes) is opened by
 ///   every participant's player itself; replicas accept such ids in a series.
 ///
