@@ -73,9 +73,9 @@ public final class StandbyRelay: RoomCarrier {
       { [weak client] in
         guard let client else { return nil }
         let snapshot = await client.snapshot()
-        return (
-          snapshot.state, snapshot.clock, snapshot.localTime, snapshot.connection == .connected
-        )
+        return ReplicaBook.Known(
+          state: snapshot.state, clock: snapshot.clock, now: snapshot.localTime,
+          connected: snapshot.connection == .connected)
       },
       told: { [weak client] in await client?.carryingRoom() })
   }

@@ -24,7 +24,11 @@ struct ReplicaDirectoryTests {
         restart: true, host: "p1"))
     let known = state
     directory.attach(
-      { (known, nil, LocalInstant(nanoseconds: 0), participantConnected) }, told: {})
+      {
+        ReplicaBook.Known(
+          state: known, clock: nil, now: LocalInstant(nanoseconds: 0),
+          connected: participantConnected)
+      }, told: {})
     return directory
   }
 
