@@ -223,7 +223,9 @@ struct RelayLink: Sendable {
       state = .connecting
       return .reconnect(route.current)
     case .connected:
-      if let lastHeard, now.seconds(since: lastHeard) > configuration.relaySilenceTimeout {
+      // At the deadline itself, not after it: a tick there that did nothing would leave
+      // the deadline due, and the runtime ticking at it again and again.
+      if let lastHeard, now.seconds(since: lastHeard) >= configuration.relaySilenceTimeout {
         return .relaySilent
       }
       return nil

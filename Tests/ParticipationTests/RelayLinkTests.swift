@@ -88,8 +88,23 @@ struct RelayLinkTests {
     #expect(link.tick(at: at(1)) == nil)
     // Thirty seconds without a tick: this machine slept; the relay's silence says nothing.
     #expect(link.tick(at: at(31)) == nil)
-    for second in 32...41 { #expect(link.tick(at: at(Double(second))) == nil) }
-    #expect(link.tick(at: at(41.5)) == .relaySilent)
+    for second in 32...40 { #expect(link.tick(at: at(Double(second))) == nil) }
+    #expect(link.tick(at: at(40.5)) == nil)
+    #expect(link.tick(at: at(41)) == .relaySilent)
+  }
+
+  @Test("a tick at the silence deadline itself acts on it: a deadline never stays due")
+  func silenceAtItsDeadline() throws {
+    var link = RelayLink(configuration: configuration)
+    _ = link.start(home: nil)
+    _ = link.opened(at: at(0))
+    _ = link.welcomed(welcome())
+    link.heard(at: at(0))
+    let deadline = try #require(link.nextDeadline)
+    // A runtime sleeps until the deadline and ticks then; nothing done at it would leave
+    // the deadline where it was, and the runtime ticking at it for ever (seen on virtual
+    // time, where the clock stops exactly there).
+    #expect(link.tick(at: deadline) == .relaySilent)
   }
 
   @Test("a resumed welcome keeps the count of messages received for the next resume")
