@@ -48,7 +48,33 @@ extension RelayRuntime {
 public typealias RoomLocator =
   @Sendable (_ room: String, _ relay: RelayEndpoint) async -> LocateAnswer
 
+/// A question this relay would ask another through its ``RoomLocator``, kept for a driver
+/// of virtual time to answer instead (``RelayRuntime/keepLocateRequests()``).
+public struct LocateRequest: Hashable, Sendable {
+  public var room: String
+  public var relay: RelayEndpoint
+  /// Asked to learn whether the relay this member offered can be reached (answer with
+  /// ``RelayRuntime/reachability(of:in:at:reachable:)``); nil: whether it runs the room
+  /// (answer with ``RelayRuntime/located(_:at:_:)``).
+  public var reachability: ParticipantID?
+}
+
 extension RelayRuntime {
+  /// Keeps the questions this relay would ask other relays (it has no locator), for
+  /// whoever drives it on virtual time to answer in order (``takeLocateRequests()``): the
+  /// same runtime, with no task between a question and its answer.
+  public func keepLocateRequests() {
+    state.withLock { if $0.locateRequests == nil { $0.locateRequests = [] } }
+  }
+
+  /// The questions kept since the last call, oldest first.
+  public func takeLocateRequests() -> [LocateRequest] {
+    state.withLock { s in
+      defer { if s.locateRequests != nil { s.locateRequests = [] } }
+      return s.locateRequests ?? []
+    }
+  }
+
   /// Lets this relay ask its lost successors' relays whether one of them runs its room now
   /// (it was replaced while away); without it, it never asks.
   public func locateRooms(with locator: @escaping RoomLocator) {

@@ -64,6 +64,9 @@ public final class RelayRuntime: Sendable {
     var leasesRenewedAt: Int64?
     /// How to ask another relay whether it runs a room (see ``locateRooms(with:)``).
     var locator: RoomLocator?
+    /// Kept for a driver of virtual time to answer (see ``keepLocateRequests()``); nil:
+    /// not kept.
+    var locateRequests: [LocateRequest]?
     /// What the relay sent, counted (see ``statistics``).
     var counted = RelayStatistics()
   }
@@ -356,11 +359,18 @@ public final class RelayRuntime: Sendable {
         s.outlets.removeValue(forKey: id)?.close(flush: true)
         Self.forget(id, in: &s)
       case .locate(let room, let endpoint):
-        guard let locator = s.locator else { continue }
+        guard let locator = s.locator else {
+          s.locateRequests?.append(LocateRequest(room: room, relay: endpoint, reachability: nil))
+          continue
+        }
         Task { self.located(room, at: endpoint, await locator(room, endpoint)) }
       case .checkReachable(let room, let participant, let endpoint):
         // Any answer at all says the relay there can be reached from here.
-        guard let locator = s.locator else { continue }
+        guard let locator = s.locator else {
+          s.locateRequests?.append(
+            LocateRequest(room: room, relay: endpoint, reachability: participant))
+          continue
+        }
         Task {
           let reachable = await locator(room, endpoint).answered
           self.reachability(of: participant, in: room, at: endpoint, reachable: reachable)

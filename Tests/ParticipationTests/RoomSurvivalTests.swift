@@ -142,6 +142,26 @@ struct RoomSurvivalTests {
     #expect(Self.chat(m, 2).filter { $0 == "still there?" }.count == 1)
   }
 
+  @Test(
+    "the host stopped past the others' patience, then resumed: its relay learns it was replaced and sends ann to bob's"
+  )
+  func hostStoppedThenResumed() throws {
+    let m = Self.watching(["ann", "bob", "carl"])
+    let session = m.state(1).session?.id
+    m.freeze(0)
+    #expect(Self.sample(m, for: 15) <= 1)
+    expectTogether(m, [1, 2], on: 1, session: session)
+    m.thaw(0)
+    // The woken relay asks its lost successors' relays (`locate`), finds the room at bob's,
+    // and sends ann there; it never takes a change meanwhile.
+    #expect(Self.sample(m, for: 3) <= 1)
+    expectTogether(m, [0, 1, 2], on: 1, session: session)
+    #expect(m.running() == [1])
+    // ann is back as the same member, with bob's line.
+    #expect(
+      m.state(1).participants.filter(\.isConnected).map(\.name).sorted() == ["ann", "bob", "carl"])
+  }
+
   @Test("a partition: the side that can hold an election goes on; the host's side is refused")
   func partition() throws {
     let m = Self.watching(["ann", "bob", "carl", "dan", "eve"])

@@ -69,6 +69,8 @@ final class SimulatedMachines {
     case toMember(Conn, [UInt8])
     case closedByRelay(Conn)
     case connectFailed(Int, generation: Int, ClientError)
+    /// The answer to a relay's `locate`, for the relay on the machine it is delivered to.
+    case located(LocateRequest, LocateAnswer)
   }
 
   let clock = ManualClock(nanoseconds: 50_000_000_000_000)
@@ -130,10 +132,38 @@ final class SimulatedMachines {
   }
 
   private func makeRuntime(on index: Int, restoring: [StoredRoom]) -> RelayRuntime {
-    RelayRuntime(
+    let runtime = RelayRuntime(
       configuration: relayConfiguration,
       clock: OffsetClock(clock, offsetNanoseconds: -machines[index].offset),
       epoch: relays[index].epoch, restoring: restoring, feedsSuccessors: true)
+    // Its questions to other relays (`locate`) are answered here, on virtual time.
+    runtime.keepLocateRequests()
+    return runtime
+  }
+
+  /// Answers what a relay asked others (`locate`): the relay there says whether it runs
+  /// the room; a dead machine refuses at once; one frozen or across a cut says nothing,
+  /// and the question gives up after a while.
+  private func answerLocates(from index: Int, _ runtime: RelayRuntime) {
+    for request in runtime.takeLocateRequests() {
+      let answer: LocateAnswer
+      var delay = 2 * latency
+      if let target = relays.firstIndex(where: { $0.address == request.relay.address }) {
+        if !relays[target].alive {
+          answer = .nothingListening
+        } else if machines[target].frozen || cutOff(index, target) {
+          answer = .noAnswer
+          delay = unreachableAfter
+        } else {
+          answer =
+            relays[target].runtime?.roomNames.contains(request.room) == true ? .here : .elsewhere
+        }
+      } else {
+        answer = .noAnswer
+        delay = unreachableAfter
+      }
+      enqueue(.located(request, answer), to: index, at: clock.nanoseconds() + Int64(delay * 1e9))
+    }
   }
 
   // MARK: - Participants
@@ -305,6 +335,7 @@ final class SimulatedMachines {
       if relays[index].alive, let runtime = relays[index].runtime {
         runtime.tick()
         runtime.feedSuccessors()
+        answerLocates(from: index, runtime)
       }
       decideClaims(on: index)
     }
@@ -334,6 +365,14 @@ final class SimulatedMachines {
       let message = try! codec.decodeServer(line)
       perform(
         machines[c.member].core.received(message, at: local(c.member), seen: nil), for: c.member)
+    case .located(let request, let answer):
+      guard relays[machine].alive, let runtime = relays[machine].runtime else { return }
+      if let participant = request.reachability {
+        runtime.reachability(
+          of: participant, in: request.room, at: request.relay, reachable: answer.answered)
+      } else {
+        runtime.located(request.room, at: request.relay, answer)
+      }
     case .closedByRelay(let conn):
       guard let c = connections.removeValue(forKey: conn),
         machines[c.member].generation == c.generation
