@@ -457,9 +457,17 @@ public struct FrontSession: Sendable {
     case .queue:
       return [.request(.send(.queueAdd(series: series, item: item.id)))]
     case .play:
-      guard model.isJoined, let session = model.session, session.item.id != item.id else {
+      guard let session = model.session else {
         return [.request(.send(.start(series: series, item: item.id)))]
       }
+      guard model.isJoined else {
+        // A session of this person's own would end the others': they join first.
+        model.post(
+          "the others are watching \(EpisodeLabel.describe(session.item)): join them (j) first, then /play switches everyone",
+          kind: .error)
+        return []
+      }
+      guard session.item.id != item.id else { return [] }
       if let refusal = model.playbackControlRefusal {
         model.post(refusal, kind: .error)
         return []

@@ -698,6 +698,28 @@ struct LinkFrontTests {
             series: LinkItem.series(for: Self.item), item: ItemID(Self.url), confirmed: true)))
   }
 
+  @Test(
+    "/play LINK while the others watch and this person has not joined: join first, nothing sent")
+  func playWhileOthersWatch() {
+    var d = Driver.inLobby()
+    d.moment.player = Fixtures.player()
+    var group = Fixtures.playing()
+    group.participants = group.participants.map { p in
+      var p = p
+      if p.id == Fixtures.ann { p.isJoined = false }
+      return p
+    }
+    d.send(.client(.state(group, events: [])))
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    // "Not now" to the session offered.
+    d.press(.escape)
+    d.clearRequests()
+    _ = Self.say("/play \(Self.url)", in: &d)
+    d.send(.linkRead(.play, .success(Self.item)))
+    #expect(d.requests.isEmpty)
+    #expect(d.session.model.notices.first?.text.hasPrefix("the others are watching") == true)
+  }
+
   @Test("/play LINK with nothing watched starts it")
   func playStarts() {
     var d = Driver.inLobby()
