@@ -107,13 +107,7 @@ public struct FrontRunner: Sendable {
           if let linkReader {
             Task { input.yield(.linkRead(use, await linkReader.read(link))) }
           } else {
-            let host = LinkItem.host(of: link)
-            input.yield(
-              .linkRead(
-                use,
-                .failure(
-                  LinkReadError(
-                    "this player cannot play links: join with --player mpv to watch \(host)"))))
+            input.yield(.linkRead(use, .failure(.noLinkPlayer(for: link))))
           }
         case .finish:
           requestSink.finish()

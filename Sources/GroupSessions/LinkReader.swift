@@ -17,4 +17,10 @@ public struct LinkReader: Sendable {
 public struct LinkReadError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
+
+  /// Said when this participant's player cannot play links at all (the simulated one).
+  public static func noLinkPlayer(for link: String) -> LinkReadError {
+    LinkReadError(
+      "this player cannot play links: join with --player mpv to watch \(LinkItem.host(of: link))")
+  }
 }

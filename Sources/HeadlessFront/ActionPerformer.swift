@@ -57,12 +57,7 @@ public struct ActionPerformer: Sendable {
       }
       return .success(series)
     }
-    guard let linkReader else {
-      return .failure(
-        LinkReadError(
-          "this player cannot play links: join with --player mpv to watch \(LinkItem.host(of: item.rawValue))"
-        ))
-    }
+    guard let linkReader else { return .failure(.noLinkPlayer(for: item.rawValue)) }
     return await linkReader.read(item.rawValue).map(LinkItem.series(for:))
   }
 
