@@ -1,5 +1,13 @@
-/// A command the driver sends mpv, as a value; ``arguments`` is the array mpv's JSON IPC
-/// reads.
+/// A command the driver sends mpv, as a value; ``arguments`` are its name and arguments in
+/// the manual's order, and ``argumentNames`` says when mpv must read them by name.
+///
+/// Cowatch works with mpv 0.34 to 0.40 (``MpvVersion/oldestSupported``). Of what it sends,
+/// only `loadfile` changed in that range: mpv 0.38 put an `index` argument before
+/// `options`, so no positional form is read the same way by every version (the four-argument
+/// one is refused from 0.38 on, a five-argument one before it). Named arguments are read the
+/// same way by all of them. `observe_property`, `get_property`, `set_property`, `seek` with
+/// `absolute+exact`, `show-text TEXT MS`, `stop` and `quit`, and the properties in
+/// ``MpvProperty``, did not change.
 public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// Reports changes of `property` as events carrying observation `id`.
   case observe(id: Int, MpvProperty)
@@ -35,6 +43,15 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     case .stop: ["stop"]
     case .quit: ["quit"]
     case .other(let arguments): arguments
+    }
+  }
+
+  /// The names mpv gives the arguments after the command's own name, when it must read
+  /// them by name (a JSON object) rather than by position; nil: by position.
+  public var argumentNames: [String]? {
+    switch self {
+    case .loadPaused: ["url", "flags", "options"]
+    default: nil
     }
   }
 }

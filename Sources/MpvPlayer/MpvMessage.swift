@@ -82,18 +82,27 @@ public struct MpvRequest: Hashable, Sendable {
 
   /// The JSON line mpv reads (newline-terminated).
   public var line: String {
-    let parts = command.map { v -> String in
-      switch v {
-      case .null, .other: "null"
-      case .bool(let b): b ? "true" : "false"
-      // Whole numbers as integers: mpv refuses `1.0` where it wants an integer (the id
-      // of `observe_property`).
-      case .number(let n):
-        !n.isFinite ? "0" : (n == n.rounded() && abs(n) < 1e15 ? "\(Int64(n))" : "\(n)")
-      case .string(let s): Self.quoted(s)
-      }
+    let parts = command.map(Self.json)
+    let body: String
+    if let names = action.argumentNames, let name = parts.first {
+      let named = zip(names, parts.dropFirst()).map { "\(Self.quoted($0)):\($1)" }
+      body = "{" + ([#""name":\#(name)"#] + named).joined(separator: ",") + "}"
+    } else {
+      body = "[" + parts.joined(separator: ",") + "]"
     }
-    return #"{"command":[\#(parts.joined(separator: ","))],"request_id":\#(id)}"# + "\n"
+    return #"{"command":\#(body),"request_id":\#(id)}"# + "\n"
+  }
+
+  private static func json(_ value: MpvValue) -> String {
+    switch value {
+    case .null, .other: "null"
+    case .bool(let b): b ? "true" : "false"
+    // Whole numbers as integers: mpv refuses `1.0` where it wants an integer (the id
+    // of `observe_property`).
+    case .number(let n):
+      !n.isFinite ? "0" : (n == n.rounded() && abs(n) < 1e15 ? "\(Int64(n))" : "\(n)")
+    case .string(let s): quoted(s)
+    }
   }
 
   /// A JSON string literal (Foundation's encoder, so that every escape is JSON's).

@@ -169,6 +169,16 @@ public final class MpvPlayer: PlayerDriver {
           ? "mpv was stopped by signal \(p.terminationStatus)"
           : "mpv stopped (status \(p.terminationStatus))")
     }
+    // An mpv that reads some command another way is refused now, in one line, rather than
+    // failing on it later (a version it cannot name, a build from git, is given a chance).
+    if case .string(let text)? = await player.property(.named("mpv-version")) {
+      let version = MpvVersion(parsing: text)
+      logger.info("mpv: \(text)\(version.map { " (\($0))" } ?? ", version not recognised")")
+      if let version, !version.isSupported {
+        await player.stop()
+        throw .tooOld(path: path, found: version)
+      }
+    }
     player.apply { $0.start() }
     return player
   }
