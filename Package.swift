@@ -239,7 +239,7 @@ let package = Package(
       name: "cowatch",
       dependencies: [
         "RelayService", "Invites", "RelayMetrics", "NearbyRooms", "NearbyDiscovery",
-        "RouterPortMapping",
+        "RouterPortMapping", "Doctor",
         "HeadlessFront",
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
@@ -295,6 +295,16 @@ let package = Package(
       linkerSettings: [.linkedLibrary("miniupnpc"), .linkedLibrary("natpmp")]),
     // Keeping the relay's port forwarded while a room runs, and saying what came of it.
     .target(name: "RouterPortMapping", dependencies: ["CRouterPorts"]),
+    // `cowatch doctor`: what a watch night needs of this machine. The facts are gathered
+    // (MachineSurvey: mpv playing a second, the router asked, a port tried) and judged
+    // (Checkup, pure) apart, so that every judgement is tested without the machine.
+    .target(
+      name: "Doctor",
+      dependencies: [
+        "Clocks", "Media", "MpvPlayer", "PlaybackCoordination", "RelayTLS", "RouterPortMapping",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(name: "DoctorTests", dependencies: ["Doctor", "MpvPlayer"]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
@@ -362,7 +372,9 @@ let package = Package(
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
         "WireProtocol", "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
-      ]),
+      ],
+      // A fake mpv (a script the tests start as mpv), not a resource.
+      exclude: ["Fixtures"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(
       name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"],

@@ -9,7 +9,10 @@ extension Catalog {
   ///    nothing else is tried;
   /// 2. `Media/catalog.yaml` in the current directory or one of its parents;
   /// 3. `Media/catalog.yaml` beside the executable or in one of its parents (so
-  ///    `.build/debug/cowatch` finds the repository's `Media/`).
+  ///    `.build/debug/cowatch` finds the repository's `Media/`);
+  /// 4. the installed catalog, `../share/cowatch/Media/catalog.yaml` from the executable's
+  ///    directory (`/usr/bin/cowatch` finds `/usr/share/cowatch/`, and a package unpacked
+  ///    anywhere finds its own tree).
   public static func defaultCatalogPath(
     environment: [String: String] = ProcessInfo.processInfo.environment,
     currentDirectory: String = FileManager.default.currentDirectoryPath,
@@ -46,8 +49,19 @@ extension Catalog {
         directory = parent
       }
     }
+    if let executablePath {
+      let installed = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent(installedMediaPath)
+        .appendingPathComponent("catalog.yaml").standardizedFileURL.path
+      if isFile(installed) { return installed }
+      searched.append(installed)
+    }
     throw CatalogError.catalogNotFound(searched: searched)
   }
+
+  /// Where an installed `cowatch` keeps the catalog, the demo script and the subtitles,
+  /// from the directory of the executable (the Debian package's `/usr/share/cowatch/Media`).
+  public static let installedMediaPath = "../share/cowatch/Media"
 
   /// The running executable, symlinks resolved, if it can be told.
   public static func currentExecutablePath() -> String? {

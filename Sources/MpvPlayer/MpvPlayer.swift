@@ -20,7 +20,7 @@ public final class MpvPlayer: PlayerDriver {
     var wake: Scheduled<Void>?
     var wakeAt: LocalInstant?
     /// Direct property reads (``property(_:)``) waiting for mpv's reply, by request id.
-    var queries: [Int: CheckedContinuation<MpvValue?, Never>] = [:]
+    var queries: [Int: CheckedContinuation<MpvReply?, Never>] = [:]
     var nextQuery = 1_000_000_000
     /// ``stop()`` asked mpv to quit: its going is no news.
     var stopping = false
@@ -275,6 +275,13 @@ public final class MpvPlayer: PlayerDriver {
   /// Reads one of mpv's properties directly (e.g. `time-pos`, to see which frame it
   /// shows); nil if mpv does not answer within a second or has no such value.
   public func property(_ property: MpvProperty) async -> MpvValue? {
+    guard let reply = await request(.get(property)), reply.status == .success else { return nil }
+    return reply.data
+  }
+
+  /// Sends mpv `command` outside the driver's sequence and returns its reply; nil if mpv
+  /// does not answer within a second (diagnostics, and tests of how mpv reads a command).
+  public func request(_ command: MpvCommand) async -> MpvReply? {
     let id = state.withLock { s -> Int in
       defer { s.nextQuery += 1 }
       return s.nextQuery
@@ -283,8 +290,7 @@ public final class MpvPlayer: PlayerDriver {
       let sent = state.withLock { s -> Bool in
         guard let channel = s.channel else { return false }
         s.queries[id] = continuation
-        let request = MpvRequest(id: id, .get(property))
-        Self.send(request.line, on: channel)
+        Self.send(MpvRequest(id: id, command).line, on: channel)
         return true
       }
       guard sent else {
@@ -317,7 +323,7 @@ public final class MpvPlayer: PlayerDriver {
     }
   }
 
-  private func answer(_ id: Int, with value: MpvValue?) {
+  private func answer(_ id: Int, with value: MpvReply?) {
     let waiting = state.withLock { $0.queries.removeValue(forKey: id) }
     waiting?.resume(returning: value)
   }
@@ -327,7 +333,7 @@ public final class MpvPlayer: PlayerDriver {
   fileprivate func received(_ line: [UInt8]) {
     guard let message = MpvMessage.parse(line) else { return }
     if case .reply(let id, let data, let error) = message, id >= 1_000_000_000 {
-      answer(id, with: error == .success ? data : nil)
+      answer(id, with: MpvReply(data: data, status: error))
       return
     }
     let now = clock.localNow()

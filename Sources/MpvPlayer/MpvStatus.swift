@@ -13,3 +13,14 @@ public enum MpvStatus: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
     }
   }
 }
+
+/// mpv's answer to one request: its data and whether it succeeded.
+public struct MpvReply: Hashable, Sendable {
+  public var data: MpvValue
+  public var status: MpvStatus
+
+  public init(data: MpvValue, status: MpvStatus) {
+    self.data = data
+    self.status = status
+  }
+}

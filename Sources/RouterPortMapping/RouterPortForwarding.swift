@@ -122,6 +122,26 @@ public final class RouterPortForwarding: Sendable {
     return attempt
   }
 
+  /// Asks the router only what its outside address is, mapping nothing (`cowatch doctor`):
+  /// UPnP first, then NAT-PMP, each waiting ``patience`` at most. Nil address: the router
+  /// answered without one.
+  public static func outsideAddress() async -> Result<
+    (method: PortMappingMethod, address: String?), RouterSilence
+  > {
+    await onThread {
+      var reasons: [String] = []
+      if let upnp = UPnPGateway.discover(delay: patience, reasons: &reasons) {
+        let outside = upnp.outsideAddress()
+        return .success((.upnp, outside == "0.0.0.0" ? nil : outside))
+      }
+      var address = [CChar](repeating: 0, count: 16)
+      let known = cw_natpmp_external_address(Int32(patience), &address)
+      if known == 0 { return .success((.natpmp, text(address))) }
+      reasons.append("NAT-PMP: \(String(cString: cw_natpmp_error(known)))")
+      return .failure(RouterSilence(reasons: reasons))
+    }
+  }
+
   /// A mapping whose outside address is private forwards nothing the internet can reach.
   private static func checked(_ mapped: MappedPort) -> PortMappingOutcome {
     OutsideAddress.isPrivate(mapped.publicAddress)
@@ -156,6 +176,11 @@ public final class RouterPortForwarding: Sendable {
     await withCheckedContinuation { continuation in
       Thread.detachNewThread { continuation.resume(returning: body()) }
     }
+  }
+
+  /// No router answered, with what each way of asking found.
+  public struct RouterSilence: Error, Hashable, Sendable {
+    public var reasons: [String]
   }
 
   struct Failure: Error, CustomStringConvertible {

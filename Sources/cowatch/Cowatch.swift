@@ -10,6 +10,7 @@ struct Cowatch: AsyncParsableCommand {
     version: CowatchVersion.string,
     subcommands: [
       ServeCommand.self, HostCommand.self, JoinCommand.self, NearbyCommand.self, DemoCommand.self,
+      DoctorCommand.self,
     ]
   )
 

@@ -8,6 +8,7 @@ import PostgresRoomStore
 import RelayMetrics
 import RelayService
 import RelayTLS
+import RouterPortMapping
 import Rooms
 import TCPRelayServer
 import WireProtocol

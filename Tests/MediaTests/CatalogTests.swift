@@ -81,6 +81,29 @@ struct RealCatalogTests {
     }
   }
 
+  @Test("an installed cowatch finds the catalog in share/cowatch beside its bin directory")
+  func installed() throws {
+    let root = try temporaryDirectory(["usr/share/cowatch/Media/catalog.yaml": "series: []"])
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let found = try Catalog.defaultCatalogPath(
+      environment: [:], currentDirectory: "/", executablePath: root + "/usr/bin/cowatch")
+    #expect(found == root + "/usr/share/cowatch/Media/catalog.yaml")
+    // Not found: the error names the installed place among those it looked in.
+    let empty = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: empty) }
+    do {
+      _ = try Catalog.defaultCatalogPath(
+        environment: [:], currentDirectory: "/", executablePath: empty + "/usr/bin/cowatch")
+      Issue.record("found a catalog in an empty tree")
+    } catch {
+      guard case .catalogNotFound(let searched) = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(searched.last == empty + "/usr/share/cowatch/Media/catalog.yaml")
+    }
+  }
+
   @Test("a simulated player plays catalog items with their subtitles")
   func player() throws {
     let catalog = try Catalog.load(from: path)
