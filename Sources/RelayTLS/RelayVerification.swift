@@ -41,7 +41,8 @@ public struct RelayVerification: Sendable {
       customVerificationCallback: { chain, promise in
         let verification = self
         Task {
-          let verdict = await verification.check(chain, host: host, endpoint: endpoint)
+          let verdict = await verification.check(
+            chain, host: host, endpoint: endpoint, refusal: refusal)
           if let reason = verdict {
             refusal.set(reason)
             promise.succeed(.failed)
@@ -53,7 +54,9 @@ public struct RelayVerification: Sendable {
   }
 
   /// nil when the chain is to be trusted; otherwise why not.
-  func check(_ chain: [NIOSSLCertificate], host: String, endpoint: String) async -> String? {
+  func check(
+    _ chain: [NIOSSLCertificate], host: String, endpoint: String, refusal: Refusal = Refusal()
+  ) async -> String? {
     guard let leaf = chain.first, let der = try? leaf.toDERBytes() else {
       return "the relay at \(endpoint) presented no certificate"
     }
@@ -71,15 +74,11 @@ public struct RelayVerification: Sendable {
       try? knownRelays?.remember(presented, for: endpoint)
       return nil
     case .ask:
-      guard let ask, await ask(endpoint, presented) else {
-        return "you did not trust the relay at \(endpoint) (\(presented))"
-      }
-      do {
-        try knownRelays?.remember(presented, for: endpoint)
-      } catch {
-        return "cannot remember the relay: \(error.description)"
-      }
-      return nil
+      // Not asked here: the relay waits for a hello only a few seconds, and a person reads
+      // the fingerprint as long as they like. The handshake is given up with the question
+      // left in `refusal`; the transport asks it (``answer(_:)``) and connects again.
+      refusal.ask(Question(endpoint: endpoint, fingerprint: presented))
+      return "asking whether to trust the relay at \(endpoint)"
     case .refuse(let reason):
       return reason
     }
@@ -131,8 +130,32 @@ public struct RelayVerification: Sendable {
   /// and the connect call (which reports it).
   public final class Refusal: Sendable {
     private let reason = Mutex<String?>(nil)
+    private let question = Mutex<Question?>(nil)
     public init() {}
     public func set(_ text: String) { reason.withLock { $0 = text } }
     public var text: String? { reason.withLock { $0 } }
+    func ask(_ asked: Question) { question.withLock { $0 = asked } }
+    /// The question about an unknown relay that ended the handshake, if one did.
+    public var pendingQuestion: Question? { question.withLock { $0 } }
+  }
+
+  /// Whether to trust the relay at `endpoint`, which presented `fingerprint`.
+  public struct Question: Hashable, Sendable {
+    public var endpoint: String
+    public var fingerprint: String
+  }
+
+  /// Asks the person `question` (with no time limit: no connection is held open meanwhile)
+  /// and remembers the relay when they trust it; nil then, otherwise why not.
+  public func answer(_ question: Question) async -> String? {
+    guard let ask, await ask(question.endpoint, question.fingerprint) else {
+      return "you did not trust the relay at \(question.endpoint) (\(question.fingerprint))"
+    }
+    do {
+      try knownRelays?.remember(question.fingerprint, for: question.endpoint)
+    } catch {
+      return "cannot remember the relay: \(error.description)"
+    }
+    return nil
   }
 }

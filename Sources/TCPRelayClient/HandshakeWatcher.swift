@@ -24,11 +24,15 @@ final class HandshakeWatcher: ChannelInboundHandler, Sendable {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    finish(
-      "the relay closed the connection during the TLS handshake (is it a relay without TLS? then use --no-tls)"
-    )
+    finish(Self.closed)
     context.fireChannelInactive()
   }
+
+  /// A relay that closes the connection mid-handshake may be one that is still starting,
+  /// refuses the connection, or gave up waiting: nothing says it lacks TLS, so nothing here
+  /// suggests turning TLS off.
+  static let closed =
+    "the relay closed the connection during the TLS handshake (try again; if it keeps happening, the relay's log says why)"
 
   /// nil once the handshake is done; otherwise why it failed (or timed out).
   func wait(on channel: any Channel, seconds: Double) async -> String? {
@@ -57,14 +61,19 @@ final class HandshakeWatcher: ChannelInboundHandler, Sendable {
     waiter?.resume(returning: failure)
   }
 
-  static func describe(_ error: any Error) -> String {
-    let text = "\(error)"
+  static func describe(_ error: any Error) -> String { describe(text: "\(error)") }
+
+  /// Only a reply that is not TLS at all (a plain relay answers the greeting with a line of
+  /// its own) says the relay does not speak TLS, and only then is `--no-tls` named.
+  static func describe(text: String) -> String {
     if text.contains("WRONG_VERSION_NUMBER") || text.contains("wrong version")
-      || text.contains("PACKET_LENGTH_TOO_LONG") || text.contains("uncleanShutdown")
-      || text.contains("EOF during handshake")
+      || text.contains("PACKET_LENGTH_TOO_LONG")
     {
       return
         "the relay does not speak TLS (is it `cowatch serve --no-tls`? then join with --no-tls)"
+    }
+    if text.contains("uncleanShutdown") || text.contains("EOF during handshake") {
+      return closed
     }
     return "TLS handshake failed: \(text)"
   }

@@ -35,8 +35,8 @@ public struct TCPTransport: Transport {
     self.init(host: host, port: port, tls: tls)
   }
 
-  /// How long a TLS handshake may take, seconds; asking the person about an unknown relay
-  /// gets longer.
+  /// How long a TLS handshake may take, seconds (a person asked about an unknown relay is
+  /// asked after it, with no connection open).
   static let handshakeTimeout = 10.0
   /// How long a connection to a relay the room's relay named (a redirect, a successor) may
   /// take to open. Shorter than the default: when the room's relay goes silent, the
@@ -44,7 +44,6 @@ public struct TCPTransport: Transport {
   /// dropped, not refused) would hold up everyone's way back for the whole wait. Two
   /// seconds still allow for a lost SYN, resent after one.
   static let otherRelayConnectTimeout = 2.0
-  static let askingTimeout = 300.0
 
   public static func parse(_ address: String, defaultPort: Int) throws(TransportError) -> (
     String, Int
@@ -97,6 +96,12 @@ public struct TCPTransport: Transport {
   }
 
   public func connect() async throws(TransportError) -> any TransportConnection {
+    try await connect(asked: false)
+  }
+
+  /// `asked`: the person was asked about this relay's certificate already (a second
+  /// question would mean its answer was not kept).
+  private func connect(asked: Bool) async throws(TransportError) -> any TransportConnection {
     let limit = maximumFrameBytes
     let (inbound, sink) = AsyncThrowingStream<ServerMessage, any Error>.makeStream()
     let channel: any Channel
@@ -131,11 +136,15 @@ public struct TCPTransport: Transport {
     if let tls {
       // Wait for the handshake: a relay that is not trusted, or does not speak TLS, is
       // said here, in words, not found out later as a connection that never answers.
-      let timeout = tls.ask != nil ? Self.askingTimeout : Self.handshakeTimeout
-      let outcome = await handshake.wait(on: channel, seconds: timeout)
+      let outcome = await handshake.wait(on: channel, seconds: Self.handshakeTimeout)
       if let failure = outcome {
         channel.close(promise: nil)
         sink.finish()
+        // An unknown relay: asked now, with the connection closed, then connected to again.
+        if let question = refusal.pendingQuestion, !asked {
+          if let declined = await tls.answer(question) { throw .untrusted(declined) }
+          return try await connect(asked: true)
+        }
         if let reason = refusal.text { throw .untrusted(reason) }
         throw .unreachable(endpoint: endpoint, reason: failure)
       }

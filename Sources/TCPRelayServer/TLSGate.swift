@@ -6,8 +6,8 @@ import WireProtocol
 /// with a record of type 22 (0x16), a Cowatch hello with `{`.
 ///
 /// On a TLS relay a plain client is told, in plain JSON, to connect with TLS; on a plain
-/// relay a TLS client is closed at once (its handshake then fails with a clear error on
-/// its side rather than waiting for the hello timeout). Either way the gate then leaves
+/// relay a TLS client gets a plain line and the end of the stream at once (its handshake
+/// then fails with a clear error on its side rather than waiting for the hello timeout). Either way the gate then leaves
 /// the pipeline.
 final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
@@ -43,11 +43,19 @@ final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
       context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: line)))
         .whenComplete { _ in channel.close(promise: nil) }
     } else {
-      // Only our side ends: closing outright with the rest of its handshake unread would
-      // reset the connection, and its TLS library would report a reset, not a peer that
-      // ended the stream (which it says is not TLS).
+      // A line in the clear, which its TLS library reads as no TLS at all (a wrong record
+      // version): the evidence that lets it say this relay does not speak TLS, rather
+      // than guess it from a closed connection, which other things cause too. Then only
+      // our side ends: closing outright with the rest of its handshake unread would reset
+      // the connection, and its TLS library would report a reset instead.
       refusing = true
-      context.close(mode: .output, promise: nil)
+      let line = WireCodec().encode(
+        ServerMessage.error(
+          code: .tlsRequired,
+          message: "this relay does not speak TLS: connect with --no-tls (and only on a network you trust)",
+          fatal: true))
+      context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: line)))
+        .whenComplete { [channel = context.channel] _ in channel.close(mode: .output, promise: nil) }
     }
   }
 

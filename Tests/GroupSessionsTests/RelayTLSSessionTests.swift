@@ -3,19 +3,22 @@ import GroupSessions
 import Logging
 import Participation
 import RelayTLS
-import TCPRelayClient
+import Rooms
+@testable import TCPRelayClient
 import TCPRelayServer
 import Testing
 
 @Suite("Participants check the relay they reach over TLS", .serialized, .timeLimit(.minutes(1)))
 struct RelayTLSSessionTests {
   static func relay(
-    _ identity: RelayIdentity?, host: String = "127.0.0.1", port: Int = 0
+    _ identity: RelayIdentity?, host: String = "127.0.0.1", port: Int = 0,
+    configuration: RelayConfiguration = .init()
   ) async throws -> RelayServer {
     var logger = Logger(label: "test.relay")
     logger.logLevel = .critical
     return try await RelayServer.start(
-      host: host, port: port, logger: logger, tls: try identity?.serverContext())
+      host: host, port: port, configuration: configuration, logger: logger,
+      tls: try identity?.serverContext())
   }
 
   /// A loopback address of the test's own (127.0.0.0/8 is all this machine's): a relay
@@ -122,6 +125,48 @@ struct RelayTLSSessionTests {
     #expect(loud.hasPrefix("THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE"))
     #expect(known.fingerprint(for: endpoint) == other, "what was remembered is not replaced")
     await server.stop()
+  }
+
+  @Test(
+    "a person who reads the fingerprint longer than the relay waits for a hello still gets in: the question never holds a connection open"
+  )
+  func slowAnswer() async throws {
+    let known = Self.temporaryKnownRelays()
+    defer {
+      try? FileManager.default.removeItem(
+        atPath: (known.path as NSString).deletingLastPathComponent)
+    }
+    let identity = try RelayIdentity.makeSelfSigned()
+    // The relay closes a connection that sends no hello within 0.2 s; the person answers
+    // after 0.6 s (a real relay waits 5 s, a real person 30).
+    var configuration = RelayConfiguration()
+    configuration.helloTimeout = 0.2
+    let server = try await Self.relay(identity, configuration: configuration)
+    let endpoint = "127.0.0.1:\(server.port)"
+    let asked = AskLog()
+    let outcome = await Self.start(
+      server.port,
+      RelayVerification(
+        knownRelays: known,
+        ask: { e, f in
+          try? await Task.sleep(for: .milliseconds(600))
+          return await asked.add("\(e) \(f)")
+        }))
+    #expect(outcome == nil, "\(String(describing: outcome))")
+    #expect(await asked.entries == ["\(endpoint) \(identity.fingerprint)"], "asked once")
+    #expect(known.fingerprint(for: endpoint) == identity.fingerprint)
+    await server.stop()
+  }
+
+  @Test("a relay that closes the connection during the handshake is not said to lack TLS")
+  func closedDuringHandshake() {
+    for shutdown in ["uncleanShutdown", "EOF during handshake"] {
+      let said = HandshakeWatcher.describe(text: "handshake failed: \(shutdown)")
+      #expect(!said.contains("--no-tls"), "\(said)")
+      #expect(said.contains("closed the connection"), "\(said)")
+    }
+    let plain = HandshakeWatcher.describe(text: "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")
+    #expect(plain.contains("does not speak TLS"))
   }
 
   @Test(
