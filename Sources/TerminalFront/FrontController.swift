@@ -312,6 +312,11 @@ public struct FrontController: Hashable, Sendable {
       }
       return [.playback(.changeRate(by: command == .faster ? rateStep : -rateStep))]
     case .next:
+      // What is up next: the room's queue first, as auto-advance takes it.
+      if let entry = model.group.queue.first, let item = entry.info {
+        present(.confirmPlayQueued(entry: entry.id, item: item))
+        return [.redraw]
+      }
       guard let next = session.series.item(after: session.item.id) else {
         return [
           .localNotice(
@@ -391,6 +396,13 @@ public struct FrontController: Hashable, Sendable {
           return [.localNotice("\(command): \(problem)")]
         }
         return [.openLink(link, use)]
+      }
+      // "//text" sends "/text"; any other "/word" that is not a command stays in the line
+      // with what it might have meant: a mistyped "/tel bob …" must not reach everyone.
+      if let literal = ChatCommands.literal(trimmed) { return [.chat(literal)] }
+      if let problem = ChatCommands.unknownCommand(in: trimmed) {
+        present(prompt)
+        return [.localNotice(problem)]
       }
       let others = model.group.participants.filter { $0.id != model.localParticipant }
       switch TellLine.parse(trimmed, names: others.map(\.name)) {

@@ -894,6 +894,26 @@ struct ChatWidthTests {
     #expect(c.activePrompt == nil)
   }
 
+  @Test("n plays what is up next: the queue's first entry when there is one (asking first), else the next episode")
+  func nextFollowsTheQueue() {
+    var c = FrontController()
+    var model = Fixtures.playing()
+    model.group.queue = Fixtures.queue
+    let first = Fixtures.queue[0]
+    #expect(c.handle(key: .character("n"), model: model) == [.redraw])
+    #expect(
+      c.activePrompt?.kind == .confirmPlayQueued(entry: first.id, item: first.info!.id))
+    #expect(
+      c.handle(key: .character("y"), model: model) == [.roomCommand(.playQueued(entry: first.id))])
+    // An empty queue: the series' next episode, as before.
+    model.group.queue = []
+    #expect(c.handle(key: .character("n"), model: model) == [.redraw])
+    guard case .confirmSwitch = c.activePrompt?.kind else {
+      Issue.record("n with no queue asked \(String(describing: c.activePrompt?.kind))")
+      return
+    }
+  }
+
   @Test("u in the episode list adds the selected episode to the queue and keeps the list open")
   func queueFromPicker() {
     var c = FrontController()

@@ -71,4 +71,43 @@ struct TellLineTests {
       submit("/tell @bob, carol see you") == [.tell([Fixtures.bob, Fixtures.carol], "see you")])
     #expect(c.activePrompt == nil)
   }
+
+  @Test("a mistyped /command is never sent: it stays in the line with what it might have meant; // sends a slash")
+  func unknownCommand() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    func submit(_ line: String) -> [FrontAction] {
+      _ = c.handle(key: .character("c"), model: model)
+      _ = c.handle(key: .paste(line), model: model)
+      return c.handle(key: .enter, model: model)
+    }
+    let tel = submit("/tel bob carol keeps pausing lol")
+    #expect(
+      tel == [
+        .localNotice(
+          "/tel is not a command — did you mean /tell? (/me, /tell NAME …, /play LINK, /queue LINK; start with // to send a line that begins with /)"
+        )
+      ])
+    #expect(c.activePrompt?.kind == .chat)
+    #expect(c.activePrompt?.input == "/tel bob carol keeps pausing lol")
+    _ = c.handle(key: .escape, model: model)
+    #expect(submit("/shrug").first.map { "\($0)" }?.contains("/shrug is not a command (") == true)
+    _ = c.handle(key: .escape, model: model)
+    #expect(submit("/ME waves") == [.chat("/ME waves")])
+    #expect(submit("//tell is how you whisper") == [.chat("/tell is how you whisper")])
+    #expect(submit("/ shrug") == [.chat("/ shrug")])
+    #expect(submit(":/ oh no") == [.chat(":/ oh no")])
+    #expect(c.activePrompt == nil)
+  }
+
+  @Test("the nearest command is suggested only when it is near")
+  func suggestions() {
+    #expect(ChatCommands.unknownCommand(in: "/tel bob hi")?.contains("did you mean /tell?") == true)
+    #expect(ChatCommands.unknownCommand(in: "/plya x")?.contains("did you mean /play?") == true)
+    #expect(ChatCommands.unknownCommand(in: "/qeueu x")?.contains("did you mean /queue?") == true)
+    #expect(ChatCommands.unknownCommand(in: "/television")?.contains("did you mean") == false)
+    for fine in ["/tell bob hi", "/me waves", "/play https://a.b/c", "/queue x", "//x", "hi /tel"] {
+      #expect(ChatCommands.unknownCommand(in: fine) == nil, "\(fine)")
+    }
+  }
 }
