@@ -221,6 +221,7 @@ public struct FrontSession: Sendable {
       if let relayEpoch, relayEpoch != epoch {
         model.relayRestarted(resumed: resumed, movedTo: relay != relayAddress ? relay : nil)
       }
+      if let relay, relay != relayAddress { inviteMoved(to: relay) }
       relayEpoch = epoch
       relayAddress = relay
     case .state(let state, let events):
@@ -277,6 +278,21 @@ public struct FrontSession: Sendable {
       showInvite()
       model.unreachableCarriers = successors.filter { !$0.reachable }.map(\.participant)
     }
+  }
+
+  /// The room now runs at `relay`, one of its successors: the invite names it (its
+  /// address and certificate) instead of the machine the room left, whose port nobody
+  /// answers any more, so that a friend who comes late reaches the room where it is.
+  private mutating func inviteMoved(to relay: String) {
+    guard var link = inviteLink,
+      let carrier = successorRelays.first(where: { $0.address == relay })
+    else { return }
+    link.addresses = [carrier.address]
+    link.fingerprint = carrier.fingerprint
+    link.plain = carrier.fingerprint == nil
+    inviteLink = link
+    successorRelays.removeAll { $0.address == relay }
+    showInvite()
   }
 
   /// The invite as given or changed, with the successors named last.

@@ -111,6 +111,14 @@ public struct InviteLink: Hashable, Sendable {
     if invite.plain, invite.fingerprint != nil {
       throw .init("it says both plain and a fingerprint")
     }
+    // Every link a host gives names the certificate (or says plain): one without is a
+    // link cut where a terminal wrapped it, which would only lead to a question about a
+    // certificate nobody can check.
+    if !invite.plain, invite.fingerprint == nil {
+      throw .init(
+        "it ends before the relay's fingerprint (/fp=…), as a link cut where a terminal wrapped it does: copy the whole link (i in the host's front shows it and copies it)"
+      )
+    }
     return invite
   }
 

@@ -311,7 +311,10 @@ extension Prompt {
       options: [
         Option("Switch everyone", choice: .switchEveryone), Option("Join them", choice: .join),
         Option("Only me", choice: .onlyMe), Option("Cancel", choice: .cancel),
-      ])
+      ],
+      // Enter pressed without reading joins them: it changes nothing for anyone else,
+      // where "Switch everyone" would end the episode they are in the middle of.
+      selection: 1)
   }
 
   /// "Switch everyone to S1E3 — title?"

@@ -10,6 +10,7 @@ import Participation
 import RelayTLS
 import Rooms
 import RouterPortMapping
+import Synchronization
 import TCPRelayClient
 import TCPRelayServer
 import WireProtocol
@@ -102,12 +103,14 @@ struct HostCommand: AsyncParsableCommand {
     server.runtime.locateRooms { room, relay in
       await RoomLocating.locate(room, at: relay, over: transport)
     }
+    let handedTo = Mutex<Successor?>(nil)
     do {
       try await ParticipantRun.run(
         command: "host",
         transport: transport,
         options: options, invite: link, hostsRoom: true,
-        leave: RoomCarrySetup.leave(relay: server, name: options.name),
+        leave: RoomCarrySetup.leave(
+          relay: server, name: options.name, handedOver: { next in handedTo.withLock { $0 = next } }),
         hostOffer: (
           CarryOffer(port: server.port, fingerprint: identity?.fingerprint, runsRelay: true),
           server.runtime.epoch
@@ -121,6 +124,25 @@ struct HostCommand: AsyncParsableCommand {
       throw error
     }
     inviteChange.finish()
+    // Left "only me": the room goes on on a successor's machine, and the link printed at
+    // the start reaches nobody now. The one that reaches the room where it is, instead.
+    if let next = handedTo.withLock({ $0 }) {
+      var moved = link
+      moved.addresses = [next.relay.address]
+      moved.fingerprint = next.relay.fingerprint
+      moved.plain = next.relay.fingerprint == nil
+      moved.successors = []
+      let command = FrontSession.invite(for: moved)
+      if options.headless {
+        Console.line(
+          JSONValue.object([
+            ("event", "invite"), ("command", .string(command)), ("link", .string(moved.text)),
+            ("moved_to", .string(next.name)),
+          ]).serialized)
+      } else {
+        Console.error("The room goes on on \(next.name)'s machine. Others join with: \(command)")
+      }
+    }
     // The room is no longer offered nearby (at once), nor through the router (which may
     // take the seconds its question still has to run), before the relay closes: nothing
     // should point at a port nobody answers.

@@ -3,6 +3,7 @@ import Logging
 import RelayTLS
 import RoomCarrying
 import TCPRelayServer
+import WireProtocol
 
 /// The command line's side of carrying rooms: this machine's own relay for `join`, and how
 /// a participant whose machine runs the room's relay (a host's, or a successor's that took
@@ -36,7 +37,12 @@ enum RoomCarrySetup {
   /// How the participant leaves when `relay` (in this process) may run its room: "only me"
   /// says goodbye, then hands the room to its first successor and sends everyone there;
   /// with nobody to carry it, or "end for everyone", the room closes with the relay.
-  static func leave(relay: RelayServer, name: String) -> ParticipantLeave {
+  ///
+  /// `handedOver` hears whom the room went to, so that the host can print the link that
+  /// reaches it there once the terminal is theirs again.
+  static func leave(
+    relay: RelayServer, name: String, handedOver: @escaping @Sendable (Successor) -> Void = { _ in }
+  ) -> ParticipantLeave {
     { client, endedForEveryone in
       let rooms = relay.runtime.roomNames
       guard !rooms.isEmpty else {
@@ -67,6 +73,7 @@ enum RoomCarrySetup {
       if moved.isEmpty {
         await relay.close(because: closing)
       } else {
+        moved.first.map { handedOver($0.to) }
         await relay.stop()
       }
     }

@@ -78,7 +78,22 @@ struct HostHandoverTests {
     defer { [ann, bob, carl].forEach { $0.terminate() } }
     ann.closeInput()
     #expect(await ann.exitStatus() == 0)
+    // The link it printed at the start reaches nobody now: it prints the one that does.
+    let moved = try #require(
+      ann.output.last { $0.contains(#""event":"invite""#) && $0.contains(#""moved_to":"bob""#) },
+      "\(ann.output.suffix(5))")
+    let text = try #require(moved.firstMatch(of: #/"link":"(cowatch:[^"]+)"/#)).1
+    let link = try InviteLink.parse(String(text))
     try await Self.goesOn(bob: bob, carl: carl)
+    // A friend who comes late, with that link, reaches the room on bob's machine.
+    let dan = try CowatchProcess(["join", String(text), "--name", "dan", "--headless"])
+    defer { dan.terminate() }
+    #expect(link.fingerprint != nil)
+    await dan.waitForLine(containing: [#""event":"welcome""#])
+    dan.send("status")
+    let status = try #require(await dan.waitForLine(containing: [#""event":"status""#]))
+    #expect(status.contains(#""item":"harbour/s1e1""#))
+    dan.closeInput()
     bob.closeInput()
     carl.closeInput()
     #expect(await bob.exitStatus() == 0)

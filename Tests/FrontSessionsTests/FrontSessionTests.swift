@@ -626,6 +626,36 @@ struct FrontInviteTests {
         == "cowatch join cowatch://lobby@10.0.0.7:7700/plain/next=10.0.0.8:7701 --name NAME")
   }
 
+  @Test("the room moved to a successor's machine: the invite names it, not the machine the room left")
+  func movedInvite() throws {
+    let fingerprint = "SHA256:q6urq6urq6urq6urq6urq6urq6urq6urq6u+/6urq6s"
+    let link = InviteLink(
+      room: "movie-night", addresses: ["10.0.0.7:7700"], fingerprint: fingerprint)
+    var d = Driver()
+    d.session = FrontSession(roomName: "movie-night", catalog: [Fixtures.series], inviteLink: link)
+    d.send(.started)
+    d.send(.client(.welcomed(participant: Fixtures.ann, resumed: false, relayEpoch: "e1")))
+    let bobs = "SHA256:3q2+796tvu/erb7v3q2+796tvu/erb7v3q2+796tvu8"
+    let bob = Successor(
+      participant: Fixtures.bob, name: "bob",
+      relay: RelayEndpoint(address: "10.0.0.8:7701", fingerprint: bobs))
+    let carl = Successor(
+      participant: "p3", name: "carl", relay: RelayEndpoint(address: "10.0.0.9:7702"))
+    d.send(.client(.succession([bob, carl])))
+    // The host left: the room goes on at bob's relay.
+    d.send(
+      .client(
+        .welcomed(
+          participant: Fixtures.ann, resumed: true, relayEpoch: "e2", relay: "10.0.0.8:7701")))
+    let shown = try #require(d.session.model.invite)
+    let moved = try InviteLink.parse(
+      String(shown.dropFirst("cowatch join ".count).dropLast(" --name NAME".count)))
+    #expect(moved.addresses == ["10.0.0.8:7701"])
+    #expect(moved.fingerprint == bobs)
+    #expect(moved.successors == [RelayEndpoint(address: "10.0.0.9:7702")])
+    #expect(!shown.contains("10.0.0.7"), "the closed address is gone: \(shown)")
+  }
+
   @Test("the router's answer: a new link with the public address first, or a warning alone")
   func routerNews() throws {
     let link = InviteLink(
@@ -749,8 +779,13 @@ struct LinkFrontTests {
     #expect(d.session.model.notices.first?.text == "/play: say /play and a link")
     #expect(d.requests.isEmpty)
     d.press(.escape)
-    // "/playful" is chat, not a command.
+    // "/playful" is no command: it is not sent (a mistyped command never reaches
+    // everyone), and "//playful" sends it as chat.
     _ = Self.say("/playful mood", in: &d)
+    #expect(d.requests.isEmpty)
+    #expect(d.session.model.notices.first?.text.hasPrefix("/playful is not a command") == true)
+    d.press(.escape)
+    _ = Self.say("//playful mood", in: &d)
     #expect(d.requests == [.chat("/playful mood")])
   }
 }

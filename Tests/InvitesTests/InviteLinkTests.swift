@@ -52,6 +52,9 @@ struct InviteLinkTests {
       ),
       ("cowatch://lobby@10.0.0.1:7700/password=hunter2", "means nothing in a link"),
       ("cowatch://lobby@10.0.0.1:7700/next=10.0.0.2:1=xyz", "a successor's fingerprint"),
+      // The first line of a link a terminal wrapped after its addresses.
+      ("cowatch://movie-night@192.168.1.5:7700,10.8.0.2:7700/", "ends before the relay's fingerprint"),
+      ("cowatch://lobby@10.0.0.1:7700", "ends before the relay's fingerprint"),
     ])
   func malformed(text: String, reason: String) {
     #expect(throws: InviteLinkError.self) { try InviteLink.parse(text) }

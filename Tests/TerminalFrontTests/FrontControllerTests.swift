@@ -183,6 +183,11 @@ struct FrontControllerTests {
       c.activePrompt?.message
         == "bob, carol are watching S1E2 · The Lighthouse Keeper. Switch everyone to Harbour Lights — S1E3 · The Storm, or join them?"
     )
+    // Enter, unread, joins them: it changes nothing for the others.
+    #expect(c.activePrompt?.selectedOption?.choice == .join)
+    #expect(c.handle(key: .enter, model: model) == [.joinSession])
+    _ = c.handle(key: .character("e"), model: model)
+    _ = c.handle(key: .character("3"), model: model)
     #expect(
       c.handle(key: .character("s"), model: model) == [.joinSession, .switchTo("harbour/s1e3")])
     _ = c.handle(key: .character("e"), model: model)
