@@ -367,6 +367,19 @@ public struct FrontModel: Hashable, Sendable {
     }
   }
 
+  /// What the notices pane shows when not scrolled back: everything remembered, newest
+  /// first, what is past its lifetime dimmed rather than gone. A pane that emptied itself
+  /// after a minute read "Nothing yet" over an evening's chat, the router's warning and the
+  /// invite; older lines now fall off the bottom as newer ones come, as in any chat.
+  public var recentNotices: [(notice: Notice, visibility: NoticeVisibility)] {
+    let visible = visibleNotices
+    let shown = Set(visible.map(\.notice))
+    return visible
+      + history.filter { !shown.contains($0) && visibility(of: $0) == .gone }.map {
+        ($0, .fading)
+      }
+  }
+
   /// Forgets notices that are no longer visible.
   /// The group's clock became known (the first clock sample): what was posted before it,
   /// stamped with a time that meant nothing, is stamped now — else it would look hours old

@@ -16,21 +16,33 @@ extension ScreenRenderer {
     var r = row + 1
     let bottom = row + height - 1
     guard inner > 0 else { return }
-    // Scrolled back: the whole history from there, faded or not; else what is fresh.
+    // Scrolled back: the whole history from there; else all of it, the older dimmed.
     let visible: [(notice: Notice, visibility: NoticeVisibility)] =
       scrolled
-      ? model.history.dropFirst(model.scrollback).map { ($0, .fresh) } : model.visibleNotices
+      ? model.history.dropFirst(model.scrollback).map { ($0, .fresh) } : model.recentNotices
     if visible.isEmpty, r < bottom {
       grid.write(
         "Nothing yet. Press c to chat.", row: r, col: col + 2, style: CellStyle(.muted, dim: true),
         maxWidth: inner)
       return
     }
+    var shown = 0
+    defer {
+      // More than the pane holds: say where the rest is, on its lower border.
+      if shown < visible.count, !scrolled, width > 20 {
+        let hint = " PgUp: older "
+        grid.write(
+          hint, row: bottom, col: col + width - 2 - CharacterWidth.of(hint),
+          style: CellStyle(.muted, dim: true))
+      }
+    }
     for (notice, visibility) in visible {
       guard r < bottom else { break }
+      shown += 1
       // When each line was written, for chat (and everything scrolled back to): "3m".
       let age =
-        notice.kind == .chat || scrolled ? ageText(since: notice.at, now: model.now) : ""
+        notice.kind == .chat || scrolled || visibility != .fresh
+        ? ageText(since: notice.at, now: model.now) : ""
       let ageWidth = age.isEmpty ? 0 : CharacterWidth.of(age) + 1
       let style = noticeStyle(notice, visibility)
       // Every notice is wrapped over as many lines as it takes, to be read whole in a
