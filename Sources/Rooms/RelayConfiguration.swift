@@ -45,6 +45,11 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// connection by the reconnect grace).
   public var maximumRoomsPerAddress: Int
   public var engine: EngineConfiguration
+  /// The one room this relay runs (`cowatch host`'s): a hello for any other name is
+  /// refused in words, so that a mistyped room name does not open an empty room on a host's
+  /// machine (nor a stranger a room of their own on a port forwarded to the internet).
+  /// Nil: any room (`cowatch serve`).
+  public var onlyRoom: String?
 
   public init(
     maximumFrameBytes: Int = 64 * 1024,

@@ -78,6 +78,12 @@ struct RoomAdmission: Sendable {
     guard RoomName.isValid(roomName) else {
       return .refuse(.invalidHello, "a room name is \(RoomName.rule)")
     }
+    if let only = configuration.onlyRoom, roomName != only {
+      return .refuse(
+        .invalidHello,
+        "there is no room \(roomName) here: this relay runs room \(only) only (is the room's name in your link or --room right?)"
+      )
+    }
     let limit = configuration.maximumRoomsPerAddress
     if existing == nil, let address = hello.address, roomsCreated[address, default: 0] >= limit {
       return .refuse(

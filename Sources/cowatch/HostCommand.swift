@@ -45,8 +45,11 @@ struct HostCommand: AsyncParsableCommand {
     let context = try RelayTLSOptions.context(identity, command: "host")
     let server: RelayServer
     do {
+      var configuration = RelayConfiguration()
+      configuration.onlyRoom = options.room
       server = try await RelayServer.start(
-        host: bind, port: port, tls: context, feedsSuccessors: true)
+        host: bind, port: port, configuration: configuration, tls: context,
+        feedsSuccessors: true)
     } catch {
       throw CommandFailure("host", error.description)
     }

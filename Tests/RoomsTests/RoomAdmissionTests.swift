@@ -44,6 +44,24 @@ struct RoomAdmissionTests {
     )
   }
 
+  @Test("a host's relay runs its room only: a hello for another name (a typo, a stranger's room) is refused in words")
+  func onlyTheHostsRoom() {
+    var configuration = RelayConfiguration()
+    configuration.onlyRoom = "movie-night"
+    var admission = RoomAdmission(configuration: configuration, verifyProof: { _, _, _ in false })
+    let typo = admission.decide(hello("bob", room: "moive-night"), existing: nil, at: g(0))
+    guard case .refuse(.invalidHello, let text) = typo else {
+      Issue.record("a mistyped room was opened: \(typo)")
+      return
+    }
+    #expect(text.hasPrefix("there is no room moive-night here: this relay runs room movie-night only"))
+    guard case .enter = admission.decide(hello("bob", room: "movie-night"), existing: nil, at: g(0))
+    else {
+      Issue.record("the host's own room was refused")
+      return
+    }
+  }
+
   @Test("a name is taken whatever its case; a full room says how full")
   func takenAndFull() {
     var admission = RoomAdmission(
