@@ -533,6 +533,14 @@ public struct MpvPlaybackMachine: Sendable {
     guard item != nil else { return [] }
     if value, phase == .playing {
       let at = projected(at: now)
+      // At the end of the file mpv pauses by itself (`--keep-open`), before or after it
+      // says `eof-reached`: that is the end, which the group advances from, not a pause of
+      // the person's (which everyone would read, and which would hold the group there).
+      if let duration, at >= duration - Self.endMargin {
+        phase = .ended
+        freeze(at: duration)
+        return []
+      }
       phase = .paused
       freeze(at: at)
       userActions.append(.pause(at: at))
@@ -615,6 +623,10 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   /// mpv reached the end of the file.
+  /// How near the end of the file a pause mpv made by itself is taken for the end: a
+  /// frame or two (24 fps) and the audio clock's lag behind the picture.
+  static let endMargin = 0.25
+
   private mutating func endReported(_ data: MpvValue) -> [Effect] {
     if data.bool == true, item != nil, phase == .playing {
       phase = .ended

@@ -395,6 +395,35 @@ struct MpvPlaybackMachineTests {
     #expect(!seen.isBusy && seen.position == 7.25 && seen.rate == 0)
   }
 
+  @Test(
+    "mpv pausing by itself at the end of the file (keep-open) is the end, not the person's pause, whichever it reports first"
+  )
+  func pauseAtTheEnd() {
+    for endFirst in [false, true] {
+      var m = loaded(at: 28)
+      _ = m.received(.propertyChange(name: "duration", data: .number(30)), at: t(1.06))
+      let play = m.perform(.play(itemTime: 28, startAt: t(2), rate: 1), path: nil, at: t(1.5))
+      _ = answer(&m, play, at: 1.51)
+      _ = m.received(.event("playback-restart"), at: t(1.55))
+      _ = answer(&m, m.wake(at: t(1.9995)), at: 1.9996)
+      _ = m.received(.propertyChange(name: "pause", data: .bool(false)), at: t(2.001))
+      // Two seconds later mpv is at the end: it pauses and says eof-reached.
+      if endFirst {
+        _ = m.received(.propertyChange(name: "eof-reached", data: .bool(true)), at: t(4.0))
+      }
+      let report = m.received(.propertyChange(name: "pause", data: .bool(true)), at: t(4.0))
+      for id in ids(report) {
+        _ = m.received(.reply(requestID: id, data: .bool(true), error: "success"), at: t(4.001))
+      }
+      if !endFirst {
+        _ = m.received(.propertyChange(name: "eof-reached", data: .bool(true)), at: t(4.002))
+      }
+      #expect(m.takeUserActions().isEmpty, "eof-reached first: \(endFirst)")
+      let seen = m.observation(at: t(4.5))
+      #expect(seen.position == 30 && seen.rate == 0, "eof-reached first: \(endFirst): \(seen)")
+    }
+  }
+
   @Test("what the person does in mpv itself is told apart from the driver's own changes")
   func userActions() {
     var m = loaded()
