@@ -68,7 +68,8 @@ enum MetricsBench {
     return Double(monoNow() - started) / Double(lines) / 1e3
   }
 
-  static func run(participants: Int, roomSize: Int, scrapes: Int) -> Result {
+  /// `lines`: chat lines per run (the smoke run's few only show that it all works).
+  static func run(participants: Int, roomSize: Int, scrapes: Int, lines: Int = 50_000) -> Result {
     let (runtime, ids) = relay(participants: participants, roomSize: roomSize, counting: true)
     let exporter = RelayMetricsExporter { runtime.statistics }
     var bytes = 0
@@ -81,13 +82,13 @@ enum MetricsBench {
     // The same load through relays that count and that do not, in turn.
     let (quiet, quietIDs) = relay(participants: participants, roomSize: roomSize, counting: false)
     // Warmed up first: the members' logs of undelivered messages fill, then stay full.
-    _ = chat(runtime, ids, lines: 50_000)
-    _ = chat(quiet, quietIDs, lines: 50_000)
+    _ = chat(runtime, ids, lines: lines)
+    _ = chat(quiet, quietIDs, lines: lines)
     var counting: [Double] = []
     var notCounting: [Double] = []
     for _ in 0..<5 {
-      counting.append(chat(runtime, ids, lines: 50_000))
-      notCounting.append(chat(quiet, quietIDs, lines: 50_000))
+      counting.append(chat(runtime, ids, lines: lines))
+      notCounting.append(chat(quiet, quietIDs, lines: lines))
     }
     return Result(
       participants: ids.count, scrapeMicroseconds: times, scrapeBytes: bytes,
@@ -104,7 +105,9 @@ struct MetricsCommand: AsyncParsableCommand {
 
   func run() async throws {
     let n = common.smoke ? 100 : participants
-    let r = MetricsBench.run(participants: n, roomSize: 5, scrapes: common.smoke ? 5 : 200)
+    let r = MetricsBench.run(
+      participants: n, roomSize: 5, scrapes: common.smoke ? 5 : 200,
+      lines: common.smoke ? 2_000 : 50_000)
     let scrape = Summary(r.scrapeMicroseconds)
     // At Prometheus' usual 15 s: the share of one core a scrape takes.
     let share = scrape.p50 / 15e6 * 100
