@@ -14,8 +14,7 @@ public enum ChatCommands {
     guard let first = word.first, first.isLetter else { return nil }
     let name = word.lowercased()
     guard !known.contains(name) else { return nil }
-    let guess = known.min { distance(name, $0) < distance(name, $1) }
-      .flatMap { distance(name, $0) <= 2 ? $0 : nil }
+    let guess = EditDistance.nearest(to: name, among: known)
     let meant = guess.map { " — did you mean /\($0)?" } ?? ""
     return
       "/\(word) is not a command\(meant) (/me, /tell NAME …, /play LINK, /queue LINK; start with // to send a line that begins with /)"
@@ -25,22 +24,5 @@ public enum ChatCommands {
   public static func literal(_ line: String) -> String? {
     guard line.hasPrefix("//"), line.count > 2 else { return nil }
     return String(line.dropFirst())
-  }
-
-  /// Edit distance (insertions, deletions, substitutions) between two short words.
-  static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    var row = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-      var previous = row[0]
-      row[0] = i
-      for j in 1...max(b.count, 1) where !b.isEmpty {
-        let kept = row[j]
-        row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-        previous = kept
-      }
-    }
-    return row[b.count]
   }
 }

@@ -328,10 +328,30 @@ public struct FrontModel: Hashable, Sendable {
     default: break
     }
     if let text = ChangeNarrator.notice(for: event, in: group, local: localParticipant) {
+      // Someone's offset moved again while its last notice is the newest (each press of
+      // + is a 50 ms step): that notice is brought up to date, not stacked, here and in
+      // the history.
+      if case .personalOffsetChanged = event.kind, let previous = lastOffsetNotice,
+        previous.who == event.originator, scrollback == 0, notices.first == previous.notice,
+        history.first == previous.notice
+      {
+        notices.removeFirst()
+        history.removeFirst()
+      }
       notices.insert(Notice(text, at: event.at, kind: .event), at: 0)
       if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
       remember(notices[0])
+      if case .personalOffsetChanged = event.kind {
+        lastOffsetNotice = OffsetNotice(who: event.originator, notice: notices[0])
+      }
     }
+  }
+
+  /// The newest offset notice and whose offset it was about.
+  private var lastOffsetNotice: OffsetNotice?
+  private struct OffsetNotice: Hashable, Sendable {
+    var who: ParticipantID?
+    var notice: Notice
   }
 
   /// The relay restarted. `resumed`: it kept the room (a store brought it back) and this

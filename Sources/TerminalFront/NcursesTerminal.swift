@@ -29,10 +29,11 @@ public struct TerminalSize: Hashable, Sendable {
 /// request arrives, so an idle front costs nothing; re-render on model changes and on a
 /// modest tick (e.g. 4 Hz while playing) for the clock.
 ///
-/// SIGINT, SIGTERM and SIGHUP (the terminal closed) restore the terminal at once, then
-/// deliver ``Key/interrupt`` and end ``keys``. SIGWINCH resizes the screen and delivers ``Key/resize``.
+/// SIGTERM and SIGHUP (the terminal closed) restore the terminal at once, then deliver
+/// ``Key/interrupt`` and end ``keys``; SIGINT (Ctrl-C typed) is delivered as the key
+/// `.control("c")`, which asks the quit question. SIGWINCH resizes the screen and delivers ``Key/resize``.
 public final class TerminalSession: Sendable {
-  /// Keys as they are typed; ends after ``stop()`` or a SIGINT/SIGTERM/SIGHUP.
+  /// Keys as they are typed; ends after ``stop()`` or a SIGTERM/SIGHUP.
   public let keys: AsyncStream<Key>
   private let shared: TerminalShared
 
@@ -318,16 +319,21 @@ private final class CursesLoop {
     while true {
       _ = poll(&fds, 2, tick)
       var interrupted = false
+      var controlC = false
       var resized = false
       var buffer = [UInt8](repeating: 0, count: 64)
       while true {
         let n = read(wakeRead, &buffer, buffer.count)
         guard n > 0 else { break }
         for b in buffer.prefix(n) {
-          if b == UInt8(SIGINT) || b == UInt8(SIGTERM) || b == UInt8(SIGHUP) { interrupted = true }
+          if b == UInt8(SIGTERM) || b == UInt8(SIGHUP) { interrupted = true }
+          if b == UInt8(SIGINT) { controlC = true }
           if b == UInt8(SIGWINCH) { resized = true }
         }
       }
+      // Ctrl-C typed in the front is a key like q (the quit question; twice leaves at
+      // once), not a signal to go without asking; SIGTERM and a closed terminal are.
+      if controlC, !interrupted { continuation.yield(.control("c")) }
       if interrupted {
         teardown()
         continuation.yield(.interrupt)

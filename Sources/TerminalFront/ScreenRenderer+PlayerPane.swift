@@ -97,14 +97,20 @@ extension ScreenRenderer {
     // Whole, over as many lines as it takes: why the session ended is the point of it.
     for part in TextLayout.wrap(state.text, width: width) { lines.append((part, state.style)) }
     lines.append(("", .plain))
+    // Out of the room for good (it closed, this person was removed, the relay was given
+    // up on): nothing here reaches the others any more, the invite included.
+    let gone = if case .disconnected = model.connection { true } else { false }
     switch model.membership {
+    case _ where gone:
+      lines.append(("You are no longer in room \(model.roomName).", .plain))
+      lines.append(("Press q to quit, or e to play an episode on your own.", CellStyle(.muted)))
     case .invalidated:
       lines.append(("Press e to pick an episode, or q to quit.", CellStyle(.muted)))
     default:
       lines.append(("Nothing is being watched in room \(model.roomName).", .plain))
       lines.append(("Press e to pick an episode.", CellStyle(.muted)))
     }
-    if let invite = model.invite {
+    if let invite = model.invite, !gone {
       lines.append(("", .plain))
       lines.append(("Others join with:", CellStyle(.muted)))
       // Whole, over as many lines as it takes: people copy it, fingerprint and all.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Narration
 
 /// The `cowatch` command: watch the same episode together from several terminals.
 @main
@@ -39,8 +40,11 @@ struct Cowatch: AsyncParsableCommand {
         if !text.isEmpty { Console.line(text) }
         Foundation.exit(0)
       }
+      // A mistyped option is what to say first: "Missing '--name'" for `host --nmae ann`
+      // would send the person looking for a flag they did type.
       let message =
-        self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
+        unknownOption(in: Array(CommandLine.arguments.dropFirst()))
+        ?? self.message(for: error).split(separator: "\n").first.map(String.init) ?? "failed"
       // The subcommand's own help lists its flags; the top one does not.
       let names = configuration.subcommands.compactMap { $0.configuration.commandName }
       let command =
@@ -51,6 +55,39 @@ struct Cowatch: AsyncParsableCommand {
       )
       Foundation.exit(code.rawValue)
     }
+  }
+}
+
+extension Cowatch {
+  /// The first `--option` in `arguments` that the command they name does not have, in
+  /// words, with the one it may have meant; nil when every one is known.
+  static func unknownOption(in arguments: [String]) -> String? {
+    guard let name = arguments.first,
+      let command = configuration.subcommands.first(where: {
+        $0.configuration.commandName == name
+      })
+    else { return nil }
+    // The options its help lists (every one it has: hidden ones are never typed by people).
+    let help = command.helpMessage(columns: 10_000)
+    let known = Set(help.matches(of: #/--[a-z0-9][a-z0-9-]*/#).map { String($0.0) })
+      .union(["--help", "--version"])
+    var rest = arguments.dropFirst()[...]
+    while let argument = rest.popFirst() {
+      if argument == "--" { break }
+      guard argument.hasPrefix("--") else { continue }
+      let option = String(argument.prefix { $0 != "=" })
+      // Its value is mpv's own options, which begin with "--".
+      if option == "--mpv-args", !argument.contains("=") {
+        _ = rest.popFirst()
+        continue
+      }
+      guard !known.contains(option) else { continue }
+      let meant = EditDistance.nearest(to: option, among: known.sorted()).map {
+        " (did you mean '\($0)'?)"
+      }
+      return "Unknown option '\(option)'\(meant ?? "")"
+    }
+    return nil
   }
 }
 

@@ -104,7 +104,7 @@ enum NearbyJoin {
         for endpoint in endpoints { try? known.remember(advertised, for: endpoint) }
       } else if !options.headless, isatty(STDIN_FILENO) == 1 {
         let question =
-          "Room \(describe(found)) presents \(advertised).\nAsk its host whether that is theirs (printed when they started). Trust it? [y/N] "
+          "Room \(describe(found)) presents \(advertised)\(InviteLink.urlSafe(advertised).map { " (in a link: fp=\($0))" } ?? "").\nAsk its host whether that is theirs: their invite link ends in it (i in their front shows the link). Trust it? [y/N] "
         guard SecretPrompt.confirm(question) else {
           throw CommandFailure("join", "you did not trust room \(found.room)'s relay")
         }

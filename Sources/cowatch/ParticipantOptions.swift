@@ -13,7 +13,8 @@ struct ParticipantOptions: ParsableArguments {
   @Option(help: "Your name as others see it.") var name: String
   @Option(
     name: .customLong("room"),
-    help: "Room to enter (default: the invite link's, else lobby).")
+    help:
+      "The room: for host, the one you open (default lobby); for join, the one to enter (default: the invite link's, else lobby).")
   var roomOption: String?
   /// The room to enter.
   var room: String {

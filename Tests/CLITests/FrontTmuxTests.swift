@@ -115,6 +115,11 @@ struct FrontTmuxTests {
     try #require(await tmux.waitForScreen("ann", showing: ["bob stepped away — a call"]))
     try #require(await tmux.waitForScreen("bob", showing: ["you stepped away — a call"]))
 
+    // Ctrl-C in bob's front asks the quit question, as q does; Escape keeps him in.
+    try tmux.sendKeys("bob", "C-c")
+    try #require(await tmux.waitForScreen("bob", showing: ["End for everyone", "Only me"]))
+    try tmux.sendKeys("bob", "Escape")
+
     // bob closes his terminal (tmux hangs up on the pane, as a closed window does): he
     // leaves, rather than lingering under his name as "reconnecting", and can come back as
     // bob at once.

@@ -297,6 +297,18 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("q"), model: Fixtures.noSession()) == [.quit])
   }
 
+  @Test("Ctrl-C (the terminal's SIGINT) asks the quit question as q does; a second Ctrl-C leaves at once")
+  func controlC() {
+    var c = FrontController()
+    let model = Fixtures.playing()
+    #expect(c.handle(key: .control("c"), model: model) == [.redraw])
+    #expect(c.activePrompt?.kind == .quit)
+    #expect(c.handle(key: .control("c"), model: model) == [.leave, .quit])
+    // SIGTERM or a closed terminal: gone without asking, as only me.
+    var d = FrontController()
+    #expect(d.handle(key: .interrupt, model: model) == [.leave, .quit])
+  }
+
   @Test("hosting, q asks before ending the room for the others; yes ends the session, then quits")
   func hostQuit() {
     var c = FrontController(hostsRoom: true)

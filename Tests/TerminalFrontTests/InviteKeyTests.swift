@@ -31,6 +31,23 @@ struct InviteKeyTests {
     #expect(c.handle(key: .enter, model: model) == [.copyToClipboard(Self.link)])
   }
 
+  @Test("out of the room for good (it closed), the screen offers no invite and says what is left to do")
+  func roomClosed() {
+    var model = Fixtures.playing()
+    model.group.session = nil
+    model.membership = .noSession
+    model.invite = Self.link
+    let open = ScreenRenderer.render(model, rows: 24, cols: 80).text
+    #expect(open.contains("Others join with:"))
+    model.connection = .disconnected(reason: "ann closed the room (it ran on their machine)")
+    for (rows, cols) in [(24, 80), (15, 60)] {
+      let closed = ScreenRenderer.render(model, rows: rows, cols: cols).text
+      #expect(!closed.contains("Others join with:"), "\(closed)")
+      #expect(!closed.contains("Press e to pick an episode."), "\(closed)")
+      #expect(closed.contains("You are no longer in room"), "\(rows)x\(cols)\n\(closed)")
+    }
+  }
+
   @Test("without an invite (joined by address), i says so")
   func none() {
     var c = FrontController()

@@ -37,3 +37,27 @@ struct NoticesPaneTests {
     #expect(screen.contains("PgUp: older"))
   }
 }
+
+@Suite("Offset steps in the notices")
+struct OffsetNoticeTests {
+  @Test("six presses of + by bob are one notice brought up to date, not six; carol's own is her own")
+  func oneNoticePerRun() {
+    var model = Fixtures.playing()
+    let before = model.notices.count
+    for step in 1...6 {
+      model.apply(
+        ChangeEvent(
+          sequence: UInt64(100 + step), at: Fixtures.now.advanced(bySeconds: Double(step) * 0.2),
+          originator: Fixtures.bob, originatorName: "bob",
+          kind: .personalOffsetChanged(Double(step) * 0.05)))
+    }
+    #expect(model.notices.count == before + 1)
+    #expect(model.notices.first?.text.contains("300 ms ahead") == true, "\(model.notices.first!)")
+    #expect(model.history.filter { $0.text.contains("bob's player runs") }.count == 1)
+    model.apply(
+      ChangeEvent(
+        sequence: 200, at: Fixtures.now.advanced(bySeconds: 2), originator: Fixtures.carol,
+        originatorName: "carol", kind: .personalOffsetChanged(0.1)))
+    #expect(model.notices.count == before + 2)
+  }
+}
