@@ -389,7 +389,11 @@ public struct FrontSession: Sendable {
       return [.restartPlayer]
     case .copyToClipboard(let text):
       // Terminals that allow it (and tmux with set-clipboard on) take it; others ignore it.
-      model.post("invite copied to the clipboard (if your terminal lets programs do that)")
+      // The terminal never says whether it took it (OSC 52): say how to tell, and the
+      // way that always works.
+      model.post(
+        "invite sent to the clipboard — if pasting gives nothing, your terminal does not let programs copy (in tmux: set -g set-clipboard on); select the whole link instead, every line of it"
+      )
       return [.copyToClipboard(text)]
     case .start(let item, together: false):
       return watchAlone(item, at: moment)

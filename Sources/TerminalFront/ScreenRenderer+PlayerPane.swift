@@ -111,11 +111,20 @@ extension ScreenRenderer {
       lines.append(("Press e to pick an episode.", CellStyle(.muted)))
     }
     if let invite = model.invite, !gone {
-      lines.append(("", .plain))
-      lines.append(("Others join with:", CellStyle(.muted)))
-      // Whole, over as many lines as it takes: people copy it, fingerprint and all.
-      for part in TextLayout.wrap(invite, width: width) {
-        lines.append((part, CellStyle(.accent, bold: true)))
+      // Whole, over as many lines as it takes: people copy it, fingerprint and all. Where
+      // the pane is short, the lines around it give way first (blank ones, then what the
+      // state line already says), and a link that still does not fit says where it is whole.
+      let link = TextLayout.wrap(invite, width: width).map { ($0, CellStyle(.accent, bold: true)) }
+      var head = lines + [("", .plain), ("Others join with:", CellStyle(.muted))]
+      let room = bottom - top
+      while head.count + link.count > room,
+        let spare = head.lastIndex(where: { $0.0.isEmpty }) ?? (head.count > 2 ? 0 : nil)
+      {
+        head.remove(at: spare)
+      }
+      lines = head + link
+      if lines.count > room, room >= 2 {
+        lines = Array(lines.prefix(room - 1)) + [("… i shows the whole invite", CellStyle(.muted))]
       }
     }
     let startRow = top + max(0, (bottom - top - lines.count) / 2)

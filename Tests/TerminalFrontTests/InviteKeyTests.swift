@@ -1,3 +1,4 @@
+import Foundation
 import PlaybackCoordination
 import Testing
 
@@ -45,6 +46,26 @@ struct InviteKeyTests {
       #expect(!closed.contains("Others join with:"), "\(closed)")
       #expect(!closed.contains("Press e to pick an episode."), "\(closed)")
       #expect(closed.contains("You are no longer in room"), "\(rows)x\(cols)\n\(closed)")
+    }
+  }
+
+  @Test("at 60×15 the invite is still there whole, in the i dialog and in the centre pane")
+  func smallTerminal() {
+    var model = Fixtures.noSession()
+    model.invite = Self.link
+    let fingerprint = "q6urq6urq6urq6urq6urq6urq6urq6urq6u-_6urq6s"
+    var c = FrontController()
+    _ = c.handle(key: .character("i"), model: model)
+    var shown = model
+    c.prepare(&shown)
+    let dialog = ScreenRenderer.render(shown, rows: 15, cols: 60).text
+    let pane = ScreenRenderer.render(model, rows: 15, cols: 60).text
+    for screen in [dialog, pane] {
+      // The link's characters in order, whatever the line breaks and frames between them.
+      let flat = screen.split(separator: "\n").map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: " │"))
+      }.joined()
+      #expect(flat.contains("fp=" + fingerprint), "\(screen)")
     }
   }
 
