@@ -31,7 +31,10 @@ public enum ScreenRenderer {
     let bodyTop = 1
     let bodyHeight = rows - 2
     let tall = rows >= 30
-    let playerHeight = min(bodyHeight, tall ? 14 : 10)
+    // On a short terminal the people and the notices keep three rows each (at 60×15 they
+    // had one: a single person listed, every chat line cut); the player gives way, down
+    // to seven rows.
+    let playerHeight = max(min(7, bodyHeight), min(bodyHeight - 5, tall ? 14 : 10))
     let lowerTop = bodyTop + playerHeight
     let lowerHeight = bodyHeight - playerHeight
     if cols >= 72 {

@@ -198,7 +198,7 @@ struct FrontTmuxTests {
     try tmux.sendKeys("ann", "i")
     try #require(await tmux.waitForScreen("ann", showing: ["Copy to clipboard"]))
     try tmux.sendKeys("ann", "Enter")
-    try #require(await tmux.waitForScreen("ann", showing: ["invite copied"]))
+    try #require(await tmux.waitForScreen("ann", showing: ["invite sent to the clipboard"]))
     let copied = try tmux.run(["show-buffer"], readOutput: true).output
     let match = try #require(
       copied.firstMatch(

@@ -61,3 +61,19 @@ struct OffsetNoticeTests {
     #expect(model.notices.count == before + 2)
   }
 }
+
+@Suite("A short terminal")
+struct ShortTerminalTests {
+  @Test("at 60×15 the people pane lists three people and the last chat line is read whole")
+  func sixtyByFifteen() {
+    var model = Fixtures.playing()
+    model.receiveChat(from: "carol", text: "popcorn!")
+    for rows in [14, 15] {
+      let screen = ScreenRenderer.render(model, rows: rows, cols: 60).text
+      for name in ["alice", "bob", "carol"] {
+        #expect(screen.contains(name), "\(rows) rows: \(name)\n\(screen)")
+      }
+      #expect(screen.contains("carol: popcorn!"), "\(rows) rows\n\(screen)")
+    }
+  }
+}
