@@ -164,12 +164,14 @@ public enum Checkup {
           check: "router", status: .warning,
           summary:
             "the router answers (\(method)), but its outside address (\(outside ?? "none")) is not the internet's: carrier-grade NAT, or a router behind another",
-          advice: "friends outside cannot reach a room you host: meet on a public relay (cowatch serve)")
+          advice:
+            "friends outside cannot reach a room you host: meet on a public relay (cowatch serve)")
       }
       return DoctorFinding(
         check: "router", status: .ok,
         summary:
-          "the router answers (\(method)), outside address \(outside): cowatch host asks it to forward its port")
+          "the router answers (\(method)), outside address \(outside): cowatch host asks it to forward its port"
+      )
     }
   }
 
@@ -208,7 +210,8 @@ public enum Checkup {
     case nil:
       return DoctorFinding(
         check: "clock", status: .ok,
-        summary: "the system does not say whether its clock is synchronised (playback needs no more)")
+        summary:
+          "the system does not say whether its clock is synchronised (playback needs no more)")
     }
   }
 }

@@ -52,6 +52,7 @@ public struct MachineSurvey: Sendable {
     async let clock = Self.clockSynchronised(environment: options.environment)
     let foundMpv = await mpv
     async let playback = Self.playback(foundMpv, options: options)
+    async let terminal = Self.terminal(environment: options.environment)
     let directories = [
       MachineFacts.Directory(
         role: "state", path: options.stateDirectory,
@@ -62,15 +63,14 @@ public struct MachineSurvey: Sendable {
     ]
     return MachineFacts(
       mpv: foundMpv, playback: await playback, ytdlp: await ytdlp,
-      terminal: Self.terminal(environment: options.environment), directories: directories,
+      terminal: await terminal, directories: directories,
       knownRelays: Self.knownRelays(options.knownRelays), router: await router,
       listening: Self.listening(port: options.port), clockSynchronised: await clock)
   }
 
   // MARK: - Programs
 
-  static func program(_ name: String, environment: [String: String]) async -> MachineFacts.Program
-  {
+  static func program(_ name: String, environment: [String: String]) async -> MachineFacts.Program {
     guard let path = find(name, environment: environment) else { return .missing }
     let printed = await run(path, ["--version"], seconds: 5)
     let first = printed?.split(whereSeparator: \.isNewline).first.map(String.init)
@@ -148,7 +148,8 @@ public struct MachineSurvey: Sendable {
     do {
       player = try await MpvPlayer.launch(
         executable: path, arguments: ["--vo=null", "--ao=null"], resolver: { _ in file },
-        clock: clock, logger: Logger(label: "cowatch.doctor", factory: { _ in SwiftLogNoOpLogHandler() }),
+        clock: clock,
+        logger: Logger(label: "cowatch.doctor", factory: { _ in SwiftLogNoOpLogHandler() }),
         timeout: 10)
     } catch {
       return .failed(what: shown, reason: error.description)
@@ -183,7 +184,8 @@ public struct MachineSurvey: Sendable {
     }
     return .failed(
       what: shown,
-      reason: started == nil ? "it did not load within 10 s" : "it did not play a second within 10 s")
+      reason: started == nil
+        ? "it did not load within 10 s" : "it did not play a second within 10 s")
   }
 
   static func firstVideo(in directory: String) -> String? {
@@ -207,29 +209,22 @@ public struct MachineSurvey: Sendable {
     }
   }
 
-  static func terminal(environment: [String: String]) -> MachineFacts.Terminal {
+  static func terminal(environment: [String: String]) async -> MachineFacts.Terminal {
     let term = environment["TERM"]
     guard isatty(STDOUT_FILENO) == 1 else { return .init(isTerminal: false, term: term) }
     var size = winsize()
     let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
     return .init(
       isTerminal: true, columns: known ? Int(size.ws_col) : nil,
-      rows: known ? Int(size.ws_row) : nil, colors: colors(term: term), term: term)
+      rows: known ? Int(size.ws_row) : nil, colors: await colors(term: term), term: term)
   }
 
   /// The colours terminfo gives `term` (`tput colors`, ncurses' own answer).
-  static func colors(term: String?) -> Int? {
-    guard let term, !term.isEmpty, let tput = find("tput", environment: [:]) else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tput)
-    process.arguments = ["-T", term, "colors"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+  static func colors(term: String?) async -> Int? {
+    guard let term, !term.isEmpty, let tput = find("tput", environment: [:]),
+      let printed = await run(tput, ["-T", term, "colors"], seconds: 2)
+    else { return nil }
+    return Int(printed.trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
   /// Why `path` cannot be written to (it, or the nearest directory above it that exists,

@@ -284,13 +284,10 @@ public struct FrontSession: Sendable {
   /// address and certificate) instead of the machine the room left, whose port nobody
   /// answers any more, so that a friend who comes late reaches the room where it is.
   private mutating func inviteMoved(to relay: String) {
-    guard var link = inviteLink,
+    guard let link = inviteLink,
       let carrier = successorRelays.first(where: { $0.address == relay })
     else { return }
-    link.addresses = [carrier.address]
-    link.fingerprint = carrier.fingerprint
-    link.plain = carrier.fingerprint == nil
-    inviteLink = link
+    inviteLink = link.moved(to: carrier)
     successorRelays.removeAll { $0.address == relay }
     showInvite()
   }

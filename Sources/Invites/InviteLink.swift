@@ -55,6 +55,17 @@ public struct InviteLink: Hashable, Sendable {
     return link
   }
 
+  /// The link to the room once it runs on `relay` (a successor that took it over): that
+  /// relay's address and certificate, no successors (they are named anew there).
+  public func moved(to relay: RelayEndpoint) -> InviteLink {
+    var link = self
+    link.addresses = [relay.address]
+    link.fingerprint = relay.fingerprint
+    link.plain = relay.fingerprint == nil
+    link.successors = []
+    return link
+  }
+
   /// Whether `text` is meant as a link (rather than a relay's address).
   public static func looksLikeLink(_ text: String) -> Bool { text.hasPrefix(scheme) }
 

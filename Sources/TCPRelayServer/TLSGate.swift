@@ -52,10 +52,12 @@ final class TLSGate: ChannelInboundHandler, RemovableChannelHandler {
       let line = WireCodec().encode(
         ServerMessage.error(
           code: .tlsRequired,
-          message: "this relay does not speak TLS: connect with --no-tls (and only on a network you trust)",
+          message:
+            "this relay does not speak TLS: connect with --no-tls (and only on a network you trust)",
           fatal: true))
       context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: line)))
-        .whenComplete { [channel = context.channel] _ in channel.close(mode: .output, promise: nil) }
+        .whenComplete { [channel = context.channel] _ in channel.close(mode: .output, promise: nil)
+        }
     }
   }
 

@@ -122,7 +122,8 @@ public struct FrontController: Hashable, Sendable {
     case .resize: return [.redraw]
     case .interrupt: return model.isJoined ? [.leave, .quit] : [.quit]
     // Ctrl-C a second time, at the quit question: leave at once, as only me.
-    case .control("c") where prompts.last.map({ [.quit, .quitUnreachable].contains($0.kind) }) ?? false:
+    case .control("c")
+    where prompts.last.map({ [.quit, .quitUnreachable].contains($0.kind) }) ?? false:
       return model.isJoined ? [.leave, .quit] : [.quit]
     default: break
     }

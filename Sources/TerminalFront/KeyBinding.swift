@@ -62,7 +62,9 @@ public struct KeyBinding: Hashable, Sendable {
       "slower / faster (within the relay's range, 0.25× … 4× by default)", .slower),
     KeyBinding([.character("]")], "]", "faster", "faster", .faster, inHelpLine: false),
     KeyBinding(
-      [.character("n")], "n", "next", "play what is up next for everyone: the queue's first entry, else the next episode (asks first)", .next),
+      [.character("n")], "n", "next",
+      "play what is up next for everyone: the queue's first entry, else the next episode (asks first)",
+      .next),
     KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
     KeyBinding(
       [.character("u")], "u", "up next",

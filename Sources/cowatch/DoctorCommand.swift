@@ -7,7 +7,8 @@ import Foundation
 struct DoctorCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "doctor",
-    abstract: "Check what a watch night needs of this machine: mpv, yt-dlp, the terminal, the router, a port.",
+    abstract:
+      "Check what a watch night needs of this machine: mpv, yt-dlp, the terminal, the router, a port.",
     discussion:
       "Each line is ok, warning or problem, with what to do. The exit status is non-zero only when there is a problem."
   )

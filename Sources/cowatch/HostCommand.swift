@@ -113,7 +113,8 @@ struct HostCommand: AsyncParsableCommand {
         transport: transport,
         options: options, invite: link, hostsRoom: true,
         leave: RoomCarrySetup.leave(
-          relay: server, name: options.name, handedOver: { next in handedTo.withLock { $0 = next } }),
+          relay: server, name: options.name, handedOver: { next in handedTo.withLock { $0 = next } }
+        ),
         hostOffer: (
           CarryOffer(port: server.port, fingerprint: identity?.fingerprint, runsRelay: true),
           server.runtime.epoch
@@ -130,11 +131,7 @@ struct HostCommand: AsyncParsableCommand {
     // Left "only me": the room goes on on a successor's machine, and the link printed at
     // the start reaches nobody now. The one that reaches the room where it is, instead.
     if let next = handedTo.withLock({ $0 }) {
-      var moved = link
-      moved.addresses = [next.relay.address]
-      moved.fingerprint = next.relay.fingerprint
-      moved.plain = next.relay.fingerprint == nil
-      moved.successors = []
+      let moved = link.moved(to: next.relay)
       let command = FrontSession.invite(for: moved)
       if options.headless {
         Console.line(

@@ -14,7 +14,8 @@ struct ParticipantOptions: ParsableArguments {
   @Option(
     name: .customLong("room"),
     help:
-      "The room: for host, the one you open (default lobby); for join, the one to enter (default: the invite link's, else lobby).")
+      "The room: for host, the one you open (default lobby); for join, the one to enter (default: the invite link's, else lobby)."
+  )
   var roomOption: String?
   /// The room to enter.
   var room: String {

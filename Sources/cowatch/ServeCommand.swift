@@ -8,8 +8,8 @@ import PostgresRoomStore
 import RelayMetrics
 import RelayService
 import RelayTLS
-import RouterPortMapping
 import Rooms
+import RouterPortMapping
 import TCPRelayServer
 import WireProtocol
 

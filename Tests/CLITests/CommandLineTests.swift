@@ -101,7 +101,10 @@ struct CommandLineTests {
       (["serve", "--frobnicate"], "(see cowatch serve --help)"),
       // A mistyped flag is named, not the one it was meant to be said missing.
       (["host", "--nmae", "ann"], "Unknown option '--nmae' (did you mean '--name'?)"),
-      (["join", "127.0.0.1", "--name", "x", "--headles"], "Unknown option '--headles' (did you mean '--headless'?)"),
+      (
+        ["join", "127.0.0.1", "--name", "x", "--headles"],
+        "Unknown option '--headles' (did you mean '--headless'?)"
+      ),
       (
         ["join", "127.0.0.1:1", "--name", "x", "--headless", "--mpv-args", "--fs"],
         "--mpv-args only applies with --player mpv"

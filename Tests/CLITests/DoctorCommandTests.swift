@@ -43,10 +43,11 @@ import Testing
   @Test("this machine's mpv plays a second through the driver; every check is one JSON line")
   func realMpv() async throws {
     let (status, checks) = try await Self.doctor()
-    #expect(Set(checks.keys) == [
-      "mpv", "playback", "yt-dlp", "terminal", "state-directory", "config-directory",
-      "known-relays", "router", "listen", "clock",
-    ])
+    #expect(
+      Set(checks.keys) == [
+        "mpv", "playback", "yt-dlp", "terminal", "state-directory", "config-directory",
+        "known-relays", "router", "listen", "clock",
+      ])
     #expect(checks["mpv"]?["status"] == "ok", "\(checks["mpv"] ?? [:])")
     #expect(checks["playback"]?["status"] == "ok", "\(checks["playback"] ?? [:])")
     // Not a terminal here (output is a pipe): a warning, not a problem.
@@ -55,7 +56,9 @@ import Testing
     #expect(status == 0)
   }
 
-  @Test("an mpv that reads commands as 0.38 does plays; one too old, or none, is a problem and exit status 1")
+  @Test(
+    "an mpv that reads commands as 0.38 does plays; one too old, or none, is a problem and exit status 1"
+  )
   func fakeMpv() async throws {
     let media = CowatchProcess.runDirectory + "/doctor-media-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)

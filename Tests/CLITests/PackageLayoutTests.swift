@@ -6,7 +6,9 @@ import Testing
 /// control file, the tarball of the same tree, and `cowatch demo` run from the unpacked tree
 /// outside the repository, where only the installed catalog can be found.
 @Suite struct PackageLayoutTests {
-  @Test("the Debian package and the tarball hold the binary, the catalog, completions, man pages and the unit")
+  @Test(
+    "the Debian package and the tarball hold the binary, the catalog, completions, man pages and the unit"
+  )
   func layout() async throws {
     let out = CowatchProcess.runDirectory + "/package-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: out) }

@@ -28,10 +28,11 @@ private func finding(_ check: String, _ facts: MachineFacts) throws -> DoctorFin
   @Test("a healthy machine: every check ok, exit status 0, ready for a watch night")
   func healthyMachine() {
     let findings = Checkup.findings(healthy())
-    #expect(findings.map(\.check) == [
-      "mpv", "playback", "yt-dlp", "terminal", "state-directory", "config-directory",
-      "known-relays", "router", "listen", "clock",
-    ])
+    #expect(
+      findings.map(\.check) == [
+        "mpv", "playback", "yt-dlp", "terminal", "state-directory", "config-directory",
+        "known-relays", "router", "listen", "clock",
+      ])
     #expect(findings.allSatisfy { $0.status == .ok }, "\(findings.filter { $0.status != .ok })")
     #expect(Checkup.exitStatus(findings) == 0)
     #expect(DoctorReport.text(findings).hasSuffix("Ready for a watch night."))
@@ -86,12 +87,18 @@ private func finding(_ check: String, _ facts: MachineFacts) throws -> DoctorFin
   @Test(
     "the terminal: too small for panes, squeezed, no colours, or not a terminal are warnings",
     arguments: [
-      (MachineFacts.Terminal(isTerminal: true, columns: 30, rows: 10, colors: 256, term: "xterm"),
-       "compact list"),
-      (MachineFacts.Terminal(isTerminal: true, columns: 60, rows: 15, colors: 256, term: "xterm"),
-       "squeezed"),
-      (MachineFacts.Terminal(isTerminal: true, columns: 120, rows: 35, colors: 2, term: "vt100"),
-       "no colours"),
+      (
+        MachineFacts.Terminal(isTerminal: true, columns: 30, rows: 10, colors: 256, term: "xterm"),
+        "compact list"
+      ),
+      (
+        MachineFacts.Terminal(isTerminal: true, columns: 60, rows: 15, colors: 256, term: "xterm"),
+        "squeezed"
+      ),
+      (
+        MachineFacts.Terminal(isTerminal: true, columns: 120, rows: 35, colors: 2, term: "vt100"),
+        "no colours"
+      ),
       (MachineFacts.Terminal(isTerminal: false), "not run in a terminal"),
     ])
   func terminal(shape: MachineFacts.Terminal, words: String) throws {
@@ -123,11 +130,16 @@ private func finding(_ check: String, _ facts: MachineFacts) throws -> DoctorFin
   @Test(
     "the router: no answer, carrier-grade NAT and an address that is no address are warnings",
     arguments: [
-      (MachineFacts.Router.silent(["UPnP: no router answered", "NAT-PMP: timed out"]),
-       "no home router answered"),
+      (
+        MachineFacts.Router.silent(["UPnP: no router answered", "NAT-PMP: timed out"]),
+        "no home router answered"
+      ),
       (MachineFacts.Router.answered(method: "upnp", outside: "100.64.3.2"), "carrier-grade NAT"),
       (MachineFacts.Router.answered(method: "natpmp", outside: nil), "carrier-grade NAT"),
-      (MachineFacts.Router.answered(method: "upnp", outside: "1.2.3.4;reboot"), "not the internet's"),
+      (
+        MachineFacts.Router.answered(method: "upnp", outside: "1.2.3.4;reboot"),
+        "not the internet's"
+      ),
     ])
   func router(router: MachineFacts.Router, words: String) throws {
     var facts = healthy()

@@ -626,7 +626,8 @@ struct FrontInviteTests {
         == "cowatch join cowatch://lobby@10.0.0.7:7700/plain/next=10.0.0.8:7701 --name NAME")
   }
 
-  @Test("the room moved to a successor's machine: the invite names it, not the machine the room left")
+  @Test(
+    "the room moved to a successor's machine: the invite names it, not the machine the room left")
   func movedInvite() throws {
     let fingerprint = "SHA256:q6urq6urq6urq6urq6urq6urq6urq6urq6u+/6urq6s"
     let link = InviteLink(

@@ -4,9 +4,10 @@ import Logging
 import Participation
 import RelayTLS
 import Rooms
-@testable import TCPRelayClient
 import TCPRelayServer
 import Testing
+
+@testable import TCPRelayClient
 
 @Suite("Participants check the relay they reach over TLS", .serialized, .timeLimit(.minutes(1)))
 struct RelayTLSSessionTests {
@@ -165,7 +166,8 @@ struct RelayTLSSessionTests {
       #expect(!said.contains("--no-tls"), "\(said)")
       #expect(said.contains("closed the connection"), "\(said)")
     }
-    let plain = HandshakeWatcher.describe(text: "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")
+    let plain = HandshakeWatcher.describe(
+      text: "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")
     #expect(plain.contains("does not speak TLS"))
   }
 

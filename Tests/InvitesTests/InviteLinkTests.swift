@@ -26,7 +26,8 @@ struct InviteLinkTests {
     #expect(try InviteLink.parse(text) == invite)
     // Pasted from a chat, with what wraps it.
     #expect(try InviteLink.parse("<\(text)>\n") == invite)
-    let plain = InviteLink(room: "lobby", addresses: ["10.0.0.2:7700"], fingerprint: nil, plain: true)
+    let plain = InviteLink(
+      room: "lobby", addresses: ["10.0.0.2:7700"], fingerprint: nil, plain: true)
     #expect(plain.text == "cowatch://lobby@10.0.0.2:7700/plain")
     #expect(try InviteLink.parse(plain.text) == plain)
   }
@@ -53,7 +54,10 @@ struct InviteLinkTests {
       ("cowatch://lobby@10.0.0.1:7700/password=hunter2", "means nothing in a link"),
       ("cowatch://lobby@10.0.0.1:7700/next=10.0.0.2:1=xyz", "a successor's fingerprint"),
       // The first line of a link a terminal wrapped after its addresses.
-      ("cowatch://movie-night@192.168.1.5:7700,10.8.0.2:7700/", "ends before the relay's fingerprint"),
+      (
+        "cowatch://movie-night@192.168.1.5:7700,10.8.0.2:7700/",
+        "ends before the relay's fingerprint"
+      ),
       ("cowatch://lobby@10.0.0.1:7700", "ends before the relay's fingerprint"),
     ])
   func malformed(text: String, reason: String) {

@@ -39,7 +39,9 @@ import Testing
     }
   }
 
-  @Test("the driver's commands are read the same by mpv 0.35, 0.38 and 0.40", arguments: ["0.35.1", "0.38.0", "0.40.0"])
+  @Test(
+    "the driver's commands are read the same by mpv 0.35, 0.38 and 0.40",
+    arguments: ["0.35.1", "0.38.0", "0.40.0"])
   func session(version: String) async throws {
     let dir = try Self.scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -88,13 +90,17 @@ import Testing
     #expect(osd.contains("bob paused") && osd.contains("ann seeked"))
   }
 
-  @Test("the fake is strict: the old positional loadfile is refused by 0.38, a five-argument one by 0.35")
+  @Test(
+    "the fake is strict: the old positional loadfile is refused by 0.38, a five-argument one by 0.35"
+  )
   func positionalForms() async throws {
     let dir = try Self.scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = MpvValue.string(dir + "/clip-30s.mp4")
     let fourArguments: MpvCommand = ["loadfile", file, "replace", "start=1.5,pause=yes"]
-    let fiveArguments: MpvCommand = ["loadfile", file, "replace", .number(-1), "start=1.5,pause=yes"]
+    let fiveArguments: MpvCommand = [
+      "loadfile", file, "replace", .number(-1), "start=1.5,pause=yes",
+    ]
     for (version, refused, accepted) in [
       ("0.38.0", fourArguments, fiveArguments), ("0.35.1", fiveArguments, fourArguments),
     ] {

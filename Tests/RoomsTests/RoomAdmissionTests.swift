@@ -44,7 +44,9 @@ struct RoomAdmissionTests {
     )
   }
 
-  @Test("a host's relay runs its room only: a hello for another name (a typo, a stranger's room) is refused in words")
+  @Test(
+    "a host's relay runs its room only: a hello for another name (a typo, a stranger's room) is refused in words"
+  )
   func onlyTheHostsRoom() {
     var configuration = RelayConfiguration()
     configuration.onlyRoom = "movie-night"
@@ -54,7 +56,8 @@ struct RoomAdmissionTests {
       Issue.record("a mistyped room was opened: \(typo)")
       return
     }
-    #expect(text.hasPrefix("there is no room moive-night here: this relay runs room movie-night only"))
+    #expect(
+      text.hasPrefix("there is no room moive-night here: this relay runs room movie-night only"))
     guard case .enter = admission.decide(hello("bob", room: "movie-night"), existing: nil, at: g(0))
     else {
       Issue.record("the host's own room was refused")

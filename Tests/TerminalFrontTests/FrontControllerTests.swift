@@ -297,7 +297,9 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("q"), model: Fixtures.noSession()) == [.quit])
   }
 
-  @Test("Ctrl-C (the terminal's SIGINT) asks the quit question as q does; a second Ctrl-C leaves at once")
+  @Test(
+    "Ctrl-C (the terminal's SIGINT) asks the quit question as q does; a second Ctrl-C leaves at once"
+  )
   func controlC() {
     var c = FrontController()
     let model = Fixtures.playing()
@@ -911,7 +913,9 @@ struct ChatWidthTests {
     #expect(c.activePrompt == nil)
   }
 
-  @Test("n plays what is up next: the queue's first entry when there is one (asking first), else the next episode")
+  @Test(
+    "n plays what is up next: the queue's first entry when there is one (asking first), else the next episode"
+  )
   func nextFollowsTheQueue() {
     var c = FrontController()
     var model = Fixtures.playing()

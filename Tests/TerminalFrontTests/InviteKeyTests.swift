@@ -32,7 +32,8 @@ struct InviteKeyTests {
     #expect(c.handle(key: .enter, model: model) == [.copyToClipboard(Self.link)])
   }
 
-  @Test("out of the room for good (it closed), the screen offers no invite and says what is left to do")
+  @Test(
+    "out of the room for good (it closed), the screen offers no invite and says what is left to do")
   func roomClosed() {
     var model = Fixtures.playing()
     model.group.session = nil

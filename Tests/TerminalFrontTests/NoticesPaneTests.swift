@@ -5,7 +5,9 @@ import Testing
 
 @Suite("The notices pane keeps the evening")
 struct NoticesPaneTests {
-  @Test("past their lifetime, notices and chat stay in the pane, dimmed with their age: never 'Nothing yet' over a history")
+  @Test(
+    "past their lifetime, notices and chat stay in the pane, dimmed with their age: never 'Nothing yet' over a history"
+  )
   func neverEmptied() {
     var model = Fixtures.playing()
     model.post("The router forwards 203.0.113.5:7700 to this machine")
@@ -40,7 +42,8 @@ struct NoticesPaneTests {
 
 @Suite("Offset steps in the notices")
 struct OffsetNoticeTests {
-  @Test("six presses of + by bob are one notice brought up to date, not six; carol's own is her own")
+  @Test(
+    "six presses of + by bob are one notice brought up to date, not six; carol's own is her own")
   func oneNoticePerRun() {
     var model = Fixtures.playing()
     let before = model.notices.count

@@ -55,11 +55,7 @@ struct TellLineTests {
   func errorKeepsText() {
     var c = FrontController()
     let model = Fixtures.playing()
-    func submit(_ line: String) -> [FrontAction] {
-      _ = c.handle(key: .character("c"), model: model)
-      _ = c.handle(key: .paste(line), model: model)
-      return c.handle(key: .enter, model: model)
-    }
+    func submit(_ line: String) -> [FrontAction] { chat(line, into: &c, model) }
     #expect(submit("/tell zed hi there") == [.localNotice("nobody called zed is in the room")])
     #expect(c.activePrompt?.kind == .chat)
     #expect(c.activePrompt?.input == "/tell zed hi there")
@@ -72,15 +68,13 @@ struct TellLineTests {
     #expect(c.activePrompt == nil)
   }
 
-  @Test("a mistyped /command is never sent: it stays in the line with what it might have meant; // sends a slash")
+  @Test(
+    "a mistyped /command is never sent: it stays in the line with what it might have meant; // sends a slash"
+  )
   func unknownCommand() {
     var c = FrontController()
     let model = Fixtures.playing()
-    func submit(_ line: String) -> [FrontAction] {
-      _ = c.handle(key: .character("c"), model: model)
-      _ = c.handle(key: .paste(line), model: model)
-      return c.handle(key: .enter, model: model)
-    }
+    func submit(_ line: String) -> [FrontAction] { chat(line, into: &c, model) }
     let tel = submit("/tel bob carol keeps pausing lol")
     #expect(
       tel == [
@@ -109,5 +103,14 @@ struct TellLineTests {
     for fine in ["/tell bob hi", "/me waves", "/play https://a.b/c", "/queue x", "//x", "hi /tel"] {
       #expect(ChatCommands.unknownCommand(in: fine) == nil, "\(fine)")
     }
+  }
+
+  /// Types `line` into the chat line (opened with c) and presses Enter.
+  private func chat(_ line: String, into c: inout FrontController, _ model: FrontModel)
+    -> [FrontAction]
+  {
+    _ = c.handle(key: .character("c"), model: model)
+    _ = c.handle(key: .paste(line), model: model)
+    return c.handle(key: .enter, model: model)
   }
 }
