@@ -369,6 +369,16 @@ public struct MpvPlaybackMachine: Sendable {
     if let query = userSeek.query, query == id {
       userSeek = (false, nil)
       if let value = data.number, error == .success, item != nil {
+        // Told to go past the end, mpv (keep-open) lands on the last frame by itself, with
+        // a seek of its own: the end of the file, not a jump of the person's ("bob jumped
+        // to 0:59" when only ann had seeked).
+        if let duration, value >= duration - Self.endMargin,
+          intendedLine(at: now) >= duration - Self.endMargin
+        {
+          phase = .ended
+          freeze(at: duration)
+          return []
+        }
         freeze(at: value)
         if phase == .playing { picture.resume(at: now) }
         userActions.append(.seek(to: value))
@@ -623,6 +633,15 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   /// mpv reached the end of the file.
+  /// Where the group's line puts the item at `now`, as the driver was last told.
+  private func intendedLine(at now: LocalInstant) -> Double {
+    switch intent {
+    case .pause(let at): at
+    case .play(let itemTime, let startAt, let rate):
+      now > startAt ? itemTime + rate * now.seconds(since: startAt) : itemTime
+    }
+  }
+
   /// How near the end of the file a pause mpv made by itself is taken for the end: a
   /// frame or two (24 fps) and the audio clock's lag behind the picture.
   static let endMargin = 0.25

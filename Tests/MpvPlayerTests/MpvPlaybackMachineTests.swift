@@ -424,6 +424,32 @@ struct MpvPlaybackMachineTests {
     }
   }
 
+  @Test(
+    "a seek past the end: mpv's own landing on the last frame is the end, not the person's jump; a real jump of the person's still counts"
+  )
+  func seekPastTheEnd() {
+    var m = loaded(at: 28)
+    _ = m.received(.propertyChange(name: "duration", data: .number(30)), at: t(1.06))
+    // The group seeks past the end (paused): the driver's seek, then mpv's own to the
+    // last frame, which it reports as any seek.
+    let seek = m.perform(.seek(to: 31), path: nil, at: t(2))
+    _ = answer(&m, seek, at: 2.01)
+    _ = m.received(.event("playback-restart"), at: t(2.05))
+    _ = m.received(.event("seek"), at: t(2.1))
+    let read = m.received(.event("playback-restart"), at: t(2.12))
+    #expect(commands(read) == [["get_property", "time-pos"]])
+    _ = m.received(
+      .reply(requestID: ids(read)[0], data: .number(29.958), error: "success"), at: t(2.13))
+    #expect(m.takeUserActions().isEmpty)
+    #expect(m.observation(at: t(2.5)).position == 30)
+    // The person's own jump back from there is theirs.
+    _ = m.received(.event("seek"), at: t(3))
+    let back = m.received(.event("playback-restart"), at: t(3.02))
+    _ = m.received(
+      .reply(requestID: ids(back)[0], data: .number(20), error: "success"), at: t(3.03))
+    #expect(m.takeUserActions() == [.seek(to: 20)])
+  }
+
   @Test("what the person does in mpv itself is told apart from the driver's own changes")
   func userActions() {
     var m = loaded()
