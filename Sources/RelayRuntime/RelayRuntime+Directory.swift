@@ -27,8 +27,11 @@ extension RelayRuntime {
       s.held[id]!.append(message)
       return true
     }
+    // A room this relay never runs (it runs one only) is not claimed: the hello goes on to
+    // be refused in words.
     guard case .hello(_, _, let room, let resume, _) = message, s.core.participant(of: id) == nil,
-      !s.core.hasRoom(room), RoomName.isValid(room), !s.stopped
+      !s.core.hasRoom(room), RoomName.isValid(room), !s.stopped,
+      configuration.onlyRoom.map({ $0 == room }) ?? true
     else { return false }
     s.held[id] = [message]
     directory.helloWaiting(for: room, resume: resume, on: id)

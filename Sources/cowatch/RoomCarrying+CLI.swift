@@ -2,6 +2,7 @@ import GroupSessions
 import Logging
 import RelayTLS
 import RoomCarrying
+import Rooms
 import TCPRelayServer
 import WireProtocol
 
@@ -25,9 +26,13 @@ enum RoomCarrySetup {
     }
     let context = try RelayTLSOptions.context(identity, command: command)
     do {
+      // It carries this person's room and no other: a hello for another name, once it runs
+      // the room, is refused in words (as the host's relay does).
+      var configuration = RelayConfiguration()
+      configuration.onlyRoom = options.room
       return try await StandbyRelay.start(
         port: options.carryPort, tls: context, fingerprint: identity?.fingerprint,
-        logger: Logger(label: "cowatch.carry"))
+        configuration: configuration, logger: Logger(label: "cowatch.carry"))
     } catch {
       throw CommandFailure(
         command, "cannot listen to carry the room: \(error.description) (--no-carry does without)")

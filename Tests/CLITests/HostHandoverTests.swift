@@ -94,6 +94,17 @@ struct HostHandoverTests {
     let status = try #require(await dan.waitForLine(containing: [#""event":"status""#]))
     #expect(status.contains(#""item":"harbour/s1e1""#))
     dan.closeInput()
+    // bob's relay carries this room only: a stranger's room (or a typo) is refused there.
+    let eve = try CowatchProcess([
+      "join", try #require(link.addresses.first), "--room", "elsewhere", "--name", "eve",
+      "--headless", "--fingerprint", try #require(link.fingerprint),
+    ])
+    defer { eve.terminate() }
+    #expect(await eve.exitStatus(within: 10) != 0)
+    #expect(
+      eve.standardError.contains(
+        "there is no room elsewhere here: this relay runs room lobby only"),
+      "\(eve.standardError)")
     bob.closeInput()
     carl.closeInput()
     #expect(await bob.exitStatus() == 0)
