@@ -53,9 +53,10 @@ public struct RelayVerification: Sendable {
       })
   }
 
-  /// nil when the chain is to be trusted; otherwise why not.
+  /// nil when the chain is to be trusted; otherwise why not. A question about an unknown
+  /// relay is left in `refusal` (required: a question nobody reads would be lost).
   func check(
-    _ chain: [NIOSSLCertificate], host: String, endpoint: String, refusal: Refusal = Refusal()
+    _ chain: [NIOSSLCertificate], host: String, endpoint: String, refusal: Refusal
   ) async -> String? {
     guard let leaf = chain.first, let der = try? leaf.toDERBytes() else {
       return "the relay at \(endpoint) presented no certificate"
