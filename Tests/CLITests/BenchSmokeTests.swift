@@ -6,8 +6,9 @@ import Testing
 /// participants, two rounds), so that a change to the command line or the protocol that
 /// breaks a benchmark fails the tests, not the next person who measures. It uses the debug
 /// binaries `swift test` builds beside the test bundle, and is skipped if they are not
-/// there; it writes no document. One at a time, like every test that starts real
-/// programs: side by side on two cores they starve each other (and a `remote` case gave up).
+/// there; it writes no document. One at a time within this suite: side by side on two
+/// cores the benchmarks starve each other (and a `remote` case gave up); scripts/test.sh
+/// runs `all` in one of its phase-2 groups and the others in another.
 @Suite(.serialized) struct BenchSmokeTests {
   static var benchBinary: URL? {
     let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -18,24 +19,29 @@ import Testing
     return nil
   }
 
+  /// `all` runs propagation, sync, scale, syncplay (beside Debian's syncplay-server), codec,
+  /// attacks (every known attack against a real `cowatch serve`; it exits non-zero unless
+  /// the victim room kept working through each) and store (propagation per store, steps
+  /// while writing, a real relay killed and restarted), in turn: each once, and `all`
+  /// itself. A test of its own, so that scripts/test.sh can run it beside the others.
+  @Test("every benchmark of `all` runs once and prints its table", .enabled(if: benchBinary != nil))
+  func all() async throws {
+    let text = try await Self.smokeRun(
+      "all",
+      headings: [
+        "Propagation (loopback", "Clock-offset error", "Sync error", "1 s after a command",
+        "Relay scale", "Propagation, Cowatch vs Syncplay", "Scale, Cowatch vs Syncplay",
+        "Codec and replay cost", "decode step", "Attacks against cowatch serve", "SIGSTOP",
+        "Propagation with each store", "Steps sustained while writing",
+        "kill -9 → playing within",
+      ], within: 300)
+    // Each benchmark once (Syncplay's re-ran the whole of `all` in its namespace once).
+    #expect(text.components(separatedBy: "## Relay scale").count == 2, "\(text.suffix(3000))")
+  }
+
   @Test(
     "a benchmark's smoke run prints its tables", .enabled(if: benchBinary != nil),
     arguments: [
-      // `all` runs propagation, sync, scale, syncplay (beside Debian's syncplay-server),
-      // codec, attacks (every known attack against a real `cowatch serve`; it exits
-      // non-zero unless the victim room kept working through each) and store (propagation
-      // per store, steps while writing, a real relay killed and restarted), in turn: each
-      // once, and `all` itself.
-      (
-        "all",
-        [
-          "Propagation (loopback", "Clock-offset error", "Sync error", "1 s after a command",
-          "Relay scale", "Propagation, Cowatch vs Syncplay", "Scale, Cowatch vs Syncplay",
-          "Codec and replay cost", "decode step", "Attacks against cowatch serve", "SIGSTOP",
-          "Propagation with each store", "Steps sustained while writing",
-          "kill -9 → playing within",
-        ]
-      ),
       ("syncplay-clients", ["Syncplay's client, served by syncplay-server and by Cowatch"]),
       // Three real mpv players (mpv, ffmpeg).
       ("mpv", ["mpv"]),
@@ -54,8 +60,16 @@ import Testing
       ("queue-advance", ["Auto-advance into the queue"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
+    _ = try await Self.smokeRun(command, headings: headings, within: 120)
+  }
+
+  /// Runs `cowatch-bench COMMAND --smoke`, expects it to exit 0 and print each heading,
+  /// and returns what it printed.
+  static func smokeRun(_ command: String, headings: [String], within limit: Double) async throws
+    -> String
+  {
     let process = Process()
-    process.executableURL = Self.benchBinary!
+    process.executableURL = benchBinary!
     process.arguments = command.split(separator: " ").map(String.init) + ["--smoke"]
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "COWATCH_BENCH_DOC")
@@ -64,23 +78,18 @@ import Testing
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()
-    // `all` is seven smoke runs in one.
-    let limit: Double = command == "all" ? 300 : 120
     let deadline = Date().addingTimeInterval(limit)
     // Polled with Task.sleep, not usleep: a blocked pool thread would slow every other test.
     while process.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
     if process.isRunning {
       process.terminate()
       Issue.record("the smoke run took more than \(Int(limit)) s")
-      return
+      return ""
     }
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0, "\(command): \(text.suffix(2000))")
     for heading in headings { #expect(text.contains(heading), "\(command): \(heading)") }
-    if command == "all" {
-      // Each benchmark once (Syncplay's re-ran the whole of `all` in its namespace once).
-      #expect(text.components(separatedBy: "## Relay scale").count == 2, "\(text.suffix(3000))")
-    }
+    return text
   }
 
   /// Root and `ip netns`: what scripts/multihost.sh needs to make its hosts.
