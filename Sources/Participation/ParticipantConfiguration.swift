@@ -4,12 +4,13 @@ import WireProtocol
 /// Settings of a participant.
 public struct ParticipantConfiguration: Sendable, Hashable {
   public var name: String
-  /// Where this participant's own relay listens, ready to carry the room if its relay goes
-  /// (nil: it does not offer; see ``RoomSuccession``).
   /// The epoch of the relay this machine runs (a host's, or the participant's own relay,
-  /// ready to carry the room): `runsRelay` is said to that relay only, never to another
-  /// one the participant ends up on (its own relay gone or replaced).
+  /// ready to carry the room): `runsRelay`, and that relay's key, are said to that relay
+  /// only, never to another one the participant ends up on (its own relay gone or
+  /// replaced).
   public var ownRelayEpoch: String?
+  /// Where this participant's own relay listens, ready to carry the room if its relay goes
+  /// (nil: it does not offer; see ``RoomSuccession``), with that relay's key.
   public var carry: CarryOffer?
   public var room: String
   /// How long to wait for the relay's welcome, and for a request's answer, seconds.

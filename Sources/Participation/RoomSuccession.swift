@@ -23,14 +23,16 @@ struct RoomSuccession: Sendable {
 
   /// The offer to send after a welcome from the relay of `epoch`, if there is one to make:
   /// to its own relay, once that relay carries the room (or for a host's participant), it
-  /// says that it runs the relay; to any other relay, only that it can carry the room — a
-  /// host's participant that ended up elsewhere (its relay gone) says nothing, or the relay
-  /// would take it for the one that runs it.
+  /// says that it runs the relay, with the relay's key; to any other relay, only that it
+  /// can carry the room (the key stays home) — a host's participant that ended up
+  /// elsewhere (its relay gone) says nothing, or the relay would take it for the one that
+  /// runs it.
   func offer(afterWelcomeFrom epoch: String?) -> ClientMessage? {
     guard var offer else { return nil }
     let mine = ownRelayEpoch == nil || epoch == ownRelayEpoch
     if offer.runsRelay { return mine ? .carry(offer) : nil }
-    if carrying && mine { offer.runsRelay = true }
+    guard carrying && mine else { return .carry(offer.toAnotherRelay) }
+    offer.runsRelay = true
     return .carry(offer)
   }
 

@@ -18,6 +18,9 @@ public final class RelayRuntime: Sendable {
   public let configuration: RelayConfiguration
   /// Names this run of the relay (see ``Welcome/relayEpoch``).
   public let epoch: String
+  /// The secret this relay knows its own machine's participant by (see ``RelayKey``): for
+  /// that participant only.
+  public let ownerKey: String
   let clock: any SessionClock
   let logger: Logger
   let codec = WireCodec()
@@ -102,7 +105,7 @@ public final class RelayRuntime: Sendable {
   public init(
     configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
-    store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
+    ownerKey: String? = nil, store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
     restoring: [StoredRoom] = [], feedsSuccessors: Bool = false, countsStatistics: Bool = true,
     wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
   ) {
@@ -113,6 +116,8 @@ public final class RelayRuntime: Sendable {
     let epoch = epoch ?? String(random.next(), radix: 16)
     self.configuration = configuration
     self.epoch = epoch
+    let ownerKey = ownerKey ?? RelayCore.systemSecret()
+    self.ownerKey = ownerKey
     self.clock = clock
     self.logger = logger
     self.store = store
@@ -120,7 +125,8 @@ public final class RelayRuntime: Sendable {
     state = Mutex(
       State(
         core: RelayCore(
-          configuration: configuration, epoch: epoch, tracksStoreChanges: store != nil,
+          configuration: configuration, epoch: epoch,
+          ownerKey: feedsSuccessors ? ownerKey : nil, tracksStoreChanges: store != nil,
           feedsSuccessors: feedsSuccessors, verifyProof: RoomKeys.verify(signature:of:verifier:))))
     if !restoring.isEmpty {
       state.withLock { s in perform(s.core.restore(restoring, at: clock.groupNow()), in: &s) }

@@ -42,7 +42,9 @@ public final class StandbyRelay: RoomCarrier {
       directory: directory, tls: tls, feedsSuccessors: true)
     return StandbyRelay(
       server: server, directory: directory,
-      offer: CarryOffer(port: server.port, fingerprint: fingerprint), logger: logger)
+      offer: CarryOffer(
+        port: server.port, fingerprint: fingerprint, relayKey: server.runtime.ownerKey),
+      logger: logger)
   }
 
   public func perform(

@@ -23,7 +23,9 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// can resume; after it, it is removed and the others are told.
   public var reconnectGrace: Double
   /// Messenger payloads kept per member, to resend those a dropped connection lost (or
-  /// that arrived while it was away): at most this many, and this many bytes.
+  /// that arrived while it was away): at most this many, and this many bytes as they are
+  /// encoded (see `EncodedSize`). A member's kept payloads travel in one line of a
+  /// successor's feed, so the bytes stay well below a participant's frame limit (1 MiB).
   public var maximumPendingMessages: Int
   public var maximumPendingMessageBytes: Int
   /// How many of a member's latest request ids the relay remembers the answers to, so
@@ -62,7 +64,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     proofTimeout: Double = 30,
     reconnectGrace: Double = 6,
     maximumPendingMessages: Int = 256,
-    maximumPendingMessageBytes: Int = 1 << 20,
+    maximumPendingMessageBytes: Int = 256 * 1024,
     requestWindow: Int = 512,
     maximumQueuedBytes: Int = 1 << 20,
     resyncInterval: Double = 1,

@@ -48,7 +48,11 @@ extension RelayCore {
     let message = ServerMessage.message(
       from: participant, fromName: sender.name, seq: seq, kind: kind, body: body, to: privately)
     var live: [ConnectionID] = []
-    let size = kind.rawValue.utf8.count + body.utf8.count + sender.name.utf8.count + 64
+    // Counted as written (a control character is six bytes there), so that what a member
+    // keeps, and a successor is fed, stays within its budget on the wire too.
+    let size =
+      kind.rawValue.utf8.count + EncodedSize.jsonString(body)
+      + EncodedSize.jsonString(sender.name) + 64 + (privately?.count ?? 0) * 12
     var notices: [RelayAction] = []
     for target in targets {
       guard var member = room.members[target] else { continue }

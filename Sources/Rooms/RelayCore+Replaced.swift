@@ -8,6 +8,12 @@ import WireProtocol
 /// if one does, it never runs the room on beside it: it sends whoever is still here there
 /// (`redirect`) and lets the room go.
 ///
+/// A `here` is only evidence when it could be true: the room moves only when this relay
+/// has lost most of its members (the relay's own left out, as elections leave it out), to
+/// a successor it fed a copy (only those are asked). One member that drops its connection
+/// and answers "here" — a client of its own — moves nobody while most are still here; a
+/// majority of members can still move the room, as they can elect where it goes on.
+///
 /// Only a relay that passes its rooms on (``RelayCore/feedsSuccessors``) does this.
 extension RelayCore {
   /// Seconds between two rounds of `locate` while successors are lost.
@@ -63,7 +69,17 @@ extension RelayCore {
       let relay = room.lostSuccessors.values.first(where: { $0.address == endpoint.address })
     else { return ([], false) }
     switch answer {
-    case .here: break
+    case .here:
+      guard Self.lostMajority(room) else {
+        return (
+          [
+            .log(
+              .warning,
+              "room \(roomName): the relay at \(endpoint.address) says it runs the room, but most of its members are still here; staying"
+            )
+          ], false
+        )
+      }
     case .nothingListening:
       for (participant, lost) in room.lostSuccessors where lost.address == endpoint.address {
         foundSuccessor(participant, in: roomName)
@@ -86,6 +102,15 @@ extension RelayCore {
         "room \(roomName) went on at \(relay.address) while this relay was away; its people here are sent there"
       ))
     return (actions, true)
+  }
+
+  /// Whether the members this relay lost without a word are more than half of those whose
+  /// votes count (the relay's own member left out): only then can they have elected
+  /// another relay without the ones still here.
+  static func lostMajority(_ room: Room) -> Bool {
+    let connected = room.members.filter { $0.value.connection != nil && $0.key != room.host }
+    let electorate = connected.count + room.unaccounted.count
+    return room.unaccounted.count * 2 > electorate
   }
 
   /// Answers a `locate`: whether `room` runs here, then closes the connection.

@@ -13,6 +13,9 @@ import WireProtocol
 extension RelayCore {
   /// Successors kept up to date (the others are named, and fed once they move up).
   public static let fedSuccessors = 3
+  /// Checks of offered relays under way at once, for all rooms: each is an outbound
+  /// connection that may wait ~15 s for an answer, so offers cannot multiply them.
+  public static let maximumReachabilityChecks = 4
 
   /// A member offers to carry the room, at the address its connection comes from.
   mutating func carry(
@@ -23,8 +26,16 @@ extension RelayCore {
       return []
     }
     if offer.runsRelay {
-      // Only a member on this machine can be the one whose machine runs the relay.
-      guard Self.isLoopback(host), var room = rooms[roomName] else { return [] }
+      // Only the participant this relay's process gave its key to runs it: by the key,
+      // not by the address (over a LAN address it looks like anyone else).
+      guard let ownerKey, let key = offer.relayKey, RelayKey.same(key, ownerKey) else {
+        return [
+          .log(
+            .notice, "\(roomName)/\(participant) said it runs this relay, without its key",
+            about: id)
+        ]
+      }
+      guard var room = rooms[roomName] else { return [] }
       room.host = participant
       if room.members[participant]?.carry != nil {
         room.members[participant]?.carry = nil
@@ -46,15 +57,51 @@ extension RelayCore {
       }
       return actions
     }
+    guard connections[id]?.offered == false else {
+      return [.log(.info, "\(roomName)/\(participant) offered to carry again; ignored", about: id)]
+    }
+    connections[id]?.offered = true
     let endpoint = offer.endpoint(host: host)
     guard RelayEndpoint.isPlausible(address: endpoint.address) else { return [] }
     rooms[roomName]?.members[participant]?.carry = endpoint
     rooms[roomName]?.members[participant]?.carryReachable = nil
     successionsToSettle.insert(roomName)
-    return [
-      .log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id),
-      .checkReachable(room: roomName, participant: participant, at: endpoint),
-    ]
+    return [.log(.info, "\(roomName)/\(participant) can carry the room at \(endpoint)", about: id)]
+      + checkReachability(of: participant, in: roomName)
+  }
+
+  /// Starts a check of the relay `participant` offered, unless one of its own is under
+  /// way or the checks are all taken: then it waits its turn.
+  mutating func checkReachability(of participant: ParticipantID, in roomName: String)
+    -> [RelayAction]
+  {
+    let key = "\(roomName)/\(participant)"
+    guard !reachabilityChecks.contains(key),
+      reachabilityChecks.count < Self.maximumReachabilityChecks
+    else {
+      if !reachabilityWaiting.contains(where: { $0 == (roomName, participant) }) {
+        reachabilityWaiting.append((roomName, participant))
+      }
+      return []
+    }
+    guard let endpoint = rooms[roomName]?.members[participant]?.carry else { return [] }
+    reachabilityChecks.insert(key)
+    return [.checkReachable(room: roomName, participant: participant, at: endpoint)]
+  }
+
+  /// A check ended: the next waiting one whose offer still stands starts.
+  mutating func reachabilityCheckEnded(of participant: ParticipantID, in roomName: String)
+    -> [RelayAction]
+  {
+    reachabilityChecks.remove("\(roomName)/\(participant)")
+    while !reachabilityWaiting.isEmpty {
+      let (room, next) = reachabilityWaiting.removeFirst()
+      guard let member = rooms[room]?.members[next], member.connection != nil,
+        member.carry != nil, member.carryReachable == nil
+      else { continue }
+      return checkReachability(of: next, in: room)
+    }
+    return []
   }
 
   /// Whether this relay reached the relay `participant` offered at `endpoint`. One that
@@ -64,9 +111,10 @@ extension RelayCore {
     of participant: ParticipantID, in roomName: String, at endpoint: RelayEndpoint,
     reachable: Bool, at now: GroupInstant
   ) -> [RelayAction] {
+    let next = reachabilityCheckEnded(of: participant, in: roomName)
     guard let member = rooms[roomName]?.members[participant], member.carry == endpoint,
       member.carryReachable != reachable
-    else { return [] }
+    else { return next }
     rooms[roomName]?.members[participant]?.carryReachable = reachable
     successionsToSettle.insert(roomName)
     var actions: [RelayAction] = []
@@ -77,11 +125,7 @@ extension RelayCore {
           "\(roomName)/\(participant) offered to carry the room at \(endpoint.address), which this relay cannot reach"
         ))
     }
-    return actions + settleSuccessions(at: now)
-  }
-
-  static func isLoopback(_ address: String) -> Bool {
-    address.hasPrefix("127.") || address == "::1" || address == "::ffff:127.0.0.1"
+    return next + actions + settleSuccessions(at: now)
   }
 
   /// The members that can carry `room` now, in the order they would: connected ones that

@@ -30,6 +30,9 @@ public struct RelayCore: Sendable {
 
   /// Names this relay run in every welcome (see ``Welcome/relayEpoch``).
   public let epoch: String
+  /// The secret its own machine's participant proves itself by (see ``RelayKey``); nil:
+  /// no participant runs this relay (`cowatch serve`).
+  let ownerKey: String?
 
   /// Whether the core notes what changed for a ``RoomStore`` (see
   /// ``takeStoreChanges(clock:)``); without a store it keeps no such list.
@@ -40,6 +43,10 @@ public struct RelayCore: Sendable {
   /// What changed since the successors were last fed, and rooms whose succession may have.
   var successorChanges = StoreChanges()
   var successionsToSettle: Set<String> = []
+  /// Reachability checks of offered relays under way ("room/participant"), and those
+  /// waiting for one of them to end (see ``RelayCore/maximumReachabilityChecks``).
+  var reachabilityChecks: Set<String> = []
+  var reachabilityWaiting: [(room: String, participant: ParticipantID)] = []
 
   /// Other relays of the same database, listed in every welcome (see ``Welcome/relays``).
   public var peers: [RelayEndpoint] = []
@@ -49,13 +56,14 @@ public struct RelayCore: Sendable {
   public var refusingChanges: String?
 
   public init(
-    configuration: RelayConfiguration = .init(), epoch: String = "",
+    configuration: RelayConfiguration = .init(), epoch: String = "", ownerKey: String? = nil,
     tracksStoreChanges: Bool = false, feedsSuccessors: Bool = false,
     makeSecret: @escaping @Sendable () -> String = RelayCore.systemSecret,
     verifyProof: @escaping ProofVerifier = { _, _, _ in false }
   ) {
     self.configuration = configuration
     self.epoch = epoch
+    self.ownerKey = ownerKey
     self.tracksStoreChanges = tracksStoreChanges
     self.feedsSuccessors = feedsSuccessors
     self.makeSecret = makeSecret
@@ -82,6 +90,9 @@ public struct RelayCore: Sendable {
     /// A hello for a password-protected room, waiting for the proof that answers its
     /// challenge.
     var entry: PendingEntry?
+    /// Whether it offered to carry the room already: one offer per connection is acted
+    /// on (each costs a check of the offered address and a new succession for everyone).
+    var offered = false
   }
 
   struct Member {
@@ -365,7 +376,10 @@ public struct RelayCore: Sendable {
     room.members[participant] = member
     if feedsSuccessors { room.unaccounted.insert(participant) }
     rooms[roomName] = room
-    if let carry { lostSuccessor(participant, at: carry, in: roomName, at: now) }
+    // Only a successor that was fed holds a copy it could carry the room on with.
+    if let carry, room.fed.contains(participant) {
+      lostSuccessor(participant, at: carry, in: roomName, at: now)
+    }
     return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
       + [.log(.info, "\(roomName)/\(participant) disconnected; keeping its place")]
       + settleCutOff(roomName, at: now) + settleSuccessions(at: now)

@@ -65,6 +65,11 @@ public final class RelayServer: Sendable {
     directory: (any RoomDirectory)? = nil, restoring: [StoredRoom] = [],
     tls: NIOSSLContext? = nil, feedsSuccessors: Bool = false
   ) async throws(RelayServerError) -> RelayServer {
+    // Never more connections than descriptors: past them, a connection is refused in
+    // words ("the relay is full") instead of failing to be accepted at all.
+    var configuration = configuration
+    configuration.maximumConnections = min(
+      configuration.maximumConnections, DescriptorLimit.connections(under: DescriptorLimit.current))
     let runtime = RelayRuntime(
       configuration: configuration, clock: clock, logger: logger, store: store,
       directory: directory, restoring: restoring, feedsSuccessors: feedsSuccessors)

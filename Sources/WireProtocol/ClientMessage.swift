@@ -65,7 +65,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body, port, fingerprint, runsRelay
+      body, port, fingerprint, runsRelay, relayKey
   }
 
   public init(from decoder: any Decoder) throws {
@@ -112,10 +112,16 @@ extension ClientMessage: Codable {
         throw DecodingError.dataCorruptedError(
           forKey: .fingerprint, in: c, debugDescription: "not a certificate fingerprint")
       }
+      let relayKey = try c.decodeIfPresent(String.self, forKey: .relayKey)
+      if let relayKey, !RelayKey.isPlausible(relayKey) {
+        throw DecodingError.dataCorruptedError(
+          forKey: .relayKey, in: c, debugDescription: "not a relay key")
+      }
       self = .carry(
         CarryOffer(
           port: port, fingerprint: fingerprint,
-          runsRelay: try c.decodeIfPresent(Bool.self, forKey: .runsRelay) ?? false))
+          runsRelay: try c.decodeIfPresent(Bool.self, forKey: .runsRelay) ?? false,
+          relayKey: relayKey))
     case "locate":
       self = .locate(room: try c.decode(String.self, forKey: .room))
     default:
@@ -163,6 +169,7 @@ extension ClientMessage: Codable {
       try c.encode(offer.port, forKey: .port)
       try c.encodeIfPresent(offer.fingerprint, forKey: .fingerprint)
       if offer.runsRelay { try c.encode(true, forKey: .runsRelay) }
+      try c.encodeIfPresent(offer.relayKey, forKey: .relayKey)
     case .locate(let room):
       try c.encode("locate", forKey: .type)
       try c.encode(room, forKey: .room)

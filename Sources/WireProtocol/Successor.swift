@@ -55,16 +55,27 @@ public struct Successor: Hashable, Sendable, Codable {
 /// that relay's certificate (nil in a room without TLS). `runsRelay`: that relay is the
 /// one this participant is talking to (a host's own participant, or a successor's that
 /// took the room over): not a successor, but the member whose vote does not count if the
-/// relay goes (see ``RoomChange/host``).
+/// relay goes (see ``RoomChange/host``). `relayKey`: the secret by which that relay knows
+/// its own machine's participant (see ``RelayKey``), sent to that relay only, and only
+/// with `runsRelay`: an address proves nothing (a successor's participant reaches its own
+/// relay at its LAN address, as anyone on the LAN can).
 public struct CarryOffer: Hashable, Sendable {
   public var port: Int
   public var fingerprint: String?
   public var runsRelay: Bool
+  public var relayKey: String?
 
-  public init(port: Int, fingerprint: String?, runsRelay: Bool = false) {
+  public init(port: Int, fingerprint: String?, runsRelay: Bool = false, relayKey: String? = nil) {
     self.port = port
     self.fingerprint = fingerprint
     self.runsRelay = runsRelay
+    self.relayKey = relayKey
+  }
+
+  /// What is said to a relay that is not this participant's own: that it can carry the
+  /// room, and nothing of its own relay's key.
+  public var toAnotherRelay: CarryOffer {
+    CarryOffer(port: port, fingerprint: fingerprint)
   }
 
   /// The endpoint at `host` (an IP address as a connection shows it).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Narration
+import TCPRelayServer
 
 /// The `cowatch` command: watch the same episode together from several terminals.
 @main
@@ -20,6 +21,8 @@ struct Cowatch: AsyncParsableCommand {
   /// return, or throw a ``CommandFailure`` or an `ExitCode`, after stopping what they
   /// started.
   static func main() async {
+    // Every descriptor the system allows: a relay's connections are bounded by them.
+    DescriptorLimit.raiseToHardLimit()
     do {
       var command = try parseAsRoot()
       if var asyncCommand = command as? any AsyncParsableCommand {

@@ -116,7 +116,9 @@ struct HostCommand: AsyncParsableCommand {
           relay: server, name: options.name, handedOver: { next in handedTo.withLock { $0 = next } }
         ),
         hostOffer: (
-          CarryOffer(port: server.port, fingerprint: identity?.fingerprint, runsRelay: true),
+          CarryOffer(
+            port: server.port, fingerprint: identity?.fingerprint, runsRelay: true,
+            relayKey: server.runtime.ownerKey),
           server.runtime.epoch
         ),
         inviteChanges: options.headless ? nil : inviteChanges)

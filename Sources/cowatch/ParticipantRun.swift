@@ -91,7 +91,7 @@ enum ParticipantRun {
         client: { password in
           var configuration = options.configuration
           configuration.carry = carrier?.offer ?? hostOffer?.offer
-          if carrier == nil { configuration.ownRelayEpoch = hostOffer?.relayEpoch }
+          configuration.ownRelayEpoch = carrier?.relayEpoch ?? hostOffer?.relayEpoch
           return ParticipantClient(
             transport: transport, configuration: configuration, player: player,
             clock: clock, password: password, logger: logger,

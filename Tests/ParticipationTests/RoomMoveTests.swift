@@ -144,6 +144,33 @@ struct RoomMoveTests {
     #expect(carryOffers(welcomed).map(\.runsRelay) == [true])
   }
 
+  @Test("its own relay's key goes to that relay only: another one hears only the offer")
+  func keyStaysHome() throws {
+    let key = "0123456789abcdef0123456789abcdef"
+    var configuration = ParticipantConfiguration(name: "ann")
+    configuration.carry = CarryOffer(port: 7701, fingerprint: nil, relayKey: key)
+    configuration.ownRelayEpoch = "ann's"
+    var core = ParticipantCore(configuration: configuration, hasPlayer: false)
+    _ = core.start(at: at(0))
+    _ = core.connected(at: at(0.01))
+    // routes.welcome comes from the room's relay (epoch e1), not ann's own.
+    let first = core.received(routes.welcome(relays: []), at: at(0.02), seen: nil)
+    #expect(carryOffers(first).map(\.relayKey) == [nil])
+    #expect(carryOffers(first).map(\.port) == [7701])
+    let me = Successor(participant: "p1", name: "ann", relay: routes.second)
+    _ = core.received(.succession([me, carl]), at: at(1), seen: nil)
+    _ = core.received(.handover(room: "lobby"), at: at(2), seen: nil)
+    _ = core.received(.redirect(room: "lobby", relay: routes.second), at: at(2.01), seen: nil)
+    _ = core.connected(at: at(2.02))
+    var own = Welcome(
+      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "s"),
+      configuration: .init(), state: GroupState(sequence: 1), resumed: true, relayEpoch: "ann's")
+    own.relays = []
+    let there = core.received(.welcome(own), at: at(2.03), seen: nil)
+    #expect(carryOffers(there).map(\.relayKey) == [key])
+    #expect(carryOffers(there).map(\.runsRelay) == [true])
+  }
+
   @Test(
     "runsRelay is said to its own relay only: welcomed by another, a host's participant is quiet")
   func runsRelayToItsOwnOnly() throws {

@@ -143,6 +143,97 @@ struct RoomSurvivalTests {
   }
 
   @Test(
+    "the first night's second death: ann leaves \"only me\", the room moves to bob's, bob's machine dies: carl carries on alone"
+  )
+  func handoverThenSuccessorKilled() throws {
+    let m = Self.watching(["ann", "bob", "carl"])
+    let session = m.state(2).session?.id
+    _ = try #require(m.relays[0].runtime).handOver()
+    m.run(for: 0.5)
+    m.kill(0)
+    #expect(Self.sample(m, for: 2) <= 1)
+    expectTogether(m, [1, 2], on: 1, session: session)
+    // bob's participant reaches its own relay at its LAN address, as everyone does: its
+    // relay knows it by its key, so carl's copy leaves bob's vote out.
+    m.kill(1)
+    #expect(Self.sample(m, for: 8) <= 1)
+    expectTogether(m, [2], on: 2, session: session)
+    m.request(.playback(.pause), from: 2)
+    m.run(for: 0.5)
+    #expect(m.state(2).session?.status == .paused)
+  }
+
+  @Test("the relay that took over dies too: with three, carl carries on alone")
+  func secondDeath() throws {
+    let m = Self.watching(["ann", "bob", "carl"])
+    let session = m.state(2).session?.id
+    m.kill(0)
+    #expect(Self.sample(m, for: 4) <= 1)
+    expectTogether(m, [1, 2], on: 1, session: session)
+    m.kill(1)
+    #expect(Self.sample(m, for: 8) <= 1)
+    expectTogether(m, [2], on: 2, session: session)
+  }
+
+  /// A two-person room's history up to a moment: what was done, by whom, when.
+  struct TwoPersonHistory: CustomTestStringConvertible, Sendable {
+    let seed: UInt64
+    var testDescription: String { "seed \(seed)" }
+
+    /// Steps (after everyone watches): who does what after how long, then who dies when.
+    func steps() -> (actions: [(after: Double, by: Int, ParticipantRequest)], dies: Int, at: Double)
+    {
+      var random = SplitMix(seed: seed)
+      let menu: [ParticipantRequest] = [
+        .playback(.pause), .playback(.play(rate: nil)), .playback(.seek(to: 300)),
+        .message(kind: .chat, body: "hi", to: .all), .playback(.setRate(1.5)),
+      ]
+      let actions = (0..<Int(random.next() % 5)).map { _ in
+        (
+          after: Double(random.next() % 3000) / 1000, by: Int(random.next() % 2),
+          menu[Int(random.next() % UInt64(menu.count))]
+        )
+      }
+      return (actions, Int(random.next() % 2), Double(random.next() % 2000) / 1000)
+    }
+  }
+
+  struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  @Test(
+    "a room of two survives the death of either, at any point of its history",
+    arguments: (0..<24).map { TwoPersonHistory(seed: $0) })
+  func twoSurviveEither(history: TwoPersonHistory) throws {
+    let m = Self.watching(["ann", "bob"])
+    let session = m.state(1).session?.id
+    let (actions, dies, at) = history.steps()
+    for action in actions {
+      m.run(for: action.after)
+      m.request(action.2, from: action.by)
+    }
+    m.run(for: at)
+    m.kill(dies)
+    let survivor = 1 - dies
+    #expect(Self.sample(m, for: 8) <= 1)
+    // ann's relay carries on for bob when bob dies; bob's relay takes over when ann does.
+    expectTogether(m, [survivor], on: survivor, session: session)
+    let wasPaused = m.state(survivor).session?.status == .paused
+    m.request(.playback(wasPaused ? .play(rate: nil) : .pause), from: survivor)
+    m.run(for: 0.5)
+    #expect(m.state(survivor).session?.status == (wasPaused ? .playing : .paused))
+  }
+
+  @Test(
     "the host stopped past the others' patience, then resumed: its relay learns it was replaced and sends ann to bob's"
   )
   func hostStoppedThenResumed() throws {

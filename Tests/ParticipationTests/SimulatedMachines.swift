@@ -42,6 +42,8 @@ final class SimulatedMachines {
   struct Relay {
     let address: String
     let epoch: String
+    /// What its own machine's participant proves itself by (see ``RelayKey``).
+    let key: String
     var runtime: RelayRuntime?
     var book = ReplicaBook()
     /// Connections whose hello waits for a claim, in the order they came.
@@ -109,17 +111,19 @@ final class SimulatedMachines {
       // instants would jump by as much.
       let offset = Int64(3_600 + 97 * index) * 1_000_000_000
       let epoch = index == 0 ? "host-relay" : "standby-\(name)"
+      let key = String(repeating: "\(index % 10)", count: RelayKey.characters)
       var configuration = ParticipantConfiguration(name: name)
       configuration.ownRelayEpoch = epoch
       configuration.carry =
         index == 0
-        ? CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)
-        : CarryOffer(port: 7800, fingerprint: nil)
+        ? CarryOffer(port: 7700, fingerprint: nil, runsRelay: true, relayKey: key)
+        : CarryOffer(port: 7800, fingerprint: nil, relayKey: key)
       machines.append(
         Machine(
           core: ParticipantCore(configuration: configuration, hasPlayer: false), offset: offset))
       relays.append(
-        Relay(address: Self.address(of: index, port: index == 0 ? 7700 : 7800), epoch: epoch))
+        Relay(
+          address: Self.address(of: index, port: index == 0 ? 7700 : 7800), epoch: epoch, key: key))
     }
     relays[0].runtime = makeRuntime(on: 0, restoring: [])
   }
@@ -135,7 +139,8 @@ final class SimulatedMachines {
     let runtime = RelayRuntime(
       configuration: relayConfiguration,
       clock: OffsetClock(clock, offsetNanoseconds: -machines[index].offset),
-      epoch: relays[index].epoch, restoring: restoring, feedsSuccessors: true)
+      epoch: relays[index].epoch, ownerKey: relays[index].key, restoring: restoring,
+      feedsSuccessors: true)
     // Its questions to other relays (`locate`) are answered here, on virtual time.
     runtime.keepLocateRequests()
     return runtime
@@ -414,8 +419,11 @@ final class SimulatedMachines {
     perform(machines[member].core.connected(at: local(member)), for: member)
   }
 
+  /// Where a member's connection comes from, as `relay` sees it: its machine's LAN address,
+  /// also at its own relay (a real participant reaches its relay at the address the room's
+  /// link names, not over loopback).
   private func address(of member: Int, seenBy relay: Int) -> String {
-    member == relay ? "127.0.0.1" : "10.0.0.\(member + 1)"
+    "10.0.0.\(member + 1)"
   }
 
   /// A line for a standby relay that runs no room yet: a hello waits for its room's claim.

@@ -30,10 +30,10 @@ struct HandoverTests {
 
   /// `carries`: with its own relay, offered to carry the room; else, as a host's own
   /// participant, it tells the relay that its machine runs it.
-  /// `hostEpoch`: the epoch of the relay a host's participant runs (it says so to that
-  /// relay only).
+  /// `host`: the relay a host's participant runs (it says so to that relay only, with its
+  /// key).
   static func member(
-    _ name: String, to port: Int, carries: Bool, hostEpoch: String? = nil
+    _ name: String, to port: Int, carries: Bool, host: RelayServer? = nil
   ) async throws -> Member {
     let relay =
       carries
@@ -41,8 +41,11 @@ struct HandoverTests {
         host: "127.0.0.1", port: 0, tls: nil, fingerprint: nil, logger: logger("test.\(name)"))
       : nil
     var configuration = ParticipantConfiguration(name: name)
-    configuration.carry = relay?.offer ?? CarryOffer(port: port, fingerprint: nil, runsRelay: true)
-    if relay == nil { configuration.ownRelayEpoch = hostEpoch }
+    configuration.carry =
+      relay?.offer
+      ?? CarryOffer(
+        port: port, fingerprint: nil, runsRelay: true, relayKey: host?.runtime.ownerKey)
+    configuration.ownRelayEpoch = relay?.relayEpoch ?? host?.runtime.epoch
     let client = ParticipantClient(
       transport: TCPTransport(host: "127.0.0.1", port: port), configuration: configuration,
       logger: logger("test.\(name).client"), carrier: relay)
@@ -57,7 +60,7 @@ struct HandoverTests {
     let host = try await RelayServer.start(
       host: "127.0.0.1", port: 0, logger: Self.logger("test.host"), feedsSuccessors: true)
     let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+      "ann", to: host.port, carries: false, host: host)
     return (host, ann)
   }
 
@@ -280,7 +283,7 @@ extension HandoverTests {
       await RoomLocating.locate(room, at: relay, over: probe, within: 1)
     }
     let ann = try await Self.member(
-      "ann", to: host.port, carries: false, hostEpoch: host.runtime.epoch)
+      "ann", to: host.port, carries: false, host: host)
     // bob offers a port where nothing ever answers (a machine behind a NAT, as the relay
     // sees it): a socket that listens but never accepts, held for the whole test (a port
     // merely closed could be another test's relay a moment later).

@@ -15,7 +15,7 @@ struct CutOffRelayTests {
   static func five(carrying: Bool = true) -> RelayDriver {
     var r = RelayDriver(feedsSuccessors: true)
     r.hello(1, "hal", address: "127.0.0.1")
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 1)
+    r.send(.carry(r.ownOffer), from: 1)
     r.hello(2, "ann", address: "10.0.0.2")
     for (number, name) in [(3, "bob"), (4, "carl"), (5, "dan")] {
       r.hello(UInt64(number), name, address: "10.0.0.\(number)")
@@ -31,7 +31,7 @@ struct CutOffRelayTests {
   static func hosted(by host: String, with others: [String]) -> RelayDriver {
     var r = RelayDriver(feedsSuccessors: true)
     r.hello(1, host, address: "127.0.0.1")
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 1)
+    r.send(.carry(r.ownOffer), from: 1)
     for (index, name) in others.enumerated() {
       let number = UInt64(index + 2)
       r.hello(number, name, address: "10.0.0.\(number)")

@@ -28,6 +28,8 @@ struct RelayDriver {
   var now: GroupInstant { clock.groupNow() }
   var outbox: [ConnectionID: [ServerMessage]] = [:]
   var closed: Set<ConnectionID> = []
+  /// The longest line the relay wrote to each connection, in bytes.
+  var longestLine: [ConnectionID: Int] = [:]
   /// What each connection's participant would hold: welcome, then steps replayed.
   var replicas: [ConnectionID: GroupEngine] = [:]
   /// The runtime's id and outlet for each connection number the tests use.
@@ -45,6 +47,12 @@ struct RelayDriver {
       configuration: configuration, clock: clock, epoch: epoch, store: store,
       restoring: restoring, feedsSuccessors: feedsSuccessors,
       wallClock: { 1_700_000_000_000_000_000 &+ clock.nanoseconds() })
+  }
+
+  /// What the participant of the relay's own machine says to it: that it runs it, with
+  /// its key.
+  var ownOffer: CarryOffer {
+    CarryOffer(port: 7700, fingerprint: nil, runsRelay: true, relayKey: runtime.ownerKey)
   }
 
   mutating func deliver(_ m: ServerMessage, to id: ConnectionID) {
@@ -74,6 +82,8 @@ struct RelayDriver {
         return l
       }
       for var line in lines {
+        longestLine[ConnectionID(number)] = max(
+          longestLine[ConnectionID(number)] ?? 0, line.count)
         if line.last == UInt8(ascii: "\n") { line.removeLast() }
         do throws(WireError) {
           deliver(try codec.decodeServer(line), to: ConnectionID(number))

@@ -27,7 +27,7 @@ struct ReplacedRelayTests {
   static func awake(answers: [String: Bool]) -> (RelayDriver, Locator) {
     var r = SuccessionRelayTests.room()
     r.hello(4, "dan", address: "127.0.0.1")
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 4)
+    r.send(.carry(r.ownOffer), from: 4)
     let locator = Locator(answers: answers)
     r.runtime.locateRooms { room, relay in locator.locate(room, relay) }
     r.drop(1)
@@ -65,6 +65,38 @@ struct ReplacedRelayTests {
     #expect(
       Self.redirects(r, 4) == [RelayEndpoint(address: "10.0.0.2:7701", fingerprint: "SHA256:bob")])
     #expect(r.runtime.roomNames.isEmpty)
+  }
+
+  @Test(
+    "one member drops without a word and its relay says it runs the room: most are still here, so nobody moves"
+  )
+  func oneLiarMovesNobody() async throws {
+    var r = SuccessionRelayTests.room()
+    r.hello(4, "dan", address: "10.0.0.4")
+    r.send(.carry(r.ownOffer), from: 4)
+    // carl, fed as a successor, runs a client of its own: it drops its connection and
+    // answers every `locate` with "here".
+    let locator = Locator(answers: ["10.0.0.3:7702": true])
+    r.runtime.locateRooms { room, relay in locator.locate(room, relay) }
+    r.drop(3)
+    r.advance(0.2)
+    await Self.settle(&r) { _ in !locator.asked.withLock { $0 }.isEmpty }
+    for _ in 0..<3 {
+      r.advance(1.0)
+      try await Task.sleep(nanoseconds: 20_000_000)
+      r.collect()
+    }
+    #expect(locator.asked.withLock { $0 }.count >= 2, "carl's relay was asked, and answered here")
+    #expect(r.runtime.roomNames == ["lobby"])
+    for id: UInt64 in [1, 2, 4] {
+      #expect(Self.redirects(r, id).isEmpty, "connection \(id) sent to carl's relay")
+      #expect(!r.closed.contains(ConnectionID(id)))
+    }
+    // The room goes on here: a change of bob's reaches ann.
+    r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)
+    #expect(
+      r.replicas[ConnectionID(1)]?.state.participants.first { $0.name == "bob" }?.autoAdvance
+        == true)
   }
 
   @Test("nobody runs it elsewhere: the room stays, asked again each second; one back is not asked")

@@ -60,16 +60,96 @@ struct SuccessionRelayTests {
   @Test("who runs the relay reaches the successors at once, not with the next feed")
   func hostAtOnce() throws {
     var r = Self.room()
-    r.hello(4, "dan", address: "127.0.0.1")
+    // The relay's own participant, at the machine's LAN address (as a successor's is).
+    r.hello(4, "dan", address: "10.0.0.4")
     let dan = try #require(r.welcome(4)?.participant)
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 4)
+    r.send(.carry(r.ownOffer), from: 4)
     // No feed ran: the line went with the offer itself.
     #expect(Self.replicas(r, 2).last?.host == dan)
     #expect(Self.replicas(r, 3).last?.host == dan)
-    // Not a successor; and from elsewhere than this machine, not believed.
     #expect(Self.successions(r, 1).last == ["bob@10.0.0.2:7701", "carl@10.0.0.3:7702"])
-    r.send(.carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true)), from: 3)
-    #expect(Self.replicas(r, 2).last?.host == dan)
+  }
+
+  @Test(
+    "saying one runs the relay takes its key: not an address, loopback included, nor a wrong key",
+    arguments: [
+      ("127.0.0.1", nil), ("10.0.0.3", nil), ("127.0.0.1", "0123456789abcdef0123456789abcdef"),
+    ] as [(String, String?)])
+  func hostByKeyOnly(address: String, key: String?) throws {
+    var r = Self.room()
+    r.hello(4, "dan", address: "10.0.0.4")
+    let dan = try #require(r.welcome(4)?.participant)
+    r.send(.carry(r.ownOffer), from: 4)
+    r.hello(5, "mallory", address: address)
+    r.send(
+      .carry(CarryOffer(port: 7700, fingerprint: nil, runsRelay: true, relayKey: key)), from: 5)
+    r.advance(1)
+    #expect(Self.replicas(r, 2).last?.host == dan, "mallory is not taken for the relay's own")
+  }
+
+  @Test(
+    "offers are bounded work: one acted on per connection, one check per member, at most four at once"
+  )
+  func boundedChecks() {
+    var r = RelayDriver(feedsSuccessors: true)
+    r.runtime.keepLocateRequests()
+    r.hello(1, "ann", address: "10.0.0.1")
+    for n in UInt64(2)...7 {
+      r.hello(n, "m\(n)", address: "10.0.1.\(n)")
+      // Each offers ten times on its connection.
+      for _ in 0..<10 { r.send(.carry(CarryOffer(port: 7700 + Int(n), fingerprint: nil)), from: n) }
+    }
+    let first = r.runtime.takeLocateRequests()
+    #expect(first.count == RelayCore.maximumReachabilityChecks)
+    #expect(Set(first.compactMap(\.reachability)).count == first.count, "one per member")
+    // What the relay said to ann: a succession when someone entered or offered, not one
+    // per offer (60).
+    #expect(Self.successions(r, 1).count <= 13)
+    // One check ends: the next member's starts.
+    let done = first[0]
+    r.runtime.reachability(
+      of: done.reachability!, in: "lobby", at: done.relay, reachable: true)
+    let next = r.runtime.takeLocateRequests()
+    #expect(next.count == 1)
+    #expect(next.first?.reachability != nil && next.first?.reachability != done.reachability)
+    // A member that reconnects may offer again, on its new connection.
+    let token = r.welcome(2)?.resume
+    r.drop(2)
+    r.hello(12, "m2", address: "10.0.1.2", resume: token)
+    r.send(.carry(CarryOffer(port: 7702, fingerprint: nil)), from: 12)
+    r.collect()
+    #expect(r.runtime.takeLocateRequests().isEmpty, "all four checks are still taken")
+  }
+
+  @Test(
+    "a flood of control characters for one member: what it keeps, and every successor's feed, fits a participant's frame"
+  )
+  func floodFitsTheFeed() throws {
+    var r = Self.room()
+    r.hello(4, "mallory", address: "10.0.0.9")
+    let carl = try #require(r.welcome(3)?.participant)
+    // Each body as long as a 64 KiB line lets through: 10,880 characters, six bytes each
+    // once encoded. Then a 16,000-quote one (two bytes each).
+    for seq in UInt64(1)...100 {
+      let body =
+        seq == 100
+        ? String(repeating: "\"", count: 16_000) : String(repeating: "\u{1}", count: 10_880)
+      r.send(.send(seq: seq, to: .only([carl]), kind: .chat, body: body), from: 4)
+    }
+    r.runtime.feedSuccessors()
+    r.collect()
+    // A newcomer offers to carry the room and is fed the whole of it.
+    r.hello(5, "dan", address: "10.0.0.5")
+    r.send(.carry(CarryOffer(port: 7705, fingerprint: nil)), from: 5)
+    r.runtime.feedSuccessors()
+    r.collect()
+    #expect(!Self.replicas(r, 5).isEmpty, "dan is fed")
+    let frame = 1 << 20
+    for id: UInt64 in [2, 3, 5] {
+      let longest = r.longestLine[ConnectionID(id)] ?? 0
+      #expect(longest < frame / 2, "connection \(id): a line of \(longest) bytes")
+    }
+    #expect(!r.closed.contains(ConnectionID(5)))
   }
 
   @Test("a relay that does not pass rooms on ignores offers")
