@@ -111,6 +111,47 @@ struct HostHandoverTests {
     #expect(await carl.exitStatus() == 0)
   }
 
+  /// This machine's first address other than loopback, if it has one: where friends on
+  /// the LAN would reach it, and where its own participants reach its relays too.
+  static var lanAddress: String? {
+    let ip = Process()
+    ip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    ip.arguments = ["ip", "-4", "-o", "addr", "show", "scope", "global"]
+    let out = Pipe()
+    ip.standardOutput = out
+    ip.standardError = FileHandle.nullDevice
+    guard (try? ip.run()) != nil else { return nil }
+    ip.waitUntilExit()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return text.firstMatch(of: #/inet (\d+\.\d+\.\d+\.\d+)//#).map { String($0.1) }
+  }
+
+  @Test(
+    "the first night at a LAN address: ann leaves \"only me\", the room moves to bob's, bob's machine dies, carl carries on alone",
+    .enabled(if: lanAddress != nil, "needs an address other than loopback"))
+  func secondDeathAtLANAddress() async throws {
+    // Everyone reaches the relays at the machine's LAN address, as friends on a LAN do:
+    // bob's own participant too, so its relay must know it by its key, not by loopback.
+    let (ann, bob, carl) = try await Self.room(hostArguments: ["--bind", Self.lanAddress!])
+    defer { [ann, bob, carl].forEach { $0.terminate() } }
+    ann.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    try await Self.goesOn(bob: bob, carl: carl)
+    let before = carl.output.count
+    await bob.killNow()
+    let back = await carl.waitForLine(
+      after: before, containing: [#""event":"welcome""#, #""resumed":true"#], within: 20)
+    #expect(back != nil, "carl never carried on alone: \(carl.output.suffix(8))")
+    carl.send("play")
+    await carl.waitForLine(
+      after: before,
+      containing: [#""event":"state""#, #""state":"playing""#, #""originator":"carl""#])
+    #expect(
+      !carl.output.contains { $0.contains("does not carry room") }
+        && !carl.standardError.contains("does not carry room"),
+      "carl's own relay refused the room it should carry")
+  }
+
   @Test("SIGTERM to the host is leaving only itself too")
   func terminated() async throws {
     let (ann, bob, carl) = try await Self.room()
