@@ -323,7 +323,8 @@ let package = Package(
         "LineFraming", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
       ]),
-    .testTarget(name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol"]),
+    .testTarget(
+      name: "RoomCryptoTests", dependencies: ["RoomCrypto", "WireProtocol", "PlaybackCoordination"]),
     .testTarget(name: "RelayTLSTests", dependencies: ["RelayTLS"]),
     .testTarget(
       name: "RoomsTests",

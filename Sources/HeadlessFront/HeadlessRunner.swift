@@ -146,7 +146,7 @@ public struct HeadlessRunner: Sendable {
         stateLines.welcomed()
         emit(.object(fields))
       case .state(let newState, let changes):
-        for change in changes where change.kind != .reported {
+        for change in changes where !change.kind.isQuiet {
           var fields: [(String, JSONValue)] = [
             ("event", "change"), ("sequence", .int(Int64(change.sequence))),
             ("kind", .string(Self.kindName(change.kind))),
@@ -402,6 +402,7 @@ public struct HeadlessRunner: Sendable {
     case .waitEnded: "wait-ended"
     case .autoAdvanceChanged: "autoadvance"
     case .reported: "reported"
+    case .sealingKeyAnnounced: "sealing-key"
     case .lockChanged: "lock"
     case .playbackControlChanged: "control"
     case .ownerChanged: "owner"

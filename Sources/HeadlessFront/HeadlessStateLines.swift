@@ -24,7 +24,7 @@ public struct HeadlessStateLines: Sendable {
     guard visible != shown else { return nil }
     shown = visible
     let maker =
-      changes.last { $0.kind != .reported } ?? state.session?.lastPlaybackChange
+      changes.last { !$0.kind.isQuiet } ?? state.session?.lastPlaybackChange
       ?? state.lastChange
     return HeadlessRunner.stateLine(state, change: maker)
   }

@@ -92,7 +92,7 @@ public enum ChangeNarrator {
         ? "everyone is ready; playing from \(TimeFormat.clock(at))"
         : "playing from \(TimeFormat.clock(at)) without \(without.joined(separator: ", "))"
     case .autoAdvanceChanged(let on): return "\(who) turned auto-advance \(on ? "on" : "off")"
-    case .reported: return nil
+    case .reported, .sealingKeyAnnounced: return nil
     case .lockChanged(let locked):
       return locked
         ? "\(who) locked the room: nobody new can enter" : "\(who) unlocked the room"

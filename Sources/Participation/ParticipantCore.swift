@@ -30,6 +30,8 @@ public struct ParticipantCore: Sendable {
 
   private var link: RelayLink
   private var password: RoomPassword
+  /// This participant's key for private messages (see ``MemberKeys``).
+  private let privateKeys: MemberKeys
   private var outbox = Outbox()
   private var intents = PendingIntents()
   private var replica = RoomReplica()
@@ -42,8 +44,14 @@ public struct ParticipantCore: Sendable {
   /// A file within this many seconds of the group's duration is the same episode.
   public static let durationTolerance = PlayerFollowing.durationTolerance
 
-  public init(configuration: ParticipantConfiguration, hasPlayer: Bool, hasPassword: Bool = false) {
+  /// `privateKeys`: the key others seal private messages to this participant with (a new
+  /// one from the CSPRNG unless given).
+  public init(
+    configuration: ParticipantConfiguration, hasPlayer: Bool, hasPassword: Bool = false,
+    privateKeys: MemberKeys = .generate()
+  ) {
     self.configuration = configuration
+    self.privateKeys = privateKeys
     link = RelayLink(configuration: configuration)
     password = RoomPassword(isGiven: hasPassword, room: configuration.room)
     clock = ClockSync(
@@ -264,6 +272,9 @@ public struct ParticipantCore: Sendable {
         .invalid(
           "\(outbox.count) requests are already waiting for the relay; try again in a moment"))
     }
+    if case .message(_, _, .only(let ids)) = request, let why = cannotSealPrivately(for: ids) {
+      return fail(.invalid(why))
+    }
     let resolved = intents.resolve(
       request, session: state.session, current: currentPosition(at: now, seen: seen),
       allowedRates: replica.configuration?.allowedRates ?? 0.25...4, at: now)
@@ -282,7 +293,66 @@ public struct ParticipantCore: Sendable {
     if case .command(let command) = body {
       intents.asked(command, id: request.id, in: state.session, at: now)
     }
-    return link.isConnected ? [.send(password.wire(request, as: participant))] : []
+    return link.isConnected ? [.send(wire(request))] : []
+  }
+
+  /// A request as it goes on the wire: a message for some members only is sealed for
+  /// them with their own keys (in every room); any other messenger payload is sealed with
+  /// the room's key in a room with a password.
+  private func wire(_ request: OutboxRequest) -> ClientMessage {
+    guard case .message(let kind, let text, .only(let ids)) = request.body, let participant
+    else { return password.wire(request, as: participant) }
+    // Sealed at each sending, for those whose keys the room knows now (one who left
+    // meanwhile has none: the relay refuses a message for nobody in words).
+    let recipients = ids.compactMap { id in
+      state.participant(id)?.sealingKey.map { (id: id.rawValue, key: $0) }
+    }
+    let sealed =
+      recipients.isEmpty
+      ? nil
+      : MemberKeys.seal(
+        kind: kind, body: text, for: recipients, room: configuration.room,
+        sender: participant.rawValue)
+    return .send(
+      seq: request.id, to: .only(sealed == nil ? [] : recipients.map { ParticipantID($0.id) }),
+      kind: MemberKeys.sealedKind, body: sealed ?? "")
+  }
+
+  /// Why a private message for `ids` cannot be sealed now, if it cannot: a recipient whose
+  /// key the room does not know (a Syncplay client has none). Never sent in the clear.
+  private func cannotSealPrivately(for ids: [ParticipantID]) -> String? {
+    let missing = ids.compactMap { id -> Participant? in
+      guard let member = state.participant(id) else { return nil }
+      return member.sealingKey == nil ? member : nil
+    }
+    guard let first = missing.first else { return nil }
+    if first.origin == .syncplay {
+      return
+        "\(first.name) uses Syncplay, which cannot open a private message sealed for them; say it to everyone, or in another way"
+    }
+    return
+      "\(first.name)'s key for private messages has not reached the room yet; try again in a moment"
+  }
+
+  /// A private message as the person may see it: opened with this participant's own key,
+  /// or reported, never shown as if it were readable.
+  private func openPrivately(
+    _ body: String, from: ParticipantID, name: String, to: [ParticipantID]?
+  )
+    -> ClientEvent
+  {
+    guard let participant else {
+      return .notice(.messageHidden(from: name, .unopenable("not in the room")))
+    }
+    do throws(RoomCryptoError) {
+      let opened = try privateKeys.open(
+        body, me: participant.rawValue, room: configuration.room, sender: from.rawValue)
+      return .message(
+        from: from, name: name, kind: opened.kind, body: opened.body,
+        to: opened.recipients.map { ParticipantID($0) })
+    } catch {
+      return .notice(.messageHidden(from: name, .unopenable(error.description)))
+    }
   }
 
   /// The relay answered request `id`.
@@ -359,6 +429,9 @@ public struct ParticipantCore: Sendable {
         + report(at: now, onlyIfNew: true)
     case .message(let from, let name, _, let kind, let body, let to):
       link.messageReceived()
+      if kind == MemberKeys.sealedKind {
+        return [.event(openPrivately(body, from: from, name: name, to: to))]
+      }
       return [.event(password.open(from: from, name: name, kind: kind, body: body, to: to))]
     case .error(let code, let text, let fatal):
       // Removed by the owner: the room's own change already said so ("ann removed you from
@@ -454,7 +527,7 @@ public struct ParticipantCore: Sendable {
     // What the relay has not answered goes again, in order, before anything new.
     for resend in outbox.resend(at: now, window: configuration.resendWindow) {
       switch resend {
-      case .send(let request): effects.append(.send(password.wire(request, as: participant)))
+      case .send(let request): effects.append(.send(wire(request)))
       case .expire(let id): effects.append(.send(.expire(id: id)))
       }
     }
@@ -463,6 +536,12 @@ public struct ParticipantCore: Sendable {
     }
     if !welcome.resumed && configuration.autoAdvance {
       effects += enqueue(.command(.setAutoAdvance(true)), origin: .automatic, ticket: nil, at: now)
+    }
+    // Private messages can be sealed for this person once the room knows their key.
+    if state.participant(welcome.participant)?.sealingKey != privateKeys.publicKey {
+      effects += enqueue(
+        .command(.announceSealingKey(privateKeys.publicKey)), origin: .automatic, ticket: nil,
+        at: now)
     }
     // The others see this person's personal offset (a new relay, or a new place, does
     // not know it yet).

@@ -73,4 +73,16 @@ public enum ChangeKind: Hashable, Sendable {
   /// The originator's player now runs this many seconds ahead of the group (negative:
   /// behind; 0: with it).
   case personalOffsetChanged(Double)
+  /// The originator announced the key private messages are sealed for it with (see
+  /// ``Participant/sealingKey``): a change of state every replica must make, with nothing
+  /// to tell anyone.
+  case sealingKeyAnnounced
+
+  /// Changes nobody is told of in words (a player's report, a key).
+  public var isQuiet: Bool {
+    switch self {
+    case .reported, .sealingKeyAnnounced: true
+    default: false
+    }
+  }
 }

@@ -65,6 +65,9 @@ public enum GroupCommand: Hashable, Sendable {
   /// Run this participant's own player `seconds` ahead of the group (negative: behind),
   /// within ``Participant/maximumPersonalOffset``.
   case setPersonalOffset(Double)
+  /// The key others seal private messages to this participant with (see
+  /// ``Participant/sealingKey``).
+  case announceSealingKey(String)
 }
 
 /// Why a participant left the room.

@@ -261,6 +261,16 @@ extension GroupTransition {
     emit(.personalOffsetChanged(seconds))
   }
 
+  /// A quiet change: the key is read where a private message is sealed.
+  mutating func announceSealingKey(_ index: Int, _ key: String) throws(Rejection) {
+    guard Participant.isSealingKey(key) else {
+      throw .invalidValue("a sealing key is 64 lower-case hex digits")
+    }
+    guard state.participants[index].sealingKey != key else { return }
+    state.participants[index].sealingKey = key
+    emit(.sealingKeyAnnounced)
+  }
+
   mutating func setAutoAdvance(_ index: Int, _ on: Bool) {
     state.participants[index].autoAdvance = on
     emit(.autoAdvanceChanged(on))

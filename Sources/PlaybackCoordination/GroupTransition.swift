@@ -28,7 +28,7 @@ struct GroupTransition {
       kind: kind)
     events.append(event)
     // A report is bookkeeping, not something a person did: "last change by" stays put.
-    if kind != .reported { state.lastChange = event }
+    if !kind.isQuiet { state.lastChange = event }
     switch kind {
     case .sessionStarted, .played, .paused, .seeked, .rateChanged, .replaced, .autoAdvanced,
       .reachedEnd, .resumedProposing, .waitEnded, .queuePlayed:
@@ -86,6 +86,7 @@ struct GroupTransition {
     case .queueClear: try queueClear(index)
     case .playQueued(let entry): try playQueued(index, entry: entry)
     case .setPersonalOffset(let seconds): try setPersonalOffset(index, seconds)
+    case .announceSealingKey(let key): try announceSealingKey(index, key)
     }
   }
 

@@ -18,4 +18,7 @@ public struct MessageKind: RawRepresentable, Hashable, Sendable, ExpressibleBySt
   public static let chat: MessageKind = "chat"
   /// A payload sealed with the room's password: its own kind travels inside it.
   public static let sealed: MessageKind = "sealed"
+  /// A payload sealed for its recipients only, with their own keys: its own kind travels
+  /// inside it.
+  public static let sealedPrivately: MessageKind = "private"
 }

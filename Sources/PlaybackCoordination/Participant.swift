@@ -34,13 +34,25 @@ public struct Participant: Hashable, Sendable, Identifiable {
   public var personalOffset: Double
   /// The largest personal offset either way, seconds.
   public static let maximumPersonalOffset = 10.0
+  /// The public half of the key others seal private messages to this participant with
+  /// (X25519, 64 lower-case hex digits), as it announced it; nil until it did. In the
+  /// state, so that it is bound to the member (only its own command sets it) and reaches
+  /// late joiners with everything else.
+  public var sealingKey: String?
+
+  /// Whether `key` has the form of a sealing key: 64 lower-case hex digits.
+  public static func isSealingKey(_ key: String) -> Bool {
+    key.utf8.count == 64
+      && key.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+  }
 
   public init(
     id: ParticipantID, name: String, isJoined: Bool = false, readiness: Readiness = .ready,
     suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
     roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil,
-    origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0
+    origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0, sealingKey: String? = nil
   ) {
+    self.sealingKey = sealingKey
     self.origin = origin
     self.personalOffset = personalOffset
     self.id = id

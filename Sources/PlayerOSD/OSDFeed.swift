@@ -119,7 +119,7 @@ public struct OSDFeed: Sendable {
   func sentence(for change: ChangeEvent) -> String? {
     let mine = change.originator != nil && change.originator == local
     switch change.kind {
-    case .readinessChanged, .waitStarted, .reported:
+    case .readinessChanged, .waitStarted, .reported, .sealingKeyAnnounced:
       return nil
     case .waitEnded:
       // "everyone is ready" follows every wait; only going on without someone is news.

@@ -11,6 +11,8 @@ public enum RoomCryptoError: Error, Hashable, Sendable, CustomStringConvertible 
   /// Sealed with another key: another password, another room, or passed off as another
   /// sender's.
   case notSealedForThisRoom
+  /// A private message not sealed for this participant (or altered on the way).
+  case notSealedForMe
 
   public var description: String {
     switch self {
@@ -22,6 +24,7 @@ public enum RoomCryptoError: Error, Hashable, Sendable, CustomStringConvertible 
     case .derivationFailed(let why): "could not derive the room's keys: \(why)"
     case .unreadableMessage: "the message is not a sealed message"
     case .notSealedForThisRoom: "the message was not sealed with this room's password"
+    case .notSealedForMe: "the private message was not sealed for you, or was altered on the way"
     }
   }
 }

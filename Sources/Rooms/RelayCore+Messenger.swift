@@ -27,7 +27,8 @@ extension RelayCore {
     } catch {
       return ([], .rejected(id: seq, reason: error))
     }
-    if room.protection != nil, kind != RoomProtection.sealedKind {
+    // Sealed with the room's key, or for its recipients with theirs.
+    if room.protection != nil, kind != RoomProtection.sealedKind, kind != .sealedPrivately {
       let text = "room \(roomName) has a password: its messages travel sealed end to end"
       return ([], .rejected(id: seq, reason: .invalidValue(text)))
     }
@@ -36,6 +37,9 @@ extension RelayCore {
     case .all:
       targets = room.members.keys.filter { $0 != participant }.sorted()
     case .only(let ids):
+      guard !ids.isEmpty else {
+        return ([], .rejected(id: seq, reason: .invalidValue("a message for nobody")))
+      }
       let unknown = ids.filter { room.members[$0] == nil }
       guard unknown.isEmpty else {
         let text = "not in this room: \(unknown.map(\.rawValue).joined(separator: ", "))"

@@ -91,7 +91,8 @@ extension SyncplayBridgeCore {
   /// itself, from the `setBy` of the forced state).
   static func isWorthTelling(_ kind: ChangeKind) -> Bool {
     switch kind {
-    case .played, .paused, .seeked, .reported, .readinessChanged, .connectionChanged,
+    case .played, .paused, .seeked, .reported, .sealingKeyAnnounced, .readinessChanged,
+      .connectionChanged,
       .entered, .exited, .joined, .left, .waitEnded:
       false
     default: true

@@ -24,9 +24,12 @@
 ///   changes, `notInQueue`); a participant's `personalOffset`.
 /// - 11: links: an item whose id is an `http(s)://` URL (up to 2048 bytes) is opened by
 ///   every participant's player itself; replicas accept such ids in a series.
+/// - 12: private messages sealed for their recipients: a participant's `sealingKey`
+///   (`announceSealingKey`, `sealingKeyAnnounced`) and the messenger kind `private`; a
+///   relay's own participant proves itself with `relayKey` in its `carry`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 11
+  public static let current = 12
 }

@@ -187,7 +187,10 @@ struct SessionTests {
         }
       }
     }
-    await eventually("ann sees everyone") { await ann.groupState.participants.count == 3 }
+    await eventually("ann sees everyone, and the keys they seal private messages with") {
+      let people = await ann.groupState.participants
+      return people.count == 3 && people.allSatisfy { $0.sealingKey != nil }
+    }
     let bobID = try #require(await bob.participantID)
     await ann.sendMessage(kind: "chat", body: "psst", to: .only([bobID]))
     await ann.sendMessage(kind: "chat", body: "hello all")
@@ -203,6 +206,19 @@ struct SessionTests {
         "bob<-ann:chat:psst (only \(bobID.rawValue))",
         "cat<-ann:chat:end", "cat<-ann:chat:hello all",
       ])
+    // What the relay keeps for bob (and feeds a successor, and writes to its store) is
+    // sealed for bob: not the words.
+    let runtime = try #require(relay.memory?.runtime ?? relay.server?.runtime)
+    let kept = runtime.storedRooms().flatMap(\.members).flatMap(\.messages)
+    let bodies = kept.compactMap { stored -> (MessageKind, String)? in
+      if case .message(_, _, _, let kind, let body, _) = stored.message {
+        (kind, body)
+      } else {
+        nil
+      }
+    }
+    #expect(bodies.contains { $0.0 == .sealedPrivately }, "\(bodies.map(\.0))")
+    #expect(!bodies.contains { $0.1.contains("psst") }, "the relay holds the private words")
     await ann.stop()
     await bob.stop()
     await cat.stop()

@@ -10,7 +10,7 @@ import PlaybackCoordination
 /// The protocol's rule is that a union's `"type"` is the Swift case name, so these names are
 /// also what the golden JSON must carry.
 enum WireCaseNames {
-  static let commandCount = 28
+  static let commandCount = 29
   static func of(_ value: GroupCommand) -> String {
     switch value {
     case .enter: "enter"
@@ -41,10 +41,11 @@ enum WireCaseNames {
     case .queueClear: "queueClear"
     case .playQueued: "playQueued"
     case .setPersonalOffset: "setPersonalOffset"
+    case .announceSealingKey: "announceSealingKey"
     }
   }
 
-  static let changeKindCount = 33
+  static let changeKindCount = 34
   static func of(_ value: ChangeKind) -> String {
     switch value {
     case .entered: "entered"
@@ -70,6 +71,7 @@ enum WireCaseNames {
     case .waitEnded: "waitEnded"
     case .autoAdvanceChanged: "autoAdvanceChanged"
     case .reported: "reported"
+    case .sealingKeyAnnounced: "sealingKeyAnnounced"
     case .lockChanged: "lockChanged"
     case .playbackControlChanged: "playbackControlChanged"
     case .ownerChanged: "ownerChanged"

@@ -61,6 +61,10 @@ enum Golden {
     (.queueClear, #"{"type":"queueClear"}"#),
     (.playQueued(entry: 3), #"{"entry":3,"type":"playQueued"}"#),
     (.setPersonalOffset(0.2), #"{"seconds":0.2,"type":"setPersonalOffset"}"#),
+    (
+      .announceSealingKey(String(repeating: "ab", count: 32)),
+      #"{"key":"\#(String(repeating: "ab", count: 32))","type":"announceSealingKey"}"#
+    ),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -103,6 +107,7 @@ enum Golden {
     ),
     (.autoAdvanceChanged(false), #"{"enabled":false,"type":"autoAdvanceChanged"}"#),
     (.reported, #"{"type":"reported"}"#),
+    (.sealingKeyAnnounced, #"{"type":"sealingKeyAnnounced"}"#),
     (.lockChanged(true), #"{"locked":true,"type":"lockChanged"}"#),
     (
       .playbackControlChanged(.everyone),

@@ -69,6 +69,8 @@ extension ChangeKind: Codable {
       self = .autoAdvanceChanged(try c.decode(Bool.self, forKey: .enabled))
     case "reported":
       self = .reported
+    case "sealingKeyAnnounced":
+      self = .sealingKeyAnnounced
     case "lockChanged":
       self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
     case "playbackControlChanged":
@@ -180,6 +182,8 @@ extension ChangeKind: Codable {
       try c.encode(enabled, forKey: .enabled)
     case .reported:
       try c.encode("reported", forKey: .type)
+    case .sealingKeyAnnounced:
+      try c.encode("sealingKeyAnnounced", forKey: .type)
     case .lockChanged(let locked):
       try c.encode("lockChanged", forKey: .type)
       try c.encode(locked, forKey: .locked)

@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin, entry, seconds
+    case locked, playback, participant, origin, entry, seconds, key
   }
 
   public init(from decoder: any Decoder) throws {
@@ -100,6 +100,13 @@ extension GroupCommand: Codable {
       self = .playQueued(entry: try c.decode(UInt64.self, forKey: .entry))
     case "setPersonalOffset":
       self = .setPersonalOffset(try c.decode(Double.self, forKey: .seconds))
+    case "announceSealingKey":
+      let key = try c.decode(String.self, forKey: .key)
+      guard Participant.isSealingKey(key) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .key, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
+      }
+      self = .announceSealingKey(key)
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
@@ -202,6 +209,9 @@ extension GroupCommand: Codable {
     case .setPersonalOffset(let seconds):
       try c.encode("setPersonalOffset", forKey: .type)
       try c.encode(seconds, forKey: .seconds)
+    case .announceSealingKey(let key):
+      try c.encode("announceSealingKey", forKey: .type)
+      try c.encode(key, forKey: .key)
     }
   }
 }

@@ -2,14 +2,14 @@ import PlaybackCoordination
 
 /// Wire format: an object with every stored property by name;
 /// `playerOffset` is omitted until reported, `origin` when it is `cowatch`,
-/// `personalOffset` when it is 0 (read as 0 when absent).
+/// `personalOffset` when it is 0 (read as 0 when absent), `sealingKey` until announced.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension Participant: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
-      startupLatency, playerOffset, origin, personalOffset
+      startupLatency, playerOffset, origin, personalOffset, sealingKey
   }
 
   public init(from decoder: any Decoder) throws {
@@ -31,11 +31,16 @@ extension Participant: Codable {
         forKey: .personalOffset, in: c,
         debugDescription: "a personal offset is at most \(Participant.maximumPersonalOffset) s")
     }
+    let sealingKey = try c.decodeIfPresent(String.self, forKey: .sealingKey)
+    if let sealingKey, !Participant.isSealingKey(sealingKey) {
+      throw DecodingError.dataCorruptedError(
+        forKey: .sealingKey, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
+    }
     self.init(
       id: id, name: name, isJoined: isJoined, readiness: readiness, suspensions: suspensions,
       autoAdvance: autoAdvance, isConnected: isConnected, roundTrip: roundTrip,
       startupLatency: startupLatency, playerOffset: playerOffset, origin: origin,
-      personalOffset: personalOffset)
+      personalOffset: personalOffset, sealingKey: sealingKey)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -52,5 +57,6 @@ extension Participant: Codable {
     try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
     if origin != .cowatch { try c.encode(origin, forKey: .origin) }
     if personalOffset != 0 { try c.encode(personalOffset, forKey: .personalOffset) }
+    try c.encodeIfPresent(sealingKey, forKey: .sealingKey)
   }
 }
