@@ -11,6 +11,12 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// Sustained messages per second per connection, and the burst allowed above it.
   public var messagesPerSecond: Double
   public var messageBurst: Double
+  /// Messenger bytes a member may have the relay deliver, a second and in a burst: each
+  /// payload costs its encoded size once per recipient. Lines are counted by number above;
+  /// this bounds what one member makes the relay write to the others (a hundred 64 KiB
+  /// payloads of control characters in a second once swamped their recipient).
+  public var messageBytesPerSecond: Double
+  public var messageByteBurst: Double
   /// A member silent for this long is dropped, seconds. Participants ping every second.
   public var heartbeatTimeout: Double
   /// A new connection must say hello within this, seconds.
@@ -59,6 +65,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     maximumParticipantsPerRoom: Int = 64,
     messagesPerSecond: Double = 50,
     messageBurst: Double = 200,
+    messageBytesPerSecond: Double = 256 * 1024,
+    messageByteBurst: Double = 1_048_576,
     heartbeatTimeout: Double = 6,
     helloTimeout: Double = 5,
     proofTimeout: Double = 30,
@@ -78,6 +86,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.maximumParticipantsPerRoom = maximumParticipantsPerRoom
     self.messagesPerSecond = messagesPerSecond
     self.messageBurst = messageBurst
+    self.messageBytesPerSecond = messageBytesPerSecond
+    self.messageByteBurst = messageByteBurst
     self.heartbeatTimeout = heartbeatTimeout
     self.helloTimeout = helloTimeout
     self.proofTimeout = proofTimeout

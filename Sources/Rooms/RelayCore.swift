@@ -83,6 +83,9 @@ public struct RelayCore: Sendable {
     var member: (room: String, participant: ParticipantID)?
     /// Lines it may still send: a sustained rate with a burst.
     var bucket: TokenBucket
+    /// Messenger bytes it may still have delivered (see
+    /// ``RelayConfiguration/messageBytesPerSecond``).
+    var messageBytes: TokenBucket
     /// When the whole state was last sent in answer to `resync`.
     var lastResync: GroupInstant?
     /// A `resync` asked for too soon after the last one: answered once, when allowed.
@@ -183,7 +186,8 @@ public struct RelayCore: Sendable {
   ) -> [RelayAction] {
     connections[id] = Connection(
       address: address, origin: origin, since: now, lastSeen: now, member: nil,
-      bucket: TokenBucket(burst: configuration.messageBurst, at: now))
+      bucket: TokenBucket(burst: configuration.messageBurst, at: now),
+      messageBytes: TokenBucket(burst: configuration.messageByteBurst, at: now))
     return []
   }
 
@@ -329,6 +333,23 @@ public struct RelayCore: Sendable {
       if let refusal = cutOffRefusal(member.room) {
         return request(seq, from: member.participant, in: member.room, via: id) { _ in
           ([], .rejected(id: seq, reason: .unavailable(refusal)))
+        }
+      }
+      let recipients =
+        switch to {
+        case .all: max(0, (rooms[member.room]?.members.count ?? 1) - 1)
+        case .only(let ids): ids.count
+        }
+      let cost =
+        Double(EncodedSize.jsonString(body) + kind.rawValue.utf8.count) * Double(recipients)
+      if connections[id]?.messageBytes.take(
+        cost, at: now, rate: configuration.messageBytesPerSecond,
+        burst: configuration.messageByteBurst) == false
+      {
+        let text =
+          "messages are going out faster than \(Int(configuration.messageBytesPerSecond / 1024)) KiB a second; wait a moment"
+        return request(seq, from: member.participant, in: member.room, via: id) { _ in
+          ([], .rejected(id: seq, reason: .invalidValue(text)))
         }
       }
       return request(seq, from: member.participant, in: member.room, via: id) {

@@ -14,12 +14,14 @@ struct TokenBucket: Sendable {
   }
 
   /// Takes a token at `now` if there is one (after refilling at `rate` up to `burst`).
-  mutating func take(at now: GroupInstant, rate: Double, burst: Double) -> Bool {
+  mutating func take(
+    _ amount: Double = 1, at now: GroupInstant, rate: Double, burst: Double
+  ) -> Bool {
     let elapsed = max(0, now.seconds(since: at))
     tokens = min(burst, tokens + elapsed * rate)
     at = now
-    guard tokens >= 1 else { return false }
-    tokens -= 1
+    guard tokens >= amount else { return false }
+    tokens -= amount
     return true
   }
 }

@@ -12,7 +12,7 @@ struct CowatchBench: AsyncParsableCommand {
       MpvCommand.self,
       StoreCommand.self, TLSCommand.self, FrontCommand.self, SyncplayClientsCommand.self,
       HandoverCommand.self, InviteCommand.self, MetricsCommand.self, QueueCommand.self,
-      QueueAdvanceCommand.self,
+      QueueAdvanceCommand.self, MemberAttacksCommand.self,
     ])
 }
 

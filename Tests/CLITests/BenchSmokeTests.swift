@@ -58,6 +58,9 @@ import Testing
       ("queue", ["A queue edit reaching everyone"]),
       // Auto-advance into the queue with three real mpv players (mpv, ffmpeg).
       ("queue-advance", ["Auto-advance into the queue"]),
+      // A member's own client against a real `cowatch host` room (it exits non-zero unless
+      // nobody moved, nothing leaked, the host lived and the honest handover worked).
+      ("member-attacks", ["Attacks by a member against a cowatch host room", "nobody moved"]),
     ])
   func smoke(command: String, headings: [String]) async throws {
     _ = try await Self.smokeRun(command, headings: headings, within: 120)

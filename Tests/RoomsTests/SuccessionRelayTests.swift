@@ -152,6 +152,31 @@ struct SuccessionRelayTests {
     #expect(!r.closed.contains(ConnectionID(5)))
   }
 
+  @Test(
+    "what one member makes the relay deliver is bounded in bytes: a flood is refused in words after the burst, then paced"
+  )
+  func messageBytesBounded() throws {
+    var r = Self.room()
+    let carl = try #require(r.welcome(3)?.participant)
+    let body = String(repeating: "\u{1}", count: 10_880)  // 65,282 bytes once encoded
+    for seq in UInt64(1)...100 {
+      r.send(.send(seq: seq, to: .only([carl]), kind: .chat, body: body), from: 1)
+    }
+    // A 1 MiB burst: 16 of them; the rest refused, each answered, with the reason.
+    #expect(r.accepted(1).count == 16)
+    #expect(r.rejections(1).count == 84)
+    #expect(r.rejections(1).first?.1.contains("faster than 256 KiB a second") == true)
+    // Paced: after a second, another four go.
+    r.advance(1)
+    for seq in UInt64(101)...110 {
+      r.send(.send(seq: seq, to: .only([carl]), kind: .chat, body: body), from: 1)
+    }
+    #expect(r.accepted(1).count == 20)
+    // Everyone else's chat is not held up by it.
+    r.send(.send(seq: 1, to: .all, kind: .chat, body: "hi"), from: 2)
+    #expect(r.accepted(2) == [1])
+  }
+
   @Test("a relay that does not pass rooms on ignores offers")
   func notPassingOn() {
     var r = RelayDriver()
