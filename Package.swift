@@ -260,7 +260,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
-        "SyncplayServer", "RoomsTesting", "RelayMetrics",
+        "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

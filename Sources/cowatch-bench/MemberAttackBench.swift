@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PlaybackCoordination
+import RoomCrypto
 import WireProtocol
 
 /// A `cowatch` process run headless: lines in on stdin, JSON lines out, each stamped when
@@ -373,6 +374,43 @@ enum MemberAttackBench {
   }
 }
 
+/// What sealing a private message costs: the sender seals once and wraps the content key
+/// per recipient; each recipient opens its own entry.
+enum SealingCost {
+  static func table(rounds: Int) -> Table {
+    var table = Table(
+      "recipients", "seal (µs)", "open, one recipient (µs)", "body bytes", "on the wire",
+      "overhead per added recipient (bytes)")
+    let text = String(repeating: "see you at nine, bring the snacks ", count: 3)  // ~100 bytes
+    var previous: Int?
+    for count in [1, 3, 10] {
+      let keys = (0..<count).map { _ in MemberKeys.generate() }
+      let recipients = keys.enumerated().map {
+        (id: "p\($0.offset + 2)", key: $0.element.publicKey)
+      }
+      var sealed = ""
+      let sealStart = monoNow()
+      for _ in 0..<rounds {
+        sealed =
+          MemberKeys.seal(kind: .chat, body: text, for: recipients, room: "lobby", sender: "p1")
+          ?? ""
+      }
+      let sealMicros = Double(monoNow() - sealStart) / 1e3 / Double(rounds)
+      let openStart = monoNow()
+      for _ in 0..<rounds {
+        _ = try? keys[0].open(sealed, me: "p2", room: "lobby", sender: "p1")
+      }
+      let openMicros = Double(monoNow() - openStart) / 1e3 / Double(rounds)
+      let bytes = EncodedSize.jsonString(sealed) - 2
+      table.add(
+        "\(count)", fmt(sealMicros, 1), fmt(openMicros, 1), "\(text.utf8.count)", "\(bytes)",
+        previous.map { "\((bytes - $0) / (count == 3 ? 2 : 7))" } ?? "–")
+      previous = bytes
+    }
+    return table
+  }
+}
+
 struct MemberAttacksCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "member-attacks",
@@ -390,6 +428,8 @@ struct MemberAttacksCommand: AsyncParsableCommand {
     for o in outcomes { table.add(o.attack, o.victim.text(1), "\(o.missed)", o.verdict) }
     emit("Attacks by a member against a cowatch host room", table)
     print("\n\(handover)")
+    let sealing = SealingCost.table(rounds: common.smoke ? 20 : 2_000)
+    emit("Sealing a private message", sealing)
     let failed = outcomes.contains {
       $0.verdict.contains("MOVED") || $0.verdict.contains("LEAKED") || $0.verdict.contains("DIED")
         || $0.verdict.contains("reconnected") || $0.missed > 0
@@ -407,6 +447,12 @@ struct MemberAttacksCommand: AsyncParsableCommand {
         \(table.markdown)
 
         After them: \(handover).
+
+        Sealing a private message (in the sender's process; each recipient opens its own
+        entry): a ~100-byte chat line, X25519 + HKDF-SHA256 per recipient, ChaCha20-Poly1305,
+        \(common.smoke ? 20 : 2_000) rounds each.
+
+        \(sealing.markdown)
         """, smoke: common.smoke)
     if failed || handover.contains("FAILED") { throw ExitCode(1) }
   }
