@@ -318,6 +318,8 @@ public final class RelayRuntime: Sendable {
     state.withLock { $0.core.state(ofRoom: room) }
   }
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
+  /// Stopped or killed: whatever its rooms say, it serves nobody.
+  public var isStopped: Bool { state.withLock { $0.stopped } }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
 
   /// Lines on the connections open now: how many there are, the lines they brought in and

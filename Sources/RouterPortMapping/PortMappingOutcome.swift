@@ -76,6 +76,24 @@ public struct MappedPort: Hashable, Sendable {
 /// Addresses the internet cannot route to: what a router's outside address must not be for
 /// its forwarded port to be reachable from anywhere.
 public enum OutsideAddress {
+  /// Whether `text` is an IPv4 address written the one plain way (four numbers 0–255, no
+  /// sign, no leading zero, nothing else): the router's answer goes into an invite link
+  /// people paste into a shell, so anything else is not taken.
+  public static func isAddress(_ text: String) -> Bool {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    return parts.count == 4
+      && parts.allSatisfy { part in
+        (1...3).contains(part.count) && part.allSatisfy { $0.isASCII && $0.isNumber }
+          && (part.count == 1 || part.first != "0") && (Int(part) ?? 256) <= 255
+      }
+  }
+
+  /// Multicast, reserved and broadcast addresses: not where anyone can be reached.
+  public static func isUnreachable(_ address: String) -> Bool {
+    guard let first = address.split(separator: ".").first.flatMap({ Int($0) }) else { return true }
+    return first >= 224
+  }
+
   /// RFC 1918, carrier-grade NAT (RFC 6598), loopback, link-local, "this network".
   public static func isPrivate(_ address: String) -> Bool {
     let parts = address.split(separator: ".").compactMap { UInt8($0) }

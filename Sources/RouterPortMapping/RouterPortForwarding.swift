@@ -142,9 +142,18 @@ public final class RouterPortForwarding: Sendable {
     }
   }
 
-  /// A mapping whose outside address is private forwards nothing the internet can reach.
+  /// A mapping whose outside address is private forwards nothing the internet can reach;
+  /// one whose address or port is not one is not taken at all (it would go into a link).
   private static func checked(_ mapped: MappedPort) -> PortMappingOutcome {
-    OutsideAddress.isPrivate(mapped.publicAddress)
+    guard OutsideAddress.isAddress(mapped.publicAddress),
+      !OutsideAddress.isUnreachable(mapped.publicAddress),
+      (1...65535).contains(mapped.publicPort)
+    else {
+      return .noRouter([
+        "\(mapped.method): the router's answer is not an address and port friends could use (\(String(mapped.publicAddress.prefix(40).filter { $0.isASCII && !$0.isNewline })):\(mapped.publicPort)): not taken"
+      ])
+    }
+    return OutsideAddress.isPrivate(mapped.publicAddress)
       ? .privateOutside(address: mapped.publicAddress, method: mapped.method) : .mapped(mapped)
   }
 
@@ -232,12 +241,15 @@ final class UPnPGateway: @unchecked Sendable {
       return .failure(.init("UPnP: the router says it is not connected to the internet"))
     }
     let lan = String(cString: cw_upnp_lan_address(pointer)!)
-    var granted = lease
-    var result = cw_upnp_add(pointer, Int32(port), Int32(port), lan, Int32(lease), "Cowatch")
-    // 725 OnlyPermanentLeasesSupported: older routers take only mappings without an end.
+    let granted = lease
+    let result = cw_upnp_add(pointer, Int32(port), Int32(port), lan, Int32(lease), "Cowatch")
+    // 725 OnlyPermanentLeasesSupported: older routers take only mappings without an end,
+    // which would outlive the room (and a crash): not asked for; NAT-PMP is tried next.
     if result == 725 {
-      granted = 0
-      result = cw_upnp_add(pointer, Int32(port), Int32(port), lan, 0, "Cowatch")
+      return .failure(
+        .init(
+          "UPnP: the router only takes port mappings that never end, which would stay open after the room: not asked for"
+        ))
     }
     guard result == 0 else {
       return .failure(.init("UPnP: \(String(cString: cw_upnp_error(result)))"))

@@ -98,7 +98,14 @@ struct JoinCommand: AsyncParsableCommand {
       throw CommandFailure(
         "join", "--fingerprint differs from the link's: which relay is meant? (leave it out)")
     }
-    // A link without TLS needs no --no-tls; one with a fingerprint cannot do without.
+    // A link without TLS needs no --no-tls; one with a fingerprint cannot do without; and
+    // a fingerprint cannot be checked over plain TCP (as --no-tls --fingerprint is refused).
+    if link.plain, trust.fingerprint != nil {
+      throw CommandFailure(
+        "join",
+        "the link's relay runs without TLS, so --fingerprint cannot be checked: leave it out, or ask its host for a link with TLS"
+      )
+    }
     if trust.noTls, !link.plain {
       throw CommandFailure("join", "the link's relay speaks TLS: leave --no-tls out")
     }

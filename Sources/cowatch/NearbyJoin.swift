@@ -82,45 +82,37 @@ enum NearbyJoin {
   ) throws(CommandFailure) -> (any Transport, plain: Bool, link: InviteLink?) {
     options.roomOption = found.room
     let link = found.link
+    let known = KnownRelays()
+    let endpoints = link.addresses
+    var remembered: [String: String] = [:]
+    for endpoint in endpoints { remembered[endpoint] = known.fingerprint(for: endpoint) }
+    let decision = NearbyTrust.decide(
+      room: found.room, advertised: found.fingerprint,
+      given: trust.fingerprint.flatMap(RelayFingerprint.parse), noTls: trust.noTls,
+      trustNew: trust.trustNewRelay, canAsk: !options.headless && isatty(STDIN_FILENO) == 1,
+      endpoints: endpoints, known: remembered, knownRelaysPath: known.path)
     var verification: RelayVerification?
-    if let advertised = found.fingerprint {
-      guard !trust.noTls else {
-        throw CommandFailure("join", "room \(found.room) nearby speaks TLS: leave --no-tls out")
-      }
-      verification = trust.verification(headless: options.headless)
-      verification?.ask = nil
-      let known = KnownRelays()
-      let endpoints = link.addresses
-      if let given = trust.fingerprint.flatMap(RelayFingerprint.parse) {
-        guard given == advertised else {
-          throw CommandFailure(
-            "join",
-            "room \(found.room) nearby presents \(advertised), not the --fingerprint given: not joined"
-          )
-        }
-      } else if endpoints.contains(where: { known.fingerprint(for: $0) == advertised }) {
-        // Trusted before, at one of these addresses.
-      } else if trust.trustNewRelay {
-        for endpoint in endpoints { try? known.remember(advertised, for: endpoint) }
-      } else if !options.headless, isatty(STDIN_FILENO) == 1 {
+    switch decision {
+    case .refuse(let why):
+      throw CommandFailure("join", why)
+    case .plain:
+      Console.error(
+        "cowatch join: room \(found.room) nearby runs without TLS: anyone on this network can read and change what you send"
+      )
+    case .trust(let remember), .ask(let remember):
+      let advertised = found.fingerprint ?? ""
+      if case .ask = decision {
         let question =
           "Room \(describe(found)) presents \(advertised)\(InviteLink.urlSafe(advertised).map { " (in a link: fp=\($0))" } ?? "").\nAsk its host whether that is theirs: their invite link ends in it (i in their front shows the link). Trust it? [y/N] "
         guard SecretPrompt.confirm(question) else {
           throw CommandFailure("join", "you did not trust room \(found.room)'s relay")
         }
-        for endpoint in endpoints { try? known.remember(advertised, for: endpoint) }
-      } else {
-        throw CommandFailure(
-          "join",
-          "room \(found.room) nearby is on a relay not trusted yet (it presents \(advertised)); check with its host, then add --trust-new-relay or --fingerprint \(advertised)"
-        )
       }
+      for endpoint in remember { try? known.remember(advertised, for: endpoint) }
+      verification = trust.verification(headless: options.headless)
+      verification?.ask = nil
       // Whatever made it trusted, only that certificate is accepted now.
       verification?.pinned = advertised
-    } else {
-      Console.error(
-        "cowatch join: room \(found.room) nearby runs without TLS: anyone on this network can read and change what you send"
-      )
     }
     let addresses = try JoinCommand.transports(to: link.addresses, tls: verification)
     return (RacingTransport(addresses: addresses, fallbacks: []), found.fingerprint == nil, link)

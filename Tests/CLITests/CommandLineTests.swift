@@ -152,6 +152,14 @@ struct CommandLineTests {
         "an invite link (cowatch://…), a relay's HOST[:PORT], or --nearby"
       ),
       (["join", "--nearby", "movie night", "--name", "x", "--headless"], "must be a room's name"),
+      // A fingerprint cannot be checked over plain TCP: a /plain link with one is refused.
+      (
+        [
+          "join", "cowatch://lobby@127.0.0.1:1/plain", "--name", "x", "--headless",
+          "--fingerprint", "SHA256:" + String(repeating: "A", count: 43) + "=",
+        ],
+        "so --fingerprint cannot be checked"
+      ),
       (["nearby", "--wait", "0"], "--wait must be 0.1–3600 seconds"),
       (["serve", "--syncplay-port", "70000"], "--syncplay-port must be 0–65535"),
       // A negative number is a number (said wrong as such), not a flag named 5.

@@ -390,8 +390,11 @@ final class RoomSampler: Sendable {
     let most = self.most
     task = Task {
       while !Task.isCancelled {
+        // A killed relay keeps its last state (nobody told it its connections went): it
+        // serves nobody, so it is not counted.
         let serving = relays.filter { relay in
-          relay.state(ofRoom: room)?.participants.contains(where: \.isConnected) ?? false
+          !relay.runtime.isStopped
+            && relay.state(ofRoom: room)?.participants.contains(where: \.isConnected) ?? false
         }.count
         most.value.withLock { $0 = max($0, serving) }
         try? await Task.sleep(nanoseconds: 2_000_000)

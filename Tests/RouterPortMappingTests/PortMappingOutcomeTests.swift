@@ -13,6 +13,24 @@ import Testing
     #expect(OutsideAddress.isPrivate(address) == isPrivate)
   }
 
+  @Test(
+    "the router's outside address goes into a link only written the one plain way",
+    arguments: [
+      ("203.0.113.5", true), ("8.8.8.8", true), ("0.0.0.0", true), ("255.255.255.255", true),
+      ("203.0.113.5;rm -rf ~", false), ("+1.2.3.4", false), ("01.2.3.4", false),
+      ("1.2.3.4.5", false), ("1.2.3", false), ("256.1.1.1", false), ("1..2.3", false),
+      ("", false), ("１.２.３.４", false), ("1.2.3.4 ", false),
+    ])
+  func plainAddresses(address: String, isAddress: Bool) {
+    #expect(OutsideAddress.isAddress(address) == isAddress)
+  }
+
+  @Test func multicastAndReservedAreNotReachable() {
+    #expect(OutsideAddress.isUnreachable("224.0.0.251"))
+    #expect(OutsideAddress.isUnreachable("255.255.255.255"))
+    #expect(!OutsideAddress.isUnreachable("203.0.113.5"))
+  }
+
   @Test func renewalIsHalfwayButNotTooOften() {
     let hour = MappedPort(
       method: .upnp, publicAddress: "44.1.1.1", publicPort: 7700, lifetime: 3600)
