@@ -300,8 +300,14 @@ public struct ParticipantCore: Sendable {
   /// them with their own keys (in every room); any other messenger payload is sealed with
   /// the room's key in a room with a password.
   private func wire(_ request: OutboxRequest) -> ClientMessage {
-    guard case .message(let kind, let text, .only(let ids)) = request.body, let participant
-    else { return password.wire(request, as: participant) }
+    guard case .message(let kind, let text, .only(let ids)) = request.body else {
+      return password.wire(request, as: participant)
+    }
+    // Not in the room yet (no id to seal as): never in the clear; the relay refuses a
+    // message for nobody, in words.
+    guard let participant else {
+      return .send(seq: request.id, to: .only([]), kind: MemberKeys.sealedKind, body: "")
+    }
     // Sealed at each sending, for those whose keys the room knows now (one who left
     // meanwhile has none: the relay refuses a message for nobody in words).
     let recipients = ids.compactMap { id in
@@ -321,6 +327,9 @@ public struct ParticipantCore: Sendable {
   /// Why a private message for `ids` cannot be sealed now, if it cannot: a recipient whose
   /// key the room does not know (a Syncplay client has none). Never sent in the clear.
   private func cannotSealPrivately(for ids: [ParticipantID]) -> String? {
+    if let absent = ids.first(where: { state.participant($0) == nil }) {
+      return "\(absent.rawValue) is not in the room"
+    }
     let missing = ids.compactMap { id -> Participant? in
       guard let member = state.participant(id) else { return nil }
       return member.sealingKey == nil ? member : nil
