@@ -41,6 +41,7 @@ final class HeadlessProcess: @unchecked Sendable {
     }
   }
 
+  /// The `cowatch` built beside this bench (every bench that starts one finds it here).
   static func cowatch() throws -> String {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent().appendingPathComponent("cowatch").path

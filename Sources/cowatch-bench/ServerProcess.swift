@@ -25,11 +25,7 @@ final class ServerProcess: @unchecked Sendable {
     host: String = "127.0.0.1", port: Int = 0, defaultLimits: Bool = false,
     store: String = "memory", tls: Bool = false
   ) throws -> ServerProcess {
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent().appendingPathComponent("cowatch").path
-    guard FileManager.default.isExecutableFile(atPath: exe) else {
-      throw BenchError("\(exe) is missing: swift build -c release --product cowatch")
-    }
+    let exe = try HeadlessProcess.cowatch()
     let p = Process()
     p.executableURL = URL(fileURLWithPath: exe)
     p.arguments =
