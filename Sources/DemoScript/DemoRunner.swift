@@ -498,6 +498,7 @@ public actor DemoRunner {
     switch action {
     case .start(let item): "start \(item)"
     case .join: "join"
+    case .decline: "decline"
     case .playback(.play(let rate)): rate.map { "play at \(ScriptTime.seconds($0))" } ?? "play"
     case .playback(.pause): "pause"
     case .playback(.togglePlayback): "play/pause"

@@ -444,11 +444,16 @@ public struct FrontSession: Sendable {
     case .resumeProposing(let time): return .send(.endSuspension(nil, proposing: time))
     case .setAutoAdvance(let on): return .send(.setAutoAdvance(on))
     case .joinSession: return .send(.join)
+    case .declineSession:
+      // Only an answer the group still waits for is news; a late "not now" changes nothing.
+      guard let me = model.localParticipant, model.group.session?.invited.contains(me) == true
+      else { return nil }
+      return .send(.decline)
     case .leave: return .leave
     case .endForEveryone: return .endForEveryone
     case .roomCommand(let command): return .send(command)
     case .changePersonalOffset(let delta): return .changePersonalOffset(by: delta)
-    case .declineSession, .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
+    case .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
       .restartPlayer, .copyToClipboard, .openLink:
       return nil
     }

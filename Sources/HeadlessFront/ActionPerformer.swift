@@ -76,6 +76,7 @@ public struct ActionPerformer: Sendable {
       case .failure(let problem): return .error(problem.description)
       }
     case .join: return outcome(await client.send(.join))
+    case .decline: return outcome(await client.send(.decline))
     case .playback(let intent): return outcome(await client.perform(intent))
     case .next:
       guard let session = await client.groupState.session else {

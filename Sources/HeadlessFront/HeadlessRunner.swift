@@ -384,6 +384,7 @@ public struct HeadlessRunner: Sendable {
     case .connectionChanged: "connection"
     case .sessionStarted: "session-started"
     case .joined: "joined"
+    case .declined: "declined"
     case .left: "left"
     case .sessionEnded: "session-ended"
     case .played: "played"

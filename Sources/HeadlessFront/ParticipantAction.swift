@@ -6,6 +6,8 @@ import PlaybackCoordination
 public enum ParticipantAction: Hashable, Sendable {
   case start(ItemID)
   case join
+  /// "Not now" to the session offered: the group stops waiting for this answer.
+  case decline
   /// `play`, `pause`, `seek 12:30`, `rate 1.5`, and the relative `seek +10` / `seek -1:00`
   /// and `rate +0.25` / `rate -0.25`, which count from what this participant last asked
   /// for, so that quick repeats add up.
@@ -77,7 +79,8 @@ public enum ParticipantAction: Hashable, Sendable {
       }
       let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else {
-        throw .badArgument(word: word, argument: rest, expected: "SERIES/EPISODE or an http(s) link")
+        throw .badArgument(
+          word: word, argument: rest, expected: "SERIES/EPISODE or an http(s) link")
       }
       return ItemID(rest)
     }
@@ -93,6 +96,7 @@ public enum ParticipantAction: Hashable, Sendable {
     switch word {
     case "start": return .start(try item())
     case "join": return try noArgument(.join)
+    case "decline": return try noArgument(.decline)
     case "play": return try noArgument(.playback(.play(rate: nil)))
     case "pause": return try noArgument(.playback(.pause))
     case "seek":
@@ -257,7 +261,8 @@ public enum QueueAction: Hashable, Sendable {
       }
       let parts = item.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty }) else {
-        throw .badArgument(word: "queue add", argument: item, expected: "SERIES/EPISODE or an http(s) link")
+        throw .badArgument(
+          word: "queue add", argument: item, expected: "SERIES/EPISODE or an http(s) link")
       }
       return .add(ItemID(item))
     case "remove": return .remove(try place(try arguments(1, "a place N")[0]))

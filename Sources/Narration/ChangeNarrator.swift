@@ -51,6 +51,7 @@ public enum ChangeNarrator {
       let series = state.session?.series.title
       return "\(who) started \(series.map { "\($0) — " } ?? "")\(episode(item))"
     case .joined: return "\(who) joined"
+    case .declined: return "\(who) said not now"
     case .left: return "\(who) left the watch session"
     case .sessionEnded: return "\(who) ended the watch session for everyone"
     case .played(let at, let rate, _):
@@ -79,6 +80,7 @@ public enum ChangeNarrator {
     case .waitStarted(let p, let cause):
       let why =
         switch cause {
+        case .answering: "asked to join"
         case .loading: "loading"
         case .stalled, .suspended(.stallRecovery): "buffering"
         case .suspended(let reason): SuspensionText.describe(reason, you: p == local)

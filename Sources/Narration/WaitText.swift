@@ -6,6 +6,7 @@ public enum WaitText {
   /// `you`: the wait is for the person reading it ("your player…").
   public static func describe(_ cause: WaitCause, you: Bool = false) -> String {
     switch cause {
+    case .answering: "asked to join"
     case .loading: "loading"
     case .stalled, .suspended(.stallRecovery): "buffering"
     case .suspended(let reason): SuspensionText.steppedAway(reason, you: you)

@@ -29,6 +29,8 @@ public enum ChangeKind: Hashable, Sendable {
   case connectionChanged(connected: Bool)
   case sessionStarted(item: ItemID)
   case joined
+  /// Said "not now" to the session offered.
+  case declined
   case left
   case sessionEnded
   /// Playback (re)starts at item time `at`, at group time `startsAt`. When the group must

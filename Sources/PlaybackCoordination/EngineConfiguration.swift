@@ -4,6 +4,10 @@ public struct EngineConfiguration: Hashable, Sendable {
   /// `AVPlaybackCoordinator.suspensionReasonsThatTriggerWaiting`). Loading and stalled
   /// readiness always make the group wait, within their own timeouts.
   public var waitingReasons: Set<SuspensionReason>
+  /// How long a new session holds for those in the room to answer the offer (join or not
+  /// now), seconds. Long enough to read the question, short enough that the one who started
+  /// is not left waiting on someone who walked away.
+  public var answerTimeout: Double
   /// How long the group waits for a participant's first load of an item, seconds.
   public var firstLoadTimeout: Double
   /// How long the group waits for a re-buffering (stalled) participant, seconds.
@@ -22,6 +26,7 @@ public struct EngineConfiguration: Hashable, Sendable {
 
   public init(
     waitingReasons: Set<SuspensionReason> = [.stallRecovery],
+    answerTimeout: Double = 30,
     firstLoadTimeout: Double = 60,
     rebufferTimeout: Double = 10,
     suspensionWaitTimeout: Double = 10,
@@ -32,6 +37,7 @@ public struct EngineConfiguration: Hashable, Sendable {
     endTolerance: Double = 3
   ) {
     self.waitingReasons = waitingReasons
+    self.answerTimeout = answerTimeout
     self.firstLoadTimeout = firstLoadTimeout
     self.rebufferTimeout = rebufferTimeout
     self.suspensionWaitTimeout = suspensionWaitTimeout

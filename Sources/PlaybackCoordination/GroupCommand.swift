@@ -12,9 +12,13 @@ public enum GroupCommand: Hashable, Sendable {
   /// Connection lost (`false`) or back (`true`); the participant stays in the room.
   case setConnected(Bool)
   /// Start a new watch session of `item` (replacing the current one, if any); the
-  /// originator joins it. Playback starts once the originator has loaded.
+  /// originator joins it. Playback starts once the originator has loaded and everyone else
+  /// in the room has answered the offer (or the answer timed out).
   case start(series: SeriesInfo, item: ItemID)
   case join
+  /// "Not now" to the session offered: the group stops holding for this participant's
+  /// answer. They may still join later.
+  case decline
   /// Leave the watch session only; stay in the room.
   case leave
   /// End the watch session for everyone.

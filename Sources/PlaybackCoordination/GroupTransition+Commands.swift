@@ -32,12 +32,21 @@ extension GroupTransition {
     guard state.participants[index].isConnected != connected else { return }
     state.participants[index].isConnected = connected
     emit(.connectionChanged(connected: connected))
+    // Someone cut off cannot answer the offer: the group does not hold for their answer.
+    let id = state.participants[index].id
+    if !connected, let current = state.session, current.invited.contains(id) {
+      session.invited.removeAll { $0 == id }
+      reconsider(id)
+    }
   }
 
   // MARK: - Sessions
 
   /// A new session replaces any current one: only the originator is joined, and the group
-  /// waits for its first load, meaning to play at rate 1.
+  /// waits for its first load, meaning to play at rate 1 — and for the answer of everyone
+  /// else in the room who can give one (connected, on Cowatch), so that those who join
+  /// start together from the beginning instead of coming in mid-scene. Syncplay clients
+  /// are never asked: their program has no such question.
   mutating func start(_ index: Int, series: SeriesInfo, item: ItemID) throws(Rejection) {
     try requirePlaybackControl(index)
     let info = try validate(series, item: item)
@@ -49,25 +58,57 @@ extension GroupTransition {
       state.participants[other].readiness = isOriginator ? .loading : .ready
       state.participants[other].suspensions = []
     }
-    let wait = GroupWait(
-      participant: id, cause: .loading, since: now,
-      deadline: now.advanced(bySeconds: configuration.firstLoadTimeout))
+    let invited = state.participants.filter {
+      $0.id != id && $0.isConnected && $0.origin == .cowatch
+    }.map(\.id)
+    var waits = [
+      GroupWait(
+        participant: id, cause: .loading, since: now,
+        deadline: now.advanced(bySeconds: configuration.firstLoadTimeout))
+    ]
+    waits += invited.map {
+      GroupWait(
+        participant: $0, cause: .answering, since: now,
+        deadline: now.advanced(bySeconds: configuration.answerTimeout))
+    }
     state.session = WatchSession(
       id: state.sessionCounter, series: series, item: info,
-      timeline: Timeline(itemTime: 0, groupTime: now, rate: 0), intendedRate: 1, waits: [wait],
-      playbackRate: 1, startedBy: state.participants[index].name)
+      timeline: Timeline(itemTime: 0, groupTime: now, rate: 0), intendedRate: 1, waits: waits,
+      playbackRate: 1, startedBy: state.participants[index].name, invited: invited)
     emit(.sessionStarted(item: item))
   }
 
-  /// A late joiner loads on its own and starts where the group is; the group goes on.
+  /// A late joiner loads on its own and starts where the group is; the group goes on. One
+  /// the group still holds for (offered the session, not yet started) is waited for
+  /// instead, as the originator is: they start together.
   mutating func join(_ index: Int) throws(Rejection) {
     guard state.session != nil else { throw .noSession }
     guard !state.participants[index].isJoined else { throw .alreadyJoined }
+    let id = state.participants[index].id
     state.participants[index].isJoined = true
     state.participants[index].readiness = .loading
     state.participants[index].suspensions = []
-    session.catchingUp.append(state.participants[index].id)
-    emit(.joined)
+    if session.invited.contains(id) {
+      session.invited.removeAll { $0 == id }
+      // A load gets the load's own time, not what was left of the answer's.
+      session.waits.removeAll { $0.participant == id }
+      emit(.joined)
+      hold(id, cause: .loading)
+    } else {
+      session.catchingUp.append(id)
+      emit(.joined)
+    }
+  }
+
+  /// "Not now": the group stops holding for this participant's answer.
+  mutating func decline(_ index: Int) throws(Rejection) {
+    guard let current = state.session else { throw .noSession }
+    let id = state.participants[index].id
+    guard !state.participants[index].isJoined else { throw .alreadyJoined }
+    guard current.invited.contains(id) else { throw .invalidValue("not asked to answer") }
+    session.invited.removeAll { $0 == id }
+    emit(.declined)
+    reconsider(id)
   }
 
   mutating func leave(_ index: Int) throws(Rejection) {

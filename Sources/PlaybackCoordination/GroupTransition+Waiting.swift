@@ -2,6 +2,7 @@
 extension GroupTransition {
   func timeout(for cause: WaitCause) -> Double {
     switch cause {
+    case .answering: configuration.answerTimeout
     case .loading: configuration.firstLoadTimeout
     case .stalled: configuration.rebufferTimeout
     case .suspended: configuration.suspensionWaitTimeout
@@ -12,9 +13,9 @@ extension GroupTransition {
   /// excused, not detached (suspended for a non-waiting reason); then a waiting-reason
   /// suspension, or a load or re-buffer unless it is catching up on its own.
   func holdCause(for participant: Participant) -> WaitCause? {
-    guard participant.isJoined, let session = state.session,
-      !session.excused.contains(participant.id)
-    else { return nil }
+    guard let session = state.session else { return nil }
+    if !participant.isJoined, session.invited.contains(participant.id) { return .answering }
+    guard participant.isJoined, !session.excused.contains(participant.id) else { return nil }
     let waiting = configuration.waitingReasons
     if participant.suspensions.contains(where: { !waiting.contains($0) }) { return nil }
     if let reason = participant.suspensions.first { return .suspended(reason) }
@@ -79,6 +80,7 @@ extension GroupTransition {
   /// Forgets `id` in the session's bookkeeping (it left or exited).
   mutating func forget(_ id: ParticipantID) {
     guard state.session != nil else { return }
+    session.invited.removeAll { $0 == id }
     session.waits.removeAll { $0.participant == id }
     session.excused.removeAll { $0 == id }
     session.catchingUp.removeAll { $0 == id }
@@ -100,6 +102,8 @@ extension GroupTransition {
     next.waits = []
     next.excused = []
     next.catchingUp = []
+    // Unanswered offers were for the session's start; a switch starts no new session.
+    next.invited = []
     session = next
     for index in state.participants.indices where state.participants[index].isJoined {
       state.participants[index].readiness = .loading
@@ -152,7 +156,10 @@ extension GroupTransition {
       let now = self.now
       session.waits.removeAll { $0.deadline <= now }
       for wait in expired {
-        if !session.excused.contains(wait.participant) {
+        if wait.cause == .answering {
+          // No answer: the group goes on; joining later is a late join like any other.
+          session.invited.removeAll { $0 == wait.participant }
+        } else if !session.excused.contains(wait.participant) {
           session.excused.append(wait.participant)
         }
         emit(.waitTimedOut(participant: wait.participant))

@@ -59,6 +59,7 @@ struct GroupTransition {
     case .setConnected(let connected): setConnected(index, connected)
     case .start(let series, let item): try start(index, series: series, item: item)
     case .join: try join(index)
+    case .decline: try decline(index)
     case .leave: try leave(index)
     case .end: try end(index)
     case .play(let item, let rate): try play(index, item: item, rate: rate)

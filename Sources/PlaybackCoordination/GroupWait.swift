@@ -1,11 +1,15 @@
 /// Why the group holds for a participant.
 public enum WaitCause: Hashable, Sendable, CustomStringConvertible {
+  /// Offered the session when it started, and not yet answered: the first start holds so
+  /// that those in the room begin together instead of coming in mid-scene.
+  case answering
   case loading
   case stalled
   case suspended(SuspensionReason)
 
   public var description: String {
     switch self {
+    case .answering: "answering"
     case .loading: "loading"
     case .stalled: "stalled"
     case .suspended(let r): "suspended: \(r)"

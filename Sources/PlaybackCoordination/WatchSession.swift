@@ -27,6 +27,9 @@ public struct WatchSession: Hashable, Sendable {
   /// Joined participants loading on their own (late joiners, or participants detached when
   /// the item changed): the group does not wait for them; they catch up once ready.
   public var catchingUp: [ParticipantID]
+  /// Those offered the session when it started who have not answered yet: the group holds
+  /// for each (cause `answering`) until they join, say not now, leave or time out.
+  public var invited: [ParticipantID]
   /// The last change that moved the timeline (play, pause, seek, rate, switch, a start
   /// after a wait) with its originator: "⏸ paused by bob" even for someone who joined later.
   public var lastPlaybackChange: ChangeEvent?
@@ -35,8 +38,10 @@ public struct WatchSession: Hashable, Sendable {
     id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
     waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false,
     playbackRate: Double = 1, catchingUp: [ParticipantID] = [],
-    lastPlaybackChange: ChangeEvent? = nil, startedBy: String? = nil
+    lastPlaybackChange: ChangeEvent? = nil, startedBy: String? = nil,
+    invited: [ParticipantID] = []
   ) {
+    self.invited = invited
     self.startedBy = startedBy
     self.id = id
     self.series = series

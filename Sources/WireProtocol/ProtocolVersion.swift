@@ -27,9 +27,12 @@
 /// - 12: private messages sealed for their recipients: a participant's `sealingKey`
 ///   (`announceSealingKey`, `sealingKeyAnnounced`) and the messenger kind `private`; a
 ///   relay's own participant proves itself with `relayKey` in its `carry`.
+/// - 13: a new session holds for those in the room to answer the offer: the wait cause
+///   `answering`, the session's `invited`, the command `decline` and its change
+///   `declined`, and the policy `answerTimeout`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 12
+  public static let current = 13
 }

@@ -81,13 +81,17 @@ struct FrontTmuxTests {
     try tmux.sendKeys("ann", "1")
     try #require(await tmux.waitForScreen("ann", showing: ["Watch together ]"]))
     try tmux.sendKeys("ann", "w")
-    try #require(await tmux.waitForScreen("ann", showing: ["▶ playing"]))
+    // The group holds for bob's answer, and ann reads why.
+    try #require(await tmux.waitForScreen("ann", showing: ["bob: asked to join"]))
 
-    // bob is offered the session and joins it.
+    // bob is offered the session and joins it; both start from the beginning together.
     try #require(await tmux.waitForScreen("bob", showing: ["Watch together?"]))
     try tmux.sendKeys("bob", "j")
     try #require(await tmux.waitForScreen("bob", showing: ["you joined"]))
     try #require(await tmux.waitForScreen("ann", showing: ["bob joined"]))
+    try #require(await tmux.waitForScreen("ann", showing: ["everyone is ready; playing from 0:00"]))
+    try #require(await tmux.waitForScreen("ann", showing: ["▶ playing"]))
+    try #require(await tmux.waitForScreen("bob", showing: ["▶ playing"]))
 
     // ann pauses with the space bar; bob's screen says who paused.
     try tmux.sendKeys("ann", "Space")

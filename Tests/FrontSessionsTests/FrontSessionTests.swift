@@ -790,3 +790,50 @@ struct LinkFrontTests {
     #expect(d.requests == [.chat("/playful mood")])
   }
 }
+
+/// The first watch night: "Watch together" played before anyone had joined. The group now
+/// holds for each person's answer; "Not now" is that answer.
+@Suite("answering the offer of a session")
+struct SessionAnswerTests {
+  /// bob started S1E2 and the group holds for ann's answer.
+  static func asked() -> GroupState {
+    var state = Fixtures.playing(sequence: 11, position: 0, rate: 0)
+    state.participants[0].isJoined = false
+    state.session?.intendedRate = 1
+    state.session?.invited = [Fixtures.ann]
+    state.session?.waits = [
+      GroupWait(
+        participant: Fixtures.ann, cause: .answering, since: Fixtures.now,
+        deadline: Fixtures.now.advanced(bySeconds: 30))
+    ]
+    return state
+  }
+
+  @Test("Not now tells the group, which stops waiting for the answer")
+  func notNowIsSent() {
+    var d = Driver.inLobby()
+    d.send(
+      .client(
+        .state(Self.asked(), events: [Fixtures.change(11, .sessionStarted(item: "harbour/s1e2"))])))
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    #expect(d.screen().contains("Watch together?"))
+    // The starter's screen and this one say whom the group waits for, and why.
+    #expect(d.screen().contains("asked to join, 30 s left"))
+    #expect(d.press(.character("n")).contains(.request(.send(.decline))))
+  }
+
+  @Test("Not now after the wait is over tells nobody: it would change nothing")
+  func lateNotNow() {
+    var d = Driver.inLobby()
+    var state = Self.asked()
+    state.session?.invited = []
+    state.session?.waits = []
+    d.send(
+      .client(.state(state, events: [Fixtures.change(11, .sessionStarted(item: "harbour/s1e2"))])))
+    d.send(.client(.session(.waiting(sessionID: 1))))
+    #expect(d.screen().contains("Watch together?"))
+    let effects = d.press(.character("n"))
+    #expect(!effects.contains(.request(.send(.decline))))
+    #expect(!d.screen().contains("Watch together?"))
+  }
+}

@@ -168,6 +168,7 @@ struct GroupEngineItemTests {
     var h = Harness.room()
     h.ok(.setAutoAdvance(true), alice, at: 0)
     h.ok(.start(series: harbour, item: s1e3), alice, at: 1)
+    h.declineAll(at: 1.5)
     h.ok(.setReadiness(.ready), alice, at: 2)
     #expect(h.engine.nextDeadline() == g(302.1))
     #expect(h.tick(at: 302.1).kinds == [.reachedEnd(item: s1e3)])

@@ -13,7 +13,8 @@ let shorts = SeriesInfo(
   ])
 
 let propertyConfiguration = EngineConfiguration(
-  waitingReasons: [.stallRecovery, .userActionRequired], firstLoadTimeout: 12, rebufferTimeout: 4,
+  waitingReasons: [.stallRecovery, .userActionRequired], answerTimeout: 6, firstLoadTimeout: 12,
+  rebufferTimeout: 4,
   suspensionWaitTimeout: 5, maximumStartDelay: 1.5)
 
 /// One step of a recorded run: a command (accepted or not) or a tick.
@@ -58,7 +59,13 @@ struct CommandGenerator {
     case 9..<11:
       let series = rng.chance(0.95) ? shorts : SeriesInfo(id: "x", title: "X", items: [])
       return (.start(series: series, item: rng.pick(shorts.items).id), someone(among: present))
-    case 11..<17: return (.join, someone(among: present.filter { !$0.isJoined }))
+    case 11..<15: return (.join, someone(among: present.filter { !$0.isJoined }))
+    case 15..<17:
+      let invited = session?.invited ?? []
+      let id =
+        invited.isEmpty || rng.chance(0.1)
+        ? someone(among: present) : rng.pick(invited)
+      return (.decline, id)
     case 17..<19: return (.leave, someone(among: joined))
     case 19..<20: return (.end, someone(among: joined))
     case 20..<29:
@@ -229,7 +236,16 @@ struct ChangeChecker {
     let joined = Set(state.joinedParticipants.map(\.id))
     let waited = session.waits.map(\.participant)
     #expect(Set(waited).count == waited.count, sourceLocation: sourceLocation)
-    #expect(Set(waited).isSubset(of: joined), sourceLocation: sourceLocation)
+    let invited = Set(session.invited)
+    #expect(Set(waited).isSubset(of: joined.union(invited)), sourceLocation: sourceLocation)
+    #expect(invited.isDisjoint(with: joined), sourceLocation: sourceLocation)
+    // Everyone asked is waited for until they answer, and only for that.
+    for wait in session.waits {
+      #expect(
+        (wait.cause == .answering) == invited.contains(wait.participant),
+        sourceLocation: sourceLocation)
+    }
+    #expect(Set(waited).isSuperset(of: invited), sourceLocation: sourceLocation)
     #expect(Set(session.excused).isSubset(of: joined), sourceLocation: sourceLocation)
     #expect(Set(session.catchingUp).isSubset(of: joined), sourceLocation: sourceLocation)
     #expect(Set(waited).isDisjoint(with: session.excused), sourceLocation: sourceLocation)
@@ -364,7 +380,8 @@ struct GroupEnginePropertyTests {
       }
     }
     let expected = [
-      "entered", "exited", "connectionChanged", "sessionStarted", "joined", "left", "sessionEnded",
+      "entered", "exited", "connectionChanged", "sessionStarted", "joined", "declined", "left",
+      "sessionEnded",
       "played", "paused", "seeked", "rateChanged", "replaced", "autoAdvanced", "reachedEnd",
       "suspended", "resumed", "resumedProposing", "readinessChanged", "waitStarted",
       "waitTimedOut", "waitEnded", "autoAdvanceChanged", "reported", "lockChanged",

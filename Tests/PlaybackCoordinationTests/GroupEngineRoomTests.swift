@@ -120,11 +120,15 @@ struct GroupEngineRoomTests {
     #expect(session.intendedRate == 1)
     #expect(session.playbackRate == 1)
     #expect(session.status == .waiting)
+    // Everyone else in the room is asked, and the group holds for their answer.
     #expect(
       session.waits == [
-        GroupWait(participant: alice, cause: .loading, since: g(1), deadline: g(61))
+        GroupWait(participant: alice, cause: .loading, since: g(1), deadline: g(61)),
+        GroupWait(participant: bob, cause: .answering, since: g(1), deadline: g(31)),
+        GroupWait(participant: carol, cause: .answering, since: g(1), deadline: g(31)),
       ])
-    #expect(h.state.waitingFor == ["alice"])
+    #expect(session.invited == [bob, carol])
+    #expect(h.state.waitingFor == ["alice", "bob", "carol"])
     #expect(h.participant(alice).isJoined && h.participant(alice).readiness == .loading)
     #expect(!h.participant(bob).isJoined && !h.participant(carol).isJoined)
   }
@@ -159,13 +163,15 @@ struct GroupEngineRoomTests {
     #expect(h.participant(bob).suspensions.isEmpty)
     #expect(h.participant(bob).readiness == .loading)
     #expect(h.participant(alice).readiness == .ready)
-    #expect(h.session.waits.map(\.participant) == [bob])
+    #expect(h.session.waits.map(\.participant) == [bob, alice, carol])
+    #expect(h.session.invited == [alice, carol])
   }
 
-  @Test("the originator's first load starts the group together")
+  @Test("the originator's first load starts the group together once the others answered")
   func firstLoadStarts() {
     var h = Harness.room()
     h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.declineAll(at: 1.5)
     let events = h.ok(.setReadiness(.ready), alice, at: 2)
     #expect(events.kinds == [.readinessChanged(.ready), .waitEnded(at: 0, startsAt: g(2.1))])
     #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(2.1), rate: 1))
@@ -337,5 +343,127 @@ struct GroupEngineHostileNumberTests {
     // Four weeks of group time later the group stopped at the item's end.
     #expect(engine.state.session?.timeline.itemTime == 604_800)
     #expect(now.seconds(since: GroupInstant(seconds: 100)) > 604_800 / 0.25 - 10)
+  }
+}
+
+/// A new session holds for the others in the room to answer the offer, so that those who
+/// join start together from the beginning instead of coming in mid-scene (the first watch
+/// night: "everyone is ready; playing from 0:00" while bob and carol had not joined).
+@Suite("Answering the offer of a session")
+struct GroupEngineAnswerTests {
+  @Test("those who join while asked are waited for as the originator is: all start at 0 together")
+  func joinersStartTogether() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    #expect(h.session.status == .waiting)
+    #expect(
+      h.ok(.join, bob, at: 5).kinds == [.joined, .waitStarted(participant: bob, cause: .loading)])
+    // A load gets its own time, from the join.
+    #expect(
+      h.session.waits.first { $0.participant == bob }
+        == GroupWait(participant: bob, cause: .loading, since: g(5), deadline: g(65)))
+    #expect(h.session.catchingUp.isEmpty)
+    h.ok(.join, carol, at: 6)
+    h.ok(.setReadiness(.ready), bob, at: 7)
+    #expect(h.session.status == .waiting)
+    let events = h.ok(.setReadiness(.ready), carol, at: 8)
+    #expect(events.kinds == [.readinessChanged(.ready), .waitEnded(at: 0, startsAt: g(8.1))])
+    #expect(h.session.timeline == Timeline(itemTime: 0, groupTime: g(8.1), rate: 1))
+    #expect(h.session.invited.isEmpty)
+  }
+
+  @Test("not now ends the wait for that answer; the decliner may still join later, on their own")
+  func declineThenLateJoin() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    #expect(h.ok(.decline, bob, at: 3).kinds == [.declined])
+    #expect(h.session.status == .waiting)
+    let events = h.ok(.decline, carol, at: 4)
+    #expect(events.kinds == [.declined, .waitEnded(at: 0, startsAt: g(4.1))])
+    #expect(h.session.status == .playing)
+    // Later, bob joins as any late joiner: the group goes on.
+    #expect(h.ok(.join, bob, at: 10).kinds == [.joined])
+    #expect(h.session.catchingUp == [bob])
+    #expect(h.session.status == .playing)
+  }
+
+  @Test("an answer is not asked twice, nor from those who joined or were never asked")
+  func declineRefusals() {
+    var h = Harness.room()
+    #expect(h.rejected(.decline, bob, at: 0.5) == .noSession)
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    #expect(h.rejected(.decline, alice, at: 2) == .alreadyJoined)
+    h.ok(.decline, bob, at: 2)
+    if case .invalidValue = h.rejected(.decline, bob, at: 3) {
+    } else {
+      Issue.record("a second not now was not refused")
+    }
+  }
+
+  @Test("nobody answers: the group goes on at the answer timeout, and a later join is a late one")
+  func answerTimesOut() {
+    var h = Harness.room(EngineConfiguration(answerTimeout: 20))
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    #expect(h.engine.nextDeadline() == g(21))
+    let events = h.tick(at: 21)
+    #expect(
+      events.kinds == [
+        .waitTimedOut(participant: bob), .waitTimedOut(participant: carol),
+        .waitEnded(at: 0, startsAt: g(21.1)),
+      ])
+    #expect(h.session.invited.isEmpty)
+    // Not excused: they never joined; joining now is a late join.
+    #expect(h.session.excused.isEmpty)
+    #expect(h.ok(.join, carol, at: 30).kinds == [.joined])
+    #expect(h.session.status == .playing)
+  }
+
+  @Test("only those who can answer are asked: not the disconnected, not Syncplay clients")
+  func whoIsAsked() {
+    var h = Harness.room()
+    h.ok(.setConnected(false), bob, at: 0.2)
+    h.ok(.enter(name: "dan", origin: .syncplay), "dan", at: 0.3)
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    #expect(h.session.invited == [carol])
+    // Someone asked who loses the connection cannot answer: no longer waited for.
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    let events = h.ok(.setConnected(false), carol, at: 3)
+    #expect(
+      events.kinds == [.connectionChanged(connected: false), .waitEnded(at: 0, startsAt: g(3.1))])
+    #expect(h.session.invited.isEmpty)
+  }
+
+  @Test("someone asked who leaves the room is no longer waited for")
+  func askedLeaves() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.decline, carol, at: 1.5)
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    let events = h.ok(.exit(reason: .quit), bob, at: 3)
+    #expect(events.kinds == [.exited(.quit), .waitEnded(at: 0, startsAt: g(3.1))])
+  }
+
+  @Test("a switch before anyone answered starts no new session: the questions are dropped")
+  func switchDropsQuestions() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.replace(series: harbour, item: s1e2, confirmed: true), alice, at: 2)
+    #expect(h.session.invited.isEmpty)
+    #expect(h.session.waits.map(\.participant) == [alice])
+  }
+
+  @Test("a pause while asked keeps the questions; the answers then start nothing until play")
+  func pauseWhileAsked() {
+    var h = Harness.room()
+    h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.ok(.setReadiness(.ready), alice, at: 2)
+    h.ok(.pause(item: s1e1, at: 0), alice, at: 3)
+    h.declineAll(at: 4)
+    #expect(h.session.status == .paused)
+    let events = h.ok(.play(item: s1e1, rate: nil), alice, at: 5)
+    #expect(events.kinds == [.played(at: 0, rate: 1, startsAt: g(5.1))])
   }
 }

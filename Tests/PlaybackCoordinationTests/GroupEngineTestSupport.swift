@@ -76,6 +76,11 @@ struct Harness {
   @discardableResult
   mutating func tick(at t: Double) -> [ChangeEvent] { engine.tick(at: g(t)) }
 
+  /// Everyone the session still waits an answer from says "not now" at `t`.
+  mutating func declineAll(at t: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+    for id in session.invited { ok(.decline, id, at: t, sourceLocation: sourceLocation) }
+  }
+
   /// alice, bob and carol in the room at t = 0.
   static func room(_ configuration: EngineConfiguration = .init()) -> Harness {
     var h = Harness(configuration)
@@ -83,12 +88,13 @@ struct Harness {
     return h
   }
 
-  /// alice starts s1e1 at t = 1 and is ready at t = 2, so the group plays from 0 at
-  /// 2.1 (minimum start delay); bob joins at 3 and is ready at 4; carol stays in the room
-  /// only. Position at t is t − 2.1.
+  /// alice starts s1e1 at t = 1; bob and carol say "not now" at 1.5, and alice is ready
+  /// at t = 2, so the group plays from 0 at 2.1 (minimum start delay); bob then joins late
+  /// at 3 and is ready at 4; carol stays in the room only. Position at t is t − 2.1.
   static func playing(_ configuration: EngineConfiguration = .init()) -> Harness {
     var h = room(configuration)
     h.ok(.start(series: harbour, item: s1e1), alice, at: 1)
+    h.declineAll(at: 1.5)
     h.ok(.setReadiness(.ready), alice, at: 2)
     h.ok(.join, bob, at: 3)
     h.ok(.setReadiness(.ready), bob, at: 4)

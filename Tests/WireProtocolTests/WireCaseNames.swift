@@ -10,7 +10,7 @@ import PlaybackCoordination
 /// The protocol's rule is that a union's `"type"` is the Swift case name, so these names are
 /// also what the golden JSON must carry.
 enum WireCaseNames {
-  static let commandCount = 29
+  static let commandCount = 30
   static func of(_ value: GroupCommand) -> String {
     switch value {
     case .enter: "enter"
@@ -18,6 +18,7 @@ enum WireCaseNames {
     case .setConnected: "setConnected"
     case .start: "start"
     case .join: "join"
+    case .decline: "decline"
     case .leave: "leave"
     case .end: "end"
     case .play: "play"
@@ -45,7 +46,7 @@ enum WireCaseNames {
     }
   }
 
-  static let changeKindCount = 34
+  static let changeKindCount = 35
   static func of(_ value: ChangeKind) -> String {
     switch value {
     case .entered: "entered"
@@ -53,6 +54,7 @@ enum WireCaseNames {
     case .connectionChanged: "connectionChanged"
     case .sessionStarted: "sessionStarted"
     case .joined: "joined"
+    case .declined: "declined"
     case .left: "left"
     case .sessionEnded: "sessionEnded"
     case .played: "played"
@@ -111,9 +113,10 @@ enum WireCaseNames {
     }
   }
 
-  static let waitCauseCount = 3
+  static let waitCauseCount = 4
   static func of(_ value: WaitCause) -> String {
     switch value {
+    case .answering: "answering"
     case .loading: "loading"
     case .stalled: "stalled"
     case .suspended: "suspended"

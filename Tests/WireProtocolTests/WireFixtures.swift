@@ -66,9 +66,9 @@ enum Fixture {
   static let session = WatchSession(
     id: 3, series: series, item: item1, timeline: timeline, intendedRate: 1, waits: [wait],
     excused: ["p3"], reachedEnd: false, playbackRate: 1.5, catchingUp: ["p4"],
-    lastPlaybackChange: played, startedBy: "ann")
+    lastPlaybackChange: played, startedBy: "ann", invited: ["p5"])
   static let sessionJSON =
-    #"{"catchingUp":["p4"],"excused":["p3"],"id":3,"intendedRate":1,"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"series":\#(seriesJSON),"startedBy":"ann","timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
+    #"{"catchingUp":["p4"],"excused":["p3"],"id":3,"intendedRate":1,"invited":["p5"],"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"series":\#(seriesJSON),"startedBy":"ann","timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
 
   /// Every optional field present.
   static let state = GroupState(
@@ -94,13 +94,13 @@ enum Fixture {
 
   static let configuration = EngineConfiguration()
   static let configurationJSON =
-    #"{"allowedRates":{"max":4,"min":0.25},"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["stallRecovery"]}"#
+    #"{"allowedRates":{"max":4,"min":0.25},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["stallRecovery"]}"#
   /// Several waiting reasons: a `Set` in Swift, always written sorted.
   static let strictConfiguration = EngineConfiguration(
     waitingReasons: [.stallRecovery, .interrupted, .changingTime, "phone call"],
     allowedRates: 0.5...2)
   static let strictConfigurationJSON =
-    #"{"allowedRates":{"max":2,"min":0.5},"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["changingTime","interrupted","phone call","stallRecovery"]}"#
+    #"{"allowedRates":{"max":2,"min":0.5},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["changingTime","interrupted","phone call","stallRecovery"]}"#
 
   static let token = ResumeToken(participant: "p1", secret: "k2j3")
   static let tokenJSON = #"{"participant":"p1","secret":"k2j3"}"#

@@ -15,6 +15,7 @@ enum Golden {
       #"{"item":"harbour/s1e1","series":\#(Fixture.seriesJSON),"type":"start"}"#
     ),
     (.join, #"{"type":"join"}"#),
+    (.decline, #"{"type":"decline"}"#),
     (.leave, #"{"type":"leave"}"#),
     (.end, #"{"type":"end"}"#),
     (.play(item: "harbour/s1e1", rate: 1.5), #"{"item":"harbour/s1e1","rate":1.5,"type":"play"}"#),
@@ -73,6 +74,7 @@ enum Golden {
     (.connectionChanged(connected: false), #"{"connected":false,"type":"connectionChanged"}"#),
     (.sessionStarted(item: "harbour/s1e1"), #"{"item":"harbour/s1e1","type":"sessionStarted"}"#),
     (.joined, #"{"type":"joined"}"#),
+    (.declined, #"{"type":"declined"}"#),
     (.left, #"{"type":"left"}"#),
     (.sessionEnded, #"{"type":"sessionEnded"}"#),
     (
@@ -187,6 +189,7 @@ enum Golden {
   ]
 
   static let waitCauses: [(WaitCause, String)] = [
+    (.answering, #"{"type":"answering"}"#),
     (.loading, #"{"type":"loading"}"#),
     (.stalled, #"{"type":"stalled"}"#),
     (.suspended(.interrupted), #"{"reason":"interrupted","type":"suspended"}"#),

@@ -24,6 +24,8 @@ extension ChangeKind: Codable {
       self = .sessionStarted(item: try c.decode(ItemID.self, forKey: .item))
     case "joined":
       self = .joined
+    case "declined":
+      self = .declined
     case "left":
       self = .left
     case "sessionEnded":
@@ -125,6 +127,8 @@ extension ChangeKind: Codable {
       try c.encode(item, forKey: .item)
     case .joined:
       try c.encode("joined", forKey: .type)
+    case .declined:
+      try c.encode("declined", forKey: .type)
     case .left:
       try c.encode("left", forKey: .type)
     case .sessionEnded:

@@ -1,6 +1,7 @@
 import PlaybackCoordination
 
-/// Wire format: an object with every policy by name, all required, e.g.
+/// Wire format: an object with every policy by name, all required but `answerTimeout`
+/// (added in version 13; a stored configuration without it reads as the default), e.g.
 /// `"allowedRates":{"min":0.25,"max":4}` and `"waitingReasons":["stallRecovery"]`.
 ///
 /// `waitingReasons` is a set in Swift, whose iteration order changes from one process to
@@ -8,13 +9,16 @@ import PlaybackCoordination
 /// Written by hand so that the format is a decision; see docs/PROTOCOL.md.
 extension EngineConfiguration: Codable {
   private enum CodingKeys: String, CodingKey {
-    case waitingReasons, firstLoadTimeout, rebufferTimeout, suspensionWaitTimeout
+    case waitingReasons, answerTimeout, firstLoadTimeout, rebufferTimeout, suspensionWaitTimeout
     case roundTripFactor, minimumStartDelay, maximumStartDelay, allowedRates, endTolerance
   }
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let waitingReasons = Set(try c.decode([SuspensionReason].self, forKey: .waitingReasons))
+    let answerTimeout =
+      try c.decodeIfPresent(Double.self, forKey: .answerTimeout)
+      ?? EngineConfiguration().answerTimeout
     let firstLoadTimeout = try c.decode(Double.self, forKey: .firstLoadTimeout)
     let rebufferTimeout = try c.decode(Double.self, forKey: .rebufferTimeout)
     let suspensionWaitTimeout = try c.decode(Double.self, forKey: .suspensionWaitTimeout)
@@ -24,7 +28,8 @@ extension EngineConfiguration: Codable {
     let allowedRates = try c.decodeRange(forKey: .allowedRates)
     let endTolerance = try c.decode(Double.self, forKey: .endTolerance)
     self.init(
-      waitingReasons: waitingReasons, firstLoadTimeout: firstLoadTimeout,
+      waitingReasons: waitingReasons, answerTimeout: answerTimeout,
+      firstLoadTimeout: firstLoadTimeout,
       rebufferTimeout: rebufferTimeout, suspensionWaitTimeout: suspensionWaitTimeout,
       roundTripFactor: roundTripFactor, minimumStartDelay: minimumStartDelay,
       maximumStartDelay: maximumStartDelay, allowedRates: allowedRates, endTolerance: endTolerance)
@@ -33,6 +38,7 @@ extension EngineConfiguration: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(waitingReasons.sorted(), forKey: .waitingReasons)
+    try c.encode(answerTimeout, forKey: .answerTimeout)
     try c.encode(firstLoadTimeout, forKey: .firstLoadTimeout)
     try c.encode(rebufferTimeout, forKey: .rebufferTimeout)
     try c.encode(suspensionWaitTimeout, forKey: .suspensionWaitTimeout)

@@ -30,6 +30,8 @@ extension GroupCommand: Codable {
         item: try c.decode(ItemID.self, forKey: .item))
     case "join":
       self = .join
+    case "decline":
+      self = .decline
     case "leave":
       self = .leave
     case "end":
@@ -132,6 +134,8 @@ extension GroupCommand: Codable {
       try c.encode(item, forKey: .item)
     case .join:
       try c.encode("join", forKey: .type)
+    case .decline:
+      try c.encode("decline", forKey: .type)
     case .leave:
       try c.encode("leave", forKey: .type)
     case .end:

@@ -1,6 +1,6 @@
 import PlaybackCoordination
 
-/// Wire format: `{"type":"loading"}`, `{"type":"stalled"}` or
+/// Wire format: `{"type":"answering"}`, `{"type":"loading"}`, `{"type":"stalled"}` or
 /// `{"type":"suspended","reason":"interrupted"}`. An object even for the cases without a
 /// payload, so that a reader always finds the cause in `type`. Written by hand so that the
 /// format is a decision; see docs/PROTOCOL.md.
@@ -13,6 +13,8 @@ extension WaitCause: Codable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let type = try c.decode(String.self, forKey: .type)
     switch type {
+    case "answering":
+      self = .answering
     case "loading":
       self = .loading
     case "stalled":
@@ -28,6 +30,8 @@ extension WaitCause: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     switch self {
+    case .answering:
+      try c.encode("answering", forKey: .type)
     case .loading:
       try c.encode("loading", forKey: .type)
     case .stalled:

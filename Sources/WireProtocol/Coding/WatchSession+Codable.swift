@@ -1,14 +1,15 @@
 import PlaybackCoordination
 
 /// Wire format: an object with every stored property by name;
-/// `lastPlaybackChange` is omitted when absent. The computed `status` is not sent.
+/// `lastPlaybackChange` is omitted when absent, `invited` when empty (so a room stored
+/// before version 13 reads as one nobody is asked in). The computed `status` is not sent.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension WatchSession: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, series, item, timeline, intendedRate, waits, excused, reachedEnd, playbackRate,
-      catchingUp, lastPlaybackChange, startedBy
+      catchingUp, lastPlaybackChange, startedBy, invited
   }
 
   public init(from decoder: any Decoder) throws {
@@ -25,10 +26,12 @@ extension WatchSession: Codable {
     let catchingUp = try c.decode([ParticipantID].self, forKey: .catchingUp)
     let lastPlaybackChange = try c.decodeIfPresent(ChangeEvent.self, forKey: .lastPlaybackChange)
     let startedBy = try c.decodeIfPresent(String.self, forKey: .startedBy)
+    let invited = try c.decodeIfPresent([ParticipantID].self, forKey: .invited) ?? []
     self.init(
       id: id, series: series, item: item, timeline: timeline, intendedRate: intendedRate,
       waits: waits, excused: excused, reachedEnd: reachedEnd, playbackRate: playbackRate,
-      catchingUp: catchingUp, lastPlaybackChange: lastPlaybackChange, startedBy: startedBy)
+      catchingUp: catchingUp, lastPlaybackChange: lastPlaybackChange, startedBy: startedBy,
+      invited: invited)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -45,5 +48,6 @@ extension WatchSession: Codable {
     try c.encode(catchingUp, forKey: .catchingUp)
     try c.encodeIfPresent(lastPlaybackChange, forKey: .lastPlaybackChange)
     try c.encodeIfPresent(startedBy, forKey: .startedBy)
+    if !invited.isEmpty { try c.encode(invited, forKey: .invited) }
   }
 }
