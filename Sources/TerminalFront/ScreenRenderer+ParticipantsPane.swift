@@ -33,10 +33,17 @@ extension ScreenRenderer {
     let space = listBottom - top
     // Two lines each in narrow panes, unless that would hide people.
     let oneLine = inner >= 36 || people.count * 2 > space
-    // On one line, the reason someone stepped away goes on a line of its own below them,
-    // when every person still fits.
-    let details = people.map { participantState($0, model: model).detail }
+    // On one line, the reason someone stepped away, and "next host", go on a line of their
+    // own below them, when every person still fits: beside a name they cut its state.
+    let nextHost = model.successors.first
+    let details = people.map { p in
+      let parts = [p.id == nextHost ? "next host" : nil, participantState(p, model: model).detail]
+        .compactMap { $0 }
+      return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
     let withDetails = oneLine && people.count + details.compactMap { $0 }.count <= space
+    // Otherwise "(next host)" stays a mark after the name.
+    let marks = MarkOptions(nextHost: !withDetails)
     func rows(_ i: Int) -> Int { oneLine ? (withDetails && details[i] != nil ? 2 : 1) : 2 }
     // Who is listed: everyone when they fit; else as many as fit in order, with a line
     // saying how many more (when there are two lines or more: the title counts them too),
@@ -62,12 +69,13 @@ extension ScreenRenderer {
         shown.sort()
       }
     }
-    let columns = oneLine ? Columns(people, model: model, width: inner) : nil
+    let columns = oneLine ? Columns(people, model: model, width: inner, marks: marks) : nil
     var r = top
     for i in shown {
       let p = people[i]
       drawParticipant(
-        p, model: model, row: r, col: left, width: inner, columns: columns, into: &grid)
+        p, model: model, row: r, col: left, width: inner, columns: columns, marks: marks,
+        into: &grid)
       if oneLine, rows(i) == 2, let detail = details[i] {
         grid.write(
           TextLayout.truncate("— \(detail)", to: inner - 2), row: r + 1, col: left + 2,
@@ -85,15 +93,22 @@ extension ScreenRenderer {
     }
   }
 
+  /// Which marks go after names rather than on a line of their own.
+  struct MarkOptions {
+    var nextHost = true
+  }
+
   /// The marks after a name: from Syncplay (⇄), the owner (★), this person ("(you)"), in
   /// the order they are given up when the name needs the room.
-  static func nameMarks(_ p: Participant, model: FrontModel) -> [String] {
+  static func nameMarks(
+    _ p: Participant, model: FrontModel, options: MarkOptions = MarkOptions()
+  ) -> [String] {
     [
       OriginText.mark(p.origin), p.id == model.group.control.owner ? " ★" : "",
       p.id == model.localParticipant ? " (you)" : "",
       // A player that runs ahead or behind on purpose (Bluetooth sound): not sync error.
       p.personalOffset != 0 ? " ↦\(OffsetText.short(p.personalOffset))" : "",
-      p.id == model.successors.first ? " (next host)" : "",
+      options.nextHost && p.id == model.successors.first ? " (next host)" : "",
     ].filter { !$0.isEmpty }
   }
 
@@ -127,11 +142,11 @@ extension ScreenRenderer {
     var state: Int
     var offset: Int
 
-    init(_ people: [Participant], model: FrontModel, width: Int) {
+    init(_ people: [Participant], model: FrontModel, width: Int, marks: MarkOptions) {
       // The dot and its space before, a space and ↻ after.
       let available = width - 4
       func needed(_ p: Participant) -> Int {
-        CharacterWidth.of(p.name + nameMarks(p, model: model).joined()) + 1
+        CharacterWidth.of(p.name + nameMarks(p, model: model, options: marks).joined()) + 1
       }
       let nameNeeded = people.map(needed).max() ?? 0
       let yoursNeeded =
@@ -159,21 +174,29 @@ extension ScreenRenderer {
 
   static func drawParticipant(
     _ p: Participant, model: FrontModel, row: Int, col: Int, width: Int, columns: Columns?,
-    into grid: inout CellGrid
+    marks options: MarkOptions, into grid: inout CellGrid
   ) {
     let isYou = p.id == model.localParticipant
     let state = participantState(p, model: model)
     let offset = offsetText(p, model: model)
     let auto = p.autoAdvance ? "↻" : ""
     let nameStyle = CellStyle(isYou ? .you : .normal, bold: isYou)
-    let marks = nameMarks(p, model: model)
+    let marks = nameMarks(p, model: model, options: options)
     let fullName = p.name + marks.joined()
     grid.put("●", row: row, col: col, style: CellStyle(state.style.role))
     if let columns {
-      // Your own name takes from your own state's cell before it is cut.
+      // Your own name takes from your own state's cell before it is cut; but the marks give
+      // way first, so that the state is not cut for them ("bob (you) (next host) in the
+      // r…"): the name is drawn as yours (bold) anyway.
       var nameWidth = columns.name
+      var marks = marks
       if isYou, CharacterWidth.of(fullName) + 1 > nameWidth {
-        nameWidth = min(CharacterWidth.of(fullName) + 1, columns.name + columns.state)
+        let total = columns.name + columns.state
+        let stateNeeds = CharacterWidth.of(state.label) + 1
+        while !marks.isEmpty, CharacterWidth.of(p.name + marks.joined()) + 1 > total - stateNeeds {
+          marks.removeLast()
+        }
+        nameWidth = min(CharacterWidth.of(p.name + marks.joined()) + 1, total)
       }
       let stateWidth = columns.name + columns.state - nameWidth
       let name = nameText(p.name, marks: marks, room: nameWidth - 1, isYou: isYou)

@@ -178,10 +178,33 @@ struct SuccessorMarksTests {
     model.successors = [Fixtures.bob]
     model.unreachableCarriers = [Fixtures.carol]
     let screen = ScreenRenderer.render(model, rows: 35, cols: 120).text
-    #expect(screen.contains("bob (next host)"))
+    // On a line of its own below the name, where the pane has the rows.
+    #expect(screen.contains("● bob "))
+    #expect(screen.contains("— next host"))
     // On two lines in a pane this narrow.
     #expect(screen.contains("carol can't carry the room: not"))
     #expect(screen.contains("│ reachable "))
     #expect(!screen.contains("carol (next host)"))
+  }
+}
+
+@Suite("People pane: the next host's mark does not cut anyone's words")
+struct NextHostFitTests {
+  /// The first watch night at 120×35: "bob (you) (next host) in the r…".
+  @Test(
+    "you as the next host, not joined: name, marks and state all whole, at every size",
+    arguments: [(35, 120), (24, 80), (15, 60)])
+  func youAsNextHost(rows: Int, cols: Int) {
+    var model = Fixtures.playing()
+    model.group.participants[0].isJoined = false
+    model.successors = [Fixtures.alice]
+    let screen = ScreenRenderer.render(model, rows: rows, cols: cols).text
+    // At 60×15 the marks give way to the state; the name is still drawn as yours.
+    #expect(screen.contains(rows > 15 ? "alice (you)" : "● alice "), "\(screen)")
+    // At 60×15 the pane has a row for each person only: the mark gives way there.
+    if rows > 15 { #expect(screen.contains("next host"), "\(screen)") }
+    #expect(screen.contains("in the room") || screen.contains("not joined"), "\(screen)")
+    #expect(!screen.contains("in the r…") && !screen.contains("not joi…"), "\(screen)")
+    #expect(!screen.contains("(next h…") && !screen.contains("(next …"), "\(screen)")
   }
 }
