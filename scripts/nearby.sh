@@ -132,6 +132,11 @@ ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 2 >"$OUT/list.json" 2>
 grep -q '"room":"movie-night","host":"ann"' "$OUT/list.json" || fail "listing: $(cat "$OUT/list.json")"
 grep -q '"addresses":\["10.89.0.1:7700"\]' "$OUT/list.json" || fail "addresses: $(cat "$OUT/list.json")"
 grep -q 'secret-room' "$OUT/list.json" && fail "a host with --no-advertise was listed"
+# A relay not trusted here yet: no link pinned to what the advertisement claims (joining it
+# would skip the question join --nearby asks); its fingerprint spelled as links spell it.
+grep -q '"verified":false' "$OUT/list.json" || fail "an unknown relay listed as verified: $(cat "$OUT/list.json")"
+grep -q '"link":null' "$OUT/list.json" || fail "an unverified room's link was printed: $(cat "$OUT/list.json")"
+grep -q '"fingerprint":"SHA256:[A-Za-z0-9_-]*"' "$OUT/list.json" || fail "fingerprint spelling: $(cat "$OUT/list.json")"
 echo "nearby: listed with its host and address; the --no-advertise host is not"
 
 # 3b. A relay run with serve --advertise-nearby: its rooms are listed, hosted by nobody.

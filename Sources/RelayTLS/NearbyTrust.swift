@@ -46,7 +46,7 @@ public enum NearbyTrust {
     for endpoint in endpoints {
       if let pinned = known[endpoint], pinned != advertised {
         return .refuse(
-          "THE ROOM \(room) NEARBY PRESENTS \(advertised) AT \(endpoint), where \(pinned) was trusted before. Someone on this network may be posing as it. If its host changed the certificate, remove the line for \(endpoint) from \(knownRelaysPath ?? "the known-relays file") and try again: not joined"
+          "THE ROOM \(room) NEARBY PRESENTS \(RelayFingerprint.shown(advertised)) AT \(endpoint), where \(RelayFingerprint.shown(pinned)) was trusted before. Someone on this network may be posing as it. If its host changed the certificate, remove the line for \(endpoint) from \(knownRelaysPath ?? "the known-relays file") and try again: not joined"
         )
       }
     }
@@ -54,7 +54,8 @@ public enum NearbyTrust {
     if let given {
       guard given == advertised else {
         return .refuse(
-          "room \(room) nearby presents \(advertised), not the --fingerprint given: not joined")
+          "room \(room) nearby presents \(RelayFingerprint.shown(advertised)), not the --fingerprint given: not joined"
+        )
       }
       return .trust(remember: [])
     }
@@ -64,7 +65,7 @@ public enum NearbyTrust {
     if trustNew { return .trust(remember: unknown) }
     if canAsk { return .ask(remember: unknown) }
     return .refuse(
-      "room \(room) nearby is on a relay not trusted yet (it presents \(advertised)); check with its host, then add --trust-new-relay or --fingerprint \(advertised)"
+      "room \(room) nearby is on a relay not trusted yet (it presents \(RelayFingerprint.shown(advertised))); check with its host, then add --trust-new-relay or --fingerprint \(RelayFingerprint.shown(advertised))"
     )
   }
 }

@@ -25,7 +25,7 @@ public enum RelayTrust {
       return presented == pinned
         ? .trust
         : .refuse(
-          "the relay at \(endpoint) presents \(presented), not the pinned \(pinned): refusing (someone may be in the way, or the relay's certificate changed)"
+          "the relay at \(endpoint) presents \(RelayFingerprint.shown(presented)), not the pinned \(RelayFingerprint.shown(pinned)): refusing (someone may be in the way, or the relay's certificate changed)"
         )
     }
     if caVerified { return .trust }
@@ -33,13 +33,13 @@ public enum RelayTrust {
       return presented == known
         ? .trust
         : .refuse(
-          "THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE: \(presented), not \(known) as before. Someone may be in the way. If the relay's operator changed it, remove its line from \(knownRelaysPath ?? "the known-relays file") and connect again: refusing"
+          "THE RELAY AT \(endpoint) PRESENTS A DIFFERENT CERTIFICATE: \(RelayFingerprint.shown(presented)), not \(RelayFingerprint.shown(known)) as before. Someone may be in the way. If the relay's operator changed it, remove its line from \(knownRelaysPath ?? "the known-relays file") and connect again: refusing"
         )
     }
     if trustNew { return .trustAndRemember }
     if canAsk { return .ask }
     return .refuse(
-      "the relay at \(endpoint) presents \(presented), which is not known here: give --fingerprint (from the invite) or --trust-new-relay"
+      "the relay at \(endpoint) presents \(RelayFingerprint.shown(presented)), which is not known here: give --fingerprint (from the invite) or --trust-new-relay"
     )
   }
 }

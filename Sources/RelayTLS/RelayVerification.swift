@@ -150,7 +150,8 @@ public struct RelayVerification: Sendable {
   /// and remembers the relay when they trust it; nil then, otherwise why not.
   public func answer(_ question: Question) async -> String? {
     guard let ask, await ask(question.endpoint, question.fingerprint) else {
-      return "you did not trust the relay at \(question.endpoint) (\(question.fingerprint))"
+      return
+        "you did not trust the relay at \(question.endpoint) (\(RelayFingerprint.shown(question.fingerprint)))"
     }
     do {
       try knownRelays?.remember(question.fingerprint, for: question.endpoint)

@@ -74,7 +74,9 @@ struct HostCommand: AsyncParsableCommand {
     } else {
       Console.error("Others join with: \(invite)")
       // What someone who found the room nearby is asked to compare.
-      if let identity { Console.error("The relay's certificate: \(identity.fingerprint)") }
+      if let identity {
+        Console.error("The relay's certificate: \(RelayFingerprint.shown(identity.fingerprint))")
+      }
     }
     // Others on the LAN find it with `cowatch nearby` (not when only this machine can reach
     // the relay).

@@ -4,6 +4,7 @@ import HeadlessFront
 import NearbyDiscovery
 import NearbyRooms
 import RelayRuntime
+import RelayTLS
 import Synchronization
 
 struct NearbyCommand: AsyncParsableCommand {
@@ -28,7 +29,9 @@ struct NearbyCommand: AsyncParsableCommand {
       try await NearbyBrowsing.browse(for: .milliseconds(Int(wait * 1000))) { event in
         guard case .appeared(let room) = event else { return true }
         seen.withLock { $0 += 1 }
-        Console.line(json ? Self.json(room) : Self.line(room))
+        let verified = Self.isVerified(room, known: KnownRelays())
+        Console.line(
+          json ? Self.json(room, verified: verified) : Self.line(room, verified: verified))
         return true
       }
     } catch {
@@ -41,26 +44,43 @@ struct NearbyCommand: AsyncParsableCommand {
     }
   }
 
-  static func line(_ room: NearbyRoom) -> String {
+  /// Whether the advertisement's certificate is one already trusted at one of its
+  /// addresses. An advertisement is anyone's claim: a link pinned to what it names would be
+  /// joined without the question `join --nearby` asks, so only a verified room's is printed.
+  static func isVerified(_ room: NearbyRoom, known: KnownRelays) -> Bool {
+    guard let fingerprint = room.fingerprint else { return false }
+    return room.link.addresses.contains { known.fingerprint(for: $0) == fingerprint }
+  }
+
+  static func line(_ room: NearbyRoom, verified: Bool) -> String {
     var parts = [room.room]
     parts.append(
       room.host.map { "hosted by \($0) on \(room.machine)" } ?? "on \(room.machine)'s relay")
     parts.append("\(room.people) \(room.people == 1 ? "person" : "people")")
     if room.password { parts.append("password") }
     if room.fingerprint == nil { parts.append("no TLS") }
-    return parts.joined(separator: " · ") + "\n  cowatch join \(room.link.text) --name NAME"
+    let head = parts.joined(separator: " · ")
+    if verified { return head + "\n  cowatch join \(room.link.text) --name NAME" }
+    let why =
+      room.fingerprint.map {
+        "its certificate \(RelayFingerprint.shown($0)) is not known here yet: join asks before trusting it, or ask its host for the invite"
+      }
+      ?? "it says it runs without TLS: join only with --no-tls, or ask its host for an invite with TLS"
+    return head + "\n  cowatch join --nearby \(room.room) --name NAME\n  (\(why))"
   }
 
-  static func json(_ room: NearbyRoom) -> String {
+  /// `link` only when verified (see ``isVerified(_:known:)``), `null` otherwise.
+  static func json(_ room: NearbyRoom, verified: Bool) -> String {
     JSONValue.object([
       ("room", .string(room.room)),
       ("host", room.host.map(JSONValue.string) ?? .null),
       ("machine", .string(room.machine)),
       ("addresses", .array(room.addresses.map { .string("\($0):\(room.port)") })),
-      ("fingerprint", room.fingerprint.map(JSONValue.string) ?? .null),
+      ("fingerprint", room.fingerprint.map { .string(RelayFingerprint.shown($0)) } ?? .null),
+      ("verified", .bool(verified)),
       ("password", .bool(room.password)),
       ("people", .int(Int64(room.people))),
-      ("link", .string(room.link.text)),
+      ("link", verified ? .string(room.link.text) : .null),
     ]).serialized
   }
 

@@ -54,8 +54,12 @@ enum NearbyJoin {
       guard !headless, isatty(STDIN_FILENO) == 1 else {
         throw CommandFailure(
           "join",
-          "\(candidates.count) rooms nearby; name one (cowatch join --nearby ROOM) or use its link:\n"
-            + candidates.map { "  \(describe($0)): \($0.link.text)" }.joined(separator: "\n"))
+          "\(candidates.count) rooms nearby; name one (cowatch join --nearby ROOM):\n"
+            + candidates.map { room in
+              // A link only for a relay already trusted here: anyone can advertise one.
+              let known = NearbyCommand.isVerified(room, known: KnownRelays())
+              return "  \(describe(room))\(known ? ": \(room.link.text)" : "")"
+            }.joined(separator: "\n"))
       }
       Console.error("Rooms nearby:\n" + list.joined(separator: "\n"))
       Console.errorWithoutNewline("Which one? [1–\(candidates.count)] ")
@@ -103,7 +107,7 @@ enum NearbyJoin {
       let advertised = found.fingerprint ?? ""
       if case .ask = decision {
         let question =
-          "Room \(describe(found)) presents \(advertised)\(InviteLink.urlSafe(advertised).map { " (in a link: fp=\($0))" } ?? "").\nAsk its host whether that is theirs: their invite link ends in it (i in their front shows the link). Trust it? [y/N] "
+          "Room \(describe(found)) presents \(RelayFingerprint.shown(advertised)).\nAsk its host whether that is theirs: their invite link ends in it (i in their front shows the link). Trust it? [y/N] "
         guard SecretPrompt.confirm(question) else {
           throw CommandFailure("join", "you did not trust room \(found.room)'s relay")
         }

@@ -84,7 +84,8 @@ struct RelayTrustOptions: ParsableArguments {
     if !headless {
       ask = { @Sendable endpoint, fingerprint in
         SecretPrompt.confirm(
-          "The relay at \(endpoint) presents \(fingerprint) — trust it? [y/N] ")
+          "The relay at \(endpoint) presents \(RelayFingerprint.shown(fingerprint)) — trust it? [y/N] "
+        )
       }
     }
     return RelayVerification(

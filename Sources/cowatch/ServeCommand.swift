@@ -201,7 +201,7 @@ struct ServeCommand: AsyncParsableCommand {
       do {
         let identity = try RelayIdentity.load(certificate: certificate, key: key)
         server.replaceTLS(try identity.serverContext())
-        Console.line("certificate reloaded: \(identity.fingerprint)")
+        Console.line("certificate reloaded: \(RelayFingerprint.shown(identity.fingerprint))")
       } catch {
         Console.error("cowatch serve: certificate not reloaded (the one in use stays): \(error)")
       }
@@ -244,7 +244,7 @@ struct ServeCommand: AsyncParsableCommand {
         identity.isSelfSigned
         ? "self-signed, kept in \(StatePaths.directory()); participants check it with --fingerprint"
         : "from \(tls.tlsCert ?? "--tls-cert")"
-      Console.line("TLS certificate \(identity.fingerprint) (\(kind))")
+      Console.line("TLS certificate \(RelayFingerprint.shown(identity.fingerprint)) (\(kind))")
     } else if RelayTLSOptions.isLoopback(host) {
       Console.line("TLS is off (--no-tls): connections are plain TCP")
     } else {

@@ -39,7 +39,9 @@ struct CertificateReloadTests {
 
     try install("new")
     kill(relay.processIdentifier, SIGHUP)
-    await relay.waitForLine(containing: ["certificate reloaded: \(new.fingerprint)"])
+    await relay.waitForLine(containing: [
+      "certificate reloaded: \(RelayFingerprint.shown(new.fingerprint))"
+    ])
     let bob = try join("bob", pinned: new.fingerprint)
     defer { bob.terminate() }
     try #require(await bob.waitForLine(containing: [#""event":"welcome""#]) != nil)

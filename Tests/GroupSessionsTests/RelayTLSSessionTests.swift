@@ -66,7 +66,10 @@ struct RelayTLSSessionTests {
       Issue.record("not refused as untrusted: \(String(describing: refused))")
       return
     }
-    #expect(why.contains("presents \(identity.fingerprint), not the pinned \(other.fingerprint)"))
+    #expect(
+      why.contains(
+        "presents \(RelayFingerprint.shown(identity.fingerprint)), not the pinned \(RelayFingerprint.shown(other.fingerprint))"
+      ))
     await server.stop()
   }
 
@@ -98,7 +101,9 @@ struct RelayTLSSessionTests {
     #expect(
       declined
         == .transport(
-          .untrusted("you did not trust the relay at \(endpoint) (\(first.fingerprint))")))
+          .untrusted(
+            "you did not trust the relay at \(endpoint) (\(RelayFingerprint.shown(first.fingerprint)))"
+          )))
     #expect(known.fingerprint(for: endpoint) == nil)
     // Asked, with the fingerprint shown, and trusted: remembered.
     let asked = AskLog()

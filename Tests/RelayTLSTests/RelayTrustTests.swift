@@ -46,7 +46,7 @@ struct RelayTrustTests {
       Issue.record("a mismatched pin was not refused")
       return
     }
-    #expect(why.contains("not the pinned \(a)"))
+    #expect(why.contains("not the pinned \(RelayFingerprint.shown(a))"))
   }
 
   @Test(
@@ -83,6 +83,36 @@ struct RelayTrustTests {
     #expect(RelayFingerprint.parse("SHA256:short") == nil)
     #expect(RelayFingerprint.parse("MD5:" + a.dropFirst(7)) == nil)
     #expect(RelayFingerprint.of(der: [1, 2, 3]).count == a.count)
+  }
+
+  /// The first watch night: links spelled fingerprints with `-`/`_`, prompts with `+`/`/`,
+  /// so a person comparing the two read different characters.
+  @Test("one spelling is shown, the link's; both spellings read as the same fingerprint")
+  func oneSpelling() throws {
+    // A digest whose base64 has both + and /.
+    let der = try #require(
+      (0..<5000).lazy.map { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+        .first {
+          let f = RelayFingerprint.of(der: $0)
+          return f.contains("+") && f.contains("/")
+        })
+    let canonical = RelayFingerprint.of(der: der)
+    let shown = RelayFingerprint.shown(canonical)
+    #expect(!shown.contains("+") && !shown.contains("/"))
+    #expect(shown.hasPrefix("SHA256:") && shown.count == canonical.count)
+    #expect(RelayFingerprint.parse(shown) == canonical)
+    #expect(RelayFingerprint.parse(canonical) == canonical)
+    // Both alphabets in one text is neither spelling.
+    let mixed = String(shown.prefix(20)) + String(canonical.dropFirst(20))
+    if mixed.contains(where: { "+/".contains($0) }), mixed.contains(where: { "-_".contains($0) }) {
+      #expect(RelayFingerprint.parse(mixed) == nil)
+    }
+    // The question a person reads names it as the link does.
+    if case .refuse(let why) = decide(presented: canonical) {
+      #expect(why.contains(shown) && !why.contains(canonical))
+    } else {
+      Issue.record("an unknown relay was not refused")
+    }
   }
 
   @Test("the known-relays file remembers one fingerprint per relay and survives a hand-edited line")
