@@ -21,6 +21,9 @@ public enum RelayTrust {
     endpoint: String, presented: String, pinned: String?, caVerified: Bool, known: String?,
     trustNew: Bool, canAsk: Bool, knownRelaysPath: String? = nil
   ) -> Decision {
+    // Either spelling of a fingerprint (links' and SSH's) names the same certificate.
+    let pinned = pinned.map { RelayFingerprint.parse($0) ?? $0 }
+    let known = known.map { RelayFingerprint.parse($0) ?? $0 }
     if let pinned {
       return presented == pinned
         ? .trust
