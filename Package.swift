@@ -349,7 +349,7 @@ let package = Package(
       name: "RoomCarryingTests",
       dependencies: [
         "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
-        "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
+        "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol", "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(

@@ -414,7 +414,7 @@ public actor ParticipantClient {
       connection = opened
       let stream = opened.inbound
       Task { await self.receiveLoop(stream, generation: generation) }
-      perform(core.connected(at: now))
+      perform(core.connected(at: now, relay: opened.relayFingerprint))
     case .failure(let error):
       guard generation == self.generation else { return }
       logger.info("connecting failed: \(error)")

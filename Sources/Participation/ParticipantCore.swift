@@ -40,18 +40,22 @@ public struct ParticipantCore: Sendable {
   private var succession: RoomSuccession
 
   public private(set) var participant: ParticipantID?
+  /// Proves this participant's resumes (see ``ResumeKey``).
+  private let resumeKey: ResumeKey
 
   /// A file within this many seconds of the group's duration is the same episode.
   public static let durationTolerance = PlayerFollowing.durationTolerance
 
-  /// `privateKeys`: the key others seal private messages to this participant with (a new
-  /// one from the CSPRNG unless given).
+  /// `privateKeys`: the key others seal private messages to this participant with;
+  /// `resumeKey`: the one its resumes prove themselves with (new ones from the CSPRNG
+  /// unless given).
   public init(
     configuration: ParticipantConfiguration, hasPlayer: Bool, hasPassword: Bool = false,
-    privateKeys: MemberKeys = .generate()
+    privateKeys: MemberKeys = .generate(), resumeKey: ResumeKey = .generate()
   ) {
     self.configuration = configuration
     self.privateKeys = privateKeys
+    self.resumeKey = resumeKey
     link = RelayLink(configuration: configuration)
     password = RoomPassword(isGiven: hasPassword, room: configuration.room)
     clock = ClockSync(
@@ -136,14 +140,23 @@ public struct ParticipantCore: Sendable {
     link.start(home: address) ? [.connect(nil)] : []
   }
 
-  /// The transport opened a connection: say hello.
-  public mutating func connected(at now: LocalInstant) -> [ParticipantEffect] {
-    guard case .some(let token) = link.opened(at: now) else { return [.closeConnection] }
+  /// The transport opened a connection: say hello. `relay`: the fingerprint of the
+  /// certificate the relay presented (and the transport checked); nil over plain TCP. A
+  /// resume proves itself to that relay only; a first hello gives the key to prove with.
+  public mutating func connected(at now: LocalInstant, relay fingerprint: String? = nil)
+    -> [ParticipantEffect]
+  {
+    guard case .some(var token) = link.opened(at: now) else { return [.closeConnection] }
+    if let participant = token?.participant {
+      token?.proof = resumeKey.prove(
+        room: configuration.room, participant: participant, relay: fingerprint)
+    }
     return [
       .send(
         .hello(
           version: ProtocolVersion.current, name: configuration.name, room: configuration.room,
-          resume: token, protect: password.protection))
+          resume: token, protect: password.protection,
+          resumeKey: token == nil ? resumeKey.publicKey : nil))
     ]
   }
 

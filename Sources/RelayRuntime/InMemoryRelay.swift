@@ -95,6 +95,8 @@ public struct InMemoryTransport: Transport {
 /// Both directions go through the wire codec, as over TCP: what a test sends in memory
 /// is what a TCP peer would put on the wire.
 final class InMemoryConnection: TransportConnection {
+  /// In memory there is no certificate: proofs name no relay.
+  let relayFingerprint: String? = nil
   let runtime: RelayRuntime
   let id: ConnectionID
   let inbound: AsyncThrowingStream<ServerMessage, any Error>

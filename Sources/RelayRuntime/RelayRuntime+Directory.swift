@@ -29,12 +29,13 @@ extension RelayRuntime {
     }
     // A room this relay never runs (it runs one only) is not claimed: the hello goes on to
     // be refused in words.
-    guard case .hello(_, _, let room, let resume, _) = message, s.core.participant(of: id) == nil,
+    guard case .hello(_, _, let room, let resume, _, _) = message,
+      s.core.participant(of: id) == nil,
       !s.core.hasRoom(room), RoomName.isValid(room), !s.stopped,
       configuration.onlyRoom.map({ $0 == room }) ?? true
     else { return false }
     s.held[id] = [message]
-    directory.helloWaiting(for: room, resume: resume, on: id)
+    directory.helloWaiting(for: room, resume: resume, check: s.core.resumeCheck, on: id)
     if s.claims[room] != nil {
       s.claims[room]!.append(id)
       return true

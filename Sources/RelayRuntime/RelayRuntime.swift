@@ -320,6 +320,11 @@ public final class RelayRuntime: Sendable {
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
   /// Stopped or killed: whatever its rooms say, it serves nobody.
   public var isStopped: Bool { state.withLock { $0.stopped } }
+
+  /// The relay serves with a renewed certificate (see ``RelayCore/servesCertificate(_:)``).
+  public func servesCertificate(_ fingerprint: String) {
+    state.withLock { $0.core.servesCertificate(fingerprint) }
+  }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
 
   /// Lines on the connections open now: how many there are, the lines they brought in and

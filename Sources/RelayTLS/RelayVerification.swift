@@ -70,9 +70,11 @@ public struct RelayVerification: Sendable {
       knownRelaysPath: knownRelays?.path)
     {
     case .trust:
+      refusal.trusted(presented)
       return nil
     case .trustAndRemember:
       try? knownRelays?.remember(presented, for: endpoint)
+      refusal.trusted(presented)
       return nil
     case .ask:
       // Not asked here: the relay waits for a hello only a few seconds, and a person reads
@@ -132,7 +134,11 @@ public struct RelayVerification: Sendable {
   public final class Refusal: Sendable {
     private let reason = Mutex<String?>(nil)
     private let question = Mutex<Question?>(nil)
+    private let accepted = Mutex<String?>(nil)
     public init() {}
+    func trusted(_ fingerprint: String) { accepted.withLock { $0 = fingerprint } }
+    /// The fingerprint of the certificate that was trusted, once the handshake got that far.
+    public var trustedFingerprint: String? { accepted.withLock { $0 } }
     public func set(_ text: String) { reason.withLock { $0 = text } }
     public var text: String? { reason.withLock { $0 } }
     func ask(_ asked: Question) { question.withLock { $0 = asked } }

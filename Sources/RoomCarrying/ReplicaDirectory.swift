@@ -10,7 +10,7 @@ import WireProtocol
 ///
 /// - a room handed over to it comes from its copy, moved onto this relay's clock;
 /// - a room whose relay went without a handover comes in once a majority of its members
-///   reconnected here (each waiting hello whose resume secret matches is a vote);
+///   reconnected here (each waiting hello whose resume proof checks out is a vote);
 /// - any other hello waits a moment (the others may reconnect before the handover reached
 ///   this machine), then is refused for now, and the participant tries again.
 public final class ReplicaDirectory: RoomDirectory {
@@ -56,8 +56,12 @@ public final class ReplicaDirectory: RoomDirectory {
     ReplicaBook.shift(clock, at: now)
   }
 
-  public func helloWaiting(for room: String, resume: ResumeToken?, on connection: ConnectionID) {
-    contents.withLock { $0.book.helloWaiting(for: room, resume: resume, on: connection) }
+  public func helloWaiting(
+    for room: String, resume: ResumeToken?, check: ResumeCheck, on connection: ConnectionID
+  ) {
+    contents.withLock {
+      $0.book.helloWaiting(for: room, resume: resume, check: check, on: connection)
+    }
   }
 
   public func helloGone(on connection: ConnectionID) {

@@ -37,6 +37,9 @@ public final class StandbyRelay: RoomCarrier {
     logger: Logger = Logger(label: "cowatch.standby")
   ) async throws(RelayServerError) -> StandbyRelay {
     let directory = ReplicaDirectory()
+    var configuration = configuration
+    // Resumes addressed to this relay name its certificate.
+    if let fingerprint { configuration.certificateFingerprints = [fingerprint] }
     let server = try await RelayServer.start(
       host: host, port: port, configuration: configuration, logger: logger,
       directory: directory, tls: tls, feedsSuccessors: true)

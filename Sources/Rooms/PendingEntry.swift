@@ -9,13 +9,16 @@ final class PendingEntry: Sendable {
   let room: String
   let protection: RoomProtection
   let nonce: [UInt8]
+  /// The resume key the hello named, for the member it becomes.
+  let resumeKey: [UInt8]?
   /// When the challenge went out: the proof's timeout counts from here.
   let challenged: GroupInstant
 
   init(
     name: String, room: String, protection: RoomProtection, nonce: [UInt8],
-    challenged: GroupInstant
+    resumeKey: [UInt8]?, challenged: GroupInstant
   ) {
+    self.resumeKey = resumeKey
     self.name = name
     self.room = room
     self.protection = protection

@@ -58,6 +58,10 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// machine (nor a stranger a room of their own on a port forwarded to the internet).
   /// Nil: any room (`cowatch serve`).
   public var onlyRoom: String?
+  /// The fingerprints of the certificates this relay serves with (a renewed one is added):
+  /// what resume proofs addressed to it name. Empty over plain TCP (and in memory), where
+  /// proofs name no relay.
+  public var certificateFingerprints: [String] = []
 
   public init(
     maximumFrameBytes: Int = 64 * 1024,

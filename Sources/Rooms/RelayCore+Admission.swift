@@ -20,12 +20,15 @@ extension RelayCore {
     case .challenge(let name, let protection):
       let nonce = Array(makeSecret().utf8)
       connections[id]?.entry = PendingEntry(
-        name: name, room: hello.room, protection: protection, nonce: nonce, challenged: now)
+        name: name, room: hello.room, protection: protection, nonce: nonce,
+        resumeKey: hello.resumeKey, challenged: now)
       return [
         .send(.challenge(RoomChallenge(derivation: protection.derivation, nonce: nonce)), to: id)
       ]
     case .enter(let name, let room):
-      return enter(id, name: name, room: room, named: hello.room, isNew: existing == nil, at: now)
+      return enter(
+        id, name: name, room: room, named: hello.room, isNew: existing == nil,
+        resumeKey: hello.resumeKey ?? [], at: now)
     }
   }
 
@@ -59,7 +62,7 @@ extension RelayCore {
     }
     let welcome = Welcome(
       participant: resume.participant, room: roomName,
-      resume: ResumeToken(participant: resume.participant, secret: resume.secret),
+      resume: ResumeToken(participant: resume.participant),
       configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
       relayEpoch: epoch, relays: peers)
     actions.insert(.send(.welcome(welcome), to: id), at: 0)
@@ -79,7 +82,7 @@ extension RelayCore {
   /// A new member enters `room` (created now when `isNew`) on connection `id`.
   mutating func enter(
     _ id: ConnectionID, name: String, room: Room, named roomName: String, isNew: Bool,
-    at now: GroupInstant
+    resumeKey: [UInt8], at now: GroupInstant
   ) -> [RelayAction] {
     if room.cutOff {
       // Whoever enters now would not be in the room the others may be running elsewhere.
@@ -91,7 +94,6 @@ extension RelayCore {
     let participant = ParticipantID("p\(room.nextNumber)")
     let origin = connections[id]?.origin ?? .cowatch
     room.nextNumber += 1
-    let secret = makeSecret()
     var engine = room.engine
     let before = engine.state.sequence
     if case .failure(let rejection) = engine.apply(
@@ -103,7 +105,7 @@ extension RelayCore {
     room.engine = engine
     room.engineDeadline = engine.nextDeadline()
     room.members[participant] = Member(
-      name: name, secretHash: SecretHash.of(secret), connection: id,
+      name: name, resumeKey: resumeKey, connection: id,
       requests: RequestWindow(capacity: configuration.requestWindow),
       messages: MessageLog(
         maximumCount: configuration.maximumPendingMessages,
@@ -114,7 +116,7 @@ extension RelayCore {
     if feedsSuccessors { successionsToSettle.insert(roomName) }
     let welcome = Welcome(
       participant: participant, room: roomName,
-      resume: ResumeToken(participant: participant, secret: secret),
+      resume: ResumeToken(participant: participant),
       configuration: configuration.engine, state: engine.state, resumed: false,
       relayEpoch: epoch, relays: peers)
     return [
@@ -143,7 +145,7 @@ extension RelayCore {
       id,
       RoomAdmission.Hello(
         version: ProtocolVersion.current, name: entry.name, room: entry.room, resume: nil,
-        protect: protect, proven: true),
+        protect: protect, resumeKey: entry.resumeKey, proven: true),
       at: now)
   }
 }

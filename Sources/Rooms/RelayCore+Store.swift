@@ -111,7 +111,7 @@ extension RelayCore {
         let log = member.messages.stored
         let window = member.requests.stored(limit: Self.storedAnswers)
         return StoredMember(
-          participant: id, name: member.name, secretHash: member.secretHash,
+          participant: id, name: member.name, resumeKey: member.resumeKey,
           messageCount: log.count, messagesSent: log.sent, messages: log.messages,
           answers: window.answers, answerFloor: window.floor)
       }
@@ -146,7 +146,7 @@ extension RelayCore {
         var requests = RequestWindow(capacity: configuration.requestWindow)
         requests.restore(answers: stored.answers, floor: stored.answerFloor)
         restored.members[stored.participant] = Member(
-          name: stored.name, secretHash: stored.secretHash, connection: nil,
+          name: stored.name, resumeKey: stored.resumeKey, connection: nil,
           disconnectedAt: now, requests: requests, messages: messages)
       }
       rooms[room.name] = restored
@@ -176,8 +176,8 @@ extension RelayCore {
     guard Set(ids) == Set(room.state.participants.map(\.id)) else {
       return "its members and its state's participants differ"
     }
-    guard room.members.allSatisfy({ $0.secretHash.count == 32 }) else {
-      return "a secret hash is not 32 bytes"
+    guard room.members.allSatisfy({ $0.resumeKey.isEmpty || $0.resumeKey.count == 32 }) else {
+      return "a resume key is not 32 bytes"
     }
     let highest = ids.compactMap { UInt64($0.rawValue.dropFirst()) }.max() ?? 0
     guard room.nextNumber > highest else { return "its next member number is already taken" }

@@ -302,7 +302,7 @@ extension RelayCore {
     let log = member.messages.stored
     let window = member.requests.stored(limit: Self.storedAnswers)
     return StoredMember(
-      participant: id, name: member.name, secretHash: member.secretHash,
+      participant: id, name: member.name, resumeKey: member.resumeKey,
       messageCount: log.count, messagesSent: log.sent,
       messages: log.messages.filter { $0.index > messagesAfter },
       answers: window.answers.filter { $0.id > answersAfter }, answerFloor: window.floor,

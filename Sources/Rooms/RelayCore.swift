@@ -70,6 +70,16 @@ public struct RelayCore: Sendable {
     admission = RoomAdmission(configuration: configuration, verifyProof: verifyProof)
   }
 
+  /// How resume proofs addressed to this relay are checked.
+  public var resumeCheck: ResumeCheck { admission.resumeCheck }
+
+  /// The relay serves with a renewed certificate too: proofs that name it are accepted
+  /// (the old one's still are, for members that connected before).
+  public mutating func servesCertificate(_ fingerprint: String) {
+    guard !admission.resumeCheck.relays.contains(fingerprint) else { return }
+    admission.resumeCheck.relays.append(fingerprint)
+  }
+
   // MARK: - State kept per connection and per room
 
   struct Connection {
@@ -100,8 +110,8 @@ public struct RelayCore: Sendable {
 
   struct Member {
     var name: String
-    /// SHA-256 of the resume secret: the secret itself is only ever in the welcome.
-    var secretHash: [UInt8]
+    /// The public key the member's resumes prove themselves with (empty: none given).
+    var resumeKey: [UInt8]
     var connection: ConnectionID?
     var disconnectedAt: GroupInstant?
     var requests: RequestWindow
@@ -302,11 +312,12 @@ public struct RelayCore: Sendable {
         return prove(id, entry: entry, signature: signature, at: now)
       }
       if case .locate(let room) = message { return answerLocate(room, on: id) }
-      if case .hello(let version, let name, let room, let resume, let protect) = message {
+      if case .hello(let version, let name, let room, let resume, let protect, let key) = message {
         return hello(
           id,
           RoomAdmission.Hello(
-            version: version, name: name, room: room, resume: resume, protect: protect),
+            version: version, name: name, room: room, resume: resume, protect: protect,
+            resumeKey: key),
           at: now)
       }
       return fatal(id, .helloRequired, "say hello first", at: now)

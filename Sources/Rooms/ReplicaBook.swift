@@ -7,8 +7,9 @@ import WireProtocol
 ///
 /// - the copies the room's relay feeds (``apply(_:)``), and which rooms it carries now,
 ///   with the nanoseconds that move their instants onto this relay's clock;
-/// - the votes: each waiting hello whose resume secret matches a member of a copy is that
-///   member's vote, for as long as its connection stays (``helloWaiting(for:resume:on:)``,
+/// - the votes: each waiting hello whose resume proof checks out against a member of a copy
+///   is that member's vote, for as long as its connection stays
+///   (``helloWaiting(for:resume:check:on:)``,
 ///   ``helloGone(on:)``);
 /// - the election (``elect(_:known:)``): against what this machine's participant last knew
 ///   of the room, a majority of its last known members (``RoomElection``) carries it here.
@@ -47,7 +48,7 @@ public struct ReplicaBook: Sendable {
   var carried: [String: Int64] = [:]
   /// The member whose machine ran each room's relay, as the feed said.
   var hosts: [String: ParticipantID] = [:]
-  /// Hellos waiting here whose secrets matched: the votes.
+  /// Hellos waiting here whose proofs checked out: the votes.
   var voters: [ConnectionID: (room: String, member: ParticipantID)] = [:]
 
   public init() {}
@@ -78,12 +79,14 @@ public struct ReplicaBook: Sendable {
     return Int64(-offset * 1e9)
   }
 
+  /// A hello waits here for `room`: with a resume whose proof checks out against a member
+  /// of the copy, it is that member's vote.
   public mutating func helloWaiting(
-    for room: String, resume: ResumeToken?, on connection: ConnectionID
+    for room: String, resume: ResumeToken?, check: ResumeCheck, on connection: ConnectionID
   ) {
     guard let resume, carried[room] == nil,
       let member = copies[room]?.members.first(where: { $0.participant == resume.participant }),
-      SecretHash.of(resume.secret) == member.secretHash
+      check.proves(resume, room: room, key: member.resumeKey)
     else { return }
     voters[connection] = (room, member.participant)
   }

@@ -26,6 +26,8 @@ struct RoomAdmission: Sendable {
     var room: String
     var resume: ResumeToken?
     var protect: RoomProtection?
+    /// A new member's resume key (see ``ClientMessage/hello(version:name:room:resume:protect:resumeKey:)``).
+    var resumeKey: [UInt8]? = nil
     /// Where it comes from (nil: in-process, which no address limit counts).
     var address: String?
     /// Its sender already proved it knows the room's password.
@@ -40,17 +42,19 @@ struct RoomAdmission: Sendable {
   static let maximumWrongProofsPerAddress = 10
   static let maximumWrongProofsPerRoom = 30
   static let wrongProofWindow = 60.0
-  /// Wrong resume secrets one address may send per ``wrongResumeWindow`` seconds.
+  /// Wrong resume proofs one address may send per ``wrongResumeWindow`` seconds.
   static let maximumWrongResumes = 20
   static let wrongResumeWindow = 60.0
 
   private let configuration: RelayConfiguration
   private let verifyProof: RelayCore.ProofVerifier
+  /// Checks resume proofs against the relay's certificates (one renewed is added).
+  var resumeCheck: ResumeCheck
   /// Rooms that hellos from each address created and that still exist: a room outlives
   /// its last connection by the reconnect grace, so without this one address could keep
   /// thousands alive by connecting, saying hello and leaving.
   private var roomsCreated: [String: Int] = [:]
-  /// Resumes with a wrong secret, per address.
+  /// Resumes with a wrong proof, per address.
   private var wrongResumes = WindowedCounter<String>(window: Self.wrongResumeWindow)
   /// Wrong password proofs, per address ("address A") and per room ("room R").
   private var wrongProofs = WindowedCounter<String>(window: Self.wrongProofWindow)
@@ -58,6 +62,11 @@ struct RoomAdmission: Sendable {
   init(configuration: RelayConfiguration, verifyProof: @escaping RelayCore.ProofVerifier) {
     self.configuration = configuration
     self.verifyProof = verifyProof
+    resumeCheck = ResumeCheck(relays: configuration.certificateFingerprints, verify: verifyProof)
+  }
+
+  func proves(_ resume: ResumeToken, room: String, key: [UInt8]) -> Bool {
+    resumeCheck.proves(resume, room: room, key: key)
   }
 
   /// Decides what becomes of `hello`, given the room it names if it exists.
@@ -98,8 +107,8 @@ struct RoomAdmission: Sendable {
         protection: hello.protect)
 
     if let resume = hello.resume, let member = room.members[resume.participant] {
-      if SecretHash.matches(resume.secret, member.secretHash) { return .resume(resume) }
-      // A resume naming a member whose secret it does not know. After a relay restart an
+      if proves(resume, room: roomName, key: member.resumeKey) { return .resume(resume) }
+      // A resume naming a member whose key it does not hold. After a relay restart an
       // old token can name someone else's new id, so the hello still enters as a new
       // member (the welcome says `resumed: false`); but each one counts against its
       // address, and past the limit that address's resumes are refused for a while.
@@ -108,13 +117,13 @@ struct RoomAdmission: Sendable {
       {
         return .refuse(
           .rateLimited,
-          "too many resumes with a wrong secret from your address; wait \(Int(Self.wrongResumeWindow)) s"
+          "too many resumes with a wrong proof from your address; wait \(Int(Self.wrongResumeWindow)) s"
         )
       }
     }
 
     // Entering anew a room with a password: first the proof (a resume above needed none:
-    // its secret came from a welcome only a proven entrant got).
+    // its key entered with a proven entrant).
     if let protection = room.protection, existing != nil, !hello.proven {
       if let refusal = wrongProofLimit(address: hello.address, room: roomName, at: now) {
         return .refuse(.rateLimited, refusal)

@@ -24,13 +24,17 @@ public protocol RoomDirectory: Sendable {
   /// A hello for `room` waits on connection `connection` while the room is claimed
   /// (`resume`: the token it came with). A directory that elects who carries a room on
   /// counts it as a vote (see ``RoomElection``); the others need not look.
-  func helloWaiting(for room: String, resume: ResumeToken?, on connection: ConnectionID)
+  /// `check`: how the relay checks resume proofs (a vote counts only with a proof).
+  func helloWaiting(
+    for room: String, resume: ResumeToken?, check: ResumeCheck, on connection: ConnectionID)
   /// A waiting hello's connection closed: its vote goes with it.
   func helloGone(on connection: ConnectionID)
 }
 
 extension RoomDirectory {
-  public func helloWaiting(for room: String, resume: ResumeToken?, on connection: ConnectionID) {}
+  public func helloWaiting(
+    for room: String, resume: ResumeToken?, check: ResumeCheck, on connection: ConnectionID
+  ) {}
   public func helloGone(on connection: ConnectionID) {}
 }
 

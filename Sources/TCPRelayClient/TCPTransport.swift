@@ -149,7 +149,9 @@ public struct TCPTransport: Transport {
         throw .unreachable(endpoint: endpoint, reason: failure)
       }
     }
-    return TCPConnection(channel: channel, inbound: inbound)
+    return TCPConnection(
+      channel: channel, inbound: inbound,
+      relayFingerprint: tls == nil ? nil : refusal.trustedFingerprint)
   }
 
   static func simplify(_ reason: String) -> String {
@@ -174,12 +176,17 @@ public struct TCPTransport: Transport {
 /// handed over through one stream.
 final class TCPConnection: TransportConnection {
   let inbound: AsyncThrowingStream<ServerMessage, any Error>
+  let relayFingerprint: String?
   private let channel: any Channel
   private let codec = WireCodec()
 
-  init(channel: any Channel, inbound: AsyncThrowingStream<ServerMessage, any Error>) {
+  init(
+    channel: any Channel, inbound: AsyncThrowingStream<ServerMessage, any Error>,
+    relayFingerprint: String?
+  ) {
     self.channel = channel
     self.inbound = inbound
+    self.relayFingerprint = relayFingerprint
   }
 
   func send(_ message: ClientMessage) throws(TransportError) {

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import PlaybackCoordination
 import RelayRuntime
+import RelayTLS
 import Rooms
 import Synchronization
 import WireProtocol
@@ -56,8 +57,38 @@ public final class RelayServer: Sendable {
   static let receiveBuffers = AdaptiveRecvByteBufferAllocator(
     minimum: 64, initial: 256, maximum: 65_536)
 
+  /// Binds and starts serving over TLS with `identity` (nil: plain TCP): its fingerprint is
+  /// the one resume proofs addressed to this relay name.
+  public static func start(
+    host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
+    clock: any SessionClock = MonotonicClock(),
+    logger: Logger = Logger(label: "cowatch.relay"), store: (any RoomStore)? = nil,
+    directory: (any RoomDirectory)? = nil, restoring: [StoredRoom] = [],
+    identity: RelayIdentity?, feedsSuccessors: Bool = false
+  ) async throws(RelayServerError) -> RelayServer {
+    var configuration = configuration
+    let context: NIOSSLContext?
+    if let identity {
+      configuration.certificateFingerprints = [identity.fingerprint]
+      do {
+        context = try identity.serverContext()
+      } catch {
+        throw .cannotBind(
+          host: host, port: port, reason: "the certificate cannot be used: \(error)")
+      }
+    } else {
+      context = nil
+    }
+    return try await start(
+      host: host, port: port, configuration: configuration, clock: clock, logger: logger,
+      store: store, directory: directory, restoring: restoring, tls: context,
+      feedsSuccessors: feedsSuccessors)
+  }
+
   /// Binds and starts serving. Throws a ``RelayServerError`` with a readable message if the
-  /// address cannot be bound.
+  /// address cannot be bound. With `tls`, set the configuration's
+  /// ``RelayConfiguration/certificateFingerprints`` (or start with an identity): a relay
+  /// that does not know its certificate takes no resume.
   public static func start(
     host: String = "127.0.0.1", port: Int = 7700, configuration: RelayConfiguration = .init(),
     clock: any SessionClock = MonotonicClock(),

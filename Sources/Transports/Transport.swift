@@ -34,6 +34,11 @@ public protocol TransportConnection: Sendable {
   func send(_ message: ClientMessage) throws(TransportError)
   /// Sends what is queued, then closes.
   func close() async
+  /// The fingerprint of the certificate the relay presented and the transport checked;
+  /// nil over plain TCP and in memory. A resume proves itself to this relay only.
+  /// (Required, not defaulted: a wrapper that forgot to pass it on would make every
+  /// resume through it fail.)
+  var relayFingerprint: String? { get }
 }
 
 public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -10,13 +10,16 @@ public enum Recipients: Hashable, Sendable {
 /// A message from a participant to the relay. One JSON object per line; see
 /// docs/PROTOCOL.md.
 public enum ClientMessage: Hashable, Sendable {
-  /// First message on a connection. `resume` (from a previous `welcome`) rebinds the
-  /// connection to the same participant after a dropped connection. `protect`, from
-  /// someone who has the room's password, creates the room protected by it if it does not
-  /// exist yet; it is refused for an existing room without a password.
+  /// First message on a connection. `resume` (the participant id from a previous
+  /// `welcome`, with a proof signed by the participant's resume key) rebinds the connection
+  /// to the same participant after a dropped connection. `protect`, from someone who has
+  /// the room's password, creates the room protected by it if it does not exist yet; it is
+  /// refused for an existing room without a password. `resumeKey`, from a new member: the
+  /// Ed25519 public key (32 bytes) its later resumes prove themselves with. The relay keeps
+  /// only that key, so nothing it holds, or feeds to successors, lets anyone resume.
   case hello(
     version: Int, name: String, room: String, resume: ResumeToken?,
-    protect: RoomProtection? = nil)
+    protect: RoomProtection? = nil, resumeKey: [UInt8]? = nil)
   /// Answers the relay's ``ServerMessage/challenge(_:)``: an Ed25519 signature (64 bytes)
   /// of ``RoomChallenge/signedBytes(room:nonce:)`` with the key derived from the password.
   case proof(signature: [UInt8])
@@ -46,18 +49,22 @@ public enum ClientMessage: Hashable, Sendable {
   case locate(room: String)
 }
 
-/// Lets a participant resume its place in a room after a dropped connection.
+/// Lets a participant resume its place in a room after a dropped connection: who it was,
+/// and (in a hello) a proof that it holds the resume key it entered with — an Ed25519
+/// signature of ``ResumeProof/signedBytes(room:participant:relay:)``, which names the relay
+/// it is addressed to, so that the relay that reads it cannot resume as the member anywhere
+/// else. Empty in a welcome.
 public struct ResumeToken: Hashable, Sendable {
   public var participant: ParticipantID
-  public var secret: String
+  public var proof: [UInt8]
   /// Sent back by the participant when it resumes: how many messenger payloads it has
   /// received as this member. The relay resends the ones after it that it still holds, so
   /// a payload lost with a dropped connection is not lost for good. The relay leaves it
   /// out.
   public var messagesReceived: UInt64?
-  public init(participant: ParticipantID, secret: String, messagesReceived: UInt64? = nil) {
+  public init(participant: ParticipantID, proof: [UInt8] = [], messagesReceived: UInt64? = nil) {
     self.participant = participant
-    self.secret = secret
+    self.proof = proof
     self.messagesReceived = messagesReceived
   }
 }
@@ -65,7 +72,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body, port, fingerprint, runsRelay, relayKey
+      body, port, fingerprint, runsRelay, relayKey, resumeKey
   }
 
   public init(from decoder: any Decoder) throws {
@@ -78,7 +85,9 @@ extension ClientMessage: Codable {
         name: try c.decode(String.self, forKey: .name),
         room: try c.decode(String.self, forKey: .room),
         resume: try c.decodeIfPresent(ResumeToken.self, forKey: .resume),
-        protect: try c.decodeIfPresent(RoomProtection.self, forKey: .protect))
+        protect: try c.decodeIfPresent(RoomProtection.self, forKey: .protect),
+        resumeKey: try c.contains(.resumeKey)
+          ? c.decodeBase64(forKey: .resumeKey, bytes: 32...32) : nil)
     case "proof":
       self = .proof(signature: try c.decodeBase64(forKey: .signature, bytes: 64...64))
     case "command":
@@ -133,13 +142,16 @@ extension ClientMessage: Codable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     switch self {
-    case .hello(let version, let name, let room, let resume, let protect):
+    case .hello(let version, let name, let room, let resume, let protect, let resumeKey):
       try c.encode("hello", forKey: .type)
       try c.encode(version, forKey: .version)
       try c.encode(name, forKey: .name)
       try c.encode(room, forKey: .room)
       try c.encodeIfPresent(resume, forKey: .resume)
       try c.encodeIfPresent(protect, forKey: .protect)
+      if let resumeKey {
+        try c.encode(Data(resumeKey).base64EncodedString(), forKey: .resumeKey)
+      }
     case .proof(let signature):
       try c.encode("proof", forKey: .type)
       try c.encode(Data(signature).base64EncodedString(), forKey: .signature)

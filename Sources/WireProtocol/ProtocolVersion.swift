@@ -30,9 +30,12 @@
 /// - 13: a new session holds for those in the room to answer the offer: the wait cause
 ///   `answering`, the session's `invited`, the command `decline` and its change
 ///   `declined`, and the policy `answerTimeout`.
+/// - 14: resume by proof: a new member's hello gives an Ed25519 `resumeKey`; a resume
+///   carries a `proof` (a signature naming the room, the member and the relay's
+///   certificate) instead of a secret, and relays keep only the public keys.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 13
+  public static let current = 14
 }

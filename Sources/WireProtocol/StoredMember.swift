@@ -1,13 +1,15 @@
 import PlaybackCoordination
 
-/// One member of a stored room: who it is, the hash of its resume secret (never the
-/// secret), the messenger payloads held for it and the answers to its latest requests.
+/// One member of a stored room: who it is, the public key its resumes prove themselves
+/// with (nothing that lets anyone resume), the messenger payloads held for it and the
+/// answers to its latest requests.
 public struct StoredMember: Sendable, Hashable, Codable {
   public var participant: ParticipantID
   public var name: String
-  /// SHA-256 of the resume secret (see ``SecretHash``): a copy of the store does not let
-  /// anyone resume as the member.
-  public var secretHash: [UInt8]
+  /// The member's Ed25519 resume key (32 bytes; empty: it cannot resume, e.g. it entered
+  /// without one). Public: a copy of the store, or a successor's feed, does not let anyone
+  /// resume as the member.
+  public var resumeKey: [UInt8]
   /// Payloads numbered by ``MessageLog``: how many were numbered, how many were written to
   /// a connection, and the ones still kept (oldest first).
   public var messageCount: UInt64
@@ -27,19 +29,40 @@ public struct StoredMember: Sendable, Hashable, Codable {
   public static let fedAnswers = 32
 
   public init(
-    participant: ParticipantID, name: String, secretHash: [UInt8], messageCount: UInt64 = 0,
+    participant: ParticipantID, name: String, resumeKey: [UInt8], messageCount: UInt64 = 0,
     messagesSent: UInt64 = 0, messages: [StoredMessage] = [], answers: [StoredAnswer] = [],
     answerFloor: UInt64 = 0, keptFrom: UInt64? = nil
   ) {
     self.keptFrom = keptFrom
     self.participant = participant
     self.name = name
-    self.secretHash = secretHash
+    self.resumeKey = resumeKey
     self.messageCount = messageCount
     self.messagesSent = messagesSent
     self.messages = messages
     self.answers = answers
     self.answerFloor = answerFloor
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case participant, name, resumeKey, messageCount, messagesSent, messages, answers
+    case answerFloor, keptFrom
+  }
+
+  /// A member stored before protocol 14 has no `resumeKey` (it had a secret's hash): it
+  /// comes back unable to resume, and enters anew when it returns.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      participant: try c.decode(ParticipantID.self, forKey: .participant),
+      name: try c.decode(String.self, forKey: .name),
+      resumeKey: try c.decodeIfPresent([UInt8].self, forKey: .resumeKey) ?? [],
+      messageCount: try c.decode(UInt64.self, forKey: .messageCount),
+      messagesSent: try c.decode(UInt64.self, forKey: .messagesSent),
+      messages: try c.decode([StoredMessage].self, forKey: .messages),
+      answers: try c.decode([StoredAnswer].self, forKey: .answers),
+      answerFloor: try c.decode(UInt64.self, forKey: .answerFloor),
+      keptFrom: try c.decodeIfPresent(UInt64.self, forKey: .keptFrom))
   }
 }
 

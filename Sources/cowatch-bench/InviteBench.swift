@@ -52,7 +52,7 @@ struct InviteCommand: AsyncParsableCommand {
     let identity = try RelayIdentity.makeSelfSigned()
     let server = try await RelayServer.start(
       host: "127.0.0.1", port: 0, logger: InviteBench.quietLogger(),
-      tls: try identity.serverContext())
+      identity: identity)
     let silent = try requireBench(SilentListener(), "a port that never answers")
     defer { silent.close() }
     // Warm up (the first TLS handshake pays for more than the rest).

@@ -93,7 +93,7 @@ struct QueueCommand: AsyncParsableCommand {
     let identity = try RelayIdentity.makeSelfSigned()
     let server = try await RelayServer.start(
       host: "127.0.0.1", port: 0, logger: InviteBench.quietLogger(),
-      tls: try identity.serverContext())
+      identity: identity)
     let (last, each) = try await QueueBench.run(
       participants: participants, edits: edits, port: server.port,
       fingerprint: identity.fingerprint)

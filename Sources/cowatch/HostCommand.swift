@@ -47,6 +47,8 @@ struct HostCommand: AsyncParsableCommand {
     do {
       var configuration = RelayConfiguration()
       configuration.onlyRoom = options.room
+      // Resumes addressed to this relay name its certificate.
+      configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
       server = try await RelayServer.start(
         host: bind, port: port, configuration: configuration, tls: context,
         feedsSuccessors: true)

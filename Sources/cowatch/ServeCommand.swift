@@ -201,6 +201,8 @@ struct ServeCommand: AsyncParsableCommand {
       do {
         let identity = try RelayIdentity.load(certificate: certificate, key: key)
         server.replaceTLS(try identity.serverContext())
+        // Members who connect from now on prove their resumes to the new certificate.
+        server.runtime.servesCertificate(identity.fingerprint)
         Console.line("certificate reloaded: \(RelayFingerprint.shown(identity.fingerprint))")
       } catch {
         Console.error("cowatch serve: certificate not reloaded (the one in use stays): \(error)")
@@ -230,6 +232,8 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
+    // Resumes addressed to this relay name its certificate.
+    configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
     return RelayServiceOptions(
       host: host, port: port, configuration: configuration, store: storePath,
       storeRetention: storeRetention, advertise: advertise, lease: lease,

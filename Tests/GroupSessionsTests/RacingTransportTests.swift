@@ -16,7 +16,7 @@ struct RacingTransportTests {
     var logger = Logger(label: "test.relay")
     logger.logLevel = .critical
     return try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: logger, tls: try identity.serverContext())
+      host: "127.0.0.1", port: 0, logger: logger, identity: identity)
   }
 
   static func pinned(_ port: Int, _ fingerprint: String) -> TCPTransport {

@@ -67,7 +67,7 @@ final class RelayHarness: Sendable {
       fingerprint = identity?.fingerprint
       server = try await RelayServer.start(
         host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: logger,
-        tls: try identity?.serverContext())
+        identity: identity)
     }
   }
 
@@ -237,6 +237,7 @@ final class CountingConnection: TransportConnection {
   let traffic: ClientTraffic
   let id: UInt64
   let inbound: AsyncThrowingStream<ServerMessage, any Error>
+  var relayFingerprint: String? { base.relayFingerprint }
 
   init(_ base: any TransportConnection, traffic: ClientTraffic) {
     self.base = base

@@ -19,7 +19,7 @@ struct RelayTLSSessionTests {
     logger.logLevel = .critical
     return try await RelayServer.start(
       host: host, port: port, configuration: configuration, logger: logger,
-      tls: try identity?.serverContext())
+      identity: identity)
   }
 
   /// A loopback address of the test's own (127.0.0.0/8 is all this machine's): a relay

@@ -14,7 +14,7 @@ struct RelayLinkTests {
   func welcome(resumed: Bool = false, epoch: String = "e1") -> Welcome {
     Welcome(
       participant: Fixture.ann, room: "lobby",
-      resume: ResumeToken(participant: Fixture.ann, secret: "s"), configuration: .init(),
+      resume: ResumeToken(participant: Fixture.ann), configuration: .init(),
       state: GroupState(), resumed: resumed, relayEpoch: epoch)
   }
 

@@ -17,7 +17,7 @@ struct RelayRouteTests {
     return .welcome(
       Welcome(
         participant: "p1", room: "lobby",
-        resume: ResumeToken(participant: "p1", secret: "s"), configuration: .init(),
+        resume: ResumeToken(participant: "p1"), configuration: .init(),
         state: state, resumed: resumed, relayEpoch: "e1", relays: relays))
   }
 

@@ -163,7 +163,7 @@ struct RoomMoveTests {
     _ = core.received(.redirect(room: "lobby", relay: routes.second), at: at(2.01), seen: nil)
     _ = core.connected(at: at(2.02))
     var own = Welcome(
-      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "s"),
+      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1"),
       configuration: .init(), state: GroupState(sequence: 1), resumed: true, relayEpoch: "ann's")
     own.relays = []
     let there = core.received(.welcome(own), at: at(2.03), seen: nil)
@@ -187,7 +187,7 @@ struct RoomMoveTests {
     // Its relay is gone; it ends up at bob's (another epoch) with its token.
     _ = core.connectionLost(at: at(1))
     var elsewhere = Welcome(
-      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "s"),
+      participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1"),
       configuration: .init(), state: GroupState(sequence: 1), resumed: true, relayEpoch: "bob's")
     elsewhere.relays = []
     let (_, when) = try nextConnection(&core, from: 1)

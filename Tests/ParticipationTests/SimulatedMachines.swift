@@ -2,6 +2,7 @@ import Clocks
 import Participation
 import PlaybackCoordination
 import RelayRuntime
+import RoomCrypto
 import Rooms
 import RoomsTesting
 import Synchronization
@@ -429,7 +430,7 @@ final class SimulatedMachines {
   /// A line for a standby relay that runs no room yet: a hello waits for its room's claim.
   private func hold(_ line: [UInt8], on conn: Conn, at relay: Int) {
     if relays[relay].heldLines[conn] == nil {
-      guard case .hello(_, _, let room, let resume, _) = try? codec.decodeClient(line) else {
+      guard case .hello(_, _, let room, let resume, _, _) = try? codec.decodeClient(line) else {
         return
       }
       // The relay runs the room by now (a claim won since this connection came): served.
@@ -440,7 +441,10 @@ final class SimulatedMachines {
       relays[relay].held.append(conn)
       relays[relay].heldRoom[conn] = room
       relays[relay].book.helloWaiting(
-        for: room, resume: resume, on: ConnectionID(UInt64(conn)))
+        for: room, resume: resume,
+        // In memory, as over plain TCP, a proof names no relay.
+        check: ResumeCheck(relays: [], verify: RoomKeys.verify(signature:of:verifier:)),
+        on: ConnectionID(UInt64(conn)))
       if relays[relay].claims[room] == nil { relays[relay].claims[room] = clock.nanoseconds() }
     }
     relays[relay].heldLines[conn, default: []].append(line)

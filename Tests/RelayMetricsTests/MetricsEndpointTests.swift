@@ -86,7 +86,7 @@ struct TLSFailureMetricsTests {
     logger.logLevel = .critical
     let identity = try RelayIdentity.makeSelfSigned()
     let relay = try await RelayServer.start(
-      host: "127.0.0.1", port: 0, logger: logger, tls: try identity.serverContext())
+      host: "127.0.0.1", port: 0, logger: logger, identity: identity)
     defer { Task { await relay.stop() } }
     let other = try RelayIdentity.makeSelfSigned()
     let wrong = TCPTransport(

@@ -47,7 +47,8 @@ struct WrongResumeTests {
       r.send(
         .hello(
           version: ProtocolVersion.current, name: "m\(n)", room: "lobby",
-          resume: ResumeToken(participant: ann, secret: String(format: "%032x", n))),
+          resume: ResumeToken(
+            participant: ann, proof: Array(repeating: UInt8(truncatingIfNeeded: n), count: 64))),
         from: n)
     }
     for n in UInt64(2)...21 { guess(n, "10.0.0.66") }

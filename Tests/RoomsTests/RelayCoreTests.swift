@@ -1,6 +1,7 @@
 import Clocks
 import PlaybackCoordination
 import RelayRuntime
+import RoomCrypto
 import Synchronization
 import Testing
 import WireProtocol
@@ -35,6 +36,19 @@ struct RelayDriver {
   /// The runtime's id and outlet for each connection number the tests use.
   private var connections: [UInt64: (id: ConnectionID, outlet: RecordingOutlet)] = [:]
   private let codec = WireCodec()
+  /// Each name's resume key, as that participant's machine would hold it: the same for
+  /// every relay a test starts (a relay restarted from its store meets the same people).
+  private static let resumeKeys = Mutex<[String: ResumeKey]>([:])
+
+  /// `name`'s resume key (made the first time it is asked for).
+  func key(_ name: String) -> ResumeKey {
+    Self.resumeKeys.withLock { keys in
+      if let key = keys[name] { return key }
+      let key = ResumeKey.generate()
+      keys[name] = key
+      return key
+    }
+  }
 
   init(
     _ configuration: RelayConfiguration = .init(), store: (any RoomStore)? = nil,
@@ -103,8 +117,20 @@ struct RelayDriver {
     connections[number] = (id, outlet)
     collect()
   }
+  /// Sends `m` as a participant would: a hello that resumes proves the name's key (unless
+  /// the test gave a proof of its own), a first hello gives it.
   mutating func send(_ m: ClientMessage, from number: UInt64) {
     guard let id = connections[number]?.id else { return }
+    var m = m
+    if case .hello(let version, let name, let room, var resume, let protect, let resumeKey) = m {
+      let key = key(name)
+      if let participant = resume?.participant, resume?.proof.isEmpty == true {
+        resume?.proof = key.prove(room: room, participant: participant, relay: nil)
+      }
+      m = .hello(
+        version: version, name: name, room: room, resume: resume, protect: protect,
+        resumeKey: resumeKey ?? (resume == nil ? key.publicKey : nil))
+    }
     runtime.received(m, from: id)
     collect()
   }
@@ -376,7 +402,8 @@ struct RelayCoreTests {
     r.send(
       .hello(
         version: ProtocolVersion.current, name: "eve", room: "lobby",
-        resume: ResumeToken(participant: token.participant, secret: "guess")), from: 2)
+        resume: ResumeToken(participant: token.participant, proof: Array(repeating: 7, count: 64))),
+      from: 2)
     let w = try #require(r.welcome(2))
     #expect(!w.resumed)
     #expect(w.participant != token.participant)

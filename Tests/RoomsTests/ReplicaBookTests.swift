@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import RoomCrypto
 import Testing
 import WireProtocol
 
@@ -16,7 +17,7 @@ struct ReplicaBookTests {
       Participant(id: ParticipantID($0), name: $0, isConnected: true)
     }
     let members = ["p1", "p2", "p3"].map {
-      StoredMember(participant: ParticipantID($0), name: $0, secretHash: SecretHash.of("s-\($0)"))
+      StoredMember(participant: ParticipantID($0), name: $0, resumeKey: Self.keys[$0]!.publicKey)
     }
     book.apply(
       RoomChange(
@@ -25,8 +26,18 @@ struct ReplicaBookTests {
     return (book, state)
   }
 
-  static func token(_ id: String, secret: String? = nil) -> ResumeToken {
-    ResumeToken(participant: ParticipantID(id), secret: secret ?? "s-\(id)")
+  /// Each member's resume key.
+  static let keys = Dictionary(
+    uniqueKeysWithValues: ["p1", "p2", "p3"].map { ($0, ResumeKey.generate()) })
+  /// How the standby relay checks proofs (in memory: proofs name no relay).
+  static let check = ResumeCheck(relays: [], verify: RoomKeys.verify(signature:of:verifier:))
+
+  /// `id`'s resume, proven by its key; `forged`: a proof that is not its key's.
+  static func token(_ id: String, forged: Bool = false) -> ResumeToken {
+    let key = forged ? ResumeKey.generate() : keys[id]!
+    return ResumeToken(
+      participant: ParticipantID(id),
+      proof: key.prove(room: "lobby", participant: ParticipantID(id), relay: nil))
   }
 
   static func known(_ state: GroupState, connected: Bool = false) -> ReplicaBook.Known {
@@ -34,11 +45,13 @@ struct ReplicaBookTests {
       state: state, clock: nil, now: LocalInstant(nanoseconds: 0), connected: connected)
   }
 
-  @Test("a majority of matching secrets carries the room; a wrong secret is no vote")
+  @Test("a majority of right proofs carries the room; a forged proof is no vote")
   func majority() {
     var (book, state) = Self.book()
-    book.helloWaiting(for: "lobby", resume: Self.token("p2"), on: ConnectionID(1))
-    book.helloWaiting(for: "lobby", resume: Self.token("p3", secret: "guess"), on: ConnectionID(2))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p3", forged: true), check: Self.check, on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
@@ -47,7 +60,8 @@ struct ReplicaBookTests {
       Issue.record("carried without a majority")
       return
     }
-    book.helloWaiting(for: "lobby", resume: Self.token("p3"), on: ConnectionID(4))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(4))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(won)
@@ -64,16 +78,19 @@ struct ReplicaBookTests {
   func votesGo() {
     let (fresh, state) = Self.book()
     var book = fresh
-    book.helloWaiting(for: "lobby", resume: Self.token("p2"), on: ConnectionID(1))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
     book.helloGone(on: ConnectionID(1))
-    book.helloWaiting(for: "lobby", resume: Self.token("p3"), on: ConnectionID(2))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
     }
     book.gaveUp("lobby")
     // p3's hello was refused with that claim: a later hello of p2 alone is no majority.
-    book.helloWaiting(for: "lobby", resume: Self.token("p2"), on: ConnectionID(3))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(3))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
@@ -83,8 +100,10 @@ struct ReplicaBookTests {
   @Test("while this machine's participant still reaches a relay, or knows nothing, no takeover")
   func stillConnected() {
     var (book, state) = Self.book()
-    book.helloWaiting(for: "lobby", resume: Self.token("p2"), on: ConnectionID(1))
-    book.helloWaiting(for: "lobby", resume: Self.token("p3"), on: ConnectionID(2))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
+    book.helloWaiting(
+      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state, connected: true))
       #expect(!won)

@@ -102,35 +102,69 @@ struct RequestWindowStorageTests {
   }
 }
 
-@Suite("Relay core: resume secrets")
+@Suite("Relay core: resume proofs")
 struct ResumeSecretTests {
-  @Test("secrets are 128 bits from the system generator, all different")
+  @Test("nonces are 128 bits from the system generator, all different")
   func secretsAreUnguessable() {
     let secrets = (0..<1000).map { _ in RelayCore.systemSecret() }
     #expect(Set(secrets).count == 1000)
     #expect(secrets.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
   }
 
-  @Test("one member's secret does not resume another, and a wrong secret never takes a place")
+  /// The trust issue: resume secrets travelled in every hello, so whoever ran the room
+  /// once could later resume as anyone. A proof is signed by the member's own key and names
+  /// the relay it is sent to.
+  @Test(
+    "one member's key does not resume another, a proof for another relay is no good, and a wrong proof never takes a place"
+  )
   func wrongSecret() throws {
     var r = RelayDriver()
     r.hello(1, "ann")
     r.hello(2, "bob")
     let ann = try #require(r.welcome(1))
-    let bob = try #require(r.welcome(2))
+    // Signed by bob's key for ann's place.
     r.connect(3)
-    let forged = ResumeToken(participant: ann.participant, secret: bob.resume.secret)
+    let forged = ResumeToken(
+      participant: ann.participant,
+      proof: r.key("bob").prove(room: "lobby", participant: ann.participant, relay: nil))
     r.send(
       .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: forged), from: 3)
     #expect(r.welcome(3)?.participant != ann.participant)
     #expect(!r.closed.contains(ConnectionID(1)), "ann keeps her connection")
-    #expect(SecretHash.matches("abc", SecretHash.of("abc")))
-    #expect(!SecretHash.matches("abd", SecretHash.of("abc")))
-    #expect(!SecretHash.matches("abcd", SecretHash.of("abc")))
-    #expect(!SecretHash.matches("abc", Array(SecretHash.of("abc").prefix(31))))
-    // A frame-sized secret is refused before it is hashed, even one that would match.
-    let huge = String(repeating: "a", count: 60_000)
-    #expect(!SecretHash.matches(huge, SecretHash.of(huge)))
+    // ann's own key, but a proof addressed to another relay (one that read it there).
+    r.connect(4)
+    let elsewhere = ResumeToken(
+      participant: ann.participant,
+      proof: r.key("ann").prove(
+        room: "lobby", participant: ann.participant,
+        relay: "SHA256:abmOIWy7CgJ+6oZX+WXUTp0BhKjFb29w+GzQ7fYFvKo"))
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: elsewhere),
+      from: 4)
+    #expect(r.welcome(4)?.participant != ann.participant)
+    // Another room's proof.
+    r.connect(5)
+    let otherRoom = ResumeToken(
+      participant: ann.participant,
+      proof: r.key("ann").prove(room: "other", participant: ann.participant, relay: nil))
+    r.send(
+      .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: otherRoom),
+      from: 5)
+    #expect(r.welcome(5)?.participant != ann.participant)
+    #expect(!r.closed.contains(ConnectionID(1)), "ann keeps her connection")
+    // Her own proof takes her place.
+    r.hello(6, "ann", resume: ResumeToken(participant: ann.participant))
+    #expect(r.welcome(6)?.participant == ann.participant && r.welcome(6)?.resumed == true)
+  }
+
+  @Test("the welcome carries no secret, and the relay keeps only the public key")
+  func nothingSecretKept() throws {
+    var r = RelayDriver()
+    r.hello(1, "ann")
+    let welcome = try #require(r.welcome(1))
+    #expect(welcome.resume.proof.isEmpty)
+    let stored = try #require(r.runtime.storedRooms().first?.members.first)
+    #expect(stored.resumeKey == r.key("ann").publicKey)
   }
 }
 

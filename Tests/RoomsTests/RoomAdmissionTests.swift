@@ -1,4 +1,5 @@
 import PlaybackCoordination
+import RoomCrypto
 import Testing
 import WireProtocol
 
@@ -17,12 +18,14 @@ struct RoomAdmissionTests {
       address: address)
   }
 
-  /// A room with ann in it, her resume secret "s1".
+  static let annKey = ResumeKey.generate()
+
+  /// A room with ann in it, her resume key ``annKey``.
   func roomWithAnn(protection: RoomProtection? = nil) -> RelayCore.Room {
     var room = RelayCore.Room(
       engine: GroupEngine(), creator: "10.0.0.1", protection: protection)
     room.members["p1"] = RelayCore.Member(
-      name: "Ann", secretHash: SecretHash.of("s1"), connection: nil,
+      name: "Ann", resumeKey: Self.annKey.publicKey, connection: nil,
       requests: RequestWindow(capacity: 8),
       messages: MessageLog(maximumCount: 8, maximumBytes: 1024))
     return room
@@ -80,17 +83,20 @@ struct RoomAdmissionTests {
     #expect(text == "room lobby is full (1 participant)")
   }
 
-  @Test("the right secret resumes; wrong ones enter anew until an address has sent too many")
+  @Test("the right proof resumes; wrong ones enter anew until an address has sent too many")
   func wrongResumes() {
-    var admission = RoomAdmission(configuration: .init(), verifyProof: { _, _, _ in false })
+    var admission = RoomAdmission(
+      configuration: .init(), verifyProof: RoomKeys.verify(signature:of:verifier:))
     let room = roomWithAnn()
+    let proof = Self.annKey.prove(room: "lobby", participant: "p1", relay: nil)
     let right = admission.decide(
-      hello("Ann", resume: ResumeToken(participant: "p1", secret: "s1")), existing: room, at: g(0))
+      hello("Ann", resume: ResumeToken(participant: "p1", proof: proof)), existing: room,
+      at: g(0))
     guard case .resume = right else {
-      Issue.record("the right secret did not resume: \(right)")
+      Issue.record("the right proof did not resume: \(right)")
       return
     }
-    let wrong = ResumeToken(participant: "p1", secret: "guess")
+    let wrong = ResumeToken(participant: "p1", proof: Array(repeating: 3, count: 64))
     for attempt in 1...RoomAdmission.maximumWrongResumes {
       let decision = admission.decide(
         hello("eve\(attempt)", resume: wrong), existing: room, at: g(1))
@@ -123,7 +129,8 @@ struct RoomAdmissionTests {
     }
     #expect(name == "bob")
     let entry = PendingEntry(
-      name: "bob", room: "lobby", protection: protection, nonce: [7], challenged: g(0))
+      name: "bob", room: "lobby", protection: protection, nonce: [7], resumeKey: nil,
+      challenged: g(0))
     let right = admission.prove(entry, signature: [1], address: "10.0.0.9", at: g(0))
     #expect(right)
     for _ in 0..<RoomAdmission.maximumWrongProofsPerAddress {

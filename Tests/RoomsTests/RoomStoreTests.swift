@@ -37,32 +37,14 @@ func pausedRoom(store: any RoomStore) async throws -> (
 
 @Suite("Room store: what the relay writes and brings back")
 struct RoomStoreTests {
-  @Test("SHA-256 gives the standard's digests")
-  func sha256Vectors() {
-    func hex(_ s: String) -> String {
-      SecretHash.of(s).map {
-        String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
-      }.joined()
-    }
-    #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(
-      hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    #expect(
-      hex(String(repeating: "a", count: 1000))
-        == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
-  }
-
-  @Test("what is written holds the secrets' hashes, never the secrets")
+  @Test("what is written holds the members' public resume keys: nothing that resumes")
   func secretsHashed() async throws {
     let store = InMemoryRoomStore()
-    let (_, ann, bob) = try await pausedRoom(store: store)
+    let (r, ann, bob) = try await pausedRoom(store: store)
     let room = try #require(store.rooms.first)
     #expect(room.members.map(\.participant) == [ann.participant, bob.participant])
-    #expect(room.members[0].secretHash == SecretHash.of(ann.secret))
-    let encoded = String(decoding: try JSONEncoder().encode(room), as: UTF8.self)
-    #expect(!encoded.contains(ann.secret) && !encoded.contains(bob.secret))
+    #expect(room.members[0].resumeKey == r.key("ann").publicKey)
+    #expect(room.members[1].resumeKey == r.key("bob").publicKey)
   }
 
   @Test("a relay without a store notes no changes; one with a store writes only what changed")
@@ -139,15 +121,12 @@ struct RoomStoreTests {
       store: store, restoring: store.rooms, epoch: "second",
       at: first.now.nanoseconds + 1_500_000_000)
     r.connect(2)
-    let forged = ResumeToken(
-      participant: ann.participant, secret: String(repeating: "0", count: 32))
+    let forged = ResumeToken(participant: ann.participant, proof: Array(repeating: 0, count: 64))
     r.send(
       .hello(version: ProtocolVersion.current, name: "eve", room: "lobby", resume: forged), from: 2)
     #expect(r.welcome(2)?.resumed == false)
     #expect(r.welcome(2)?.participant != ann.participant)
-    r.connect(3)
-    r.send(
-      .hello(version: ProtocolVersion.current, name: "ann", room: "lobby", resume: ann), from: 3)
+    r.hello(3, "ann", resume: ann)
     let welcome = try #require(r.welcome(3))
     #expect(welcome.resumed && welcome.participant == ann.participant)
     let timeline = try #require(welcome.state.session).timeline
@@ -211,7 +190,7 @@ struct RoomStoreTests {
     first.hello(2, "bob", room: "other")
     #expect(await first.runtime.flushStore())
     var rooms = store.rooms
-    rooms[0].members[0].secretHash = [1, 2, 3]
+    rooms[0].members[0].resumeKey = [1, 2, 3]
     var badName = rooms[1]
     badName.name = "no spaces allowed"
     var reused = rooms[1]
@@ -278,17 +257,12 @@ func resumeAfterRestart(open: () throws -> any RoomStore) async throws {
   #expect(restored.participants.allSatisfy { !$0.isConnected }, "everyone is away until back")
   #expect(restored.sequence > stateBefore.sequence)
 
-  r.connect(3)
-  r.send(
-    .hello(
-      version: ProtocolVersion.current, name: "bob", room: "lobby",
-      resume: ResumeToken(participant: bob.participant, secret: bob.secret, messagesReceived: 0)),
-    from: 3)
+  r.hello(3, "bob", resume: ResumeToken(participant: bob.participant, messagesReceived: 0))
   let welcome = try #require(r.welcome(3))
   #expect(welcome.resumed)
   #expect(welcome.participant == bob.participant)
   #expect(welcome.relayEpoch == "second")
-  #expect(welcome.resume.secret == bob.secret)
+  #expect(welcome.resume == ResumeToken(participant: bob.participant))
   let position = try #require(welcome.state.session).timeline.position(at: r.now)
   #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
   let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {

@@ -120,7 +120,7 @@ struct SharedRoomsTests {
           leaseDuration: lease, logger: logger)
         let server = try await RelayServer.start(
           host: "127.0.0.1", port: 0, configuration: configuration, logger: logger,
-          store: store, directory: store, tls: try identity.serverContext())
+          store: store, directory: store, identity: identity)
         store.advertised?.address = "127.0.0.1:\(server.port)"
         servers.append(server)
         stores.append(store)

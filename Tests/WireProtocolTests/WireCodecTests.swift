@@ -16,7 +16,10 @@ struct WireCodecTests {
     .hello(version: 2, name: "bob", room: "lobby", resume: nil),
     .hello(
       version: 2, name: "ça va 🎬", room: "movie-night",
-      resume: ResumeToken(participant: "p3", secret: "s3cr3t")),
+      resume: ResumeToken(participant: "p3", proof: Array(repeating: 9, count: 64))),
+    .hello(
+      version: 2, name: "dan", room: "lobby", resume: nil,
+      resumeKey: Array(repeating: 2, count: 32)),
     .command(id: 7, .pause(item: "harbour/s1e1", at: 754.25)),
     .command(id: 8, .start(series: series, item: "harbour/s1e1")),
     .command(id: 9, .endSuspension(nil, proposing: 12)),
@@ -50,7 +53,7 @@ struct WireCodecTests {
     let messages: [ServerMessage] = [
       .welcome(
         Welcome(
-          participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1", secret: "x"),
+          participant: "p1", room: "lobby", resume: ResumeToken(participant: "p1"),
           configuration: EngineConfiguration(), state: state, resumed: false,
           relayEpoch: "e1")),
       .update(state: state, events: [event]),

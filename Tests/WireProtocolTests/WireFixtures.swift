@@ -102,8 +102,8 @@ enum Fixture {
   static let strictConfigurationJSON =
     #"{"allowedRates":{"max":2,"min":0.5},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["changingTime","interrupted","phone call","stallRecovery"]}"#
 
-  static let token = ResumeToken(participant: "p1", secret: "k2j3")
-  static let tokenJSON = #"{"participant":"p1","secret":"k2j3"}"#
+  static let token = ResumeToken(participant: "p1")
+  static let tokenJSON = #"{"participant":"p1"}"#
 
   static let welcome = Welcome(
     participant: "p1", room: "lobby", resume: token, configuration: configuration, state: state,

@@ -366,8 +366,8 @@ enum Golden {
     ("SequencedStep", Fixture.pauseStep, Fixture.pauseStepJSON),
     (
       "ResumeToken",
-      ResumeToken(participant: "p1", secret: "k2j3", messagesReceived: 12),
-      #"{"messagesReceived":12,"participant":"p1","secret":"k2j3"}"#
+      ResumeToken(participant: "p1", proof: Array(repeating: 1, count: 64), messagesReceived: 12),
+      #"{"messagesReceived":12,"participant":"p1","proof":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQ=="}"#
     ),
     ("Welcome", Fixture.welcome, Fixture.welcomeJSON),
   ]
