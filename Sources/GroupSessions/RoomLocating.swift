@@ -24,10 +24,10 @@ public enum RoomLocating {
       group.addTask {
         do {
           for try await message in connection.inbound {
-            guard case .located(let named, let here) = message, named == room else {
+            guard case .located(let named, let here, let term) = message, named == room else {
               return .noAnswer
             }
-            return here ? .here : .elsewhere
+            return here ? .here(term: term ?? 0) : .elsewhere
           }
         } catch {}
         return .noAnswer

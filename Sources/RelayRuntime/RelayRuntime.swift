@@ -317,6 +317,10 @@ public final class RelayRuntime: Sendable {
   public func state(ofRoom room: String) -> GroupState? {
     state.withLock { $0.core.state(ofRoom: room) }
   }
+  /// See ``RelayCore/term(ofRoom:)``.
+  public func term(ofRoom room: String) -> UInt64? {
+    state.withLock { $0.core.term(ofRoom: room) }
+  }
   public var roomNames: [String] { state.withLock { $0.core.roomNames } }
   /// Stopped or killed: whatever its rooms say, it serves nobody.
   public var isStopped: Bool { state.withLock { $0.stopped } }

@@ -69,7 +69,20 @@ extension RelayCore {
       let relay = room.lostSuccessors.values.first(where: { $0.address == endpoint.address })
     else { return ([], false) }
     switch answer {
-    case .here:
+    case .here(let term):
+      // A relay that runs the room at this relay's term or an earlier one is not where the
+      // room went on from here (a successor elected from this relay's copy runs it one
+      // term later; one that says less, or nothing, is stale or lying).
+      guard term > room.term else {
+        return (
+          [
+            .log(
+              .warning,
+              "room \(roomName): the relay at \(endpoint.address) says it runs the room at term \(term), not after this relay's \(room.term); staying"
+            )
+          ], false
+        )
+      }
       guard Self.lostMajority(room) else {
         return (
           [
@@ -116,6 +129,9 @@ extension RelayCore {
   /// Answers a `locate`: whether `room` runs here, then closes the connection.
   mutating func answerLocate(_ roomName: String, on id: ConnectionID) -> [RelayAction] {
     connections[id] = nil
-    return [.send(.located(room: roomName, here: rooms[roomName] != nil), to: id), .close(id)]
+    let room = rooms[roomName]
+    return [
+      .send(.located(room: roomName, here: room != nil, term: room?.term), to: id), .close(id),
+    ]
   }
 }

@@ -74,7 +74,7 @@ extension RelayCore {
         RoomChange(
           name: name, state: stored.state, nextNumber: stored.nextNumber,
           members: stored.members, departed: (changes.departed[name] ?? []).sorted(),
-          protection: stored.protection))
+          protection: stored.protection, term: stored.term))
     }
     return batch
   }
@@ -117,7 +117,7 @@ extension RelayCore {
       }
     return StoredRoom(
       name: name, state: room.engine.state, nextNumber: room.nextNumber, members: members,
-      protection: room.protection)
+      protection: room.protection, term: room.term)
   }
 
   /// Brings back rooms a store kept, at group time `now`: every member away, keeping its
@@ -137,6 +137,7 @@ extension RelayCore {
         engine: GroupEngine(configuration: configuration.engine, state: room.state))
       restored.nextNumber = room.nextNumber
       restored.protection = room.protection
+      restored.term = room.term
       for stored in room.members {
         var messages = MessageLog(
           maximumCount: configuration.maximumPendingMessages,

@@ -52,7 +52,7 @@ extension RelayCore {
       if !targets.isEmpty {
         let change = RoomChange(
           name: roomName, state: nil, nextNumber: room.nextNumber, members: [], departed: [],
-          protection: room.protection, host: participant)
+          protection: room.protection, host: participant, term: room.term)
         actions.append(.broadcast(.replica(change), to: targets))
       }
       return actions
@@ -195,13 +195,14 @@ extension RelayCore {
     var changes = [
       RoomChange(
         name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
-        departed: [], protection: stored.protection, restart: true, host: rooms[roomName]?.host)
+        departed: [], protection: stored.protection, restart: true, host: rooms[roomName]?.host,
+        term: stored.term)
     ]
     for group in Self.lines(of: stored.members) where !group.isEmpty {
       changes.append(
         RoomChange(
           name: roomName, state: nil, nextNumber: stored.nextNumber, members: group,
-          departed: [], protection: stored.protection))
+          departed: [], protection: stored.protection, term: stored.term))
     }
     return changes
   }
@@ -261,7 +262,8 @@ extension RelayCore {
       for (index, group) in groups.enumerated() {
         let change = RoomChange(
           name: roomName, state: nil, nextNumber: room.nextNumber, members: group,
-          departed: index == 0 ? departed : [], protection: room.protection, host: room.host)
+          departed: index == 0 ? departed : [], protection: room.protection, host: room.host,
+          term: room.term)
         actions.append(.broadcast(.replica(change), to: targets))
       }
     }

@@ -127,6 +127,8 @@ public struct RelayCore: Sendable {
     var engine: GroupEngine
     var members: [ParticipantID: Member] = [:]
     var nextNumber: UInt64 = 1
+    /// Which of the room's successive relays this one is (see ``StoredRoom/term``).
+    var term: UInt64 = 1
     var engineDeadline: GroupInstant?
     /// The address whose hello created it, while it counts against that address.
     var creator: String?
@@ -171,6 +173,8 @@ public struct RelayCore: Sendable {
     return (members, connected)
   }
   public func state(ofRoom name: String) -> GroupState? { rooms[name]?.engine.state }
+  /// Which of the room's successive relays this one is, if it runs the room.
+  public func term(ofRoom name: String) -> UInt64? { rooms[name]?.term }
   /// What may be told about each room to anyone on the local network (rooms nearby).
   public var roomSummaries: [RoomSummary] {
     rooms.keys.sorted().compactMap { name in

@@ -123,6 +123,8 @@ public struct ReplicaBook: Sendable {
     guard var copy = copies.removeValue(forKey: room) else { return .noCopy }
     voters = voters.filter { $0.value.room != room }
     copy.state = copy.state.translated(by: shift)
+    // This relay carries the room on after the one that fed it: the next term.
+    copy.term += 1
     return .carried(copy)
   }
 

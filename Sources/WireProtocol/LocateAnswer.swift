@@ -4,8 +4,8 @@
 /// gone (it can neither carry the room nor vote for one that does); silence says nothing
 /// (a machine asleep, or across a cut network).
 public enum LocateAnswer: Hashable, Sendable {
-  /// It runs the room now.
-  case here
+  /// It runs the room now, at `term` (0 when it did not say).
+  case here(term: UInt64)
   /// It answered that it does not.
   case elsewhere
   /// Nothing listens there: the connection was refused.
@@ -14,5 +14,10 @@ public enum LocateAnswer: Hashable, Sendable {
   case noAnswer
 
   /// Whether the relay there answered at all (it can be reached from here).
-  public var answered: Bool { self == .here || self == .elsewhere }
+  public var answered: Bool {
+    switch self {
+    case .here, .elsewhere: true
+    case .nothingListening, .noAnswer: false
+    }
+  }
 }

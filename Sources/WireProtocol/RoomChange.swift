@@ -21,12 +21,15 @@ public struct RoomChange: Sendable, Hashable {
   /// The member whose machine runs the relay, when known: if that relay goes without a
   /// handover, its vote does not count in the election of who carries the room on.
   public var host: ParticipantID?
+  /// The room's term at the relay that sent it (see ``StoredRoom/term``).
+  public var term: UInt64
 
   public init(
     name: String, state: GroupState?, nextNumber: UInt64, members: [StoredMember],
     departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false,
-    host: ParticipantID? = nil
+    host: ParticipantID? = nil, term: UInt64 = 1
   ) {
+    self.term = term
     self.restart = restart
     self.host = host
     self.name = name
@@ -40,7 +43,7 @@ public struct RoomChange: Sendable, Hashable {
 
 extension RoomChange: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, state, nextNumber, members, departed, protection, restart, host
+    case name, state, nextNumber, members, departed, protection, restart, host, term
   }
 
   public init(from decoder: any Decoder) throws {
@@ -53,7 +56,8 @@ extension RoomChange: Codable {
       departed: try c.decode([ParticipantID].self, forKey: .departed),
       protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
       restart: try c.decodeIfPresent(Bool.self, forKey: .restart) ?? false,
-      host: try c.decodeIfPresent(ParticipantID.self, forKey: .host))
+      host: try c.decodeIfPresent(ParticipantID.self, forKey: .host),
+      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -66,6 +70,7 @@ extension RoomChange: Codable {
     try c.encodeIfPresent(protection, forKey: .protection)
     if restart { try c.encode(true, forKey: .restart) }
     try c.encodeIfPresent(host, forKey: .host)
+    try c.encode(term, forKey: .term)
   }
 }
 
@@ -84,6 +89,7 @@ extension StoredRoom {
     if let state = change.state { room.state = state }
     room.nextNumber = change.nextNumber
     room.protection = change.protection
+    room.term = change.term
     let departed = Set(change.departed)
     let changed = Dictionary(change.members.map { ($0.participant, $0) }) { $1 }
     room.members = room.members.filter {

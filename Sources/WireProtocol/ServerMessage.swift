@@ -44,9 +44,9 @@ public enum ServerMessage: Hashable, Sendable {
   /// To the first successor only, when the relay hands the room over (its host left):
   /// carry `room` now; the others are redirected to you after this.
   case handover(room: String)
-  /// Answer to `locate`: whether this relay runs `room` now (the connection closes after
-  /// it).
-  case located(room: String, here: Bool)
+  /// Answer to `locate`: whether this relay runs `room` now, and at which term (see
+  /// ``StoredRoom/term``; the connection closes after it).
+  case located(room: String, here: Bool, term: UInt64? = nil)
 }
 
 /// The relay's answer to a hello.
@@ -129,7 +129,7 @@ extension ServerMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
-    case kind, body, code, message, fatal, room, relay, to, successors, change, here
+    case kind, body, code, message, fatal, room, relay, to, successors, change, here, term
   }
 
   public init(from decoder: any Decoder) throws {
@@ -191,7 +191,8 @@ extension ServerMessage: Codable {
     case "located":
       self = .located(
         room: try c.decode(String.self, forKey: .room),
-        here: try c.decode(Bool.self, forKey: .here))
+        here: try c.decode(Bool.self, forKey: .here),
+        term: try c.decodeIfPresent(UInt64.self, forKey: .term))
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
@@ -254,10 +255,11 @@ extension ServerMessage: Codable {
     case .handover(let room):
       try c.encode("handover", forKey: .type)
       try c.encode(room, forKey: .room)
-    case .located(let room, let here):
+    case .located(let room, let here, let term):
       try c.encode("located", forKey: .type)
       try c.encode(room, forKey: .room)
       try c.encode(here, forKey: .here)
+      try c.encodeIfPresent(term, forKey: .term)
     }
   }
 }

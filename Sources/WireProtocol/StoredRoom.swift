@@ -14,15 +14,36 @@ public struct StoredRoom: Sendable, Hashable, Codable {
   public var members: [StoredMember]
   /// The password verifier, for a room that has one.
   public var protection: RoomProtection?
+  /// Which of the room's successive relays this copy is from: 1 where it was created, one
+  /// more each time a successor carries it on. A relay follows another's claim to run its
+  /// room only at a higher term.
+  public var term: UInt64
 
   public init(
     name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
-    protection: RoomProtection? = nil
+    protection: RoomProtection? = nil, term: UInt64 = 1
   ) {
+    self.term = term
     self.name = name
     self.state = state
     self.nextNumber = nextNumber
     self.members = members
     self.protection = protection
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case name, state, nextNumber, members, protection, term
+  }
+
+  /// A room stored before terms has none: term 1.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      name: try c.decode(String.self, forKey: .name),
+      state: try c.decode(GroupState.self, forKey: .state),
+      nextNumber: try c.decode(UInt64.self, forKey: .nextNumber),
+      members: try c.decode([StoredMember].self, forKey: .members),
+      protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
+      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1)
   }
 }

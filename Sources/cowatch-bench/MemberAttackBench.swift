@@ -111,7 +111,8 @@ final class RogueMember: @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       let text = String(buffer: unwrapInboundIn(data))
       let room = text.firstMatch(of: #/"room":"([^"]+)"/#).map { String($0.1) } ?? "lobby"
-      let line = #"{"type":"located","room":"\#(room)","here":true}"# + "\n"
+      // It claims a late term too: the majority rule alone must hold it off.
+      let line = #"{"type":"located","room":"\#(room)","here":true,"term":99}"# + "\n"
       let channel = context.channel
       channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in
         channel.close(promise: nil)

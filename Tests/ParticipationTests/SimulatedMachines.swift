@@ -162,7 +162,8 @@ final class SimulatedMachines {
           delay = unreachableAfter
         } else {
           answer =
-            relays[target].runtime?.roomNames.contains(request.room) == true ? .here : .elsewhere
+            relays[target].runtime?.term(ofRoom: request.room).map { .here(term: $0) }
+            ?? .elsewhere
         }
       } else {
         answer = .noAnswer

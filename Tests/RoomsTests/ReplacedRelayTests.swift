@@ -15,20 +15,25 @@ struct ReplacedRelayTests {
   final class Locator: Sendable {
     let asked = Mutex<[String]>([])
     let answers: [String: Bool]
-    init(answers: [String: Bool]) { self.answers = answers }
+    /// The term a relay that runs the room says it runs it at: the next after dan's.
+    let term: UInt64
+    init(answers: [String: Bool], term: UInt64 = 2) {
+      self.answers = answers
+      self.term = term
+    }
     func locate(_ room: String, _ relay: RelayEndpoint) -> LocateAnswer {
       asked.withLock { $0.append("\(room)@\(relay.address)") }
-      return answers[relay.address].map { $0 ? .here : .elsewhere } ?? .noAnswer
+      return answers[relay.address].map { $0 ? .here(term: term) : .elsewhere } ?? .noAnswer
     }
   }
 
   /// dan runs the relay (on its machine); bob and carl offered to carry the room, then
   /// their connections (and ann's) went without a word, as when dan's machine slept.
-  static func awake(answers: [String: Bool]) -> (RelayDriver, Locator) {
+  static func awake(answers: [String: Bool], term: UInt64 = 2) -> (RelayDriver, Locator) {
     var r = SuccessionRelayTests.room()
     r.hello(4, "dan", address: "127.0.0.1")
     r.send(.carry(r.ownOffer), from: 4)
-    let locator = Locator(answers: answers)
+    let locator = Locator(answers: answers, term: term)
     r.runtime.locateRooms { room, relay in locator.locate(room, relay) }
     r.drop(1)
     r.drop(2)
@@ -65,6 +70,27 @@ struct ReplacedRelayTests {
     #expect(
       Self.redirects(r, 4) == [RelayEndpoint(address: "10.0.0.2:7701", fingerprint: "SHA256:bob")])
     #expect(r.runtime.roomNames.isEmpty)
+  }
+
+  /// The trust issue: a room moves only "to a successor it named and fed, at a higher
+  /// term". A relay that says it runs the room at this relay's own term (or without one,
+  /// as a client of its own answers) did not carry it on from here.
+  @Test(
+    "most members are gone, but the relay that says it runs the room says so at no later term: nobody moves",
+    arguments: [UInt64(0), 1])
+  func staleTermMovesNobody(term: UInt64) async throws {
+    var (r, locator) = Self.awake(
+      answers: ["10.0.0.2:7701": true, "10.0.0.3:7702": false], term: term)
+    r.advance(0.2)
+    await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count >= 2 }
+    for _ in 0..<3 {
+      r.advance(1.0)
+      try await Task.sleep(nanoseconds: 20_000_000)
+      r.collect()
+    }
+    #expect(r.runtime.roomNames == ["lobby"])
+    #expect(Self.redirects(r, 4).isEmpty, "dan was sent to a relay that did not carry the room on")
+    #expect(!r.closed.contains(ConnectionID(4)))
   }
 
   @Test(
@@ -123,7 +149,7 @@ struct ReplacedRelayTests {
     #expect(locator.asked.withLock { $0 } == ["lobby@10.0.0.3:7702"])
     // A relay that answers "here" for a successor it did not lose is not believed.
     r.runtime.located(
-      "lobby", at: RelayEndpoint(address: "10.0.0.9:7709", fingerprint: nil), .here)
+      "lobby", at: RelayEndpoint(address: "10.0.0.9:7709", fingerprint: nil), .here(term: 2))
     r.collect()
     #expect(r.runtime.roomNames == ["lobby"])
   }
@@ -133,7 +159,7 @@ struct ReplacedRelayTests {
     var r = SuccessionRelayTests.room()
     r.connect(7, address: "10.0.0.7")
     r.send(.locate(room: "lobby"), from: 7)
-    #expect(r.outbox[ConnectionID(7)] == [.located(room: "lobby", here: true)])
+    #expect(r.outbox[ConnectionID(7)] == [.located(room: "lobby", here: true, term: 1)])
     #expect(r.closed.contains(ConnectionID(7)))
     r.connect(8, address: "10.0.0.8")
     r.send(.locate(room: "attic"), from: 8)

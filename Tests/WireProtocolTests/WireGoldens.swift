@@ -312,11 +312,15 @@ enum Golden {
       .replica(
         RoomChange(
           name: "lobby", state: Fixture.emptyState, nextNumber: 4, members: [], departed: ["p3"],
-          restart: true)),
-      #"{"change":{"departed":["p3"],"members":[],"name":"lobby","nextNumber":4,"restart":true,"state":\#(Fixture.emptyStateJSON)},"type":"replica"}"#
+          restart: true, term: 2)),
+      #"{"change":{"departed":["p3"],"members":[],"name":"lobby","nextNumber":4,"restart":true,"state":\#(Fixture.emptyStateJSON),"term":2},"type":"replica"}"#
     ),
     (.handover(room: "lobby"), #"{"room":"lobby","type":"handover"}"#),
-    (.located(room: "lobby", here: true), #"{"here":true,"room":"lobby","type":"located"}"#),
+    (
+      .located(room: "lobby", here: true, term: 3),
+      #"{"here":true,"room":"lobby","term":3,"type":"located"}"#
+    ),
+    (.located(room: "attic", here: false), #"{"here":false,"room":"attic","type":"located"}"#),
   ]
 
   static let readiness: [(Readiness, String)] = [
