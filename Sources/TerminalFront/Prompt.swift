@@ -332,7 +332,7 @@ extension Prompt {
       kind: .invite(text), title: "Invite",
       message: "Others join with:\n\(text)",
       options: [
-        Option("Copy to clipboard", choice: .copy), Option("Close", choice: .cancel),
+        Option("Copy to clipboard", choice: .copy), Option("Close", hotkey: "x", choice: .cancel),
       ])
   }
 
@@ -530,6 +530,8 @@ extension Prompt {
       Option(
         "Other: type a reason", hotkey: nil, choice: .otherReason,
         detail: "the group plays on"))
+    // Digits choose here: two reasons begin with "My", so first letters would not.
+    for index in options.indices { options[index].hotkey = nil }
     return Prompt(
       kind: .stepAway, title: "Step away",
       message: "Why? The others see it. Come back with s.", options: options)

@@ -441,6 +441,30 @@ struct FrontControllerTests {
 
 @Suite("prompt navigation")
 struct PromptTests {
+  /// The first night's script found the invite's two buttons both on c (the footer read
+  /// "c/c"): Close could not be chosen by its letter.
+  @Test("no two buttons of a question share a hotkey")
+  func distinctHotkeys() {
+    let item = ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 2520)
+    let ann = Participant(id: "p1", name: "ann")
+    let prompts: [Prompt] = [
+      .sessionOffered(sessionID: 1, startedBy: "bob", seriesTitle: "Harbour", item: item),
+      .startSession(item: item, seriesTitle: "Harbour", others: ["bob"]),
+      .replaceSession(item: item, seriesTitle: "Harbour", current: item, watchers: ["bob"]),
+      .confirmSwitch(to: item), .invite("cowatch://lobby@10.0.0.7/plain"), .quit(others: 1),
+      .quit(others: 0), .quitUnreachable(), .leaveHostedRoom(others: ["bob"]),
+      .confirmPlayQueued(entry: 1, item: item),
+      .comeBack(position: 12, groupPosition: 20, canBringEveryone: true),
+      .comeBack(position: 12, groupPosition: nil, canBringEveryone: false),
+      .roomMenu(control: RoomControl()),
+      .confirmRemove(ann, locked: false), .confirmHandOver(ann), .stepAway(waits: []),
+    ]
+    for prompt in prompts {
+      let keys = prompt.options.compactMap { $0.hotkey.map { Character($0.lowercased()) } }
+      #expect(Set(keys).count == keys.count, "\(prompt.title): \(keys)")
+    }
+  }
+
   @Test("buttons wrap around with arrows and tab; hotkeys choose at once")
   func buttons() {
     var p = Prompt.quit(others: 1)
