@@ -494,9 +494,12 @@ public struct ParticipantCore: Sendable {
   public mutating func carryingRoom(at now: LocalInstant) -> [ParticipantEffect] {
     guard succession.offer != nil else { return [] }
     succession.handedOver()
+    // Said in words, as after a handover: "the room moved to the relay at …" alone left
+    // the person to work out from an address that it is their own machine now.
+    let told: [ParticipantEffect] = [.event(.notice(.roomMoved(toMachineOf: nil)))]
     guard link.isConnected, let offer = succession.offer(afterWelcomeFrom: link.relayEpoch)
-    else { return [] }
-    return [.send(offer)]
+    else { return told }
+    return told + [.send(offer)]
   }
 
   /// What the relay says before its welcome.

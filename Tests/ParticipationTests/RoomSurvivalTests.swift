@@ -173,6 +173,9 @@ struct RoomSurvivalTests {
     m.kill(1)
     #expect(Self.sample(m, for: 8) <= 1)
     expectTogether(m, [2], on: 2, session: session)
+    // Elected, carl's machine runs the room: said in words, not only by an address (the
+    // first night's script read "the room moved to the relay at …" and nothing else).
+    #expect(m.machines[2].events.contains(.notice(.roomMoved(toMachineOf: nil))))
   }
 
   /// A two-person room's history up to a moment: what was done, by whom, when.
