@@ -2,7 +2,7 @@
 # A first watch night, played as three people would play it, in tmux, against real
 # `cowatch` processes (the terminal front, simulated players, loopback only), N times.
 #
-#   scripts/first-night.sh [RUNS]          (default 1; BIN=DIR picks $BIN/cowatch, default /tmp/fn-bin)
+#   scripts/first-night.sh [RUNS]          (default 1; BIN=DIR picks $BIN/cowatch, default the debug build, .build/debug)
 #
 # Each run plays the night below; every numbered step is checked by reading the screens
 # (tmux capture-pane), on every person's screen where it matters:
@@ -39,7 +39,7 @@ set -u -o pipefail
 
 RUNS=${1:-1}
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [RUNS]" >&2; exit 2; }
-BIN=${BIN:-/tmp/fn-bin}
+BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/.build/debug}
 COWATCH=$BIN/cowatch
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 [[ -x $COWATCH ]] || { echo "no cowatch at $COWATCH (set BIN=DIR)" >&2; exit 2; }
