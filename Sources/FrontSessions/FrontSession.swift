@@ -271,12 +271,14 @@ public struct FrontSession: Sendable {
       if notice.weight != .info { lastError = notice.description }
       model.post(notice.description, kind: notice.weight == .info ? .event : .error)
     case .succession(let successors):
-      model.successors = successors.filter(\.reachable).map(\.participant)
+      model.successors = successors.filter(\.canCarry).map(\.participant)
       // Where the room may go on if its relay goes: a late friend reaches it there too.
       successorRelays = Array(
-        successors.filter(\.reachable).map(\.relay).prefix(InviteLink.maximumAddresses))
+        successors.filter(\.canCarry).map(\.relay).prefix(InviteLink.maximumAddresses))
       showInvite()
       model.unreachableCarriers = successors.filter { !$0.reachable }.map(\.participant)
+      model.passedOverCarriers = successors.filter { $0.reachable && !$0.feedable }
+        .map(\.participant)
     }
   }
 

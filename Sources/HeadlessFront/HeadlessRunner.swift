@@ -207,10 +207,15 @@ public struct HeadlessRunner: Sendable {
         emit(
           .object([
             ("event", "succession"),
-            ("successors", .array(successors.filter(\.reachable).map { .string($0.name) })),
+            ("successors", .array(successors.filter(\.canCarry).map { .string($0.name) })),
             (
               "unreachable",
               .array(successors.filter { !$0.reachable }.map { .string($0.name) })
+            ),
+            (
+              "passed_over",
+              .array(
+                successors.filter { $0.reachable && !$0.feedable }.map { .string($0.name) })
             ),
           ]))
       case .notice(.roomMoved(let name)):

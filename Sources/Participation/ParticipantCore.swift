@@ -421,7 +421,7 @@ public struct ParticipantCore: Sendable {
       return moved(room: room, to: relay, at: now)
     case .succession(let list):
       guard succession.named(list) else { return [] }
-      link.named(successors: list.filter(\.reachable).map(\.relay))
+      link.named(successors: list.filter(\.canCarry).map(\.relay))
       return [.event(.succession(list))]
     case .replica(let change):
       return [.carrier(.replica(change))]

@@ -132,16 +132,20 @@ extension RelayCore {
   /// offered, the longest present (the lowest member number) first.
   public func successors(ofRoom roomName: String) -> [Successor] { successors(of: roomName) }
 
-  /// The ones this relay could not reach come after the others, marked so.
+  /// The ones this relay could not reach, or could not feed, come after the others,
+  /// marked so.
   func successors(of roomName: String) -> [Successor] {
     guard let room = rooms[roomName] else { return [] }
     return room.members
       .compactMap { id, member -> (Bool, UInt64, Successor)? in
         guard member.connection != nil, let relay = member.carry else { return nil }
         let reachable = member.carryReachable ?? true
+        let fed = member.passedOverUntil == nil
         return (
-          !reachable, UInt64(id.rawValue.dropFirst()) ?? .max,
-          Successor(participant: id, name: member.name, relay: relay, reachable: reachable)
+          !reachable || !fed, UInt64(id.rawValue.dropFirst()) ?? .max,
+          Successor(
+            participant: id, name: member.name, relay: relay, reachable: reachable,
+            feedable: fed)
         )
       }
       .sorted { ($0.0 ? 1 : 0, $0.1) < ($1.0 ? 1 : 0, $1.1) }
@@ -151,7 +155,25 @@ extension RelayCore {
 
   /// The successors that can carry the room, in order.
   func carriers(of roomName: String) -> [Successor] {
-    successors(of: roomName).filter(\.reachable)
+    successors(of: roomName).filter(\.canCarry)
+  }
+
+  /// Whole-room feeds to one member, within ``wholeRoomFeedWindow``, after which it is
+  /// passed over as a successor for ``passedOverDuration`` seconds.
+  public static let maximumWholeRoomFeeds = 3
+  public static let wholeRoomFeedWindow = 60.0
+  public static let passedOverDuration = 300.0
+
+  /// Members passed over long enough may be fed again.
+  mutating func forgivePassedOver(at now: GroupInstant) {
+    for (name, room) in rooms {
+      for (id, member) in room.members
+      where member.passedOverUntil.map({ $0 <= now }) == true {
+        rooms[name]?.members[id]?.passedOverUntil = nil
+        rooms[name]?.members[id]?.wholeRoomFeeds = []
+        successionsToSettle.insert(name)
+      }
+    }
   }
 
   /// Names the succession to every member of the rooms whose membership changed, and
@@ -164,7 +186,7 @@ extension RelayCore {
       let list = successors(of: roomName)
       let targets = room.connections
       if !targets.isEmpty { actions.append(.broadcast(.succession(list), to: targets)) }
-      let fed = Set(list.filter(\.reachable).prefix(Self.fedSuccessors).map(\.participant))
+      let fed = Set(list.filter(\.canCarry).prefix(Self.fedSuccessors).map(\.participant))
       let newcomers = fed.subtracting(room.fed)
       if !newcomers.isEmpty {
         // The others first get what is pending, so that from here on every fed successor
@@ -178,10 +200,38 @@ extension RelayCore {
         }
       }
       room.fed = fed
-      rooms[roomName] = room
+      var passedOver: [ParticipantID] = []
       for participant in newcomers.sorted() {
-        guard let connection = room.members[participant]?.connection else { continue }
+        guard var member = room.members[participant], let connection = member.connection
+        else { continue }
+        // Fed from the start again and again (its connection keeps going while it is fed):
+        // passed over for a while, said to everyone, rather than fed in a loop.
+        member.wholeRoomFeeds = member.wholeRoomFeeds.filter {
+          now.seconds(since: $0) < Self.wholeRoomFeedWindow
+        }
+        if member.wholeRoomFeeds.count >= Self.maximumWholeRoomFeeds {
+          member.passedOverUntil = now.advanced(bySeconds: Self.passedOverDuration)
+          room.fed.remove(participant)
+          room.members[participant] = member
+          passedOver.append(participant)
+          continue
+        }
+        member.wholeRoomFeeds.append(now)
+        room.members[participant] = member
         actions += wholeRoom(roomName).map { .send(.replica($0), to: connection) }
+      }
+      rooms[roomName] = room
+      for participant in passedOver {
+        actions.append(
+          .log(
+            .notice,
+            "\(roomName)/\(participant) was fed the whole room \(Self.maximumWholeRoomFeeds) times in \(Int(Self.wholeRoomFeedWindow)) s and lost its connection each time; passed over as a successor for \(Int(Self.passedOverDuration)) s"
+          ))
+      }
+      if !passedOver.isEmpty {
+        // Named again, marked, and the next one fed in its place.
+        successionsToSettle.insert(roomName)
+        return actions + settleSuccessions(at: now)
       }
     }
     successionsToSettle = []

@@ -121,6 +121,12 @@ public struct RelayCore: Sendable {
     /// Whether this relay reached that address (nil: not known yet; counted as reachable
     /// meanwhile, as on the LAN where it almost always is).
     var carryReachable: Bool?
+    /// When it was last sent the whole room as a successor (recent ones only): a member
+    /// whose connection keeps going while it is fed would be fed from the start forever.
+    var wholeRoomFeeds: [GroupInstant] = []
+    /// Until when it is passed over as a successor (it could not be fed): named last,
+    /// marked so, never fed or handed the room.
+    var passedOverUntil: GroupInstant?
   }
 
   struct Room {
@@ -439,6 +445,7 @@ public struct RelayCore: Sendable {
       lastSweep = now
       actions += sweepConnections(at: now)
       if feedsSuccessors {
+        forgivePassedOver(at: now)
         actions += locateLostSuccessors(at: now)
         for name in rooms.keys.sorted() { actions += settleCutOff(name, at: now) }
       }

@@ -102,6 +102,9 @@ public struct FrontModel: Hashable, Sendable {
   /// Members who offered to carry the room but whose machines the relay could not reach
   /// (behind a NAT): said in the people pane, so that nobody counts on them.
   public var unreachableCarriers: [ParticipantID] = []
+  /// Members the relay passed over as successors for a while: their connection went each
+  /// time they were sent the room's copy. Said in the people pane, with why.
+  public var passedOverCarriers: [ParticipantID] = []
   public var group: GroupState
   public var player: PlayerSnapshot
   /// The current group time, for positions, countdowns and notice ages.

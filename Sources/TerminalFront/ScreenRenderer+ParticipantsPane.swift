@@ -18,16 +18,21 @@ extension ScreenRenderer {
     let bottom = row + height - 1
     guard inner > 4, top < bottom else { return }
     // What the group waits for, then who offered to carry the room but cannot (the relay
-    // could not reach their machine), at the foot of the pane.
+    // could not reach their machine, or could not feed it the room), at the foot of the
+    // pane.
     let waitCount = waitLines(model, width: inner).count
-    let waits =
-      waitLines(model, width: inner)
-      + model.unreachableCarriers.flatMap { id -> [String] in
+    func cannotCarry(_ ids: [ParticipantID], _ why: String) -> [String] {
+      ids.flatMap { id -> [String] in
         guard let person = model.group.participants.first(where: { $0.id == id }) else {
           return []
         }
-        return TextLayout.wrap("\(person.name) can't carry the room: not reachable", width: inner)
+        return TextLayout.wrap("\(person.name) can't carry the room: \(why)", width: inner)
       }
+    }
+    let waits =
+      waitLines(model, width: inner) + cannotCarry(model.unreachableCarriers, "not reachable")
+      + cannotCarry(
+        model.passedOverCarriers, "its connection dropped each time it was sent the room")
     let waitRows = min(waits.count, max(0, bottom - top - 1))
     let listBottom = bottom - waitRows
     let space = listBottom - top

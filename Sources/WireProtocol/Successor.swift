@@ -11,20 +11,28 @@ public struct Successor: Hashable, Sendable, Codable {
   /// False when the relay could not reach that address (behind a NAT, a firewall): the
   /// member offered but cannot carry the room, and is named so that people know why.
   public var reachable: Bool
+  /// False when the relay could not feed it the room (its connection went each time it
+  /// was sent the room's copy): passed over for a while, and named so.
+  public var feedable: Bool
+
+  /// Whether it may be fed and handed the room.
+  public var canCarry: Bool { reachable && feedable }
 
   public init(
-    participant: ParticipantID, name: String, relay: RelayEndpoint, reachable: Bool = true
+    participant: ParticipantID, name: String, relay: RelayEndpoint, reachable: Bool = true,
+    feedable: Bool = true
   ) {
     self.participant = participant
     self.name = name
     self.relay = relay
     self.reachable = reachable
+    self.feedable = feedable
   }
 
   /// Successors a relay names at most (it keeps at least two when it can).
   public static let maximumCount = 8
 
-  private enum Keys: String, CodingKey { case participant, name, relay, reachable }
+  private enum Keys: String, CodingKey { case participant, name, relay, reachable, feedable }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: Keys.self)
@@ -32,6 +40,7 @@ public struct Successor: Hashable, Sendable, Codable {
     try c.encode(name, forKey: .name)
     try c.encode(relay, forKey: .relay)
     if !reachable { try c.encode(false, forKey: .reachable) }
+    if !feedable { try c.encode(false, forKey: .feedable) }
   }
 
   public init(from decoder: any Decoder) throws {
@@ -46,7 +55,8 @@ public struct Successor: Hashable, Sendable, Codable {
     self.init(
       participant: try c.decode(ParticipantID.self, forKey: .participant), name: name,
       relay: try c.decode(RelayEndpoint.self, forKey: .relay),
-      reachable: try c.decodeIfPresent(Bool.self, forKey: .reachable) ?? true)
+      reachable: try c.decodeIfPresent(Bool.self, forKey: .reachable) ?? true,
+      feedable: try c.decodeIfPresent(Bool.self, forKey: .feedable) ?? true)
   }
 }
 

@@ -56,7 +56,7 @@ enum RoomCarrySetup {
       }
       let closing = "\(name) closed the room (it ran on their machine)"
       if endedForEveryone
-        || rooms.allSatisfy({ !relay.runtime.successors(ofRoom: $0).contains(where: \.reachable) })
+        || rooms.allSatisfy({ !relay.runtime.successors(ofRoom: $0).contains(where: \.canCarry) })
       {
         // Said first, so that the others read that the room closed, not who owns it next.
         await relay.close(because: closing)

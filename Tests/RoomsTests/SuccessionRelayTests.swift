@@ -39,6 +39,43 @@ struct SuccessionRelayTests {
     }
   }
 
+  /// The trust issue: "a successor that cannot be fed is passed over, and the people pane
+  /// says why — never a loop". bob's connection goes each time he is sent the room's copy.
+  @Test(
+    "a successor whose connection goes each time it is fed is passed over, named so, and not fed in a loop"
+  )
+  func passedOverWhenItCannotBeFed() throws {
+    var r = Self.room()
+    let bob = try #require(r.welcome(2)).resume
+    var connection: UInt64 = 2
+    for round in UInt64(0)..<6 {
+      r.drop(connection)
+      connection = 10 + round
+      r.hello(connection, "bob", address: "10.0.0.2", resume: bob)
+      r.send(.carry(Self.bobOffer), from: connection)
+      r.advance(0.3)
+    }
+    let fedFromStart = ([2] + (UInt64(10)..<16)).map { id in
+      Self.replicas(r, id).filter(\.restart).count
+    }
+    #expect(fedFromStart.reduce(0, +) == RelayCore.maximumWholeRoomFeeds, "\(fedFromStart)")
+    // Named to everyone, last, marked: not fed, not handed the room.
+    let lists: [[Successor]] = (r.outbox[ConnectionID(1)] ?? []).compactMap {
+      if case .succession(let list) = $0 { list } else { nil }
+    }
+    let named = lists.last ?? []
+    #expect(named.map(\.name) == ["carl", "bob"])
+    #expect(named.last?.feedable == false && named.last?.canCarry == false)
+    #expect(named.first?.canCarry == true)
+    // Five minutes later it may be fed again.
+    r.advance(RelayCore.passedOverDuration + 1)
+    r.drop(connection)
+    r.hello(20, "bob", address: "10.0.0.2", resume: bob)
+    r.send(.carry(Self.bobOffer), from: 20)
+    r.advance(0.3)
+    #expect(Self.replicas(r, 20).contains { $0.restart })
+  }
+
   @Test("members that offer are named to everyone, longest present first; one that goes is not")
   func named() {
     var r = Self.room()

@@ -185,6 +185,12 @@ struct SuccessorMarksTests {
     #expect(screen.contains("carol can't carry the room: not"))
     #expect(screen.contains("│ reachable "))
     #expect(!screen.contains("carol (next host)"))
+    // One the relay passed over (its connection went each time it was fed) says why.
+    var passed = Fixtures.playing()
+    passed.passedOverCarriers = [Fixtures.carol]
+    let text = ScreenRenderer.render(passed, rows: 35, cols: 120).text
+    #expect(text.contains("carol can't carry the room:"))
+    #expect(text.contains("dropped each time it"))
   }
 }
 
