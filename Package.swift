@@ -152,6 +152,8 @@ let package = Package(
         "RelayMetrics", "RelayRuntime", "TCPRelayServer", "GroupSessions", "Participation",
         "TCPRelayClient", "WireProtocol", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // The TCP client transport.
     .target(

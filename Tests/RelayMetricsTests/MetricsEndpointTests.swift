@@ -1,6 +1,8 @@
 import Foundation
 import GroupSessions
 import Logging
+import NIOCore
+import NIOPosix
 import Participation
 import RelayMetrics
 import RelayRuntime
@@ -101,5 +103,50 @@ struct TLSFailureMetricsTests {
     let exporter = RelayMetricsExporter { relay.runtime.statistics }
     let text = String(decoding: exporter.scrape(), as: UTF8.self)
     #expect(MetricsEndpointTests.value("cowatch_tls_handshake_failures_total", in: text) == 1)
+  }
+
+  /// A raw connection to the endpoint, and whether it was closed within `seconds`.
+  static func connect(port: Int) async throws -> any Channel {
+    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .connect(host: "127.0.0.1", port: port).get()
+  }
+
+  static func closed(_ channel: any Channel, within seconds: Double) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+      if !channel.isActive { return true }
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return !channel.isActive
+  }
+
+  /// The edges issue: the metrics endpoint had no idle timeout and no connection cap, so
+  /// slow connections could eat the descriptors the relay shares.
+  @Test(
+    "a connection that says nothing, or never finishes its request, is closed; a full endpoint still answers a scrape"
+  )
+  func bounded() async throws {
+    let exporter = RelayMetricsExporter { RelayRuntime().statistics }
+    let metrics = try await MetricsServer.start(
+      host: "127.0.0.1", port: 0, exporter: exporter,
+      limits: MetricsServer.Limits(idleTimeout: 0.3, headerTimeout: 0.3, maximumConnections: 4))
+    defer { Task { await metrics.stop() } }
+    // Says nothing: closed after the idle timeout.
+    let silent = try await Self.connect(port: metrics.port)
+    #expect(await Self.closed(silent, within: 3))
+    // Starts a request and never finishes it: closed after the header timeout.
+    let slow = try await Self.connect(port: metrics.port)
+    try await slow.writeAndFlush(ByteBuffer(string: "GET /metrics HTTP/1.1\r\nHost: x\r\n")).get()
+    #expect(await Self.closed(slow, within: 3))
+    // Four idle connections fill it; a scraper still gets its answer, and no more than
+    // four are open at once.
+    var idle: [any Channel] = []
+    for _ in 0..<4 { idle.append(try await Self.connect(port: metrics.port)) }
+    try await Task.sleep(nanoseconds: 50_000_000)
+    let scrape = try await MetricsEndpointTests.get("/metrics", port: metrics.port)
+    #expect(scrape.status == 200)
+    #expect(metrics.openConnections <= 4)
+    #expect(idle.contains { !$0.isActive }, "the oldest idle connection made room")
+    for channel in idle { try? await channel.close() }
   }
 }
