@@ -126,12 +126,16 @@ extension RelayCore {
     return room.unaccounted.count * 2 > electorate
   }
 
-  /// Answers a `locate`: whether `room` runs here, then closes the connection.
+  /// Answers a `locate`, then closes the connection: `here` only for a room this relay
+  /// carries on from another (a later term than the first): the only answer a relay that
+  /// lost its successors can act on. For any other name — a room that began here, or none
+  /// — the same `here: false`, so that a stranger cannot use `locate` to learn which rooms
+  /// a relay runs.
   mutating func answerLocate(_ roomName: String, on id: ConnectionID) -> [RelayAction] {
     connections[id] = nil
-    let room = rooms[roomName]
-    return [
-      .send(.located(room: roomName, here: room != nil, term: room?.term), to: id), .close(id),
-    ]
+    guard let room = rooms[roomName], room.term > 1 else {
+      return [.send(.located(room: roomName, here: false), to: id), .close(id)]
+    }
+    return [.send(.located(room: roomName, here: true, term: room.term), to: id), .close(id)]
   }
 }
