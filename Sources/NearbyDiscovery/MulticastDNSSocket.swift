@@ -43,6 +43,13 @@ final class MulticastDNSSocket: Sendable {
       throw NearbyError(
         "no network interface here can multicast (is this machine on a network?)")
     }
+    // Answers only from this machine's own links (RFC 6762 §11).
+    let onLink = OnLink(
+      interfaces: devices.compactMap { device in
+        guard let address = device.address?.ipAddress, let mask = device.netmask?.ipAddress
+        else { return nil }
+        return (address, mask)
+      })
     let reusePort = ChannelOptions.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT))
     let channel: any Channel
     do {
@@ -51,7 +58,8 @@ final class MulticastDNSSocket: Sendable {
         .channelOption(reusePort, value: 1)
         .channelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(DatagramReader(received: received))
+            try channel.pipeline.syncOperations.addHandler(
+              DatagramReader(onLink: onLink, received: received))
           }
         }
         .bind(host: "0.0.0.0", port: 5353).get()
@@ -115,18 +123,22 @@ final class MulticastDNSSocket: Sendable {
   }
 }
 
-/// Decodes each datagram; what is not a DNS message is dropped (anyone may send to 5353).
+/// Decodes each datagram; what is not a DNS message, or comes from off this machine's
+/// links, is dropped (anyone may send to 5353).
 private final class DatagramReader: ChannelInboundHandler, Sendable {
   typealias InboundIn = AddressedEnvelope<ByteBuffer>
+  let onLink: OnLink
   let received: @Sendable (DNSMessage, String, Int) -> Void
 
-  init(received: @escaping @Sendable (DNSMessage, String, Int) -> Void) {
+  init(onLink: OnLink, received: @escaping @Sendable (DNSMessage, String, Int) -> Void) {
+    self.onLink = onLink
     self.received = received
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let envelope = unwrapInboundIn(data)
-    guard let address = envelope.remoteAddress.ipAddress, let port = envelope.remoteAddress.port,
+    guard let address = envelope.remoteAddress.ipAddress, onLink.contains(address),
+      let port = envelope.remoteAddress.port,
       let bytes = envelope.data.getBytes(
         at: envelope.data.readerIndex, length: envelope.data.readableBytes),
       let message = try? DNSMessage.decode(bytes)

@@ -30,6 +30,9 @@ public struct NearbyBrowser: Sendable {
 
   /// Instances kept at most (a network that offers more is not a living room).
   public static let maximumInstances = 256
+  /// Rooms kept from one sender (a `serve` relay advertises each of its rooms): a flood
+  /// from one machine cannot crowd out the others' rooms.
+  public static let maximumInstancesPerSender = 32
   /// Seconds any record is kept at most, whatever its time to live says (RFC 6762 §10
   /// recommends 75 minutes for the longest-lived).
   static let longestLife: UInt32 = 4500
@@ -64,26 +67,34 @@ public struct NearbyBrowser: Sendable {
           continue
         }
         let key = instance.description.lowercased()
-        guard instances[key] != nil || makeRoom() else { continue }
+        if instances[key] == nil {
+          guard sent(by: sender) < Self.maximumInstancesPerSender, makeRoom() else { continue }
+        } else if !owned(key, by: sender, at: now) {
+          continue
+        }
         instances[key, default: Instance(label: instance.labels[0])].pointerExpiry =
           record.ttl == 0 ? now : expiry
         instances[key]?.sender = sender
         touched.insert(key)
       case .srv(_, _, let port, let target) where record.name.ends(with: NearbyRoom.serviceType):
         let key = record.name.description.lowercased()
-        guard instances[key] != nil else { continue }
+        guard instances[key] != nil, owned(key, by: sender, at: now) else { continue }
         instances[key]?.service = (port, target, record.ttl == 0 ? now : expiry)
         touched.insert(key)
       case .txt(let entries) where record.name.ends(with: NearbyRoom.serviceType):
         let key = record.name.description.lowercased()
-        guard instances[key] != nil else { continue }
+        guard instances[key] != nil, owned(key, by: sender, at: now) else { continue }
         instances[key]?.text = (entries, record.ttl == 0 ? now : expiry)
         touched.insert(key)
       default:
         continue
       }
     }
-    let targets = Set(instances.values.compactMap { $0.service?.target.description.lowercased() })
+    // A host's addresses only from the sender of a room that names that host.
+    let targets = Set(
+      instances.values.filter { $0.sender == sender }.compactMap {
+        $0.service?.target.description.lowercased()
+      })
     for record in records {
       guard case .a(let bytes) = record.data else { continue }
       let host = record.name.description.lowercased()
@@ -102,6 +113,20 @@ public struct NearbyBrowser: Sendable {
       }
     }
     return touched.sorted().flatMap { refresh($0, at: now) }
+  }
+
+  /// Whether the instance `key` is `sender`'s to change: it advertised it, or what it had
+  /// advertised has expired. Another machine cannot rewrite a room, nor say its goodbye.
+  private func owned(_ key: String, by sender: String, at now: UInt64) -> Bool {
+    guard let instance = instances[key], let owner = instance.sender, owner != sender else {
+      return true
+    }
+    return (instance.pointerExpiry ?? 0) <= now
+  }
+
+  /// How many instances `sender` holds.
+  private func sent(by sender: String) -> Int {
+    instances.values.reduce(0) { $0 + ($1.sender == sender ? 1 : 0) }
   }
 
   /// Whether there is room for one more instance: when full, one that never made a whole

@@ -90,3 +90,20 @@ import Testing
     _ = try NearbyResponder.announcement(long, ttl: 120).encoded()
   }
 }
+
+/// The edges issue: mDNS took answers from anywhere; RFC 6762 §11 asks for on-link ones.
+@Suite struct OnLinkTests {
+  @Test func onlyThisMachinesSubnetsAreOnLink() {
+    let onLink = OnLink(interfaces: [
+      ("192.168.1.5", "255.255.255.0"), ("10.89.0.2", "255.255.0.0"), ("bad", "255.0.0.0"),
+    ])
+    #expect(onLink.contains("192.168.1.77"))
+    #expect(onLink.contains("10.89.200.1"))
+    #expect(onLink.contains("127.0.0.1"))
+    #expect(!onLink.contains("192.168.2.1"), "routed here from another network")
+    #expect(!onLink.contains("203.0.113.9"))
+    #expect(!onLink.contains("10.90.0.1"))
+    #expect(!onLink.contains("192.168.1"), "not an address")
+    #expect(!onLink.contains("fe80::1"), "not IPv4")
+  }
+}

@@ -194,7 +194,52 @@ import Testing
       _ = browser.receive(
         try wire(NearbyResponder.announcement(flood, ttl: 120)), from: "192.168.1.5", at: 0)
     }
-    #expect(browser.rooms.count == NearbyBrowser.maximumInstances)
+    #expect(browser.rooms.count == NearbyBrowser.maximumInstancesPerSender)
+  }
+
+  /// The edges issue: 256 complete fake rooms from one machine crowded real ones out of
+  /// the browser for their TTL.
+  @Test func fakeRoomsFromOneMachineDoNotCrowdOutAnother() throws {
+    var browser = NearbyBrowser()
+    for index in 0..<300 {
+      var fake = room
+      fake.machine = "fake\(index)"
+      _ = browser.receive(
+        try wire(NearbyResponder.announcement(fake, ttl: 4500)), from: "192.168.1.66", at: 0)
+    }
+    let events = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 120)), from: "192.168.1.5", at: 0)
+    #expect(events.count == 1)
+    #expect(browser.rooms.contains { $0.machine == "annslaptop" })
+  }
+
+  /// The edges issue: anyone could rewrite a real room's SRV/TXT (to tls=0 and their own
+  /// address) or send its goodbye.
+  @Test func anotherMachineCannotRewriteOrRetireARoom() throws {
+    var browser = NearbyBrowser()
+    _ = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 120)), from: "192.168.1.5", at: 0)
+    // The same instance (its name carries the machine and port), from elsewhere: no TLS,
+    // and another address.
+    var forged = room
+    forged.fingerprint = nil
+    forged.addresses = ["192.168.1.66"]
+    let rewrite = browser.receive(
+      try wire(NearbyResponder.announcement(forged, ttl: 120)), from: "192.168.1.66",
+      at: second)
+    #expect(rewrite.isEmpty)
+    #expect(browser.rooms.first?.fingerprint == Self.fingerprint)
+    #expect(browser.rooms.first?.addresses.contains("192.168.1.66") == false)
+    // Its goodbye, from elsewhere: the room stays.
+    let goodbye = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 0)), from: "192.168.1.66", at: 2 * second)
+    #expect(goodbye.isEmpty)
+    #expect(browser.rooms.count == 1)
+    // The real one's goodbye is heard.
+    let real = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 0)), from: "192.168.1.5", at: 3 * second)
+    #expect(real.count == 1)
+    #expect(browser.rooms.isEmpty)
   }
 
   /// A flood of bare pointers that live for ever must not keep a real room out.
