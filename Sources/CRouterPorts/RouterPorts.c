@@ -67,9 +67,18 @@ int cw_upnp_add(const cw_upnp *gateway, int external_port, int internal_port, co
                              external, internal, lan, description, "TCP", NULL, duration);
 }
 
-int cw_upnp_delete(const cw_upnp *gateway, int external_port) {
+int cw_upnp_delete(const cw_upnp *gateway, int external_port, int internal_port) {
   char external[8];
   snprintf(external, sizeof external, "%d", external_port);
+  /* Only the mapping we made: the router may have given the port to another machine (or
+   * another program) since, and deleting by port alone would close theirs. */
+  char client[64] = {0}, internal[8] = {0}, description[80] = {0}, enabled[8] = {0},
+       duration[16] = {0};
+  int found = UPNP_GetSpecificPortMappingEntry(
+      gateway->urls.controlURL, gateway->data.first.servicetype, external, "TCP", NULL, client,
+      internal, description, enabled, duration);
+  if (found != 0) return found;
+  if (strcmp(client, gateway->lan) != 0 || atoi(internal) != internal_port) return -2;
   return UPNP_DeletePortMapping(gateway->urls.controlURL, gateway->data.first.servicetype,
                                 external, "TCP", NULL);
 }

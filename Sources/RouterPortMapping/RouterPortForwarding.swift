@@ -75,7 +75,8 @@ public final class RouterPortForwarding: Sendable {
     let ownPort = self.port
     await Self.onThread {
       switch port.method {
-      case .upnp: _ = gateway.map { cw_upnp_delete($0.pointer, Int32(port.publicPort)) }
+      case .upnp:
+        _ = gateway.map { cw_upnp_delete($0.pointer, Int32(port.publicPort), Int32(ownPort)) }
       case .natpmp:
         // A lifetime of 0 removes a mapping (RFC 6886 §3.4).
         var public_ = Int32(0)

@@ -20,7 +20,9 @@ int cw_upnp_external_address(const cw_upnp *gateway, char *out);
  * 0 on success, else a UPnP error code (cw_upnp_error says it in words). */
 int cw_upnp_add(const cw_upnp *gateway, int external_port, int internal_port,
                 const char *lan, int lease, const char *description);
-int cw_upnp_delete(const cw_upnp *gateway, int external_port);
+/* Removes the forwarding of external_port, only if it still goes to this machine's
+ * internal_port (-2 when the router gave it to someone else since: left alone). */
+int cw_upnp_delete(const cw_upnp *gateway, int external_port, int internal_port);
 const char *cw_upnp_error(int code);
 void cw_upnp_free(cw_upnp *gateway);
 
