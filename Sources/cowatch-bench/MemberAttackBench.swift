@@ -449,7 +449,7 @@ enum ResumeProofCost {
       "sign a resume proof (participant)", fmt(signMicros, 1),
       "\(resume.count) (the resuming hello)")
     table.add(
-      "verify it (relay)\(valid ? "" : " — INVALID"))", fmt(verifyMicros, 1),
+      "verify it (relay)\(valid ? "" : " — INVALID")", fmt(verifyMicros, 1),
       "\(first.count) (a first hello with its key)")
     return table
   }

@@ -1,5 +1,8 @@
 import ArgumentParser
+import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PlaybackCoordination
 import RelayMetrics
 import RelayRuntime
@@ -96,6 +99,46 @@ enum MetricsBench {
   }
 }
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The endpoint under idle connections: `idle` raw connections opened and held (as a slow
+/// client would), then scrapes timed over HTTP as a scraper makes them.
+enum MetricsIdleBench {
+  static func run(idle: Int, scrapes: Int) async throws -> (
+    times: [Double], open: Int, refused: Int
+  ) {
+    let exporter = RelayMetricsExporter { RelayRuntime().statistics }
+    let server = try await MetricsServer.start(host: "127.0.0.1", port: 0, exporter: exporter)
+    var held: [any Channel] = []
+    var refused = 0
+    for _ in 0..<idle {
+      do {
+        held.append(
+          try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: server.port).get())
+      } catch {
+        refused += 1
+      }
+    }
+    let url = URL(string: "http://127.0.0.1:\(server.port)/metrics")!
+    var times: [Double] = []
+    for _ in 0..<scrapes {
+      var request = URLRequest(url: url)
+      request.timeoutInterval = 10
+      let started = monoNow()
+      let (_, response) = try await URLSession.shared.data(for: request)
+      guard (response as? HTTPURLResponse)?.statusCode == 200 else { continue }
+      times.append(Double(monoNow() - started) / 1e6)
+    }
+    let open = server.openConnections
+    for channel in held { try? await channel.close() }
+    await server.stop()
+    return (times, open, refused)
+  }
+}
+
 struct MetricsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "metrics",
@@ -124,6 +167,16 @@ struct MetricsCommand: AsyncParsableCommand {
     load.add("not counting", runs(r.notCounting))
     emit("What the relay's metrics cost", table)
     emit("The same chat load, counting and not", load)
+    let idleCount = common.smoke ? 100 : 1_000
+    let idle = try await MetricsIdleBench.run(idle: idleCount, scrapes: common.smoke ? 5 : 50)
+    let idleScrape = Summary(idle.times)
+    var held = Table(
+      "idle connections opened", "scrapes answered", "scrape p50 / p99 / max (ms)",
+      "connections open at the end")
+    held.add(
+      "\(idleCount)", "\(idle.times.count) of \(common.smoke ? 5 : 50)", idleScrape.text(2),
+      "\(idle.open)")
+    emit("Scrapes while idle connections are held open", held)
     Report.write(
       section: "metrics", title: "16. What the relay's metrics cost",
       body: """
@@ -137,6 +190,13 @@ struct MetricsCommand: AsyncParsableCommand {
 
         \(table.markdown)
         \(load.markdown)
+
+        *Idle connections*: the endpoint on loopback, \(idleCount) connections opened to it
+        and held without a word (as slow clients would hold them), then scrapes over HTTP
+        as a scraper makes them (each a new connection). The endpoint keeps at most 32
+        open, closing the oldest idle one for a newcomer.
+
+        \(held.markdown)
         """, smoke: common.smoke)
   }
 }
