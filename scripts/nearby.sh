@@ -137,6 +137,41 @@ grep -q 'secret-room' "$OUT/list.json" && fail "a host with --no-advertise was l
 grep -q '"verified":false' "$OUT/list.json" || fail "an unknown relay listed as verified: $(cat "$OUT/list.json")"
 grep -q '"link":null' "$OUT/list.json" || fail "an unverified room's link was printed: $(cat "$OUT/list.json")"
 grep -q '"fingerprint":"SHA256:[A-Za-z0-9_-]*"' "$OUT/list.json" || fail "fingerprint spelling: $(cat "$OUT/list.json")"
+
+# 3c. What a stranger on the network can send (scripts/mdns_fake.py), from an address of
+# its own on this link (10.89.0.3) and from one on no subnet of B's (10.200.0.9, routed):
+# 300 complete fake rooms, the real room's records rewritten to tls=0 and its own address,
+# the real room's goodbye, and a room sent from off the link. None of it may take the real
+# room away, rewrite it or crowd it out; the off-link room is not listed.
+ip -n "$NS_A" addr add 10.89.0.3/24 dev cwnear-a
+ip -n "$NS_A" addr add 10.200.0.9/32 dev cwnear-a
+ip netns exec "$NS_B" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.cwnear-b.rp_filter=0
+machine=$(grep '"room":"movie-night"' "$OUT/list.json" | head -1 | sed -E 's/.*"machine":"([^"]*)".*/\1/')
+ip netns exec "$NS_A" python3 scripts/mdns_fake.py flood 10.89.0.3 8 300 >/dev/null 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+ip netns exec "$NS_A" python3 scripts/mdns_fake.py forge 10.89.0.3 8 movie-night "$machine" 7700 >/dev/null 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+ip netns exec "$NS_A" python3 scripts/mdns_fake.py goodbye 10.89.0.3 8 movie-night "$machine" 7700 >/dev/null 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+ip netns exec "$NS_A" python3 scripts/mdns_fake.py offlink 10.200.0.9 8 10.89.0.2 faraway-room >/dev/null 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+sleep 1
+rm -f "$OUT/attacked.json"
+start=$(now_ms)
+ip netns exec "$NS_B" "$BIN/cowatch" nearby --json --wait 4 >"$OUT/attacked.json" 2>"$OUT/attacked.log" 6>&- 7>&- 8>&- 9>&- &
+looker=$!
+while ! grep -q '"room":"movie-night"' "$OUT/attacked.json" 2>/dev/null && (($(now_ms) - start < 4000)); do sleep 0.01; done
+grep -q '"room":"movie-night"' "$OUT/attacked.json" || fail "the real room was crowded out by 300 fake ones: $(head -c 600 "$OUT/attacked.json")"
+beside_flood=$(($(now_ms) - start))
+wait "$looker" 2>/dev/null || true
+real=$(grep '"room":"movie-night"' "$OUT/attacked.json")
+grep -q '"fingerprint":null' <<<"$real" && fail "the real room was rewritten to plain TCP: $real"
+grep -q '10.89.0.3' <<<"$real" && fail "the real room was rewritten to the stranger's address: $real"
+grep -q '"addresses":\["10.89.0.1:7700"\]' <<<"$real" || fail "the real room's addresses: $real"
+fakes=$(grep -c '"room":"fake-' "$OUT/attacked.json" || true)
+((fakes <= 32)) || fail "$fakes fake rooms from one machine were listed (at most 32)"
+grep -q 'faraway-room' "$OUT/attacked.json" && fail "a room sent from off the link was listed"
+echo "nearby: beside 300 fake rooms, a forged copy, a forged goodbye and an off-link answer, the real room was listed after ${beside_flood} ms ($fakes fakes shown)"
 echo "nearby: listed with its host and address; the --no-advertise host is not"
 
 # 3b. A relay run with serve --advertise-nearby: its rooms are listed, hosted by nobody.

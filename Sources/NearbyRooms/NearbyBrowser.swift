@@ -58,6 +58,16 @@ public struct NearbyBrowser: Sendable {
     guard message.isResponse else { return [] }
     let records = message.answers + message.additionals
     var touched: Set<String> = []
+    // The instances this message says speak TLS: a room held by a sender that said "no
+    // TLS" goes to one that says TLS (the join checks that fingerprint anyway), never the
+    // other way: nobody can take a room found with TLS down to plain.
+    let withTLS = Set(
+      records.compactMap { record -> String? in
+        guard case .txt(let entries) = record.data,
+          entries.contains(where: { $0.starts(with: Array("fp=".utf8)) })
+        else { return nil }
+        return record.name.description.lowercased()
+      })
     // Pointers and the instances' own records first: they say which host names matter.
     for record in records {
       let expiry = now + UInt64(min(record.ttl, Self.longestLife)) * 1_000_000_000
@@ -70,7 +80,7 @@ public struct NearbyBrowser: Sendable {
         if instances[key] == nil {
           guard sent(by: sender) < Self.maximumInstancesPerSender, makeRoom() else { continue }
         } else if !owned(key, by: sender, at: now) {
-          continue
+          guard takesOver(key, from: sender, withTLS: withTLS.contains(key)) else { continue }
         }
         instances[key, default: Instance(label: instance.labels[0])].pointerExpiry =
           record.ttl == 0 ? now : expiry
@@ -122,6 +132,17 @@ public struct NearbyBrowser: Sendable {
       return true
     }
     return (instance.pointerExpiry ?? 0) <= now
+  }
+
+  /// `sender` says TLS for an instance another sender holds without it: the instance
+  /// starts over as `sender`'s (its records and its host's addresses forgotten).
+  private mutating func takesOver(_ key: String, from sender: String, withTLS: Bool) -> Bool {
+    guard withTLS, let instance = instances[key], let text = instance.text,
+      !text.entries.contains(where: { $0.starts(with: Array("fp=".utf8)) })
+    else { return false }
+    if let target = instance.service?.target.description.lowercased() { hosts[target] = nil }
+    instances[key] = Instance(label: instance.label, shown: instance.shown)
+    return true
   }
 
   /// How many instances `sender` holds.

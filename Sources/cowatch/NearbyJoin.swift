@@ -27,8 +27,9 @@ enum NearbyJoin {
             list.removeAll { $0.instance == found.instance }
             list.append(found)
           }
-          // Found what was named: no need to look further.
-          return room == nil || found.room != room
+          // Found what was named: no need to look further — unless it says no TLS, which
+          // anyone can say for any room: the real one, with TLS, may take its place yet.
+          return room == nil || found.room != room || found.fingerprint == nil
         case .left(let gone):
           rooms.withLock { $0.removeAll { $0.instance == gone.instance } }
           return true

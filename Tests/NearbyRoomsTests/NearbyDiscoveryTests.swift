@@ -213,6 +213,29 @@ import Testing
     #expect(browser.rooms.contains { $0.machine == "annslaptop" })
   }
 
+  /// A browser that starts while a stranger announces the real room's name without TLS
+  /// hears the stranger first: the real room, with TLS, still takes it over (and the
+  /// stranger's address goes), so a join sees the real one.
+  @Test func aPlainForgeryHeardFirstGivesWayToTheRealRoom() throws {
+    var browser = NearbyBrowser()
+    var forged = room
+    forged.fingerprint = nil
+    forged.addresses = ["192.168.1.66"]
+    _ = browser.receive(
+      try wire(NearbyResponder.announcement(forged, ttl: 120)), from: "192.168.1.66", at: 0)
+    #expect(browser.rooms.first?.fingerprint == nil)
+    _ = browser.receive(
+      try wire(NearbyResponder.announcement(room, ttl: 120)), from: "192.168.1.5", at: second)
+    #expect(browser.rooms.count == 1)
+    #expect(browser.rooms.first?.fingerprint == Self.fingerprint)
+    #expect(browser.rooms.first?.addresses.contains("192.168.1.66") == false)
+    // And the stranger cannot take it back to plain.
+    _ = browser.receive(
+      try wire(NearbyResponder.announcement(forged, ttl: 120)), from: "192.168.1.66",
+      at: 2 * second)
+    #expect(browser.rooms.first?.fingerprint == Self.fingerprint)
+  }
+
   /// The edges issue: anyone could rewrite a real room's SRV/TXT (to tls=0 and their own
   /// address) or send its goodbye.
   @Test func anotherMachineCannotRewriteOrRetireARoom() throws {
