@@ -4,6 +4,9 @@ import NIOCore
 public enum InboundFrame: Sendable, Hashable {
   case line([UInt8])
   case tooLarge(limit: Int)
+  /// The server's connections hold more than its ``PartialLineBudget`` in unfinished lines,
+  /// and this one's made it overflow.
+  case overBudget(limit: Int)
 }
 
 /// Splits a TCP byte stream into lines with ``LineFramer``, so that an oversized line
@@ -17,9 +20,28 @@ public final class LineFrameHandler: ChannelInboundHandler {
   public typealias InboundOut = InboundFrame
   private var framer: LineFramer
   private var failed = false
+  private let budget: PartialLineBudget?
+  /// This connection's unfinished bytes, as counted in the budget.
+  private var counted = 0
 
-  public init(maximumFrameBytes: Int, emitsEmptyLines: Bool = false) {
+  public init(
+    maximumFrameBytes: Int, emitsEmptyLines: Bool = false, budget: PartialLineBudget? = nil
+  ) {
     framer = LineFramer(maximumFrameBytes: maximumFrameBytes, emitsEmptyLines: emitsEmptyLines)
+    self.budget = budget
+  }
+
+  public func handlerRemoved(context: ChannelHandlerContext) { release() }
+
+  public func channelInactive(context: ChannelHandlerContext) {
+    release()
+    context.fireChannelInactive()
+  }
+
+  /// Gives this connection's share of the budget back.
+  private func release() {
+    _ = budget?.change(by: -counted)
+    counted = 0
   }
 
   public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -33,7 +55,18 @@ public final class LineFrameHandler: ChannelInboundHandler {
       }
     } catch {
       failed = true
+      release()
       context.fireChannelRead(wrapInboundOut(.tooLarge(limit: framer.maximumFrameBytes)))
+      return
+    }
+    guard let budget else { return }
+    let pending = framer.pendingByteCount
+    let within = budget.change(by: pending - counted)
+    counted = pending
+    if !within, pending > 0 {
+      failed = true
+      release()
+      context.fireChannelRead(wrapInboundOut(.overBudget(limit: budget.limit)))
     }
   }
 }

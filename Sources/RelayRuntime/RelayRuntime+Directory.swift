@@ -96,7 +96,7 @@ extension RelayRuntime {
   }
 
   /// Answers a connection with one error and closes it.
-  private func reject(_ id: ConnectionID, code: ErrorCode, _ text: String, in s: inout State) {
+  func reject(_ id: ConnectionID, code: ErrorCode, _ text: String, in s: inout State) {
     answerAndClose(id, .error(code: code, message: text, fatal: true), in: &s)
   }
 

@@ -216,6 +216,17 @@ public final class RelayRuntime: Sendable {
     receivedInvalid(.frameTooLarge(limit: limit), from: id)
   }
 
+  /// The connection's unfinished line took the relay's unfinished lines, all connections'
+  /// together, past their budget: refused in words (whole lines cost nothing to hold).
+  public func receivedOverBudget(from id: ConnectionID) {
+    state.withLock { s in
+      reject(
+        id, code: .rateLimited,
+        "the relay holds too many unfinished lines right now; send whole lines, or try again soon",
+        in: &s)
+    }
+  }
+
   /// The connection sent something that could not be framed or decoded.
   public func receivedInvalid(_ error: WireError, from id: ConnectionID) {
     state.withLock { s in

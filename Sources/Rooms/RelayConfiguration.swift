@@ -58,6 +58,9 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// machine (nor a stranger a room of their own on a port forwarded to the internet).
   /// Nil: any room (`cowatch serve`).
   public var onlyRoom: String?
+  /// Bytes all connections together may hold in lines not finished yet (a frame each at
+  /// most): 2,000 connections each holding most of a frame would otherwise hold 128 MB.
+  public var maximumPartialLineBytes: Int = 32 * 1_048_576
   /// The fingerprints of the certificates this relay serves with (a renewed one is added):
   /// what resume proofs addressed to it name. Empty over plain TCP (and in memory), where
   /// proofs name no relay.

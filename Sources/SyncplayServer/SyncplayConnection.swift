@@ -104,7 +104,7 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
         } catch {
           run(s.core.receivedInvalid(error), in: &s)
         }
-      case .tooLarge(let limit):
+      case .tooLarge(let limit), .overBudget(let limit):
         run(s.core.receivedInvalid(.lineTooLong(limit: limit)), in: &s)
       }
     }

@@ -227,7 +227,7 @@ final class ClientChannelHandler: ChannelInboundHandler {
         sink.finish(throwing: error)
         context.close(promise: nil)
       }
-    case .tooLarge(let limit):
+    case .tooLarge(let limit), .overBudget(let limit):
       sink.finish(throwing: WireError.frameTooLarge(limit: limit))
       context.close(promise: nil)
     }

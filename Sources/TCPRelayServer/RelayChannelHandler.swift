@@ -25,6 +25,7 @@ final class RelayChannelHandler: ChannelInboundHandler {
     switch unwrapInboundIn(data) {
     case .line(let bytes): runtime.received(bytes, from: id)
     case .tooLarge(let limit): runtime.receivedOversized(from: id, limit: limit)
+    case .overBudget: runtime.receivedOverBudget(from: id)
     }
   }
 

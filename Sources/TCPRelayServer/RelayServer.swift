@@ -105,6 +105,7 @@ public final class RelayServer: Sendable {
       configuration: configuration, clock: clock, logger: logger, store: store,
       directory: directory, restoring: restoring, feedsSuccessors: feedsSuccessors)
     let maximumFrame = configuration.maximumFrameBytes
+    let partialLines = PartialLineBudget(limit: configuration.maximumPartialLineBytes)
     let openChannels = OpenChannels()
     let contexts = TLSContext(tls)
     let serverChannel: any Channel
@@ -127,7 +128,8 @@ public final class RelayServer: Sendable {
                 TLSHandshakeWatcher(runtime: runtime))
             }
             try channel.pipeline.syncOperations.addHandler(
-              LineFrameHandler(maximumFrameBytes: maximumFrame, emitsEmptyLines: true))
+              LineFrameHandler(
+                maximumFrameBytes: maximumFrame, emitsEmptyLines: true, budget: partialLines))
             try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(runtime: runtime))
           }
         }

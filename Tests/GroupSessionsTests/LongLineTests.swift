@@ -23,3 +23,40 @@ struct LongLineTests {
     await relay.stop()
   }
 }
+
+/// The edges issue: bytes held in unfinished lines were bounded per connection only, so
+/// 2,000 connections each holding most of a frame held 128 MB.
+@Suite("Unfinished lines on the TCP relay, all together", .serialized, .timeLimit(.minutes(1)))
+struct PartialLineBudgetTests {
+  @Test(
+    "past the relay's budget for unfinished lines, the connection that overflows it is refused in words; the others keep theirs"
+  )
+  func bounded() async throws {
+    var configuration = RelayHarness.fastConfiguration
+    configuration.maximumPartialLineBytes = 100_000
+    configuration.helloTimeout = 30
+    let relay = try await RelayHarness(.tcp, configuration: configuration, tls: false)
+    let port = try #require(relay.server?.port)
+    let partial = String(repeating: "x", count: 40_000)
+    var first = RawSocket(port: port)
+    try #require(first != nil)
+    let second = try #require(RawSocket(port: port))
+    await first?.write(partial)
+    await second.write(partial)
+    try await Task.sleep(nanoseconds: 200_000_000)
+    // 120,000 bytes would be held: this one is refused.
+    let third = try #require(RawSocket(port: port))
+    let answer = await third.exchange(partial)
+    #expect(answer.contains("unfinished lines"), "\(answer.prefix(300))")
+    #expect(answer.contains("rateLimited"))
+    // A connection that goes gives its share back: the next one's unfinished line is held
+    // (nothing is said to it: the relay waits for the rest of its line).
+    first = nil
+    try await Task.sleep(nanoseconds: 200_000_000)
+    let fourth = try #require(RawSocket(port: port))
+    let held = await fourth.exchange(partial)
+    #expect(held.isEmpty, "\(held.prefix(300))")
+    withExtendedLifetime(second) {}
+    await relay.stop()
+  }
+}
