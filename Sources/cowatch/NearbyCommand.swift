@@ -27,7 +27,14 @@ struct NearbyCommand: AsyncParsableCommand {
     let seen = Mutex(0)
     do {
       try await NearbyBrowsing.browse(for: .milliseconds(Int(wait * 1000))) { event in
-        guard case .appeared(let room) = event else { return true }
+        // A room that changed is printed again (the newest line for a room is what holds):
+        // one first heard from a stranger without TLS may give way to the real one.
+        let room: NearbyRoom
+        switch event {
+        case .appeared(let found): room = found
+        case .changed(let found): room = found
+        case .left: return true
+        }
         seen.withLock { $0 += 1 }
         let verified = Self.isVerified(room, known: KnownRelays())
         Console.line(
