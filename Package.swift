@@ -277,7 +277,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
-    .target(name: "RoomsTesting", dependencies: ["PlaybackCoordination", "Rooms", "WireProtocol"]),
+    .target(
+      name: "RoomsTesting",
+      dependencies: ["PlaybackCoordination", "Rooms", "RoomCrypto", "WireProtocol"]),
     // Rooms nearby: DNS-SD over multicast DNS, the small part of RFC 6762/6763 it takes
     // (the message codec, a responder and a browser as state machines). Pure.
     .target(name: "NearbyRooms", dependencies: ["Invites", "WireProtocol"]),
@@ -351,7 +353,7 @@ let package = Package(
       name: "RoomCarryingTests",
       dependencies: [
         "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
-        "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol", "RoomCrypto",
+        "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(

@@ -1,5 +1,5 @@
 import PlaybackCoordination
-import RoomCrypto
+import RoomsTesting
 import Testing
 import WireProtocol
 
@@ -17,27 +17,13 @@ struct ReplicaBookTests {
       Participant(id: ParticipantID($0), name: $0, isConnected: true)
     }
     let members = ["p1", "p2", "p3"].map {
-      StoredMember(participant: ParticipantID($0), name: $0, resumeKey: Self.keys[$0]!.publicKey)
+      ResumeKeys.member($0)
     }
     book.apply(
       RoomChange(
         name: "lobby", state: state, nextNumber: 4, members: members, departed: [],
         restart: true, host: "p1"))
     return (book, state)
-  }
-
-  /// Each member's resume key.
-  static let keys = Dictionary(
-    uniqueKeysWithValues: ["p1", "p2", "p3"].map { ($0, ResumeKey.generate()) })
-  /// How the standby relay checks proofs (in memory: proofs name no relay).
-  static let check = ResumeCheck(relays: [], verify: RoomKeys.verify(signature:of:verifier:))
-
-  /// `id`'s resume, proven by its key; `forged`: a proof that is not its key's.
-  static func token(_ id: String, forged: Bool = false) -> ResumeToken {
-    let key = forged ? ResumeKey.generate() : keys[id]!
-    return ResumeToken(
-      participant: ParticipantID(id),
-      proof: key.prove(room: "lobby", participant: ParticipantID(id), relay: nil))
   }
 
   static func known(_ state: GroupState, connected: Bool = false) -> ReplicaBook.Known {
@@ -49,9 +35,10 @@ struct ReplicaBookTests {
   func majority() {
     var (book, state) = Self.book()
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
+      for: "lobby", resume: ResumeKeys.token("p2"), check: ResumeKeys.check, on: ConnectionID(1))
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p3", forged: true), check: Self.check, on: ConnectionID(2))
+      for: "lobby", resume: ResumeKeys.token("p3", forged: true), check: ResumeKeys.check,
+      on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
@@ -61,7 +48,7 @@ struct ReplicaBookTests {
       return
     }
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(4))
+      for: "lobby", resume: ResumeKeys.token("p3"), check: ResumeKeys.check, on: ConnectionID(4))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(won)
@@ -79,10 +66,10 @@ struct ReplicaBookTests {
     let (fresh, state) = Self.book()
     var book = fresh
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
+      for: "lobby", resume: ResumeKeys.token("p2"), check: ResumeKeys.check, on: ConnectionID(1))
     book.helloGone(on: ConnectionID(1))
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(2))
+      for: "lobby", resume: ResumeKeys.token("p3"), check: ResumeKeys.check, on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
@@ -90,7 +77,7 @@ struct ReplicaBookTests {
     book.gaveUp("lobby")
     // p3's hello was refused with that claim: a later hello of p2 alone is no majority.
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(3))
+      for: "lobby", resume: ResumeKeys.token("p2"), check: ResumeKeys.check, on: ConnectionID(3))
     do {
       let won = book.elect("lobby", known: Self.known(state))
       #expect(!won)
@@ -101,9 +88,9 @@ struct ReplicaBookTests {
   func stillConnected() {
     var (book, state) = Self.book()
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p2"), check: Self.check, on: ConnectionID(1))
+      for: "lobby", resume: ResumeKeys.token("p2"), check: ResumeKeys.check, on: ConnectionID(1))
     book.helloWaiting(
-      for: "lobby", resume: Self.token("p3"), check: Self.check, on: ConnectionID(2))
+      for: "lobby", resume: ResumeKeys.token("p3"), check: ResumeKeys.check, on: ConnectionID(2))
     do {
       let won = book.elect("lobby", known: Self.known(state, connected: true))
       #expect(!won)
