@@ -93,10 +93,13 @@ let package = Package(
     .target(
       name: "PlayerOSD", dependencies: ["PlaybackCoordination", "Participation", "Narration"]),
     // The participant runtime: the client actor that performs ParticipantCore's effects.
+    // Whether this person's player opens a link someone else started: trusted sites,
+    // answers, links to one's own network (pure; GroupSessions performs its lookups).
+    .target(name: "LinkConsent", dependencies: ["PlaybackCoordination"]),
     .target(
       name: "GroupSessions",
       dependencies: [
-        "Clocks", "PlayerOSD",
+        "Clocks", "PlayerOSD", "LinkConsent",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
@@ -206,7 +209,7 @@ let package = Package(
     .target(
       name: "TerminalFront",
       dependencies: [
-        "PlaybackCoordination", "Media", "CNcurses", "Narration",
+        "PlaybackCoordination", "Media", "CNcurses", "Narration", "LinkConsent",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The front's session loop: a pure reducer (keys, client events, ticks → requests,
@@ -214,7 +217,7 @@ let package = Package(
     .target(
       name: "FrontSessions",
       dependencies: [
-        "Clocks",
+        "Clocks", "LinkConsent",
         "GroupSessions", "Invites", "Participation", "TerminalFront", "Media", "Narration",
         "PlaybackCoordination", "WireProtocol",
       ]),
@@ -247,7 +250,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
-        "RoomCrypto", "RoomCarrying", "PlayerOSD",
+        "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent",
         "PostgresRoomStore", "SyncplayServer",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -313,6 +316,7 @@ let package = Package(
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
     .testTarget(name: "InvitesTests", dependencies: ["Invites", "WireProtocol"]),
+    .testTarget(name: "LinkConsentTests", dependencies: ["LinkConsent"]),
     .testTarget(
       name: "RelayServiceTests",
       dependencies: ["RelayService", "GroupSessions", "Participation", "TCPRelayClient"]),
@@ -359,7 +363,7 @@ let package = Package(
     .testTarget(
       name: "GroupSessionsTests",
       dependencies: [
-        "HeadlessFront",
+        "HeadlessFront", "LinkConsent",
         "Clocks",
         "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
@@ -377,6 +381,7 @@ let package = Package(
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
         "WireProtocol", "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
+        "LinkConsent",
       ],
       // A fake mpv (a script the tests start as mpv), not a resource.
       exclude: ["Fixtures"]),
@@ -388,7 +393,7 @@ let package = Package(
       name: "FrontSessionsTests",
       dependencies: [
         "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media",
-        "PlaybackCoordination", "Invites", "WireProtocol",
+        "PlaybackCoordination", "Invites", "WireProtocol", "LinkConsent",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(

@@ -18,6 +18,8 @@ public struct FrontRunner: Sendable {
   public let restartPlayer: PlayerRestart?
   /// Reads links with the player (mpv); nil: it cannot play them.
   public let linkReader: LinkReader?
+  /// Decides which links others start this person's player opens (mpv); nil: none.
+  public let links: LinkGate?
   private let leave: ParticipantLeave?
   private let session: FrontSession
   /// News about the invite (a host's router), shown as it comes.
@@ -30,8 +32,10 @@ public struct FrontRunner: Sendable {
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
     session: FrontSession, restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
-    leave: ParticipantLeave? = nil, inviteChanges: AsyncStream<InviteChange>? = nil
+    links: LinkGate? = nil, leave: ParticipantLeave? = nil,
+    inviteChanges: AsyncStream<InviteChange>? = nil
   ) {
+    self.links = links
     self.linkReader = linkReader
     self.inviteChanges = inviteChanges
     self.leave = leave
@@ -53,7 +57,12 @@ public struct FrontRunner: Sendable {
     let keys = terminal.keys
     let tickMilliseconds = Atomic<Int>(1000)
     let inviteChanges = self.inviteChanges
+    let links = self.links
     let tasks = [
+      Task {
+        guard let links else { return }
+        for await news in links.news { input.yield(.links(news)) }
+      },
       Task {
         guard let inviteChanges else { return }
         for await change in inviteChanges { input.yield(.inviteChanged(change)) }
@@ -109,6 +118,8 @@ public struct FrontRunner: Sendable {
           } else {
             input.yield(.linkRead(use, .failure(.noLinkPlayer(for: link))))
           }
+        case .answerLink(let link, let answer): links?.answer(answer, for: link)
+        case .considerLinks(let queued): links?.consider(queued)
         case .finish:
           requestSink.finish()
           await worker.value

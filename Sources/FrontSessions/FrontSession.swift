@@ -1,5 +1,6 @@
 import GroupSessions
 import Invites
+import LinkConsent
 import Media
 import Narration
 import Participation
@@ -37,6 +38,8 @@ public struct FrontSession: Sendable {
     case inviteChanged(InviteChange)
     /// This person's player read a link (``Effect/readLink(_:_:)``): its item, or why not.
     case linkRead(LinkUse, Result<ItemInfo, LinkReadError>)
+    /// News from this person's link gate: the links waiting for their answer, or a problem.
+    case links(LinkGate.News)
   }
 
   /// What the runner does, in order.
@@ -57,6 +60,11 @@ public struct FrontSession: Sendable {
     case copyToClipboard(String)
     /// Read a link's title and duration with the player; report ``Input/linkRead(_:_:)``.
     case readLink(String, LinkUse)
+    /// Tell the link gate the person's answer about a link someone else wants to play.
+    case answerLink(String, LinkAnswer)
+    /// Links others queued: the gate asks about them now, so that the answer is there
+    /// when the group gets to them.
+    case considerLinks([String])
   }
 
   /// What the screen shows; render it with `ScreenRenderer.render(model, rows:cols:)`.
@@ -81,6 +89,8 @@ public struct FrontSession: Sendable {
   private var inviteLink: InviteLink?
   /// The successors last named, reachable ones only, which the invite carries.
   private var successorRelays: [RelayEndpoint] = []
+  /// Queued links already handed to the gate (``Effect/considerLinks(_:)``).
+  private var consideredLinks: Set<String> = []
 
   /// The command that joins with `link`.
   public static func invite(for link: InviteLink) -> String {
@@ -161,6 +171,7 @@ public struct FrontSession: Sendable {
       redrawRequested = true
     case .client(let event):
       receive(event)
+      effects += queuedLinksToConsider()
     case .clientEnded:
       if case .disconnected = model.connection {
       } else {
@@ -186,6 +197,10 @@ public struct FrontSession: Sendable {
       }
     case .linkRead(let use, let result):
       effects += linkRead(use, result)
+    case .links(.questions(let links)):
+      model.linkQuestions = links
+    case .links(.problem(let text)):
+      model.post(text, kind: .error)
     case .inviteChanged(let change):
       if let link = change.link {
         inviteLink = link
@@ -399,6 +414,20 @@ public struct FrontSession: Sendable {
     case .openLink(let link, let use):
       model.post("opening \(LinkItem.host(of: link))…")
       return [.readLink(link, use)]
+    case .answerLink(let link, let answer):
+      model.linkQuestions.removeAll { $0 == link }
+      switch answer {
+      case .open: model.post("opening the link to \(LinkItem.host(of: link))…")
+      case .alwaysForSite:
+        model.post(
+          "\(TrustedSites.site(of: LinkItem.host(of: link))) is one of your trusted sites now: its links open without asking"
+        )
+      case .notThisOne:
+        model.post(
+          "not opening the link to \(LinkItem.host(of: link)): you stay away from it while the group plays it"
+        )
+      }
+      return [.answerLink(link, answer)]
     case .seekLocally(let delta):
       // Stepped away, the coordinator has let go of the player: move it for this person.
       return seekLocally(by: delta, at: moment)
@@ -430,6 +459,18 @@ public struct FrontSession: Sendable {
     }
   }
 
+  /// Links in the room's queue that others added and the gate has not been told of yet.
+  private mutating func queuedLinksToConsider() -> [Effect] {
+    let links = model.group.queue.filter {
+      LinkItem.isLink($0.item) && $0.addedBy != model.localParticipant
+        && !consideredLinks.contains($0.item.rawValue)
+    }.map(\.item.rawValue)
+    guard !links.isEmpty else { return [] }
+    consideredLinks.formUnion(links)
+    if consideredLinks.count > 512 { consideredLinks = Set(links) }
+    return [.considerLinks(links)]
+  }
+
   /// The request for an action that goes to the group, if any.
   private mutating func request(for action: FrontAction) -> FrontRequest? {
     switch action {
@@ -456,7 +497,7 @@ public struct FrontSession: Sendable {
     case .roomCommand(let command): return .send(command)
     case .changePersonalOffset(let delta): return .changePersonalOffset(by: delta)
     case .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
-      .restartPlayer, .copyToClipboard, .openLink:
+      .restartPlayer, .copyToClipboard, .openLink, .answerLink:
       return nil
     }
   }

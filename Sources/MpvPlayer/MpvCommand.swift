@@ -12,7 +12,9 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// Reports changes of `property` as events carrying observation `id`.
   case observe(id: Int, MpvProperty)
   /// Opens `path` in place of the current file, at `start` seconds, paused.
-  case loadPaused(path: String, start: Double)
+  /// Opens `path` paused at `start`; `extractor`: mpv may hand a link's page to yt-dlp
+  /// (only for a site the person trusts: yt-dlp parses whatever the page holds).
+  case loadPaused(path: String, start: Double, extractor: Bool = false)
   case setPause(Bool)
   case setSpeed(Double)
   /// An exact seek: mpv lands on the frame at or just after `to`.
@@ -32,8 +34,11 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     switch self {
     case .observe(let id, let property):
       ["observe_property", .number(Double(id)), .string(property.name)]
-    case .loadPaused(let path, let start):
-      ["loadfile", .string(path), "replace", .string("start=\(start),pause=yes")]
+    case .loadPaused(let path, let start, let extractor):
+      [
+        "loadfile", .string(path), "replace",
+        .string("start=\(start),pause=yes\(extractor ? "" : ",ytdl=no")"),
+      ]
     case .setPause(let paused): ["set_property", "pause", .bool(paused)]
     case .setSpeed(let speed): ["set_property", "speed", .number(speed)]
     case .seekExact(let to): ["seek", .number(to), "absolute+exact"]

@@ -3,12 +3,13 @@ import PlaybackCoordination
 
 /// Reads a link's title and duration with mpv before it is started or queued, so that the
 /// group gets an item like any other (a duration to end at, a title to show). mpv opens
-/// the link as it will to play it (and asks yt-dlp for the sites it knows, when
-/// installed), plays a hundredth of a second without picture or sound, and prints both.
+/// the link as it will to play it (and, with `extractor` — a site the person trusts —
+/// asks yt-dlp, when installed), plays a hundredth of a second without picture or sound,
+/// and prints both.
 public enum MpvLinkProbe {
   /// The item for `link`: the link as its id, mpv's `media-title`, its `duration`.
   public static func probe(
-    _ link: String, executable: String = "mpv", timeout: Double = 30
+    _ link: String, executable: String = "mpv", timeout: Double = 30, extractor: Bool = false
   ) async throws(MpvError) -> ItemInfo {
     if let problem = LinkItem.problem(with: link) { throw .cannotOpenLink(link, why: problem) }
     let shown = String(link.prefix(80))
@@ -18,7 +19,7 @@ public enum MpvLinkProbe {
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = [
       "--vo=null", "--ao=null", "--end=0.01", "--pause=no", "--idle=no", "--force-window=no",
-      "--input-terminal=no",
+      "--input-terminal=no", "--ytdl=\(extractor ? "yes" : "no")",
       "--term-playing-msg=\(marker) ${=duration} ${media-title}", "--", link,
     ]
     let output = Pipe()

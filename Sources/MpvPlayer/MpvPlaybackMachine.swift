@@ -193,14 +193,16 @@ public struct MpvPlaybackMachine: Sendable {
     }
   }
 
-  /// A coordinator's command; `path` is the file for a `load`, if there is one.
-  public mutating func perform(_ command: PlayerCommand, path: String?, at now: LocalInstant)
-    -> [Effect]
-  {
+  /// A coordinator's command; `path` is the file for a `load`, if there is one;
+  /// `extractor`: yt-dlp may read it (a link of a trusted site).
+  public mutating func perform(
+    _ command: PlayerCommand, path: String?, extractor: Bool = false, at now: LocalInstant
+  ) -> [Effect] {
     clockNow = now
     settle(at: now)
     switch command {
-    case .load(let id, let at): return load(id, at: at, path: path, now: now)
+    case .load(let id, let at):
+      return load(id, at: at, path: path, extractor: extractor, now: now)
     case .play(let itemTime, let startAt, let rate):
       return play(itemTime, startAt: startAt, rate: rate, now: now)
     case .pause(let at): return pause(at: at, now: now)
@@ -211,8 +213,9 @@ public struct MpvPlaybackMachine: Sendable {
   }
 
   /// Opens the item's file (paused, at `at`), or says there is none.
-  private mutating func load(_ id: ItemID, at: Double, path: String?, now: LocalInstant) -> [Effect]
-  {
+  private mutating func load(
+    _ id: ItemID, at: Double, path: String?, extractor: Bool, now: LocalInstant
+  ) -> [Effect] {
     cancelScheduled()
     guard let path else {
       item = nil
@@ -229,7 +232,7 @@ public struct MpvPlaybackMachine: Sendable {
     stalled = false
     intent = .pause(at: at)
     freeze(at: max(0, at))
-    let load = request(.loadPaused(path: path, start: max(0, at)))
+    let load = request(.loadPaused(path: path, start: max(0, at), extractor: extractor))
     loadedAt = max(0, at)
     return [load] + prepare(after: load, at: now, load: true)
   }

@@ -28,6 +28,7 @@ public final class MpvPlayer: PlayerDriver {
 
   private let state: Mutex<State>
   private let resolver: @Sendable (ItemID) -> String?
+  private let extractor: @Sendable (String) -> Bool
   private let clock: any SessionClock
   private let process: Process
   private let socketDirectory: URL
@@ -36,9 +37,11 @@ public final class MpvPlayer: PlayerDriver {
 
   private init(
     process: Process, socketDirectory: URL, channel: any Channel,
-    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock, logger: Logger,
+    resolver: @escaping @Sendable (ItemID) -> String?,
+    extractor: @escaping @Sendable (String) -> Bool, clock: any SessionClock, logger: Logger,
     configuration: MpvPlaybackMachine.Configuration
   ) {
+    self.extractor = extractor
     self.process = process
     self.socketDirectory = socketDirectory
     self.resolver = resolver
@@ -50,12 +53,15 @@ public final class MpvPlayer: PlayerDriver {
   }
 
   /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
-  /// connects to it. `resolver` gives the file of an item; `arguments` are passed to mpv
+  /// connects to it. `resolver` gives the file of an item; `extractor` says whether
+  /// yt-dlp may read a link (only a trusted site's: never, unless given); `arguments` are passed to mpv
   /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`). `terminalLog`: a
   /// file for what mpv writes to its terminal.
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
-    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
+    resolver: @escaping @Sendable (ItemID) -> String?,
+    extractor: @escaping @Sendable (String) -> Bool = { _ in false },
+    clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
     configuration: MpvPlaybackMachine.Configuration = .init(), videoTerminal: String? = nil,
     terminalLog: String? = nil
@@ -161,6 +167,7 @@ public final class MpvPlayer: PlayerDriver {
     guard let channel = connected else { throw giveUp(.cannotStart("no IPC connection")) }
     let player = MpvPlayer(
       process: process, socketDirectory: directory, channel: channel, resolver: resolver,
+      extractor: extractor,
       clock: clock, logger: logger, configuration: configuration)
     box.player.withLock { $0 = player }
     process.terminationHandler = { [weak player] p in
@@ -236,11 +243,16 @@ public final class MpvPlayer: PlayerDriver {
 
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {
     var path: String?
+    var extractor = false
     // A link needs no file of one's own: mpv opens it (see `LinkItem`).
     if case .load(let item, _) = command {
-      path = resolver(item) ?? (LinkItem.isLink(item) ? item.rawValue : nil)
+      path = resolver(item)
+      if path == nil, LinkItem.isLink(item) {
+        path = item.rawValue
+        extractor = self.extractor(item.rawValue)
+      }
     }
-    apply { $0.perform(command, path: path, at: now) }
+    apply { [extractor] in $0.perform(command, path: path, extractor: extractor, at: now) }
   }
 
   public func observe(at now: LocalInstant) -> PlayerObservation {

@@ -24,12 +24,15 @@ public final class RestartableMpvPlayer: PlayerDriver {
   /// does, remembering how, for ``restart()``.
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
-    resolver: @escaping @Sendable (ItemID) -> String?, clock: any SessionClock = MonotonicClock(),
+    resolver: @escaping @Sendable (ItemID) -> String?,
+    extractor: @escaping @Sendable (String) -> Bool = { _ in false },
+    clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), videoTerminal: String? = nil
   ) async throws(MpvError) -> RestartableMpvPlayer {
     let start: @Sendable () async throws(MpvError) -> MpvPlayer = { () async throws(MpvError) in
       try await MpvPlayer.launch(
-        executable: executable, arguments: arguments, resolver: resolver, clock: clock,
+        executable: executable, arguments: arguments, resolver: resolver, extractor: extractor,
+        clock: clock,
         logger: logger, videoTerminal: videoTerminal)
     }
     return RestartableMpvPlayer(try await start(), relaunch: start)

@@ -41,6 +41,9 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
   /// The person has no file of the group's episode: their player steps away.
   case missingFile(series: String, item: String, duration: Double)
   case playerCannotFollow(String)
+  /// This person's player holds back a link someone else started (not allowed, or not
+  /// yet): they step away, and why — a choice of theirs, not a broken player.
+  case linkHeld(String)
   /// The person's file is not as long as the group's: another cut, perhaps.
   case otherCut(series: String, item: String, fileLength: Double, groupLength: Double)
   /// The room's relay handed the room to a member's machine (its host left): everyone
@@ -52,7 +55,7 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
     case .relay, .stopped, .gaveUpReconnecting, .notSent, .requestFailed, .messageNotDelivered,
       .playerCannotFollow:
       .error
-    case .relaySilent, .messageHidden, .missingFile, .otherCut: .warning
+    case .relaySilent, .messageHidden, .missingFile, .otherCut, .linkHeld: .warning
     case .unchanged, .roomMoved: .info
     }
   }
@@ -74,6 +77,7 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
     case .missingFile(let series, let item, let duration):
       "you don't have \(series) · \(item) (\(TimeFormat.clock(duration))): stepping away until the group plays something you have"
     case .playerCannotFollow(let problem): "your player cannot follow: \(problem)"
+    case .linkHeld(let why): "stepping away from the group's link: \(why)"
     case .otherCut(let series, let item, let fileLength, let groupLength):
       "your file of \(series) · \(item) is \(TimeFormat.clock(fileLength)) long and the group's is \(TimeFormat.clock(groupLength)): it may be another cut, and near its end you may part from the group"
     case .roomMoved(let name?): "the room now runs on \(name)'s machine"

@@ -206,11 +206,16 @@ struct PlayerFollowing: Sendable {
     var actions: [Action] = []
     if let problem = seen.problem {
       let item = session.item
-      actions.append(
-        .notice(
-          problem == PlayerObservation.noFile(for: item.id)
-            ? .missingFile(series: session.series.title, item: item.title, duration: item.duration)
-            : .playerCannotFollow(problem)))
+      let notice: Notice
+      if problem == PlayerObservation.noFile(for: item.id) {
+        notice = .missingFile(
+          series: session.series.title, item: item.title, duration: item.duration)
+      } else if let why = PlayerObservation.heldLinkReason(problem) {
+        notice = .linkHeld(why)
+      } else {
+        notice = .playerCannotFollow(problem)
+      }
+      actions.append(.notice(notice))
       if playerProblem == nil, !mine.suspensions.contains(.playerUnavailable) {
         actions.append(.request(.beginSuspension(.playerUnavailable), .automatic))
       }

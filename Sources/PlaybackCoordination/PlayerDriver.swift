@@ -59,6 +59,18 @@ public struct PlayerObservation: Hashable, Sendable {
   /// The problem a player reports when it has no file for an item: the participant then
   /// says which one, by its title and duration, rather than by its id.
   public static func noFile(for item: ItemID) -> String { "no file for \(item.rawValue)" }
+
+  /// The problem a player reports when it holds a link back because its person did not
+  /// allow it (yet), `why` in words: the participant says so as the person's choice, not
+  /// as a player that is broken.
+  public static func heldLink(_ why: String) -> String { heldLinkMark + why }
+
+  /// The words of a ``heldLink(_:)`` problem, or nil for any other problem.
+  public static func heldLinkReason(_ problem: String) -> String? {
+    problem.hasPrefix(heldLinkMark) ? String(problem.dropFirst(heldLinkMark.count)) : nil
+  }
+
+  private static let heldLinkMark = "link held: "
 }
 
 /// What a person did in the player's own interface (mpv's window or keys), to become a

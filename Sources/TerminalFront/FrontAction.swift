@@ -1,3 +1,4 @@
+import LinkConsent
 import PlaybackCoordination
 
 /// What the person asked for. The front only emits these; whoever wires it to the session
@@ -50,6 +51,8 @@ public enum FrontAction: Hashable, Sendable {
   /// Open a link (`/play LINK`, `/queue LINK` in the chat line): read with this person's
   /// player first, then started or queued for everyone.
   case openLink(String, LinkUse)
+  /// This person's answer about a link someone else wants to play.
+  case answerLink(String, LinkAnswer)
 }
 
 /// What a link typed in the front is for.

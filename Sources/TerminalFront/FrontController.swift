@@ -39,6 +39,14 @@ public struct FrontController: Hashable, Sendable {
 
   public var activePrompt: Prompt? { prompts.last }
 
+  /// Who wants everyone to play `link`: who started the session playing it, or queued it.
+  static func proposer(of link: String, in model: FrontModel) -> String? {
+    if model.session?.item.id.rawValue == link {
+      return model.sessionStartedBy ?? model.session?.startedBy
+    }
+    return model.group.queue.first { $0.item.rawValue == link }?.addedByName
+  }
+
   /// Lines PgUp and PgDn scroll the notices by.
   public static let scrollStep = 5
   /// Seconds `+` and `-` move this person's personal offset by.
@@ -77,6 +85,7 @@ public struct FrontController: Hashable, Sendable {
       case .quitUnreachable: return model.connection == .connected
       case .replaceSession: return model.isJoined || model.session == nil
       case .comeBack: return model.localSuspensions.isEmpty
+      case .linkConsent(let link): return !model.linkQuestions.contains(link)
       default: return false
       }
     }
@@ -89,6 +98,11 @@ public struct FrontController: Hashable, Sendable {
           sessionID: id, startedBy: model.sessionStartedBy ?? session.startedBy,
           seriesTitle: session.series.title,
           item: session.item))
+    }
+    // A link someone else wants to play, asked about once nothing else is open (an
+    // answer may wait: the player stays away from the link until then, the group does not).
+    if prompts.isEmpty, !showsHelp, let link = model.linkQuestions.first {
+      prompts.append(.linkConsent(link: link, from: Self.proposer(of: link, in: model)))
     }
     // The queue shows the room's queue as it is now (edits come back from the relay),
     // keeping the selected entry selected.
@@ -368,6 +382,9 @@ public struct FrontController: Hashable, Sendable {
     switch (prompt.kind, outcome) {
     case (.sessionOffered, .chosen(.join)): return [.joinSession]
     case (.sessionOffered, _): return [.declineSession]
+    case (.linkConsent(let link), .chosen(.link(let answer))): return [.answerLink(link, answer)]
+    // Esc is not this one: asked again, it would come straight back.
+    case (.linkConsent(let link), _): return [.answerLink(link, .notThisOne)]
     case (.startSession(let item), .chosen(.watchTogether)): return [.start(item, together: true)]
     case (.startSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
     // Into their session first, then everyone (them included) to the new episode.

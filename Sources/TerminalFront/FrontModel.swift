@@ -146,6 +146,9 @@ public struct FrontModel: Hashable, Sendable {
   }
   /// Who started the current session, for "bob started …" (kept by ``apply(_:)``).
   public var sessionStartedBy: String?
+  /// Links others started or queued that wait for this person's answer (their player
+  /// opens them only if allowed), oldest first.
+  public var linkQuestions: [String] = []
   /// The last change turned into a notice, so that the same change is never shown twice.
   public var lastAppliedSequence: UInt64?
   /// How many notices are kept at most.

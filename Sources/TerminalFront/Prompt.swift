@@ -1,3 +1,4 @@
+import LinkConsent
 import Narration
 import PlaybackCoordination
 
@@ -49,6 +50,9 @@ public struct Prompt: Hashable, Sendable {
     case queue
     /// "Switch everyone to S1E3 — title (from the queue)?" Yes / No.
     case confirmPlayQueued(entry: UInt64, item: ItemID)
+    /// Someone else started or queued a link of a site this person does not trust: Open /
+    /// Always for this site / Not this one.
+    case linkConsent(link: String)
   }
 
   /// What an option stands for.
@@ -69,6 +73,8 @@ public struct Prompt: Hashable, Sendable {
     case copy
     /// A queue entry, by its number.
     case queueEntry(UInt64)
+    /// An answer about a link someone else wants to play.
+    case link(LinkAnswer)
   }
 
   public struct Option: Hashable, Sendable {
@@ -274,6 +280,22 @@ public struct Prompt: Hashable, Sendable {
 }
 
 extension Prompt {
+  /// Someone else wants everyone to play `link`, of a site this person does not trust:
+  /// their player would fetch it (their address goes to that site), so it asks first.
+  public static func linkConsent(link: String, from name: String?) -> Prompt {
+    let host = LinkItem.host(of: link)
+    let shown = link.count > 160 ? String(link.prefix(159)) + "…" : link
+    return Prompt(
+      kind: .linkConsent(link: link), title: "Open a link?",
+      message:
+        "\(name ?? "Someone") wants to play \(shown)\n\(host) is not one of your trusted sites: your player would fetch it from there.",
+      options: [
+        Option("Open", choice: .link(.open)),
+        Option("Always for \(TrustedSites.site(of: host))", choice: .link(.alwaysForSite)),
+        Option("Not this one", choice: .link(.notThisOne)),
+      ])
+  }
+
   /// Someone started a watch session: Join / Not now.
   public static func sessionOffered(
     sessionID: UInt64, startedBy: String?, seriesTitle: String, item: ItemInfo

@@ -12,7 +12,8 @@ enum FrontRun {
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
     room: String, invite: InviteLink?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
-    linkReader: LinkReader? = nil, warnings: [String] = [], leave: ParticipantLeave? = nil,
+    linkReader: LinkReader? = nil, links: LinkGate? = nil, warnings: [String] = [],
+    leave: ParticipantLeave? = nil,
     inviteChanges: AsyncStream<InviteChange>? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
@@ -29,7 +30,7 @@ enum FrontRun {
       resendWindow: client.configuration.resendWindow)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
-      restartPlayer: restartPlayer, linkReader: linkReader, leave: leave,
+      restartPlayer: restartPlayer, linkReader: linkReader, links: links, leave: leave,
       inviteChanges: inviteChanges
     ).run()
   }

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import GroupSessions
+import LinkConsent
 import Logging
 import Media
 import MpvPlayer
@@ -14,6 +15,18 @@ struct LoadedMedia: Sendable {
   /// The local file of each item (`--media`); empty for the built-in catalog.
   var paths: [ItemID: String] = [:]
   var series: [SeriesInfo] { catalog.seriesInfos() }
+}
+
+/// The player a participant runs, and what comes with it.
+struct PreparedPlayer: Sendable {
+  var player: any ShowablePlayer
+  var stop: @Sendable () async -> Void
+  var restart: PlayerRestart?
+  var showText: (@Sendable (String, Double) -> Void)?
+  /// Reads a link the person starts or queues (mpv); nil: this player cannot play links.
+  var linkReader: LinkReader?
+  /// Decides which links others start the player opens (mpv); nil: it opens none.
+  var links: LinkGate?
 }
 
 enum MediaSetup {
@@ -48,12 +61,11 @@ enum MediaSetup {
   /// The player the options ask for: the simulated one, or mpv started now (an error if it
   /// cannot be).
   static func makePlayer(
-    command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock
-  ) async throws(CommandFailure) -> (
-    player: any ShowablePlayer, stop: @Sendable () async -> Void, restart: PlayerRestart?,
-    showText: (@Sendable (String, Double) -> Void)?, linkReader: LinkReader?
-  ) {
+    command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock,
+    warn: (String) -> Void
+  ) async throws(CommandFailure) -> PreparedPlayer {
     if options.player == "mpv" {
+      let links = linkGate(options: options, clock: clock, warn: warn)
       let paths = media.paths
       var arguments = options.mpvArgs.split(separator: " ").map(String.init)
       let picture = try VideoPlacement.choose(
@@ -72,7 +84,8 @@ enum MediaSetup {
       let openedPane = pane
       do {
         let mpv = try await RestartableMpvPlayer.launch(
-          arguments: arguments, resolver: { paths[$0] }, clock: clock,
+          arguments: arguments, resolver: { paths[$0] },
+          extractor: { links.allowsExtractor($0) }, clock: clock,
           logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)
         let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {
           do throws(MpvError) {
@@ -82,20 +95,25 @@ enum MediaSetup {
             return error.description
           }
         }
-        return (
-          ObservedPlayer(mpv, catalog: media.catalog),
-          {
+        return PreparedPlayer(
+          player: ObservedPlayer(ConsentingPlayer(mpv, gate: links), catalog: media.catalog),
+          stop: {
             await mpv.stop()
             openedPane?.close()
-          }, restart, { text, seconds in mpv.showText(text, seconds: seconds) },
-          LinkReader { link in
+          }, restart: restart, showText: { text, seconds in mpv.showText(text, seconds: seconds) },
+          linkReader: LinkReader { link in
+            // One's own link is one's choice, but not one to this machine or its network
+            // unless asked for: the others' players would refuse it anyway.
+            if let refusal = await links.approveOwn(link) {
+              return .failure(LinkReadError("cannot watch \(link.prefix(80)): \(refusal)"))
+            }
             do throws(MpvError) {
-              return .success(try await MpvLinkProbe.probe(link))
+              return .success(
+                try await MpvLinkProbe.probe(link, extractor: links.allowsExtractor(link)))
             } catch {
               return .failure(LinkReadError(error.description))
             }
-          }
-        )
+          }, links: links)
       } catch {
         pane?.close()
         throw CommandFailure(command, error.description)
@@ -108,8 +126,25 @@ enum MediaSetup {
       playLatency: latency...latency,
       seekLatency: latency...latency,
       seed: UInt64(truncatingIfNeeded: options.name.hashValue))
-    return (
-      SimulatedPlayer(catalog: media.catalog, configuration: configuration), {}, nil, nil, nil
-    )
+    return PreparedPlayer(
+      player: SimulatedPlayer(catalog: media.catalog, configuration: configuration), stop: {})
+  }
+
+  /// This person's consent to links: their trusted sites (a file they may edit; its bad
+  /// lines named on `warn`), `--trust-links`, `--allow-local-links`; the front asks about
+  /// the rest, headless mode refuses them.
+  static func linkGate(options: ParticipantOptions, clock: MonotonicClock, warn: (String) -> Void)
+    -> LinkGate
+  {
+    let file = TrustedSitesFile()
+    let (sites, problems) = file.load()
+    for problem in problems { warn(problem) }
+    let settings = LinkConsent.Settings(
+      trustsEveryLink: options.trustLinks, allowsLocalDestinations: options.allowLocalLinks,
+      asks: !options.headless, sitesFile: file.path)
+    return LinkGate(
+      consent: LinkConsent(settings: settings, sites: sites),
+      lookup: { host in await HostLookup.addresses(of: host, clock: clock) },
+      save: { file.save($0) })
   }
 }

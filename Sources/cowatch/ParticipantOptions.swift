@@ -64,6 +64,16 @@ struct ParticipantOptions: ParsableArguments {
       "With --player mpv: draw the picture in this other terminal (run `tty` there to learn its path).",
       valueName: "PATH"))
   var videoTty: String?
+  @Flag(
+    help:
+      "With --player mpv: open every link others start or queue without asking (otherwise only links of your trusted sites open at once; the front asks about the rest, headless mode refuses them)."
+  )
+  var trustLinks = false
+  @Flag(
+    help:
+      "With --player mpv: let links lead to this machine or its network (localhost, 10.x, 192.168.x, 169.254.x, fd00::/8, .local names); refused otherwise, whoever starts them."
+  )
+  var allowLocalLinks = false
   @Option(
     parsing: .unconditional,
     help: "Simulated player clock drift, parts per million (negative: a slow clock).")

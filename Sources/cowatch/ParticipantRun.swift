@@ -66,8 +66,16 @@ enum ParticipantRun {
       warnings.append(warning)
     }
     let clock = MonotonicClock()
-    let (player, stopMedia, restartPlayer, showText, linkReader) = try await MediaSetup.makePlayer(
-      command: command, media: media, options: options, clock: clock)
+    let prepared = try await MediaSetup.makePlayer(
+      command: command, media: media, options: options, clock: clock
+    ) { warning in
+      if options.headless { Console.error("cowatch \(command): \(warning)") }
+      if !options.headless || options.logFile != nil { logger.warning("\(warning)") }
+      warnings.append(warning)
+    }
+    let (player, stopMedia, restartPlayer, showText, linkReader) = (
+      prepared.player, prepared.stop, prepared.restart, prepared.showText, prepared.linkReader
+    )
     // The group in mpv's picture, for whoever watches it full screen.
     let osd = showText.map { show in
       OSDFeeder(
@@ -122,7 +130,8 @@ enum ParticipantRun {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
           invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer,
-          linkReader: linkReader, warnings: warnings, leave: leave, inviteChanges: inviteChanges)
+          linkReader: linkReader, links: prepared.links, warnings: warnings, leave: leave,
+          inviteChanges: inviteChanges)
       } catch {
         await stopPlayer()
         throw error

@@ -1,6 +1,7 @@
 import FrontSessions
 import GroupSessions
 import Invites
+import LinkConsent
 import Media
 import Participation
 import PlaybackCoordination
@@ -835,5 +836,66 @@ struct SessionAnswerTests {
     let effects = d.press(.character("n"))
     #expect(!effects.contains(.request(.send(.decline))))
     #expect(!d.screen().contains("Watch together?"))
+  }
+}
+
+@Suite("Front session: others' links, with consent")
+struct LinkConsentFrontTests {
+  static let url = "https://media.example.org/films/harbour.mkv"
+
+  /// bob has queued a link; ann's gate asks about it.
+  static func asked() -> Driver {
+    var d = Driver.watching()
+    var group = Fixtures.playing()
+    group.queue = [
+      QueueEntry(
+        id: 1,
+        series: LinkItem.series(for: ItemInfo(id: ItemID(url), title: "Harbour", duration: 60)),
+        item: ItemID(url), addedBy: Fixtures.bob, addedByName: "bob")
+    ]
+    let effects = d.send(.client(.state(group, events: [])))
+    #expect(effects.contains(.considerLinks([url])), "queued links are asked about ahead")
+    #expect(!d.send(.client(.state(group, events: []))).contains(.considerLinks([url])), "once")
+    d.send(.links(.questions([url])))
+    return d
+  }
+
+  @Test("a link of an untrusted site is asked about, naming who wants it and the whole link")
+  func asks() {
+    let d = Self.asked()
+    let screen = d.screen()
+    #expect(screen.contains("Open a link?"), "\(screen)")
+    #expect(screen.contains("bob wants to play"))
+    #expect(screen.contains("https://media.example.org/films/harbour.mkv"))
+    #expect(screen.contains("media.example.org is not one of your trusted sites"))
+    #expect(screen.contains("Open") && screen.contains("Always for media.example.org"))
+    #expect(screen.contains("Not this one"))
+  }
+
+  @Test(
+    "each answer goes to the gate and is said; Esc is not this one",
+    arguments: [
+      (Key.character("o"), LinkAnswer.open, "opening the link to media.example.org…"),
+      (.character("a"), .alwaysForSite, "media.example.org is one of your trusted sites now"),
+      (.character("n"), .notThisOne, "not opening the link to media.example.org"),
+      (.escape, .notThisOne, "not opening the link to media.example.org"),
+    ])
+  func answers(key: Key, answer: LinkAnswer, said: String) {
+    var d = Self.asked()
+    let effects = d.press(key)
+    #expect(effects.contains(.answerLink(Self.url, answer)))
+    #expect(d.session.model.notices.first?.text.hasPrefix(said) == true)
+    #expect(!d.screen().contains("Open a link?"))
+    #expect(d.requests.isEmpty, "nothing goes to the group")
+  }
+
+  @Test("a question the gate dropped closes; the next one is asked after")
+  func followsTheGate() {
+    var d = Self.asked()
+    d.send(.links(.questions([])))
+    #expect(!d.screen().contains("Open a link?"))
+    d.send(.links(.problem("the trusted sites could not be kept in /x: denied")))
+    #expect(
+      d.session.model.notices.first?.text == "the trusted sites could not be kept in /x: denied")
   }
 }

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import GroupSessions
+import LinkConsent
 import Media
 import Narration
 import Participation
@@ -70,6 +71,7 @@ struct MpvRoom {
     _ names: [String], autoAdvance: Bool = false, osd: OSDMode? = nil,
     player: (String) -> (arguments: [String], path: String?),
     configure: (String, inout ParticipantConfiguration) -> Void = { _, _ in },
+    gate: (String) -> LinkGate? = { _ in nil },
     _ body: (MpvRoom) async throws -> Void
   ) async throws {
     let clock = MonotonicClock()
@@ -111,8 +113,9 @@ struct MpvRoom {
           feeder = f
           observer = { f.hear($0) }
         }
+        let driven: any PlayerDriver = gate(name).map { ConsentingPlayer(mpv, gate: $0) } ?? mpv
         let client = ParticipantClient(
-          transport: relay.transport, configuration: configuration, player: mpv, clock: clock,
+          transport: relay.transport, configuration: configuration, player: driven, clock: clock,
           observer: observer)
         try await client.start()
         clients.append(client)
@@ -400,6 +403,55 @@ struct MpvSessionTests {
         "\(said)")
       #expect(await clients[0].groupState.waitingFor.isEmpty)
       #expect(await clients[0].groupState.session?.item.title == item.title)
+    }
+  }
+
+  @Test(
+    "links with consent: bob's mpv does not fetch ann's link to 127.0.0.1 and says why; carl's (local links allowed) asks, and plays in step once carl says open"
+  )
+  func linkConsent() async throws {
+    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
+    let bytes = try await RealMpv.matroska(clip, named: "consent")
+    let server = try StallingFileServer(
+      data: bytes, bytesPerSecond: bytes.count * 4, burst: bytes.count)
+    defer { server.stop() }
+    let url = "http://127.0.0.1:\(server.port)/films/consent.mkv"
+    let item = try await MpvLinkProbe.probe(url)
+    let gates = [
+      "bob": LinkGate(
+        consent: LinkConsent(settings: .init(trustsEveryLink: true)), lookup: { _ in nil },
+        save: { _ in nil }),
+      "carl": LinkGate(
+        consent: LinkConsent(settings: .init(allowsLocalDestinations: true)), lookup: { _ in nil },
+        save: { _ in nil }),
+    ]
+    try await MpvRoom.run(["ann", "bob", "carl"], player: { _ in ([], nil) }, gate: { gates[$0] }) {
+      room in
+      let (clients, seen) = (room.clients, room.seen)
+      _ = try await clients[0].send(.start(series: LinkItem.series(for: item), item: item.id)).get()
+      for c in clients.dropFirst() { _ = try await c.send(.join).get() }
+      let bob = try #require(await clients[1].participantID)
+      let carl = try #require(await clients[2].participantID)
+      try await until("bob and carl step away, ann plays", within: 15) {
+        let state = await clients[0].groupState
+        return state.participant(bob)?.suspensions.contains(.playerUnavailable) == true
+          && state.participant(carl)?.suspensions.contains(.playerUnavailable) == true
+          && seen()[0].rate > 0 && !seen()[0].isBusy
+      }
+      #expect(gates["carl"]!.questions == [url])
+      #expect(gates["bob"]!.questions.isEmpty)
+      #expect(seen()[1].item == nil && seen()[2].item == nil, "neither mpv fetched the link")
+      gates["carl"]!.answer(.open, for: url)
+      try await until("carl is back and plays in step with ann", within: 15) {
+        let p = seen()
+        return await clients[0].groupState.participant(carl)?.suspensions.isEmpty == true
+          && p[2].item == item.id && p[2].rate > 0 && !p[2].isBusy
+          && abs(p[2].position - p[0].position) < 0.05
+      }
+      #expect(
+        await clients[0].groupState.participant(bob)?.suspensions.contains(.playerUnavailable)
+          == true)
+      #expect(seen()[1].item == nil)
     }
   }
 

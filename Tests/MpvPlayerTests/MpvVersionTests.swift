@@ -10,14 +10,18 @@ import Testing
     let line = MpvRequest(id: 3, .loadPaused(path: "/m/a \"b\".mp4", start: 12.5)).line
     #expect(
       line
-        == #"{"command":{"name":"loadfile","url":"/m/a \"b\".mp4","flags":"replace","options":"start=12.5,pause=yes"},"request_id":3}"#
+        == #"{"command":{"name":"loadfile","url":"/m/a \"b\".mp4","flags":"replace","options":"start=12.5,pause=yes,ytdl=no"},"request_id":3}"#
         + "\n")
     // It is one JSON object whose command is an object, not an array.
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     let command = try #require(object["command"] as? [String: String])
     #expect(command["name"] == "loadfile")
-    #expect(command["options"] == "start=12.5,pause=yes")
+    #expect(command["options"] == "start=12.5,pause=yes,ytdl=no")
+    // yt-dlp reads a link only when its site is trusted (`extractor`).
+    let trusted = MpvRequest(
+      id: 4, .loadPaused(path: "https://a.example/v", start: 0, extractor: true))
+    #expect(trusted.line.contains(#""options":"start=0.0,pause=yes"}"#), "\(trusted.line)")
   }
 
   @Test("every other command keeps the positional form, unchanged from 0.34 to 0.40")
