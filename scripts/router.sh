@@ -29,6 +29,7 @@ PIDS=()
 cleanup() {
   set +e
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+  [[ -n "${FAKE:-}" ]] && kill "$FAKE" 2>/dev/null
   for ns in "$HOME_NS" "$ROUTER" "$NET"; do
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
     ip netns del "$ns" 2>/dev/null
@@ -230,4 +231,63 @@ host_gone input
 forwarded && fail "the mapping outlived the host (carrier-grade NAT)"
 echo "router: behind carrier-grade NAT the host is told so"
 stop_router_daemon
+
+# 6. A router that lies (scripts/fake_igd.py on the router's LAN address): its word is
+# checked before anything is forwarded, nothing permanent is asked for, and only the
+# mapping Cowatch made is removed.
+wan 44.1.1.1 44.1.1.2
+FAKE=""
+fake_router() {  # [fake_igd.py options…]
+  stop_fake_router
+  : >"$OUT/igd.log"
+  ip netns exec "$ROUTER" python3 scripts/fake_igd.py --bind 10.90.0.1 --log "$OUT/igd.log" "$@" \
+    >"$OUT/fake-igd.log" 2>&1 6>&- 7>&- &
+  FAKE=$!
+  for _ in $(seq 50); do grep -q '"ready"' "$OUT/igd.log" && break; sleep 0.1; done
+  grep -q '"ready"' "$OUT/igd.log" || fail "the fake router did not start"
+}
+stop_fake_router() {
+  [[ -n "$FAKE" ]] || return 0
+  kill "$FAKE" 2>/dev/null; wait "$FAKE" 2>/dev/null || true
+  FAKE=""
+}
+asked() { grep -c "\"action\": \"$1\"" "$OUT/igd.log" || true; }
+
+# 6a. An outside address with shell metacharacters: not taken, nothing forwarded.
+fake_router --address '6.6.6.6;id>x'
+start_host
+wait_line '"event":"reach"' 15 || fail "no word about the router's answer"
+grep '"event":"reach"' "$OUT/host.log" | grep -q "not one friends could use" ||
+  fail "$(grep reach "$OUT/host.log")"
+grep -q '"public"' "$OUT/host.log" && fail "a public link from a router's bad answer"
+grep -v '"event":"reach"' "$OUT/host.log" | grep "6.6.6.6" && fail "the bad answer reached a link"
+(($(asked AddPortMapping) == 0)) || fail "a port was forwarded for an address that cannot be given"
+host_gone input
+echo "router: an outside address with shell metacharacters is not taken and nothing is forwarded"
+
+# 6b. A router that takes only permanent mappings (725): none is asked for, the host is told.
+fake_router --only-permanent
+start_host
+wait_line '"event":"reach"' 15 || fail "no word about a router that only takes permanent mappings"
+grep '"event":"reach"' "$OUT/host.log" | grep -q "never end" || fail "$(grep reach "$OUT/host.log")"
+grep -q '"NewLeaseDuration": "0"' "$OUT/igd.log" && fail "a permanent mapping was asked for"
+(($(asked AddPortMapping) >= 1)) || fail "the router was not asked at all"
+host_gone input
+echo "router: a router that takes only permanent mappings is not given one, and the host is told"
+
+# 6c. The port goes to someone else by the time the host leaves: theirs is not removed; and
+# the host's own mapping is.
+fake_router --owner 10.90.0.77
+start_host
+wait_line '"public":"44.1.1.1:7700"' 15 || fail "no public invite from the fake router"
+host_gone input
+(($(asked GetSpecificPortMappingEntry) >= 1)) || fail "the host did not ask whose the port is"
+(($(asked DeletePortMapping) == 0)) || fail "the host removed a mapping that is not its own"
+fake_router
+start_host
+wait_line '"public":"44.1.1.1:7700"' 15 || fail "no public invite from the fake router"
+host_gone input
+(($(asked DeletePortMapping) == 1)) || fail "the host's own mapping was not removed"
+stop_fake_router
+echo "router: only the mapping the host made is removed"
 echo "router: all checks passed"

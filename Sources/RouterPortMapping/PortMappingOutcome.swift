@@ -6,7 +6,8 @@ public enum PortMappingOutcome: Hashable, Sendable {
   /// The router answers, but its own outside address is private (or it has none): another
   /// NAT (a carrier's, a second router) stands between it and the internet.
   case privateOutside(address: String?, method: PortMappingMethod)
-  /// No router answered (or none would forward); why, per method.
+  /// No router forwarded the port (none answered, or none would, or one whose word was not
+  /// taken); why, per method.
   case noRouter([String])
 
   /// One or two sentences for the person hosting.
@@ -23,7 +24,7 @@ public enum PortMappingOutcome: Hashable, Sendable {
         "Friends outside this network cannot reach this room: \(what) (carrier-grade NAT, or a second router in front of it). \(Self.advice(port: port))"
     case .noRouter(let reasons):
       return
-        "Friends outside this network cannot reach this room: no router answered (\(reasons.joined(separator: "; "))). \(Self.advice(port: port))"
+        "Friends outside this network cannot reach this room: no router forwarded its port (\(reasons.joined(separator: "; "))). \(Self.advice(port: port))"
     }
   }
 
@@ -76,6 +77,28 @@ public struct MappedPort: Hashable, Sendable {
 /// Addresses the internet cannot route to: what a router's outside address must not be for
 /// its forwarded port to be reachable from anywhere.
 public enum OutsideAddress {
+  /// What a router's word about its outside address is worth, judged before any port is
+  /// forwarded: a mapping whose address cannot go into a link would open a port for nothing.
+  public enum Judgement: Hashable, Sendable {
+    /// A public address, written the one plain way: it may go into a link.
+    case usable
+    /// Private (or none: "0.0.0.0"): another NAT stands in front of the router.
+    case privateOutside(String?)
+    /// Not an address friends could use; why, in words.
+    case unusable(String)
+  }
+
+  public static func judge(_ answer: String?, method: PortMappingMethod) -> Judgement {
+    guard let answer, answer != "0.0.0.0" else { return .privateOutside(nil) }
+    guard isAddress(answer), !isUnreachable(answer) else {
+      let shown = String(answer.prefix(40).filter { $0.isASCII && !$0.isNewline && $0 != "\"" })
+      return .unusable(
+        "\(method): the router's outside address is not one friends could use (\(shown)): not taken, and nothing forwarded"
+      )
+    }
+    return isPrivate(answer) ? .privateOutside(answer) : .usable
+  }
+
   /// Whether `text` is an IPv4 address written the one plain way (four numbers 0–255, no
   /// sign, no leading zero, nothing else): the router's answer goes into an invite link
   /// people paste into a shell, so anything else is not taken.

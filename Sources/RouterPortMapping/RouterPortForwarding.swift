@@ -77,11 +77,7 @@ public final class RouterPortForwarding: Sendable {
       switch port.method {
       case .upnp:
         _ = gateway.map { cw_upnp_delete($0.pointer, Int32(port.publicPort), Int32(ownPort)) }
-      case .natpmp:
-        // A lifetime of 0 removes a mapping (RFC 6886 §3.4).
-        var public_ = Int32(0)
-        var lifetime = Int32(0)
-        _ = cw_natpmp_map(Int32(ownPort), 0, 0, Int32(Self.patience), &public_, &lifetime)
+      case .natpmp: Self.natpmpRemove(port: ownPort)
       }
     }
   }
@@ -95,25 +91,35 @@ public final class RouterPortForwarding: Sendable {
     let attempt = await Self.onThread { () -> (PortMappingOutcome, UPnPGateway?) in
       var reasons: [String] = []
       let upnp = gateway ?? UPnPGateway.discover(delay: Self.patience, reasons: &reasons)
-      if let upnp, !upnp.connected {
-        // A router that answers but is not connected itself: its outside address (a private
-        // one, or none: miniupnpd says 0.0.0.0) is not the internet's.
-        let outside = upnp.outsideAddress()
-        if outside.map(OutsideAddress.isPrivate) ?? true {
-          return (
-            .privateOutside(address: outside == "0.0.0.0" ? nil : outside, method: .upnp), nil
-          )
-        }
-      }
       if let upnp {
-        switch upnp.forward(port: port, lease: lease) {
-        case .success(let mapped): return (Self.checked(mapped), upnp)
-        case .failure(let reason): reasons.append(reason.description)
+        // Judged before asking: a port is forwarded only for an address that can be given.
+        // A router that says it is not connected itself has a private outside address, or
+        // none (miniupnpd says 0.0.0.0), or one that is no address at all.
+        switch OutsideAddress.judge(upnp.outsideAddress(), method: .upnp) {
+        case .privateOutside(let address):
+          return (.privateOutside(address: address, method: .upnp), nil)
+        case .unusable(let why): reasons.append(why)
+        case .usable:
+          switch upnp.forward(port: port, lease: lease) {
+          case .success(let mapped):
+            let outcome = Self.checked(mapped)
+            if case .mapped = outcome { return (outcome, upnp) }
+            // The router changed its word between the two questions: ours is removed.
+            _ = cw_upnp_delete(upnp.pointer, Int32(mapped.publicPort), Int32(port))
+            return (outcome, nil)
+          case .failure(let reason): reasons.append(reason.description)
+          }
         }
       }
       switch Self.natpmpForward(port: port, lease: lease) {
-      case .success(let mapped): return (Self.checked(mapped), nil)
-      case .failure(let reason): reasons.append(reason.description)
+      case .success(let mapped):
+        let outcome = Self.checked(mapped)
+        if case .mapped = outcome { return (outcome, nil) }
+        Self.natpmpRemove(port: port)
+        return (outcome, nil)
+      case .failure(.privateOutside(let address)):
+        return (.privateOutside(address: address, method: .natpmp), nil)
+      case .failure(.reason(let reason)): reasons.append(reason)
       }
       return (.noRouter(reasons), nil)
     }
@@ -158,23 +164,42 @@ public final class RouterPortForwarding: Sendable {
       ? .privateOutside(address: mapped.publicAddress, method: mapped.method) : .mapped(mapped)
   }
 
-  private static func natpmpForward(port: Int, lease: Int) -> Result<MappedPort, Failure> {
+  /// Why NAT-PMP forwarded nothing.
+  private enum NatpmpRefusal: Error {
+    case privateOutside(String?)
+    case reason(String)
+  }
+
+  private static func natpmpForward(port: Int, lease: Int) -> Result<MappedPort, NatpmpRefusal> {
     var address = [CChar](repeating: 0, count: 16)
     let known = cw_natpmp_external_address(Int32(patience), &address)
     guard known == 0 else {
-      return .failure(Failure("NAT-PMP: \(String(cString: cw_natpmp_error(known)))"))
+      return .failure(.reason("NAT-PMP: \(String(cString: cw_natpmp_error(known)))"))
+    }
+    switch OutsideAddress.judge(Self.text(address), method: .natpmp) {
+    case .usable: break
+    case .privateOutside(let outside): return .failure(.privateOutside(outside))
+    case .unusable(let why): return .failure(.reason(why))
     }
     var publicPort = Int32(0)
     var lifetime = Int32(0)
     let result = cw_natpmp_map(
       Int32(port), Int32(port), Int32(lease), Int32(patience), &publicPort, &lifetime)
     guard result == 0 else {
-      return .failure(Failure("NAT-PMP: \(String(cString: cw_natpmp_error(result)))"))
+      return .failure(.reason("NAT-PMP: \(String(cString: cw_natpmp_error(result)))"))
     }
     return .success(
       MappedPort(
         method: .natpmp, publicAddress: Self.text(address), publicPort: Int(publicPort),
         lifetime: Int(lifetime)))
+  }
+
+  /// Removes this machine's NAT-PMP mapping of `port`: a lifetime of 0 does (RFC 6886 §3.4),
+  /// and a NAT-PMP router keeps mappings per client, so only ours goes.
+  private static func natpmpRemove(port: Int) {
+    var public_ = Int32(0)
+    var lifetime = Int32(0)
+    _ = cw_natpmp_map(Int32(port), 0, 0, Int32(Self.patience), &public_, &lifetime)
   }
 
   /// A C string the libraries wrote into `buffer`.

@@ -25,6 +25,24 @@ import Testing
     #expect(OutsideAddress.isAddress(address) == isAddress)
   }
 
+  @Test("the router's word is judged before anything is forwarded")
+  func judged() {
+    #expect(OutsideAddress.judge("44.1.1.1", method: .upnp) == .usable)
+    #expect(OutsideAddress.judge("100.64.0.1", method: .upnp) == .privateOutside("100.64.0.1"))
+    #expect(OutsideAddress.judge("0.0.0.0", method: .natpmp) == .privateOutside(nil))
+    #expect(OutsideAddress.judge(nil, method: .upnp) == .privateOutside(nil))
+    guard case .unusable(let why) = OutsideAddress.judge("6.6.6.6;id>x\n\"", method: .upnp) else {
+      Issue.record("a bad answer was taken")
+      return
+    }
+    #expect(why.hasPrefix("UPnP-IGD: the router's outside address is not one friends could use"))
+    #expect(!why.contains("\n") && !why.contains("\""), "\(why)")
+    guard case .unusable = OutsideAddress.judge("239.1.1.1", method: .upnp) else {
+      Issue.record("a multicast address was taken")
+      return
+    }
+  }
+
   @Test func multicastAndReservedAreNotReachable() {
     #expect(OutsideAddress.isUnreachable("224.0.0.251"))
     #expect(OutsideAddress.isUnreachable("255.255.255.255"))
