@@ -209,6 +209,28 @@ for _ in $(seq 100); do grep -q '"name":"bob"' "$OUT/ann.log" && break; sleep 0.
 grep -q '"name":"bob"' "$OUT/ann.log" || fail "the host never saw bob"
 echo "nearby: join --nearby refused an untrusted relay, then joined with --trust-new-relay"
 exec 9>&-
+
+# 4b. A room only a stranger advertises, in plain TCP (tls=0, its own address): join
+# --nearby does not go down to it, with --fingerprint or without.
+ip netns exec "$NS_A" python3 scripts/mdns_fake.py forge 10.89.0.3 8 plain-trap "$machine" 7700 >/dev/null 2>&1 6>&- 7>&- 8>&- 9>&- &
+PIDS+=($!)
+fingerprint=$(grep '"room":"movie-night"' "$OUT/list.json" | head -1 | sed -E 's/.*"fingerprint":"([^"]*)".*/\1/')
+for given in "" "--fingerprint $fingerprint"; do
+  # shellcheck disable=SC2086
+  if ip netns exec "$NS_B" "$BIN/cowatch" join --nearby plain-trap --headless --name bob \
+    --trust-new-relay $given </dev/null >"$OUT/trap.log" 2>&1 6>&- 7>&- 8>&- 9>&-; then
+    fail "joined a stranger's plain room (${given:-no --fingerprint})"
+  fi
+  if [[ -z "$given" ]]; then
+    grep -q "says it runs without TLS: anyone on this network can advertise that" "$OUT/trap.log" ||
+      fail "refusal without --fingerprint: $(cat "$OUT/trap.log")"
+  else
+    grep -q "says it runs without TLS, but you gave --fingerprint: not joined" "$OUT/trap.log" ||
+      fail "refusal with --fingerprint: $(cat "$OUT/trap.log")"
+  fi
+  grep -q '"event":"welcome"' "$OUT/trap.log" && fail "a welcome from the stranger's room"
+done
+echo "nearby: a stranger's plain-TCP room is refused in words, with --fingerprint and without"
 export XDG_STATE_HOME="$OUT/state-a"
 
 # 5. Avahi still answers for its own name beside Cowatch.

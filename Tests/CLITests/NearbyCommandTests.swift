@@ -15,6 +15,7 @@ import Testing
     for check in [
       "listed with its host and address; the --no-advertise host is not",
       "join --nearby refused an untrusted relay, then joined with --trust-new-relay",
+      "a stranger's plain-TCP room is refused in words, with --fingerprint and without",
       "gone from the listing once its host left", "all checks passed",
     ] {
       #expect(text.contains(check), "\(check): \(text.suffix(3000))")
