@@ -39,6 +39,12 @@ public final class SyncplayLine: @unchecked Sendable {
     guard write(fd, bytes, bytes.count) == bytes.count else { throw Failure(description: "write") }
   }
 
+  /// Sends `text` with no line end: a line the port must hold until it is finished.
+  public func sendUnfinished(_ text: String) throws {
+    let bytes = Array(text.utf8)
+    guard write(fd, bytes, bytes.count) == bytes.count else { throw Failure(description: "write") }
+  }
+
   /// The next line, or "" when the connection closed or nothing came in time.
   public func readLine() -> String {
     var buffer = [UInt8](repeating: 0, count: 4096)

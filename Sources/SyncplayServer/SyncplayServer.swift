@@ -76,6 +76,11 @@ public final class SyncplayServer: Sendable {
     let configuration = offered
     let connections = Connections()
     let passwordChecks = PasswordChecks()
+    // Unfinished lines bounded in all, as on the relay's own port (a line each at most):
+    // a quarter of the relay's budget, Syncplay clients being a few beside its own.
+    let partialLines = PartialLineBudget(
+      limit: max(
+        SyncplayCodec.maximumLineLength + 2, runtime.configuration.maximumPartialLineBytes / 4))
     let serverChannel: any Channel
     do {
       serverChannel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -85,7 +90,8 @@ public final class SyncplayServer: Sendable {
         .childChannelInitializer { channel in
           return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
-              LineFrameHandler(maximumFrameBytes: SyncplayCodec.maximumLineLength + 2))
+              LineFrameHandler(
+                maximumFrameBytes: SyncplayCodec.maximumLineLength + 2, budget: partialLines))
             try channel.pipeline.syncOperations.addHandler(
               SyncplayChannelHandler { channel in
                 let address = channel.remoteAddress?.ipAddress

@@ -11,11 +11,12 @@ import Testing
 /// more sockets than an address may hold, and lines the port refuses.
 @Suite("The Syncplay port under abuse", .timeLimit(.minutes(1)))
 struct SyncplayPortLimitTests {
-  static func port(perAddress: Int = 64, helloTimeout: Double) async throws -> (
-    InMemoryRelay, SyncplayServer
-  ) {
+  static func port(
+    perAddress: Int = 64, helloTimeout: Double, partialLineBytes: Int = 32 * 1_048_576
+  ) async throws -> (InMemoryRelay, SyncplayServer) {
     var configuration = RelayConfiguration()
     configuration.maximumConnectionsPerAddress = perAddress
+    configuration.maximumPartialLineBytes = partialLineBytes
     let relay = InMemoryRelay(configuration: configuration)
     relay.start()
     let server = try await SyncplayServer.start(
@@ -35,6 +36,33 @@ struct SyncplayPortLimitTests {
     #expect(third.contains("too many connections from 127.0.0.1"), "\(third)")
     #expect(server.connectionCount == 2, "the refused one took no place")
     _ = idle
+    await server.stop()
+    await relay.stop()
+  }
+
+  @Test(
+    "unfinished lines are bounded in all on the Syncplay port too: the connection that overflows the budget is refused in words, the others keep theirs"
+  )
+  func partialLines() async throws {
+    // A quarter of the relay's budget, but never less than one whole line: 16 KiB here, so
+    // two 9,000-byte halves of a line (each well within a line's 16 KiB) are one too many.
+    let (relay, server) = try await Self.port(helloTimeout: 60, partialLineBytes: 40_000)
+    let port = server.port
+    let half = String(repeating: "x", count: 9_000)
+    let first = try SyncplayLine(port: port)
+    try first.sendUnfinished(half)
+    #expect(await eventually(10) { server.connectionCount == 1 })
+    try await Task.sleep(nanoseconds: 100_000_000)
+    let heard = try await blocking {
+      let second = try SyncplayLine(port: port)
+      try second.sendUnfinished(half)
+      return second.readLine()
+    }
+    #expect(heard.contains("Error"), "\(heard)")
+    // The first finishes its line: it is answered as any line is (not refused for size).
+    try first.send("")
+    let answer = try await blocking { first.readLine() }
+    #expect(answer.contains("Error") && !answer.contains("too long"), "\(answer)")
     await server.stop()
     await relay.stop()
   }
