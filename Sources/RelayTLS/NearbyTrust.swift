@@ -17,6 +17,9 @@ public enum NearbyTrust {
     case trust(remember: [String])
     /// Ask the person; a yes pins it and remembers it for `remember`.
     case ask(remember: [String])
+    /// The room says it runs without TLS: ask the person (`question`), a yes joins in
+    /// plain TCP.
+    case askPlain(String)
     case refuse(String)
   }
 
@@ -33,6 +36,11 @@ public enum NearbyTrust {
         )
       }
       guard noTls else {
+        if canAsk {
+          return .askPlain(
+            "Room \(room) nearby says it runs without TLS: anyone on this network can read and change what you send, and anyone can advertise a room without TLS under any name. Ask its host for the invite link if you are unsure. Join it in plain TCP? [y/N] "
+          )
+        }
         return .refuse(
           "room \(room) nearby says it runs without TLS: anyone on this network can advertise that for any room. Use its invite link, or add --no-tls if you know it runs without TLS"
         )

@@ -76,6 +76,7 @@ enum NearbyJoin {
   static func describe(_ room: NearbyRoom) -> String {
     let who = room.host.map { "hosted by \($0) on \(room.machine)" } ?? "on \(room.machine)'s relay"
     return "\(room.room), \(who) (\(room.addresses.first ?? "?"):\(room.port))"
+      + (room.fingerprint == nil ? ", plain TCP (no TLS)" : ", TLS")
       + (room.password ? ", password" : "")
   }
 
@@ -100,6 +101,10 @@ enum NearbyJoin {
     switch decision {
     case .refuse(let why):
       throw CommandFailure("join", why)
+    case .askPlain(let question):
+      guard SecretPrompt.confirm(question) else {
+        throw CommandFailure("join", "you did not join room \(found.room) in plain TCP")
+      }
     case .plain:
       Console.error(
         "cowatch join: room \(found.room) nearby runs without TLS: anyone on this network can read and change what you send"

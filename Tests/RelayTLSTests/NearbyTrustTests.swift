@@ -27,6 +27,16 @@ struct NearbyTrustTests {
     #expect(refused(decide(advertised: nil), saying: "add --no-tls if you know"))
     #expect(refused(decide(advertised: nil, trustNew: true), saying: "add --no-tls"))
     #expect(decide(advertised: nil, noTls: true) == .plain)
+    // A person at the terminal is asked, in words that say what plain TCP means; never
+    // with --fingerprint given.
+    guard case .askPlain(let question) = decide(advertised: nil, canAsk: true) else {
+      Issue.record("a person at the terminal was not asked")
+      return
+    }
+    #expect(question.contains("without TLS"))
+    #expect(question.contains("anyone on this network can read and change"))
+    #expect(
+      refused(decide(advertised: nil, given: fp, canAsk: true), saying: "you gave --fingerprint"))
   }
 
   @Test("--fingerprint is never ignored: a room advertised without TLS cannot match it")
