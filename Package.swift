@@ -100,7 +100,7 @@ let package = Package(
       name: "GroupSessions",
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
-        "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
+        "PlaybackCoordination", "WireProtocol", "Participation", "Transports",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -145,6 +145,7 @@ let package = Package(
       dependencies: [
         "RelayRuntime", "WireProtocol",
         .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -249,9 +250,9 @@ let package = Package(
         "Clocks",
         "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
-        "FrontSessions", "DemoScript", "Narration", "MpvPlayer", "SQLiteRoomStore",
+        "FrontSessions", "DemoScript", "Narration", "MpvPlayer",
         "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent",
-        "PostgresRoomStore", "SyncplayServer",
+        "PostgresRoomStore",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -292,6 +293,7 @@ let package = Package(
       dependencies: [
         "NearbyRooms",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     .testTarget(name: "NearbyRoomsTests", dependencies: ["NearbyRooms", "Invites"]),
@@ -359,6 +361,7 @@ let package = Package(
         "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
         "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
     .testTarget(
       name: "GroupSessionsTests",

@@ -67,7 +67,7 @@ public struct DemoScreen: Sendable {
       if let change = snapshot.state.lastChange { model.lastAppliedSequence = change.sequence }
     }
     if let player = view.player {
-      model.player = TerminalFront.PlayerSnapshot(player, catalog: catalog)
+      model.player = TerminalFront.PlayerView(player, catalog: catalog)
     }
     let seen = noticesSeen[view.name] ?? 0
     for text in view.notices.dropFirst(seen) { model.post(text) }

@@ -154,7 +154,7 @@ public struct FrontSession: Sendable {
         model.clockKnown(now)
       }
     }
-    model.player = TerminalFront.PlayerSnapshot(moment.player, catalog: model.catalog)
+    model.player = TerminalFront.PlayerView(moment.player, catalog: model.catalog)
     model.messagesSealed = moment.messagesSealed
     if let screen = moment.screen { model.screenSize = screen }
     if let rates = moment.allowedRates { model.allowedRates = rates }

@@ -129,7 +129,7 @@ public struct HeadlessRunner: Sendable {
       switch event {
       case .welcomed(let participant, let resumed, let epoch, let relay):
         me = participant
-        var fields: [(String, JSONValue)] = [
+        var fields: [(String, OrderedJSON)] = [
           ("event", "welcome"), ("participant", .string(participant.rawValue)),
           ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
         ]
@@ -147,7 +147,7 @@ public struct HeadlessRunner: Sendable {
         emit(.object(fields))
       case .state(let newState, let changes):
         for change in changes where !change.kind.isQuiet {
-          var fields: [(String, JSONValue)] = [
+          var fields: [(String, OrderedJSON)] = [
             ("event", "change"), ("sequence", .int(Int64(change.sequence))),
             ("kind", .string(Self.kindName(change.kind))),
             ("originator", change.originatorName.map { .string($0) } ?? .null),
@@ -186,7 +186,7 @@ public struct HeadlessRunner: Sendable {
       case .session(let phase):
         emit(Self.phaseLine(phase))
       case .message(_, let name, let kind, let body, let to):
-        var fields: [(String, JSONValue)] = [
+        var fields: [(String, OrderedJSON)] = [
           ("event", kind == .chat ? "chat" : "message"), ("from", .string(name)),
           ("kind", .string(kind.rawValue)), ("text", .string(body)),
         ]
@@ -225,7 +225,7 @@ public struct HeadlessRunner: Sendable {
             ("text", .string(Notice.roomMoved(toMachineOf: name).description)),
           ]))
       case .notice(let notice):
-        var fields: [(String, JSONValue)] = [
+        var fields: [(String, OrderedJSON)] = [
           ("event", "error"), ("message", .string(notice.description)),
         ]
         // The player quit: say how to bring it back.
@@ -245,7 +245,7 @@ public struct HeadlessRunner: Sendable {
       // The instant the player was read at, not when the answer came back here: programs
       // compare samples of several players by it.
       let mono = snapshot.localTime.nanoseconds
-      var fields: [(String, JSONValue)] = [("event", "sample"), ("mono_ns", .int(mono))]
+      var fields: [(String, OrderedJSON)] = [("event", "sample"), ("mono_ns", .int(mono))]
       if let player = snapshot.player {
         fields += [
           ("item", player.item.map { .string($0.rawValue) } ?? .null),
@@ -265,7 +265,7 @@ public struct HeadlessRunner: Sendable {
     }
   }
 
-  private func emit(_ value: JSONValue) { write(value.serialized) }
+  private func emit(_ value: OrderedJSON) { write(value.serialized) }
 
   // MARK: - JSON shapes
 
@@ -274,8 +274,8 @@ public struct HeadlessRunner: Sendable {
   static func stateLine(
     _ state: GroupState, change: ChangeEvent? = nil, sequence: Bool = true,
     originator: Bool = true
-  ) -> JSONValue {
-    var fields: [(String, JSONValue)] = [("event", "state")]
+  ) -> OrderedJSON {
+    var fields: [(String, OrderedJSON)] = [("event", "state")]
     if sequence { fields.append(("sequence", .int(Int64(state.sequence)))) }
     if let session = state.session {
       fields += [
@@ -296,7 +296,7 @@ public struct HeadlessRunner: Sendable {
     return .object(fields)
   }
 
-  static func json(_ p: Participant, in state: GroupState) -> JSONValue {
+  static func json(_ p: Participant, in state: GroupState) -> OrderedJSON {
     .object([
       ("id", .string(p.id.rawValue)), ("name", .string(p.name)), ("joined", .bool(p.isJoined)),
       ("state", .string(ParticipantStatus.describe(p, in: state))),
@@ -307,7 +307,7 @@ public struct HeadlessRunner: Sendable {
     ])
   }
 
-  static func json(_ series: SeriesInfo) -> JSONValue {
+  static func json(_ series: SeriesInfo) -> OrderedJSON {
     .object([
       ("id", .string(series.id)), ("title", .string(series.title)),
       (
@@ -323,7 +323,7 @@ public struct HeadlessRunner: Sendable {
     ])
   }
 
-  static func phaseLine(_ phase: SessionPhase) -> JSONValue {
+  static func phaseLine(_ phase: SessionPhase) -> OrderedJSON {
     switch phase {
     case .none: .object([("event", "session"), ("phase", "none")])
     case .waiting(let id):
@@ -337,8 +337,8 @@ public struct HeadlessRunner: Sendable {
     }
   }
 
-  static func status(_ s: ParticipantSnapshot) -> JSONValue {
-    var fields: [(String, JSONValue)] = [
+  static func status(_ s: ParticipantSnapshot) -> OrderedJSON {
+    var fields: [(String, OrderedJSON)] = [
       ("event", "status"), ("participant", s.participant.map { .string($0.rawValue) } ?? .null),
       ("name", .string(s.name)), ("room", .string(s.room)),
       ("connection", .string(s.connection.rawValue)),
@@ -374,7 +374,7 @@ public struct HeadlessRunner: Sendable {
   }
 
   /// One queue entry as `status` lists it; `place` counts from 1, as `queue` actions do.
-  static func json(_ entry: QueueEntry, place: Int) -> JSONValue {
+  static func json(_ entry: QueueEntry, place: Int) -> OrderedJSON {
     .object([
       ("place", .int(Int64(place))), ("item", .string(entry.item.rawValue)),
       ("title", .string(entry.info?.title ?? "")), ("series", .string(entry.series.title)),

@@ -9,7 +9,7 @@ import PlaybackCoordination
 /// timeline.
 public struct HeadlessStateLines: Sendable {
   /// The last line printed, without its `sequence` and `originator`.
-  private var shown: JSONValue?
+  private var shown: OrderedJSON?
 
   public init() {}
 
@@ -19,7 +19,7 @@ public struct HeadlessStateLines: Sendable {
 
   /// The line to print for `state`, reached through `changes`, or nil when a program would
   /// read nothing new in it.
-  public mutating func line(for state: GroupState, changes: [ChangeEvent]) -> JSONValue? {
+  public mutating func line(for state: GroupState, changes: [ChangeEvent]) -> OrderedJSON? {
     let visible = HeadlessRunner.stateLine(state, sequence: false, originator: false)
     guard visible != shown else { return nil }
     shown = visible

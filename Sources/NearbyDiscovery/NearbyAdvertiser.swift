@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NearbyRooms
 import Synchronization
 
@@ -6,13 +7,13 @@ import Synchronization
 /// network's questions and says goodbye to each room when it closes or the advertiser stops.
 public final class NearbyAdvertiser: Sendable {
   private let socket: MulticastDNSSocket
-  private let responder: Locked<NearbyResponder>
+  private let responder: NIOLockedValueBox<NearbyResponder>
   private let loop: Mutex<Task<Void, Never>?> = Mutex(nil)
 
   /// How often the rooms are looked at: a room opened is announced within this.
   public static let interval: Duration = .milliseconds(250)
 
-  private init(socket: MulticastDNSSocket, responder: Locked<NearbyResponder>) {
+  private init(socket: MulticastDNSSocket, responder: NIOLockedValueBox<NearbyResponder>) {
     self.socket = socket
     self.responder = responder
   }
@@ -21,20 +22,20 @@ public final class NearbyAdvertiser: Sendable {
   public static func start(rooms: @escaping @Sendable () -> [NearbyRoom])
     async throws(NearbyError) -> NearbyAdvertiser
   {
-    let responder = Locked(NearbyResponder())
+    let responder = NIOLockedValueBox(NearbyResponder())
     let clock = ElapsedClock()
     // The socket delivers before the advertiser exists: it reads the same responder.
-    let pending = Locked<MulticastDNSSocket?>(nil)
+    let pending = NIOLockedValueBox<MulticastDNSSocket?>(nil)
     let socket = try await MulticastDNSSocket.open { message, _, port in
       guard !message.isResponse else { return }
       // Queries from another port than 5353 want a unicast answer (RFC 6762 §6.7): not
       // given — every mDNS browser asks from 5353.
       guard port == 5353 else { return }
-      let answers = responder.withLock { $0.answer(message, at: clock.nanoseconds) }
-      guard let socket = pending.withLock({ $0 }) else { return }
+      let answers = responder.withLockedValue { $0.answer(message, at: clock.nanoseconds) }
+      guard let socket = pending.withLockedValue({ $0 }) else { return }
       for answer in answers { socket.send(answer) }
     }
-    pending.withLock { $0 = socket }
+    pending.withLockedValue { $0 = socket }
     let advertiser = NearbyAdvertiser(socket: socket, responder: responder)
     advertiser.loop.withLock {
       $0 = Task { [weak advertiser] in
@@ -45,7 +46,7 @@ public final class NearbyAdvertiser: Sendable {
             UInt64((clock.now - start).components.seconds) * 1_000_000_000
             + UInt64((clock.now - start).components.attoseconds / 1_000_000_000)
           let current = rooms()
-          let messages = advertiser.responder.withLock {
+          let messages = advertiser.responder.withLockedValue {
             $0.advertise(current, at: now) + $0.tick(at: now)
           }
           for message in messages { advertiser.socket.send(message) }
@@ -64,19 +65,12 @@ public final class NearbyAdvertiser: Sendable {
     }
     task?.cancel()
     await task?.value
-    for goodbye in responder.withLock({ $0.stop() }) { socket.send(goodbye) }
+    for goodbye in responder.withLockedValue({ $0.stop() }) { socket.send(goodbye) }
     await socket.close()
   }
 }
 
 /// A value behind a lock, shared by reference (the socket's callback and the advertiser).
-final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  init(_ value: Value) { mutex = Mutex(value) }
-  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-    mutex.withLock { body(&$0) }
-  }
-}
 
 /// Nanoseconds since it was made, on the monotonic clock: the responder's and browser's time.
 struct ElapsedClock: Sendable {

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import NearbyRooms
-import Synchronization
 
 /// Looks for rooms on the local network for a while, telling each one as it appears,
 /// changes or leaves.
@@ -11,31 +11,31 @@ public enum NearbyBrowsing {
     for duration: Duration,
     event: @escaping @Sendable (NearbyBrowser.Event) -> Bool
   ) async throws(NearbyError) {
-    let browser = Locked(NearbyBrowser())
+    let browser = NIOLockedValueBox(NearbyBrowser())
     let clock = ContinuousClock()
     let start = clock.now
-    let done = Locked(false)
+    let done = NIOLockedValueBox(false)
     let elapsed = ElapsedClock()
     let nanoseconds = { @Sendable () -> UInt64 in elapsed.nanoseconds }
     let socket = try await MulticastDNSSocket.open { message, address, port in
       // Answers come from port 5353 (RFC 6762 §11): others are not multicast DNS's.
       guard port == 5353, message.isResponse else { return }
-      let events = browser.withLock { $0.receive(message, from: address, at: nanoseconds()) }
-      for change in events where done.withLock({ !$0 }) {
-        if !event(change) { done.withLock { $0 = true } }
+      let events = browser.withLockedValue { $0.receive(message, from: address, at: nanoseconds()) }
+      for change in events where done.withLockedValue({ !$0 }) {
+        if !event(change) { done.withLockedValue { $0 = true } }
       }
     }
     var nextQuery: Duration = .zero
     var gap: Duration = .seconds(1)
-    while clock.now - start < duration, !done.withLock({ $0 }) {
+    while clock.now - start < duration, !done.withLockedValue({ $0 }) {
       if clock.now - start >= nextQuery {
         socket.send(NearbyBrowser.query)
         nextQuery += gap
         gap = .seconds(2)
       }
-      let expired = browser.withLock { $0.tick(at: nanoseconds()) }
-      for change in expired where done.withLock({ !$0 }) {
-        if !event(change) { done.withLock { $0 = true } }
+      let expired = browser.withLockedValue { $0.tick(at: nanoseconds()) }
+      for change in expired where done.withLockedValue({ !$0 }) {
+        if !event(change) { done.withLockedValue { $0 = true } }
       }
       // Short naps: the end of the wait, or what was looked for, is noticed within 50 ms.
       try? await Task.sleep(for: .milliseconds(50))

@@ -7,7 +7,7 @@ import WireProtocol
 /// per concern:
 ///
 /// - ``RelayLink``: connecting, greeting, reconnecting with back-off, which relay next;
-/// - ``RoomPassword``: the challenge's proof, sealing and opening messages;
+/// - ``RoomSecrets``: the challenge's proof, sealing and opening messages;
 /// - ``Outbox``: request ids, answers, timeouts, what goes again after a reconnection;
 /// - ``PendingIntents``: what the person last asked for, so relative requests add up;
 /// - ``RoomReplica``: the room's engine replayed from the relay's steps, and the phase;
@@ -29,7 +29,7 @@ public struct ParticipantCore: Sendable {
   public var hasPassword: Bool { password.isGiven }
 
   private var link: RelayLink
-  private var password: RoomPassword
+  private var password: RoomSecrets
   /// This participant's key for private messages (see ``MemberKeys``).
   private let privateKeys: MemberKeys
   private var outbox = Outbox()
@@ -57,7 +57,7 @@ public struct ParticipantCore: Sendable {
     self.privateKeys = privateKeys
     self.resumeKey = resumeKey
     link = RelayLink(configuration: configuration)
-    password = RoomPassword(isGiven: hasPassword, room: configuration.room)
+    password = RoomSecrets(isGiven: hasPassword, room: configuration.room)
     clock = ClockSync(
       pingInterval: configuration.pingInterval,
       jitteryPingInterval: configuration.jitteryPingInterval,

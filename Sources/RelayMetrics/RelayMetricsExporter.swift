@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import Prometheus
 import RelayRuntime
-import Synchronization
 import WireProtocol
 
 /// A relay's statistics as Prometheus metrics, read at each scrape (the relay counts
@@ -20,7 +20,7 @@ public final class RelayMetricsExporter: Sendable {
   private let storeSeconds: Counter
   private let longestStoreWrite: Gauge
   /// What each counter showed at the last scrape (counters only go up, by the difference).
-  private let last = Locked(RelayStatistics())
+  private let last = NIOLockedValueBox(RelayStatistics())
 
   /// `read`: the relay's statistics now (``RelayRuntime/statistics``).
   public init(read: @escaping @Sendable () -> RelayStatistics) {
@@ -79,7 +79,7 @@ public final class RelayMetricsExporter: Sendable {
   /// The metrics now, in Prometheus' text format.
   public func scrape() -> [UInt8] {
     let now = read()
-    last.withLock { before in
+    last.withLockedValue { before in
       rooms.set(Double(now.rooms))
       members.set(Double(now.members))
       connectedMembers.set(Double(now.connectedMembers))
@@ -109,8 +109,3 @@ public final class RelayMetricsExporter: Sendable {
 }
 
 /// A value behind a lock.
-final class Locked<Value: Sendable>: Sendable {
-  private let value: Mutex<Value>
-  init(_ value: Value) { self.value = Mutex(value) }
-  func withLock<R>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
-}

@@ -23,68 +23,6 @@ public enum MembershipState: Hashable, Sendable {
   case invalidated(reason: String)
 }
 
-/// What the local player shows, as plain values (filled from the media player by whoever
-/// wires the front; the front does not depend on the player's types).
-public struct PlayerSnapshot: Hashable, Sendable {
-  public enum Activity: String, Hashable, Sendable {
-    case idle, loading, playing, paused, stalled, ended
-  }
-
-  public var item: ItemID?
-  public var itemTitle: String?
-  public var seriesTitle: String?
-  /// Item time the player shows, seconds.
-  public var position: Double
-  /// Item duration, seconds; nil when unknown (the session's item is used then).
-  public var duration: Double?
-  /// The rate the player advances at now (0 when paused or stalled).
-  public var rate: Double
-  public var activity: Activity
-  /// The subtitle line on screen now, if any.
-  public var subtitle: String?
-  /// One frame of the test pattern as a line of text (the player's picture).
-  public var testPattern: String?
-
-  public init(
-    item: ItemID? = nil, itemTitle: String? = nil, seriesTitle: String? = nil, position: Double = 0,
-    duration: Double? = nil, rate: Double = 0, activity: Activity = .idle, subtitle: String? = nil,
-    testPattern: String? = nil
-  ) {
-    self.item = item
-    self.itemTitle = itemTitle
-    self.seriesTitle = seriesTitle
-    self.position = position
-    self.duration = duration
-    self.rate = rate
-    self.activity = activity
-    self.subtitle = subtitle
-    self.testPattern = testPattern
-  }
-}
-
-/// One line in the notices pane.
-public struct Notice: Hashable, Sendable {
-  public enum Kind: Hashable, Sendable {
-    /// A change in the group ("bob paused at 12:34").
-    case event
-    /// A chat message ("bob: hi").
-    case chat
-    /// Something went wrong or was refused (shown in the warning colour).
-    case error
-  }
-
-  public var text: String
-  /// Group time it was posted; notices dim and then disappear as it ages.
-  public var at: GroupInstant
-  public var kind: Kind
-
-  public init(_ text: String, at: GroupInstant, kind: Kind = .event) {
-    self.text = text
-    self.at = at
-    self.kind = kind
-  }
-}
-
 /// Everything the screen shows, as one value. The renderer draws it; nothing in it refers
 /// to the network, so the session client can fill it from wherever it likes.
 ///
@@ -106,13 +44,13 @@ public struct FrontModel: Hashable, Sendable {
   /// time they were sent the room's copy. Said in the people pane, with why.
   public var passedOverCarriers: [ParticipantID] = []
   public var group: GroupState
-  public var player: PlayerSnapshot
+  public var player: PlayerView
   /// The current group time, for positions, countdowns and notice ages.
   public var now: GroupInstant
   public var connection: ConnectionState
   public var membership: MembershipState
   /// Newest first.
-  public var notices: [Notice]
+  public var notices: [NoticeLine]
   /// Event and error notices dim after half this many seconds and disappear after it.
   public var noticeLifetime: Double
   /// Chat lines last longer than event notices.
@@ -171,9 +109,9 @@ public struct FrontModel: Hashable, Sendable {
   public init(
     roomName: String = "lobby", localParticipant: ParticipantID? = nil,
     group: GroupState = GroupState(),
-    player: PlayerSnapshot = PlayerSnapshot(), now: GroupInstant = GroupInstant(nanoseconds: 0),
+    player: PlayerView = PlayerView(), now: GroupInstant = GroupInstant(nanoseconds: 0),
     connection: ConnectionState = .connected, membership: MembershipState = .noSession,
-    notices: [Notice] = [], noticeLifetime: Double = 20, chatLifetime: Double = 120,
+    notices: [NoticeLine] = [], noticeLifetime: Double = 20, chatLifetime: Double = 120,
     catalog: [SeriesInfo] = [], prompt: Prompt? = nil, showsHelp: Bool = false,
     pausedBy: String? = nil,
     sessionStartedBy: String? = nil, noticeCapacity: Int = 50
@@ -275,7 +213,7 @@ public struct FrontModel: Hashable, Sendable {
 
   /// Every notice and chat line of this run, newest first, however old (at most
   /// ``historyCapacity``): what PgUp scrolls back through.
-  public private(set) var history: [Notice] = []
+  public private(set) var history: [NoticeLine] = []
   /// How many lines the notices pane is scrolled back (0: showing what is new).
   public private(set) var scrollback = 0
   public static let historyCapacity = 500
@@ -285,7 +223,7 @@ public struct FrontModel: Hashable, Sendable {
     scrollback = min(max(0, scrollback + lines), max(0, history.count - 1))
   }
 
-  private mutating func remember(_ notice: Notice) {
+  private mutating func remember(_ notice: NoticeLine) {
     history.insert(notice, at: 0)
     if history.count > Self.historyCapacity { history.removeLast() }
     // Scrolled back, the same lines stay in view as new ones arrive.
@@ -293,7 +231,7 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   /// Adds a notice at ``now`` (newest first).
-  public mutating func post(_ text: String, kind: Notice.Kind = .event) {
+  public mutating func post(_ text: String, kind: NoticeLine.Kind = .event) {
     // The same words again while still shown ("speed is already 2×" on every press) are
     // one notice, brought up to date, not a stack of copies.
     if let first = notices.first, first.text == text, first.kind == kind,
@@ -301,7 +239,7 @@ public struct FrontModel: Hashable, Sendable {
     {
       notices.removeFirst()
     }
-    notices.insert(Notice(text, at: now, kind: kind), at: 0)
+    notices.insert(NoticeLine(text, at: now, kind: kind), at: 0)
     if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
     if let first = history.first, first.text == text, first.kind == kind,
       now.seconds(since: first.at) < noticeLifetime
@@ -344,7 +282,7 @@ public struct FrontModel: Hashable, Sendable {
         notices.removeFirst()
         history.removeFirst()
       }
-      notices.insert(Notice(text, at: event.at, kind: .event), at: 0)
+      notices.insert(NoticeLine(text, at: event.at, kind: .event), at: 0)
       if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
       remember(notices[0])
       if case .personalOffsetChanged = event.kind {
@@ -357,7 +295,7 @@ public struct FrontModel: Hashable, Sendable {
   private var lastOffsetNotice: OffsetNotice?
   private struct OffsetNotice: Hashable, Sendable {
     var who: ParticipantID?
-    var notice: Notice
+    var notice: NoticeLine
   }
 
   /// The relay restarted. `resumed`: it kept the room (a store brought it back) and this
@@ -378,7 +316,7 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   /// How visible a notice is now.
-  public func visibility(of notice: Notice) -> NoticeVisibility {
+  public func visibility(of notice: NoticeLine) -> NoticeVisibility {
     let lifetime = notice.kind == .chat ? chatLifetime : noticeLifetime
     let age = now.seconds(since: notice.at)
     if age >= lifetime { return .gone }
@@ -386,7 +324,7 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   /// Notices still visible now, newest first.
-  public var visibleNotices: [(notice: Notice, visibility: NoticeVisibility)] {
+  public var visibleNotices: [(notice: NoticeLine, visibility: NoticeVisibility)] {
     notices.compactMap { n in
       let v = visibility(of: n)
       return v == .gone ? nil : (n, v)
@@ -397,7 +335,7 @@ public struct FrontModel: Hashable, Sendable {
   /// first, what is past its lifetime dimmed rather than gone. A pane that emptied itself
   /// after a minute read "Nothing yet" over an evening's chat, the router's warning and the
   /// invite; older lines now fall off the bottom as newer ones come, as in any chat.
-  public var recentNotices: [(notice: Notice, visibility: NoticeVisibility)] {
+  public var recentNotices: [(notice: NoticeLine, visibility: NoticeVisibility)] {
     let visible = visibleNotices
     let shown = Set(visible.map(\.notice))
     return visible

@@ -17,7 +17,7 @@ extension ScreenRenderer {
     let bottom = row + height - 1
     guard inner > 0 else { return }
     // Scrolled back: the whole history from there; else all of it, the older dimmed.
-    let visible: [(notice: Notice, visibility: NoticeVisibility)] =
+    let visible: [(notice: NoticeLine, visibility: NoticeVisibility)] =
       scrolled
       ? model.history.dropFirst(model.scrollback).map { ($0, .fresh) } : model.recentNotices
     if visible.isEmpty, r < bottom {
@@ -73,7 +73,7 @@ extension ScreenRenderer {
     return minutes < 60 ? "\(minutes)m" : "\(minutes / 60)h"
   }
 
-  static func noticeStyle(_ notice: Notice, _ visibility: NoticeVisibility) -> CellStyle {
+  static func noticeStyle(_ notice: NoticeLine, _ visibility: NoticeVisibility) -> CellStyle {
     let role: ColorRole =
       switch notice.kind {
       case .event: .normal

@@ -9,8 +9,8 @@ struct CowatchBench: AsyncParsableCommand {
     subcommands: [
       AllCommand.self, PropagationCommand.self, SyncCommand.self, ScaleCommand.self,
       SyncplayCommand.self, RemoteCommand.self, CodecCommand.self, AttacksCommand.self,
-      MpvCommand.self,
-      StoreCommand.self, TLSCommand.self, FrontCommand.self, SyncplayClientsCommand.self,
+      MpvBenchCommand.self,
+      StoreCommand.self, TLSCommand.self, FrontBenchCommand.self, SyncplayClientsCommand.self,
       HandoverCommand.self, InviteCommand.self, MetricsCommand.self, QueueCommand.self,
       QueueAdvanceCommand.self, MemberAttacksCommand.self,
     ])

@@ -88,7 +88,7 @@ enum FrontBench {
   }
 }
 
-struct FrontCommand: AsyncParsableCommand {
+struct FrontBenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "front",
     abstract: "The terminal front in tmux: idle CPU playing and paused, keys-to-screen latency.")

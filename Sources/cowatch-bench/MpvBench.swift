@@ -12,7 +12,7 @@ import SyncplayHarness
 /// speeds off by a few hundred ppm (as drifting sound cards would play them): how close
 /// starts, pauses, seeks and steady playing keep them, read from each mpv's audio clock
 /// (and, paused, from the frame it shows).
-struct MpvCommand: AsyncParsableCommand {
+struct MpvBenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "mpv", abstract: "Sync of three real mpv players (needs mpv and ffmpeg).")
   @OptionGroup var common: CommonOptions

@@ -1,7 +1,7 @@
 import Foundation
 import SyncplayHarness
 
-/// The mpv workload of ``MpvCommand`` with Syncplay instead of Cowatch: three Syncplay
+/// The mpv workload of ``MpvBenchCommand`` with Syncplay instead of Cowatch: three Syncplay
 /// clients (Debian's, `syncplay --no-gui`), each driving its own mpv, in one room of a
 /// syncplay-server, inside the bench's network namespace. The players are read through a
 /// second connection to each mpv's IPC socket, as Cowatch's are read through its driver.

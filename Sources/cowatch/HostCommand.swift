@@ -70,7 +70,7 @@ struct HostCommand: AsyncParsableCommand {
     }
     if options.headless {
       Console.line(
-        JSONValue.object([
+        OrderedJSON.object([
           ("event", "invite"), ("command", .string(invite)), ("link", .string(link.text)),
         ]).serialized)
     } else {
@@ -141,7 +141,7 @@ struct HostCommand: AsyncParsableCommand {
       let command = FrontSession.invite(for: moved)
       if options.headless {
         Console.line(
-          JSONValue.object([
+          OrderedJSON.object([
             ("event", "invite"), ("command", .string(command)), ("link", .string(moved.text)),
             ("moved_to", .string(next.name)),
           ]).serialized)
@@ -187,7 +187,7 @@ extension HostCommand {
   static func printHeadless(_ outcome: PortMappingOutcome, change: InviteChange) {
     if let link = change.link, case .mapped(let mapped) = outcome {
       Console.line(
-        JSONValue.object([
+        OrderedJSON.object([
           ("event", "invite"), ("command", .string(FrontSession.invite(for: link))),
           ("link", .string(link.text)),
           ("public", .string("\(mapped.publicAddress):\(mapped.publicPort)")),
@@ -195,7 +195,7 @@ extension HostCommand {
         ]).serialized)
     } else {
       Console.line(
-        JSONValue.object([
+        OrderedJSON.object([
           ("event", "reach"), ("outside", false), ("message", .string(change.note)),
         ]).serialized)
     }

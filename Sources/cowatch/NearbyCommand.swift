@@ -78,9 +78,9 @@ struct NearbyCommand: AsyncParsableCommand {
 
   /// `link` only when verified (see ``isVerified(_:known:)``), `null` otherwise.
   static func json(_ room: NearbyRoom, verified: Bool) -> String {
-    JSONValue.object([
+    OrderedJSON.object([
       ("room", .string(room.room)),
-      ("host", room.host.map(JSONValue.string) ?? .null),
+      ("host", room.host.map(OrderedJSON.string) ?? .null),
       ("machine", .string(room.machine)),
       ("addresses", .array(room.addresses.map { .string("\($0):\(room.port)") })),
       ("fingerprint", room.fingerprint.map { .string(RelayFingerprint.shown($0)) } ?? .null),

@@ -7,10 +7,10 @@ import Testing
 final class CowatchProcess: Sendable {
   private let process: Process
   private let input: Pipe
-  private let lines = Locked<[String]>([])
-  private let errorText = Locked<String>("")
+  private let lines = Mutex<[String]>([])
+  private let errorText = Mutex<String>("")
   /// How many of the two output readers have seen the end of their pipe.
-  private let drainedReaders = Locked<Int>(0)
+  private let drainedReaders = Mutex<Int>(0)
 
   /// The `cowatch` executable built next to the test bundle.
   static var executable: URL {
@@ -57,11 +57,8 @@ final class CowatchProcess: Sendable {
     process.standardInput = input
     process.standardOutput = output
     process.standardError = errors
-    let lines = self.lines
-    let errorText = self.errorText
-    let drainedReaders = self.drainedReaders
     try process.run()
-    Thread.detachNewThread {
+    Thread.detachNewThread { [self] in
       var pending = Data()
       while true {
         let chunk = output.fileHandleForReading.availableData
@@ -75,7 +72,7 @@ final class CowatchProcess: Sendable {
       }
       drainedReaders.withLock { $0 += 1 }
     }
-    Thread.detachNewThread {
+    Thread.detachNewThread { [self] in
       while true {
         let chunk = errors.fileHandleForReading.availableData
         if chunk.isEmpty { break }
@@ -201,8 +198,3 @@ final class CowatchProcess: Sendable {
 }
 
 /// A value shared between the reader threads and the test.
-final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  init(_ value: Value) { mutex = Mutex(value) }
-  func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}

@@ -8,10 +8,10 @@ import Testing
 struct HeadlessSampleTests {
   @Test("a sample's position is given to the microsecond; a person's numbers to the millisecond")
   func precision() {
-    #expect(JSONValue.preciseDouble(61.123456789).serialized == "61.123457")
-    #expect(JSONValue.preciseDouble(2).serialized == "2")
-    #expect(JSONValue.preciseDouble(.nan).serialized == "null")
-    #expect(JSONValue.double(61.123456789).serialized == "61.123")
+    #expect(OrderedJSON.preciseDouble(61.123456789).serialized == "61.123457")
+    #expect(OrderedJSON.preciseDouble(2).serialized == "2")
+    #expect(OrderedJSON.preciseDouble(.nan).serialized == "null")
+    #expect(OrderedJSON.double(61.123456789).serialized == "61.123")
   }
 
   @Test("mono_ns is the instant the player was read, and the position the one it showed then")

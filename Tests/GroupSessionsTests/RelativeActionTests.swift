@@ -101,7 +101,7 @@ struct HeadlessErrorWordingTests {
 struct HeadlessEscapingTests {
   @Test("controls, DEL, C1, separators and bidi controls are escaped; ordinary text is kept")
   func escapes() {
-    let line = JSONValue.object([
+    let line = OrderedJSON.object([
       ("text", .string("a\u{1B}[2Jb\u{7F}c\u{85}d\u{2028}e\u{202E}f ü 雪"))
     ])
     .serialized

@@ -1,6 +1,7 @@
 import Clocks
 import GroupSessions
 import Logging
+import NIOConcurrencyHelpers
 import Participation
 import PlaybackCoordination
 import RoomCarrying
@@ -361,7 +362,7 @@ func eventually(
 
 /// What one participant hears in the chat, in order.
 final class ChatLog: Sendable {
-  private let received = Locked<[String]>([])
+  private let received = NIOLockedValueBox<[String]>([])
   private let task: Task<Void, Never>
 
   /// Subscribed before it returns: nothing said after is missed.
@@ -370,12 +371,12 @@ final class ChatLog: Sendable {
     let messages = await client.rawMessages(kind: .chat)
     task = Task {
       for await (_, _, body) in messages {
-        received.value.withLock { $0.append(body) }
+        received.withLockedValue { $0.append(body) }
       }
     }
   }
 
-  var bodies: [String] { received.value.withLock { $0 } }
+  var bodies: [String] { received.withLockedValue { $0 } }
 
   deinit { task.cancel() }
 }
@@ -383,7 +384,7 @@ final class ChatLog: Sendable {
 /// Samples every 2 ms how many of some relays run the room with someone connected: the
 /// most at once must be one.
 final class RoomSampler: Sendable {
-  private let most = Locked(0)
+  private let most = NIOLockedValueBox(0)
   private let task: Task<Void, Never>
 
   init(_ relays: [RelayServer], room: String = "lobby") {
@@ -396,7 +397,7 @@ final class RoomSampler: Sendable {
           !relay.runtime.isStopped
             && relay.state(ofRoom: room)?.participants.contains(where: \.isConnected) ?? false
         }.count
-        most.value.withLock { $0 = max($0, serving) }
+        most.withLockedValue { $0 = max($0, serving) }
         try? await Task.sleep(nanoseconds: 2_000_000)
       }
     }
@@ -406,12 +407,8 @@ final class RoomSampler: Sendable {
   func stop() async -> Int {
     task.cancel()
     await task.value
-    return most.value.withLock { $0 }
+    return most.withLockedValue { $0 }
   }
 }
 
 /// A value behind a lock, shareable with tasks.
-final class Locked<Value: Sendable>: Sendable {
-  let value: Mutex<Value>
-  init(_ value: Value) { self.value = Mutex(value) }
-}

@@ -91,7 +91,7 @@ struct NoticeFormatterTests {
     #expect(ChangeNarrator.chat(from: "bob", text: "hi 👋") == "bob: hi 👋")
     var model = Fixtures.playing()
     model.receiveChat(from: "bob", text: "hi")
-    #expect(model.notices.first == Notice("bob: hi", at: Fixtures.now, kind: .chat))
+    #expect(model.notices.first == NoticeLine("bob: hi", at: Fixtures.now, kind: .chat))
   }
 
   @Test("the model applies each change once, newest first, and remembers who paused")
@@ -116,7 +116,7 @@ struct NoticeFormatterTests {
   @Test("notices fade after half their lifetime and are pruned after it")
   func fading() {
     var model = Fixtures.playing()
-    model.notices = [Notice("x", at: Fixtures.now)]
+    model.notices = [NoticeLine("x", at: Fixtures.now)]
     #expect(model.visibility(of: model.notices[0]) == .fresh)
     model.now = Fixtures.now.advanced(bySeconds: 11)
     #expect(model.visibility(of: model.notices[0]) == .fading)

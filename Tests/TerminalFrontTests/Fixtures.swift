@@ -57,17 +57,17 @@ enum Fixtures {
     var model = FrontModel(
       roomName: "lobby", localParticipant: alice,
       group: GroupState(sequence: 10, participants: participants(), session: session()),
-      player: PlayerSnapshot(
+      player: PlayerView(
         item: "harbour/s1e2", itemTitle: "The Lighthouse Keeper", seriesTitle: "Harbour Lights",
         position: 754,
         duration: 2470, rate: 1, activity: .playing, subtitle: "Did you see the light last night?",
         testPattern: pattern(754)),
       now: now, connection: .connected, membership: .joined, catalog: [series, testCard])
     model.notices = [
-      Notice("carol: popcorn ready 🍿", at: now.advanced(bySeconds: -2), kind: .chat),
-      Notice("carol joined", at: now.advanced(bySeconds: -3), kind: .event),
-      Notice("bob played from 12:00", at: now.advanced(bySeconds: -14), kind: .event),
-      Notice("an old notice that has gone", at: now.advanced(bySeconds: -300), kind: .event),
+      NoticeLine("carol: popcorn ready 🍿", at: now.advanced(bySeconds: -2), kind: .chat),
+      NoticeLine("carol joined", at: now.advanced(bySeconds: -3), kind: .event),
+      NoticeLine("bob played from 12:00", at: now.advanced(bySeconds: -14), kind: .event),
+      NoticeLine("an old notice that has gone", at: now.advanced(bySeconds: -300), kind: .event),
     ]
     return model
   }
@@ -143,7 +143,7 @@ enum Fixtures {
     var model = playing()
     model.group.participants[0].isJoined = false
     model.membership = .waiting
-    model.player = PlayerSnapshot()
+    model.player = PlayerView()
     model.apply(
       ChangeEvent(
         sequence: 11, at: now, originator: bob, originatorName: "bob",
@@ -158,7 +158,7 @@ enum Fixtures {
     var model = noSession()
     model.watchingAlone = true
     model.invite = "cowatch join 10.0.0.7 --name NAME"
-    model.player = PlayerSnapshot(
+    model.player = PlayerView(
       item: "harbour/s1e1", itemTitle: "The Lamp Goes Out", seriesTitle: "Harbour Lights",
       position: 65, duration: 1500, rate: 1, activity: .playing,
       subtitle: "MARA: The lamp went out again.", testPattern: pattern(65))

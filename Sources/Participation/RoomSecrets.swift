@@ -7,7 +7,7 @@ import WireProtocol
 ///
 /// The password itself stays with the runtime, which derives the keys off the actor
 /// (scrypt is slow on purpose); this holds what came of it.
-struct RoomPassword: Sendable {
+struct RoomSecrets: Sendable {
   /// Whether the person gave the room's password.
   let isGiven: Bool
   private let room: String

@@ -2,7 +2,7 @@ import WireProtocol
 
 /// A JSON value written in a fixed key order, so that headless output is stable and easy
 /// to read (and to diff) line by line.
-public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
+public indirect enum OrderedJSON: Sendable, Hashable, ExpressibleByStringLiteral,
   ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
 {
   case string(String)
@@ -14,15 +14,15 @@ public indirect enum JSONValue: Sendable, Hashable, ExpressibleByStringLiteral,
   case preciseDouble(Double)
   case bool(Bool)
   case null
-  case array([JSONValue])
-  case object([(String, JSONValue)])
+  case array([OrderedJSON])
+  case object([(String, OrderedJSON)])
 
   public init(stringLiteral value: String) { self = .string(value) }
   public init(integerLiteral value: Int64) { self = .int(value) }
   public init(floatLiteral value: Double) { self = .double(value) }
   public init(booleanLiteral value: Bool) { self = .bool(value) }
 
-  public static func == (a: JSONValue, b: JSONValue) -> Bool { a.serialized == b.serialized }
+  public static func == (a: OrderedJSON, b: OrderedJSON) -> Bool { a.serialized == b.serialized }
   public func hash(into hasher: inout Hasher) { hasher.combine(serialized) }
 
   /// One line of JSON, without a newline.

@@ -1,7 +1,7 @@
 import Media
 import PlaybackCoordination
 
-extension PlayerSnapshot {
+extension PlayerView {
   /// What a simulated player shows, as the plain values the front draws.
   public init(_ s: Media.PlayerSnapshot, catalog: [SeriesInfo]) {
     let activity: Activity =
