@@ -31,16 +31,20 @@ struct ManifestTarget: Equatable {
         let own = body[list.range.upperBound..<index].replacing(#/\.product\([^)]*\)/#, with: "")
         dependencies = Set(own.matches(of: #/"([^"]+)"/#).map { String($0.1) })
       }
-      return ManifestTarget(name: String(match.2), kind: String(match.1), dependencies: dependencies)
+      return ManifestTarget(
+        name: String(match.2), kind: String(match.1), dependencies: dependencies)
     }
   }
 }
 
 @Suite("docs/ARCHITECTURE.md and Package.swift")
 struct ArchitectureDocTests {
-  @Test("the module table has a row for every target but the tests, naming exactly its own dependencies")
+  @Test(
+    "the module table has a row for every target but the tests, naming exactly its own dependencies"
+  )
   func moduleTable() throws {
-    let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
     let doc = try String(
       contentsOf: root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
     let targets = ManifestTarget.all(in: manifest)
@@ -66,10 +70,44 @@ struct ArchitectureDocTests {
       }
       #expect(
         row == target.dependencies,
-        "\(target.name): the table says \(row.sorted()), Package.swift \(target.dependencies.sorted())")
+        "\(target.name): the table says \(row.sorted()), Package.swift \(target.dependencies.sorted())"
+      )
     }
     for module in rows.keys where !names.contains(module) {
-      Issue.record("docs/ARCHITECTURE.md has a row for \(module), which Package.swift does not declare")
+      Issue.record(
+        "docs/ARCHITECTURE.md has a row for \(module), which Package.swift does not declare")
+    }
+  }
+
+  @Test("the layer picture names every module once, each above all it depends on")
+  func layerPicture() throws {
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let doc = try String(
+      contentsOf: root.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+    let section = try #require(doc.split(separator: "## Layers").dropFirst().first)
+    let picture = try #require(section.split(separator: "```").dropFirst().first)
+    // What each line names, annotations in parentheses left out (they name types).
+    let lines = picture.split(separator: "\n").map { line in
+      Set(
+        line.replacing(#/\([^)]*\)?/#, with: "").matches(of: #/[A-Za-z][A-Za-z0-9-]*/#).map {
+          String($0.0)
+        })
+    }
+    let modules = ManifestTarget.all(in: manifest).filter { $0.kind != "testTarget" }
+    var row: [String: Int] = [:]
+    for module in modules {
+      let found = lines.indices.filter { lines[$0].contains(module.name) }
+      #expect(found.count == 1, "\(module.name) is on \(found.count) lines of the picture")
+      row[module.name] = found.first
+    }
+    for module in modules {
+      for dependency in module.dependencies {
+        guard let here = row[module.name], let there = row[dependency] else { continue }
+        #expect(
+          there >= here, "\(module.name) depends on \(dependency), which the picture draws above it"
+        )
+      }
     }
   }
 
