@@ -9,7 +9,3 @@ public enum ParticipantOrigin: String, Hashable, Sendable, CaseIterable {
   /// A Syncplay client, through the relay's Syncplay port.
   case syncplay
 }
-
-extension ParticipantOrigin: WireStringEnum {
-  public static let wireName = "participant origin"
-}

@@ -29,7 +29,3 @@ public enum PlaybackControl: String, Hashable, Sendable, CaseIterable {
   /// Only the owner; the others can still step away, catch up, join and leave.
   case owner
 }
-
-extension PlaybackControl: WireStringEnum {
-  public static let wireName = "playback control"
-}

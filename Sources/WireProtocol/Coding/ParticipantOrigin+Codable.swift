@@ -1,0 +1,5 @@
+import PlaybackCoordination
+
+extension ParticipantOrigin: WireStringEnum {
+  public static let wireName = "participant origin"
+}

@@ -1,0 +1,5 @@
+import PlaybackCoordination
+
+extension PlaybackControl: WireStringEnum {
+  public static let wireName = "playback control"
+}
