@@ -94,10 +94,10 @@ let package = Package(
       name: "PlayerOSD", dependencies: ["PlaybackCoordination", "Participation", "Narration"]),
     // The participant runtime: the client actor that performs ParticipantCore's effects.
     // Whether this person's player opens a link someone else started: trusted sites,
-    // answers, links to one's own network (pure; GroupSessions performs its lookups).
+    // answers, links to one's own network (pure; ParticipantRuntime performs its lookups).
     .target(name: "LinkConsent", dependencies: ["PlaybackCoordination"]),
     .target(
-      name: "GroupSessions",
+      name: "ParticipantRuntime",
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports",
@@ -109,7 +109,7 @@ let package = Package(
     .target(
       name: "HeadlessFront",
       dependencies: [
-        "GroupSessions", "Participation", "PlaybackCoordination", "Narration", "WireProtocol",
+        "ParticipantRuntime", "Participation", "PlaybackCoordination", "Narration", "WireProtocol",
       ]),
     // TLS for relay connections: the relay's certificate (made once, self-signed, unless
     // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
@@ -153,7 +153,7 @@ let package = Package(
     .testTarget(
       name: "RelayMetricsTests",
       dependencies: [
-        "RelayMetrics", "RelayRuntime", "TCPRelayServer", "GroupSessions", "Participation",
+        "RelayMetrics", "RelayRuntime", "TCPRelayServer", "ParticipantRuntime", "Participation",
         "TCPRelayClient", "WireProtocol", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -197,7 +197,7 @@ let package = Package(
       name: "SyncplayServer",
       dependencies: [
         "Clocks",
-        "SyncplayBridge", "SyncplayProtocol", "GroupSessions", "Participation", "RelayRuntime",
+        "SyncplayBridge", "SyncplayProtocol", "ParticipantRuntime", "Participation", "RelayRuntime",
         "PlaybackCoordination", "LineFraming", "RoomCrypto", "Rooms",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -219,7 +219,7 @@ let package = Package(
       name: "FrontSessions",
       dependencies: [
         "Clocks", "LinkConsent",
-        "GroupSessions", "Invites", "Participation", "TerminalFront", "Media", "Narration",
+        "ParticipantRuntime", "Invites", "Participation", "TerminalFront", "Media", "Narration",
         "PlaybackCoordination", "WireProtocol",
       ]),
     .target(
@@ -227,7 +227,7 @@ let package = Package(
       dependencies: [
         "HeadlessFront",
         "Clocks",
-        "PlaybackCoordination", "GroupSessions", "Participation", "Transports", "RelayRuntime",
+        "PlaybackCoordination", "ParticipantRuntime", "Participation", "Transports", "RelayRuntime",
         "TCPRelayServer", "TCPRelayClient", "Media",
         "TerminalFront", "Narration",
         .product(name: "Logging", package: "swift-log"),
@@ -235,7 +235,7 @@ let package = Package(
     // A relay as `cowatch serve` runs it: its store opened and rooms restored, its TCP and
     // Syncplay ports, a clean stop.
     .target(
-      name: "RelayService",
+      name: "ServedRelay",
       dependencies: [
         "Clocks", "PostgresRoomStore", "RelayRuntime", "Rooms", "SQLiteRoomStore",
         "SyncplayServer", "TCPRelayServer", "WireProtocol",
@@ -244,11 +244,11 @@ let package = Package(
     .executableTarget(
       name: "cowatch",
       dependencies: [
-        "RelayService", "Invites", "RelayMetrics", "NearbyRooms", "NearbyDiscovery",
+        "ServedRelay", "Invites", "RelayMetrics", "NearbyRooms", "NearbyDiscovery",
         "RouterPortMapping", "Doctor",
         "HeadlessFront",
         "Clocks",
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "ParticipantRuntime", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer",
         "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent",
@@ -262,7 +262,7 @@ let package = Package(
       dependencies: [
         "RoomCarrying",
         "Clocks",
-        "PlaybackCoordination", "WireProtocol", "Rooms", "GroupSessions", "Participation",
+        "PlaybackCoordination", "WireProtocol", "Rooms", "ParticipantRuntime", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
@@ -276,7 +276,7 @@ let package = Package(
     .target(
       name: "RoomCarrying",
       dependencies: [
-        "GroupSessions", "Participation", "PlaybackCoordination", "Rooms",
+        "ParticipantRuntime", "Participation", "PlaybackCoordination", "Rooms",
         "TCPRelayServer", "Transports", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -320,8 +320,8 @@ let package = Package(
     .testTarget(name: "InvitesTests", dependencies: ["Invites", "WireProtocol"]),
     .testTarget(name: "LinkConsentTests", dependencies: ["LinkConsent"]),
     .testTarget(
-      name: "RelayServiceTests",
-      dependencies: ["RelayService", "GroupSessions", "Participation", "TCPRelayClient"]),
+      name: "ServedRelayTests",
+      dependencies: ["ServedRelay", "ParticipantRuntime", "Participation", "TCPRelayClient"]),
     .testTarget(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
@@ -344,7 +344,7 @@ let package = Package(
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "SQLiteRoomStore",
         "RoomCrypto", "PostgresRoomStore", "ThrowawayPostgres",
         // The shared-rooms tests run relays and participants over TCP.
-        "GroupSessions", "Participation", "TCPRelayServer", "TCPRelayClient", "RelayTLS",
+        "ParticipantRuntime", "Participation", "TCPRelayServer", "TCPRelayClient", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
@@ -358,17 +358,17 @@ let package = Package(
     .testTarget(
       name: "RoomCarryingTests",
       dependencies: [
-        "RoomCarrying", "Clocks", "GroupSessions", "Participation", "PlaybackCoordination",
+        "RoomCarrying", "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination",
         "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
     .testTarget(
-      name: "GroupSessionsTests",
+      name: "ParticipantRuntimeTests",
       dependencies: [
         "HeadlessFront", "LinkConsent",
         "Clocks",
-        "GroupSessions", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
+        "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto",
         "RelayTLS", "RoomsTesting",
@@ -382,7 +382,7 @@ let package = Package(
       name: "MpvPlayerTests",
       dependencies: [
         "Clocks",
-        "MpvPlayer", "PlaybackCoordination", "GroupSessions", "Participation", "RelayRuntime",
+        "MpvPlayer", "PlaybackCoordination", "ParticipantRuntime", "Participation", "RelayRuntime",
         "WireProtocol", "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
         "LinkConsent",
       ],
@@ -395,14 +395,14 @@ let package = Package(
     .testTarget(
       name: "FrontSessionsTests",
       dependencies: [
-        "FrontSessions", "GroupSessions", "Participation", "TerminalFront", "Media",
+        "FrontSessions", "ParticipantRuntime", "Participation", "TerminalFront", "Media",
         "PlaybackCoordination", "Invites", "WireProtocol", "LinkConsent",
       ]),
     .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "TmuxDriver", "SyncplayHarness", "GroupSessions", "Invites", "TCPRelayClient", "RelayTLS",
+        "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient", "RelayTLS",
         "WireProtocol",
       ]),
     .testTarget(
@@ -410,7 +410,7 @@ let package = Package(
       dependencies: [
         "Clocks",
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
-        "PlaybackCoordination", "RelayRuntime", "GroupSessions", "Rooms",
+        "PlaybackCoordination", "RelayRuntime", "ParticipantRuntime", "Rooms",
         "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS", "LineFraming",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

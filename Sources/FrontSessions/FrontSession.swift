@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import Invites
 import LinkConsent
 import Media

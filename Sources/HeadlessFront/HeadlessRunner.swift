@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import Narration
 import Participation
 import PlaybackCoordination

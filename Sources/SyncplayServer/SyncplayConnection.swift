@@ -1,5 +1,5 @@
 import Clocks
-import GroupSessions
+import ParticipantRuntime
 import LineFraming
 import Logging
 import NIOCore

@@ -1,5 +1,5 @@
 import ArgumentParser
-import GroupSessions
+import ParticipantRuntime
 import Logging
 import Participation
 import RelayTLS

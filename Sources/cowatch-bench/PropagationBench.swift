@@ -1,6 +1,6 @@
 import Clocks
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import Media
 import Participation
 import PlaybackCoordination

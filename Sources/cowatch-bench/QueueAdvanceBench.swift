@@ -1,7 +1,7 @@
 import ArgumentParser
 import Clocks
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import MpvPlayer
 import Participation
 import PlaybackCoordination

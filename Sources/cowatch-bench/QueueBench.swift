@@ -1,5 +1,5 @@
 import ArgumentParser
-import GroupSessions
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayTLS

@@ -1,5 +1,5 @@
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import Media
 import PlaybackCoordination
 import PostgresRoomStore

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import FrontSessions
-import GroupSessions
+import ParticipantRuntime
 import HeadlessFront
 import Invites
 import Logging

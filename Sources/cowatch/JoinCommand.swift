@@ -1,5 +1,5 @@
 import ArgumentParser
-import GroupSessions
+import ParticipantRuntime
 import Invites
 import Logging
 import Participation

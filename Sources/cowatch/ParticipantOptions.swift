@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import Logging
 import Participation
 import PlaybackCoordination

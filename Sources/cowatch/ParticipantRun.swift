@@ -1,7 +1,7 @@
 import Clocks
 import Foundation
 import FrontSessions
-import GroupSessions
+import ParticipantRuntime
 import HeadlessFront
 import Invites
 import Logging

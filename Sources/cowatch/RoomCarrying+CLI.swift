@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import Logging
 import RelayTLS
 import RoomCarrying

@@ -6,7 +6,7 @@ import NIOSSL
 import NearbyDiscovery
 import PostgresRoomStore
 import RelayMetrics
-import RelayService
+import ServedRelay
 import RelayTLS
 import Rooms
 import RouterPortMapping
@@ -134,11 +134,11 @@ struct ServeCommand: AsyncParsableCommand {
   func run() async throws {
     Logs.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .notice)
     let identity = try tls.identity(command: "serve")
-    let service: RelayService
+    let service: ServedRelay
     do {
-      service = try await RelayService.start(
+      service = try await ServedRelay.start(
         options(identity: identity, tls: try RelayTLSOptions.context(identity, command: "serve")))
-    } catch let error as RelayServiceError {
+    } catch let error as ServedRelayError {
       throw CommandFailure("serve", error.description)
     }
     Console.line("cowatch relay listening on \(service.host):\(service.port)")
@@ -224,7 +224,7 @@ struct ServeCommand: AsyncParsableCommand {
   }
 
   /// The relay these options describe.
-  func options(identity: RelayIdentity?, tls: NIOSSLContext?) -> RelayServiceOptions {
+  func options(identity: RelayIdentity?, tls: NIOSSLContext?) -> ServedRelayOptions {
     var configuration = RelayConfiguration()
     configuration.maximumParticipantsPerRoom = maxParticipants
     configuration.heartbeatTimeout = heartbeatTimeout
@@ -234,7 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.reconnectGrace = heartbeatTimeout
     // Resumes addressed to this relay name its certificate.
     configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
-    return RelayServiceOptions(
+    return ServedRelayOptions(
       host: host, port: port, configuration: configuration, store: storePath,
       storeRetention: storeRetention, advertise: advertise, lease: lease,
       syncplayPort: syncplayPort, tls: tls, fingerprint: identity?.fingerprint,
@@ -259,7 +259,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  static func isPostgres(_ store: String) -> Bool { RelayServiceOptions.isPostgres(store) }
+  static func isPostgres(_ store: String) -> Bool { ServedRelayOptions.isPostgres(store) }
 
   /// The SQLite file or PostgreSQL URL rooms are kept in, or nil for `--store memory`.
   var storePath: String? {

@@ -1,6 +1,6 @@
 import DemoScript
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import Media
 import Participation
 import PlaybackCoordination

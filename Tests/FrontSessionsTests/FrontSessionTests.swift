@@ -1,5 +1,5 @@
 import FrontSessions
-import GroupSessions
+import ParticipantRuntime
 import Invites
 import LinkConsent
 import Media

@@ -1,5 +1,5 @@
 import Foundation
-import GroupSessions
+import ParticipantRuntime
 import Logging
 import Participation
 import PlaybackCoordination

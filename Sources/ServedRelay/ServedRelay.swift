@@ -13,7 +13,7 @@ import WireProtocol
 ///
 /// Library code rather than the command's, so that tests and other programs start a relay
 /// exactly as the command does.
-public final class RelayService: Sendable {
+public final class ServedRelay: Sendable {
   public let server: RelayServer
   public let syncplay: SyncplayServer?
   /// What the operator is told once it runs: where rooms are kept (and how many came
@@ -30,8 +30,8 @@ public final class RelayService: Sendable {
   public var port: Int { server.port }
 
   /// Opens the store, restores its rooms and starts listening.
-  public static func start(_ options: RelayServiceOptions) async throws(RelayServiceError)
-    -> RelayService
+  public static func start(_ options: ServedRelayOptions) async throws(ServedRelayError)
+    -> ServedRelay
   {
     var clock = MonotonicClock()
     var store: (any RoomStore)?
@@ -40,14 +40,14 @@ public final class RelayService: Sendable {
     var notes = ["rooms kept in memory only (--store memory)"]
     if let path = options.store {
       do throws(RoomStoreError) {
-        if RelayServiceOptions.isPostgres(path) {
+        if ServedRelayOptions.isPostgres(path) {
           // Shared with other relays: rooms come from the database one by one, as their
           // leases are claimed, not all at start.
           let database = try await PostgresRoomStore.connect(
             url: path,
             advertised: RelayEndpoint(
               address: options.advertise
-                ?? RelayServiceOptions.address(options.host, options.port),
+                ?? ServedRelayOptions.address(options.host, options.port),
               fingerprint: options.fingerprint),
             leaseDuration: options.lease)
           let cutoff = WallClock.nanoseconds() &- Int64(min(options.storeRetention, 1e9) * 1e9)
@@ -70,7 +70,7 @@ public final class RelayService: Sendable {
             + (loaded.expired > 0 ? ", \(loaded.expired) idle past the retention removed" : "")
         }
       } catch {
-        throw RelayServiceError(error.description)
+        throw ServedRelayError(error.description)
       }
     }
     let server: RelayServer
@@ -79,28 +79,28 @@ public final class RelayService: Sendable {
         host: options.host, port: options.port, configuration: options.configuration,
         clock: clock, store: store, directory: shared, restoring: restoring, tls: options.tls)
     } catch {
-      throw RelayServiceError(error.description)
+      throw ServedRelayError(error.description)
     }
     if let shared, options.advertise == nil {
       // The port the system chose (for --port 0), before anyone can connect to ask.
-      shared.advertised?.address = RelayServiceOptions.address(options.host, server.port)
+      shared.advertised?.address = ServedRelayOptions.address(options.host, server.port)
     }
     guard let syncplayPort = options.syncplayPort else {
-      return RelayService(server: server, syncplay: nil, notes: notes)
+      return ServedRelay(server: server, syncplay: nil, notes: notes)
     }
     do {
       let tls = options.syncplayTLS ? options.tls : nil
       let syncplay = try await SyncplayServer.start(
         runtime: server.runtime, host: options.host, port: syncplayPort, clock: clock, tls: tls)
       notes.append(
-        "Syncplay clients accepted on \(RelayServiceOptions.address(options.host, syncplay.port))"
+        "Syncplay clients accepted on \(ServedRelayOptions.address(options.host, syncplay.port))"
           + (tls == nil
             ? " (plain TCP: Syncplay's client needs a CA's certificate for TLS)"
             : " (STARTTLS with the relay's certificate)"))
-      return RelayService(server: server, syncplay: syncplay, notes: notes)
+      return ServedRelay(server: server, syncplay: syncplay, notes: notes)
     } catch {
       await server.stop()
-      throw RelayServiceError(error.description)
+      throw ServedRelayError(error.description)
     }
   }
 

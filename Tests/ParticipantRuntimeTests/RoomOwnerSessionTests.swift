@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import HeadlessFront
 import Participation
 import PlaybackCoordination

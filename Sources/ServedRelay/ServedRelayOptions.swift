@@ -4,7 +4,7 @@ import Rooms
 
 /// What a relay is started with: where it listens, its limits, where it keeps its rooms,
 /// and whether it takes Syncplay's clients too.
-public struct RelayServiceOptions: Sendable {
+public struct ServedRelayOptions: Sendable {
   public var host: String
   public var port: Int
   public var configuration: RelayConfiguration

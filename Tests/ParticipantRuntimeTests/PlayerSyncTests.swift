@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import Media
 import Participation
 import PlaybackCoordination

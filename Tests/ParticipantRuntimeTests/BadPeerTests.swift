@@ -1,4 +1,4 @@
-import GroupSessions
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import TCPRelayClient
