@@ -402,7 +402,8 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient", "RelayTLS",
+        "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient",
+        "RelayTLS",
         "WireProtocol",
       ]),
     .testTarget(

@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 
 /// Everything a screen needs to follow one scripted participant: what its session client

@@ -1,9 +1,9 @@
 import Clocks
-import ParticipantRuntime
 import HeadlessFront
 import Logging
 import Media
 import Narration
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayRuntime

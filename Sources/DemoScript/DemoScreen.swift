@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import TerminalFront

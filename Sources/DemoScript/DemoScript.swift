@@ -1,7 +1,7 @@
 import Foundation
-import ParticipantRuntime
 import HeadlessFront
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 

@@ -1,7 +1,7 @@
-import ParticipantRuntime
 import HeadlessFront
 import Media
 import Narration
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 

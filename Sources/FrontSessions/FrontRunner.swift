@@ -1,6 +1,6 @@
 import Clocks
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization

@@ -1,8 +1,8 @@
-import ParticipantRuntime
 import Invites
 import LinkConsent
 import Media
 import Narration
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import TerminalFront

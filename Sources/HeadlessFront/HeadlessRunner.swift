@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import Narration
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization

@@ -1,6 +1,6 @@
-import ParticipantRuntime
 import Logging
 import NIOSSL
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Rooms

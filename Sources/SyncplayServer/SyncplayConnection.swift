@@ -1,9 +1,9 @@
 import Clocks
-import ParticipantRuntime
 import LineFraming
 import Logging
 import NIOCore
 import NIOSSL
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayRuntime

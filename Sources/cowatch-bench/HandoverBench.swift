@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import ParticipantRuntime
 import Logging
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RoomCarrying

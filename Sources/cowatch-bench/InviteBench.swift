@@ -1,6 +1,6 @@
 import ArgumentParser
-import ParticipantRuntime
 import Logging
+import ParticipantRuntime
 import Participation
 import RelayTLS
 import RoomsTesting

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Clocks
 import Foundation
-import ParticipantRuntime
 import MpvPlayer
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayRuntime

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Clocks
 import Foundation
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayTLS

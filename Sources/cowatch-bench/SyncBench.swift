@@ -1,7 +1,7 @@
 import Clocks
 import Foundation
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Rooms

@@ -1,6 +1,6 @@
 import Foundation
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import RelayTLS
 import TCPRelayClient

@@ -1,7 +1,7 @@
 import FrontSessions
-import ParticipantRuntime
 import Invites
 import Media
+import ParticipantRuntime
 import Participation
 import TerminalFront
 

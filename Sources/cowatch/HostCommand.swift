@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
 import FrontSessions
-import ParticipantRuntime
 import HeadlessFront
 import Invites
 import Logging
 import NearbyDiscovery
+import ParticipantRuntime
 import Participation
 import RelayTLS
 import Rooms

@@ -1,7 +1,7 @@
 import ArgumentParser
-import ParticipantRuntime
 import Invites
 import Logging
+import ParticipantRuntime
 import Participation
 import RelayTLS
 import TCPRelayClient

@@ -1,10 +1,10 @@
 import Clocks
 import Foundation
-import ParticipantRuntime
 import LinkConsent
 import Logging
 import Media
 import MpvPlayer
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ParticipantRuntime
 import Logging
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import PlayerOSD

@@ -1,10 +1,10 @@
 import Clocks
 import Foundation
 import FrontSessions
-import ParticipantRuntime
 import HeadlessFront
 import Invites
 import Logging
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import PlayerOSD

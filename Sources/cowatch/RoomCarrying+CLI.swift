@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import Logging
+import ParticipantRuntime
 import RelayTLS
 import RoomCarrying
 import Rooms

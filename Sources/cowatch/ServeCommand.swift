@@ -6,10 +6,10 @@ import NIOSSL
 import NearbyDiscovery
 import PostgresRoomStore
 import RelayMetrics
-import ServedRelay
 import RelayTLS
 import Rooms
 import RouterPortMapping
+import ServedRelay
 import TCPRelayServer
 import WireProtocol
 

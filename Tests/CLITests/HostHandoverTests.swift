@@ -1,6 +1,6 @@
 import Foundation
-import ParticipantRuntime
 import Invites
+import ParticipantRuntime
 import RelayTLS
 import TCPRelayClient
 import Testing

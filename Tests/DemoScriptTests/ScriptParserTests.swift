@@ -1,7 +1,7 @@
 import DemoScript
 import Foundation
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Testing

@@ -1,6 +1,6 @@
 import FrontSessions
-import ParticipantRuntime
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import TerminalFront

@@ -1,8 +1,8 @@
 import FrontSessions
-import ParticipantRuntime
 import Invites
 import LinkConsent
 import Media
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Testing

@@ -1,9 +1,9 @@
 import Clocks
 import Foundation
-import ParticipantRuntime
 import LinkConsent
 import Media
 import Narration
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import PlayerOSD

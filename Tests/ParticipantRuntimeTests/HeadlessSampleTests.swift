@@ -1,7 +1,7 @@
 import Foundation
-import ParticipantRuntime
 import HeadlessFront
 import Media
+import ParticipantRuntime
 import Testing
 
 @Suite("Headless samples")

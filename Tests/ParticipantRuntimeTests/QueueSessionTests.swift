@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import HeadlessFront
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization

@@ -1,5 +1,5 @@
-import ParticipantRuntime
 import Logging
+import ParticipantRuntime
 import Participation
 import RelayTLS
 import RoomsTesting

@@ -1,8 +1,8 @@
 import Foundation
-import ParticipantRuntime
 import Logging
 import NIOCore
 import NIOPosix
+import ParticipantRuntime
 import Participation
 import RelayMetrics
 import RelayRuntime

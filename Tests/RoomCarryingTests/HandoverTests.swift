@@ -1,7 +1,7 @@
 import Clocks
-import ParticipantRuntime
 import Logging
 import NIOConcurrencyHelpers
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RoomCarrying

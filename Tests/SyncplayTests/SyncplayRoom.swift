@@ -1,6 +1,6 @@
 import Foundation
-import ParticipantRuntime
 import Logging
+import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import RelayRuntime
