@@ -281,6 +281,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
+    // Test support for every test target: waiting in real time for what runs in real
+    // time (`eventually`).
+    .target(name: "TestSupport"),
     .target(
       name: "RoomsTesting",
       dependencies: ["PlaybackCoordination", "Rooms", "RoomCrypto", "WireProtocol"]),
@@ -339,6 +342,7 @@ let package = Package(
     .testTarget(
       name: "RoomsTests",
       dependencies: [
+        "TestSupport",
         "RoomsTesting",
         "LineFraming", "Clocks",
         "Rooms", "WireProtocol", "PlaybackCoordination", "RelayRuntime", "SQLiteRoomStore",
@@ -358,6 +362,7 @@ let package = Package(
     .testTarget(
       name: "RoomCarryingTests",
       dependencies: [
+        "TestSupport",
         "RoomCarrying", "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination",
         "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
@@ -366,6 +371,7 @@ let package = Package(
     .testTarget(
       name: "ParticipantRuntimeTests",
       dependencies: [
+        "TestSupport",
         "HeadlessFront", "LinkConsent",
         "Clocks",
         "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
@@ -409,6 +415,7 @@ let package = Package(
     .testTarget(
       name: "SyncplayTests",
       dependencies: [
+        "TestSupport",
         "Clocks",
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "ParticipantRuntime", "Rooms",

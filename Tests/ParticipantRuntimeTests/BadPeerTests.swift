@@ -2,6 +2,7 @@ import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import TCPRelayClient
+import TestSupport
 import Testing
 import WireProtocol
 

@@ -2,6 +2,7 @@ import Foundation
 import HeadlessFront
 import Media
 import ParticipantRuntime
+import TestSupport
 import Testing
 
 @Suite("Headless samples")

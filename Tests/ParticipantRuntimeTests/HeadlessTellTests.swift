@@ -1,6 +1,7 @@
 import HeadlessFront
 import ParticipantRuntime
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Headless tell")

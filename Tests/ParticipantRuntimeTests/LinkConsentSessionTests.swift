@@ -5,6 +5,7 @@ import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization
+import TestSupport
 import Testing
 
 /// Links someone else starts, as a member's machine takes them: asked about, refused,

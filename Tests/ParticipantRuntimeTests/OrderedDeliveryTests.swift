@@ -1,6 +1,7 @@
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import TestSupport
 import Testing
 import WireProtocol
 

@@ -2,6 +2,7 @@ import Media
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import TestSupport
 import Testing
 
 /// A personal offset: one person's player runs ahead of the group on purpose (sound late

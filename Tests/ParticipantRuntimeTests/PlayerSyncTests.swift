@@ -2,6 +2,7 @@ import Media
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import TestSupport
 import Testing
 
 @Suite("Players follow the group", .serialized, .timeLimit(.minutes(1)))

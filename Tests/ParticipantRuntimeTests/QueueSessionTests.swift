@@ -3,6 +3,7 @@ import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization
+import TestSupport
 import Testing
 
 /// The room's shared queue through a relay, on both transports.

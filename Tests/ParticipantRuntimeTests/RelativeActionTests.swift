@@ -2,6 +2,7 @@ import HeadlessFront
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import TestSupport
 import Testing
 
 @Suite("Relative headless actions")

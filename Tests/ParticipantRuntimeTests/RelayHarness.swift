@@ -10,6 +10,7 @@ import Rooms
 import Synchronization
 import TCPRelayClient
 import TCPRelayServer
+import TestSupport
 import Testing
 import Transports
 import WireProtocol
@@ -287,21 +288,6 @@ final class CountingConnection: TransportConnection {
 /// Waits, bounded, for what travels in real time (bytes between the participants and the
 /// relay) until `condition` holds. It never moves the virtual clock: a condition that
 /// needs time to pass belongs in ``RelayHarness/run(until:within:step:sourceLocation:_:)``.
-func eventually(
-  _ what: String, within seconds: Double = 5, sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: @Sendable () async -> Bool
-) async {
-  let deadline = MonotonicClock.monotonicNanoseconds() + Int64(seconds * 1e9)
-  // Asked once more after the deadline: a task not run for a while (a loaded machine) must
-  // not fail for what happened meanwhile.
-  while true {
-    if await condition() { return }
-    guard MonotonicClock.monotonicNanoseconds() < deadline else { break }
-    try? await Task.sleep(nanoseconds: 5_000_000)
-  }
-  Issue.record("timed out after \(seconds) s waiting for: \(what)", sourceLocation: sourceLocation)
-}
-
 let testSeries = SeriesInfo(
   id: "harbour", title: "Harbour",
   items: [

@@ -208,7 +208,15 @@ struct RelayTLSSessionTests {
   func changedOnReconnect() async throws {
     let identity = try RelayIdentity.makeSelfSigned()
     let host = Self.ownLoopbackHost()
-    let server = try await Self.relay(identity, host: host)
+    // A port outside the ephemeral range: the participant reconnects to it while no relay
+    // listens, and a connection from an ephemeral port to itself is one Linux makes
+    // (simultaneous open), which then holds the port the impostor needs ("address already
+    // in use", once in the suite).
+    var started: RelayServer?
+    for _ in 0..<20 where started == nil {
+      started = try? await Self.relay(identity, host: host, port: Int.random(in: 20_000..<32_000))
+    }
+    let server = try #require(started, "no free port below the ephemeral range")
     let port = server.port
     var configuration = ParticipantConfiguration(name: "ann")
     configuration.reconnectInitialDelay = 0.05

@@ -4,6 +4,7 @@ import PlaybackCoordination
 import Rooms
 import TCPRelayClient
 import TCPRelayServer
+import TestSupport
 import Testing
 import WireProtocol
 

@@ -10,6 +10,7 @@ import RoomsTesting
 import Synchronization
 import TCPRelayClient
 import TCPRelayServer
+import TestSupport
 import Testing
 import WireProtocol
 
@@ -344,20 +345,6 @@ func waitFor(within seconds: Double, _ condition: @Sendable () async -> Bool) as
     try? await Task.sleep(nanoseconds: 5_000_000)
   }
   return await condition()
-}
-
-func eventually(
-  _ what: String, within seconds: Double = 10,
-  sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: @Sendable () async -> Bool
-) async {
-  let deadline = MonotonicClock.monotonicNanoseconds() + Int64(seconds * 1e9)
-  while true {
-    if await condition() { return }
-    guard MonotonicClock.monotonicNanoseconds() < deadline else { break }
-    try? await Task.sleep(nanoseconds: 5_000_000)
-  }
-  Issue.record("timed out after \(seconds) s waiting for: \(what)", sourceLocation: sourceLocation)
 }
 
 /// What one participant hears in the chat, in order.

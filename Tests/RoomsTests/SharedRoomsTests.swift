@@ -9,6 +9,7 @@ import RelayTLS
 import Synchronization
 import TCPRelayClient
 import TCPRelayServer
+import TestSupport
 import Testing
 import ThrowawayPostgres
 import WireProtocol
@@ -148,17 +149,6 @@ struct SharedRoomsTests {
   }
 
   /// Polls `condition` every 20 ms for at most `seconds`.
-  static func eventually(
-    _ seconds: Double = 10, _ condition: @Sendable () async -> Bool
-  ) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if await condition() { return true }
-      try? await Task.sleep(nanoseconds: 20_000_000)
-    }
-    return await condition()
-  }
-
   @Test(
     "three relays: participants spread over them meet in one room; its relay killed, the room goes on on another with its state and the same members, never on two at once"
   )
@@ -171,7 +161,7 @@ struct SharedRoomsTests {
     }
     // The relays find each other (their welcomes list the others).
     #expect(
-      await Self.eventually {
+      await eventually {
         relays.servers.allSatisfy { $0.runtime.peerCount == 2 }
       })
 
@@ -215,7 +205,7 @@ struct SharedRoomsTests {
     // takeover, so the kill waits for the write (of this step, or of a later one: a
     // participant's readiness can still change while the group is paused).
     #expect(
-      await Self.eventually {
+      await eventually {
         guard let stored = try? await relays.stores[0].load().rooms.first?.state.sequence
         else { return false }
         return stored >= before.sequence
@@ -225,7 +215,7 @@ struct SharedRoomsTests {
     killed.withLock { _ = $0.insert(0) }
     await relays.servers[0].kill()
     #expect(
-      await Self.eventually(15) {
+      await eventually(15) {
         var all = true
         for person in people {
           let connected = await person.connectionStatus == .connected
@@ -252,7 +242,7 @@ struct SharedRoomsTests {
     // And it goes on: a play from carol reaches everyone through the new owner.
     #expect(try await carol.play().get() == ())
     #expect(
-      await Self.eventually {
+      await eventually {
         var all = true
         for person in people {
           let status = await person.groupState.session?.status

@@ -4,6 +4,7 @@ import Participation
 import PlaybackCoordination
 import Rooms
 import SyncplayHarness
+import TestSupport
 import Testing
 
 /// Debian's Syncplay client (1.6.9, headless, with mpv) in a Cowatch room beside Cowatch

@@ -5,6 +5,7 @@ import Rooms
 import SyncplayBridge
 import SyncplayHarness
 import SyncplayServer
+import TestSupport
 import Testing
 
 /// Attacks on the Syncplay port that need no Syncplay client: sockets that never speak,

@@ -110,11 +110,3 @@ final class SyncplayRoom: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, checking every 50 ms, at most `seconds`.
-func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
-  let end = Date().addingTimeInterval(seconds)
-  while Date() < end {
-    if await condition() { return true }
-    try? await Task.sleep(nanoseconds: 50_000_000)
-  }
-  return await condition()
-}
