@@ -1,3 +1,4 @@
+import HeadlessFront
 import Media
 import ParticipantRuntime
 import Participation
@@ -12,8 +13,8 @@ public struct DemoParticipantView: Sendable {
   public var session: ParticipantSnapshot?
   /// The simulated player's screen: state, position, subtitle line, test-pattern frame.
   public var player: Media.PlayerSnapshot?
-  /// The prompt waiting for an answer, as kind and sentence.
-  public var prompt: (kind: String, text: String)?
+  /// The question waiting for an answer.
+  public var prompt: ActionQuestion?
   /// Notice sentences it has been shown, oldest first.
   public var notices: [String]
   /// Messages it received, as `NAME: TEXT`.

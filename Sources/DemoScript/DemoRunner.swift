@@ -97,7 +97,7 @@ public actor DemoRunner {
     var client: ParticipantClient
     var player: any DemoPlayer
     var performer: ActionPerformer
-    var prompt: (kind: String, text: String)?
+    var prompt: ActionQuestion?
     var notices: [String] = []
     var chats: [String] = []
     var errors: [String] = []
@@ -363,10 +363,11 @@ public actor DemoRunner {
     switch output {
     case .done:
       break
-    case .prompt(let kind, let text, let choices):
-      member.prompt = (kind, text)
+    case .prompt(let question):
+      member.prompt = question
       emit(
-        .prompt(participant: name), "\(name) is asked: \(text) [\(choices.joined(separator: "/"))]")
+        .prompt(participant: name),
+        "\(name) is asked: \(question.text) [\(question.options.joined(separator: "/"))]")
     case .error(let message):
       member.errors.append(message)
       actionErrors += 1

@@ -1,3 +1,4 @@
+import HeadlessFront
 import Media
 import ParticipantRuntime
 import Participation
@@ -75,7 +76,7 @@ public struct DemoScreen: Sendable {
     let chats = chatsSeen[view.name] ?? 0
     for line in view.chats.dropFirst(chats) { model.post(line, kind: .chat) }
     chatsSeen[view.name] = view.chats.count
-    model.prompt = view.prompt.map { Self.prompt(kind: $0.kind, text: $0.text, catalog: catalog) }
+    model.prompt = view.prompt.map(Self.prompt(for:))
     model.pruneNotices()
     models[view.name] = model
   }
@@ -123,19 +124,11 @@ public struct DemoScreen: Sendable {
     return grid
   }
 
-  /// The front's modal for a prompt a scripted participant was shown.
-  static func prompt(kind: String, text: String, catalog: [SeriesInfo]) -> Prompt {
-    if kind == "confirm-switch", let open = text.lastIndex(of: "("),
-      let close = text.lastIndex(of: ")"),
-      open < close
-    {
-      let id = ItemID(String(text[text.index(after: open)..<close]))
-      if let item = catalog.lazy.compactMap({ $0.item(id) }).first {
-        return Prompt.confirmSwitch(to: item)
-      }
+  /// The front's modal for the question a scripted participant was asked.
+  static func prompt(for question: ActionQuestion) -> Prompt {
+    switch question {
+    case .confirmSwitch(let item): Prompt.confirmSwitch(to: item)
     }
-    return Prompt(
-      kind: .confirmSwitch(item: ItemID("?")), title: "Question", message: text,
-      options: [Prompt.Option("Yes", choice: .yes), Prompt.Option("No", choice: .no)])
   }
+
 }

@@ -6,9 +6,8 @@ import WireProtocol
 
 /// What performing an action produced, beyond the group changes that arrive as events.
 public enum ActionOutput: Sendable {
-  /// A question for the person who asked (e.g. "Switch everyone to …?"); answered with
-  /// `confirm` or `cancel`.
-  case prompt(kind: String, text: String, options: [String])
+  /// A question for the person who asked, answered with `confirm` or `cancel`.
+  case prompt(ActionQuestion)
   case catalog([SeriesInfo])
   case status(ParticipantSnapshot)
   case error(String)
@@ -196,17 +195,13 @@ public struct ActionPerformer: Sendable {
       }
       pendingSwitch = nil
       pendingQueued = entry.id
-      return .prompt(
-        kind: "confirm-switch", text: "Switch everyone to \(info.title) (\(info.id))?",
-        options: ["confirm", "cancel"])
+      return .prompt(.confirmSwitch(info))
     }
   }
 
   private mutating func askToSwitch(_ series: SeriesInfo, _ item: ItemInfo) -> ActionOutput {
     pendingQueued = nil
     pendingSwitch = (series, item.id)
-    return .prompt(
-      kind: "confirm-switch", text: "Switch everyone to \(item.title) (\(item.id))?",
-      options: ["confirm", "cancel"])
+    return .prompt(.confirmSwitch(item))
   }
 }

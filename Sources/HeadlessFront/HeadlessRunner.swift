@@ -106,11 +106,11 @@ public struct HeadlessRunner: Sendable {
       break
     case .error(let message):
       emit(.object([("event", "error"), ("message", .string(message)), ("input", .string(input))]))
-    case .prompt(let kind, let text, let options):
+    case .prompt(let question):
       emit(
         .object([
-          ("event", "prompt"), ("prompt", .string(kind)), ("text", .string(text)),
-          ("options", .array(options.map { .string($0) })),
+          ("event", "prompt"), ("prompt", .string(question.kind)), ("text", .string(question.text)),
+          ("options", .array(question.options.map { .string($0) })),
         ]))
     case .catalog(let series):
       emit(.object([("event", "catalog"), ("series", .array(series.map(Self.json)))]))

@@ -442,7 +442,7 @@ public struct FrontController: Hashable, Sendable {
       }
     case (.episodePicker, .chosen(.item(let id))):
       return picked(id, model: model)
-    case (.episodePicker, .acted("u", .item(let id)?)):
+    case (.episodePicker, .acted(.queue, .item(let id)?)):
       // The list stays open: several episodes are queued one after another.
       present(prompt)
       if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
@@ -460,19 +460,21 @@ public struct FrontController: Hashable, Sendable {
       return [.roomCommand(.playQueued(entry: id))]
     case (.confirmPlayQueued(let entry, _), .chosen(.yes)):
       return [.roomCommand(.playQueued(entry: entry))]
-    case (.queue, .acted(let key, let choice)):
+    case (.queue, .acted(let action, let choice)):
       present(prompt)
       if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
       let queue = model.group.queue
-      if key == "x" { return queue.isEmpty ? [.redraw] : [.roomCommand(.queueClear), .redraw] }
+      if action == .clear {
+        return queue.isEmpty ? [.redraw] : [.roomCommand(.queueClear), .redraw]
+      }
       guard case .queueEntry(let id)? = choice,
         let place = queue.firstIndex(where: { $0.id == id })
       else { return [.redraw] }
-      switch key {
-      case "d": return [.roomCommand(.queueRemove(entry: id)), .redraw]
-      case "+" where place > 0:
+      switch action {
+      case .remove: return [.roomCommand(.queueRemove(entry: id)), .redraw]
+      case .moveUp where place > 0:
         return [.roomCommand(.queueMove(entry: id, to: place - 1)), .redraw]
-      case "-" where place + 1 < queue.count:
+      case .moveDown where place + 1 < queue.count:
         return [.roomCommand(.queueMove(entry: id, to: place + 1)), .redraw]
       default: return [.redraw]
       }

@@ -165,18 +165,26 @@ public struct Prompt: Hashable, Sendable {
     /// Enter in an input prompt, with the text.
     case submitted(String)
     case cancelled
-    /// One of the list's own keys (``actionKeys``) pressed on `choice`, the selected
-    /// option (nil in an empty list): the list stays what it was.
-    case acted(Character, Choice?)
+    /// One of the list's own actions (``listActions``) on `choice`, the selected option
+    /// (nil in an empty list): the list stays what it was.
+    case acted(ListAction, Choice?)
   }
 
-  /// Keys a list acts on besides choosing: in the episode list, `u` queues the episode;
-  /// in the queue, `d` (or Delete) removes, `+` and `-` move, `x` clears.
-  public var actionKeys: Set<Character> {
+  /// What a list does besides choosing, each on a key of its own.
+  public enum ListAction: Hashable, Sendable {
+    /// The episode list: add the selected episode to the room's queue (`u`).
+    case queue
+    /// The queue: take the selected entry out (`d`, Delete), move it up (`+`) or down
+    /// (`-`), or clear the queue (`x`).
+    case remove, moveUp, moveDown, clear
+  }
+
+  /// The list's own actions, by their keys: one table, which the keys are read through.
+  public var listActions: [Character: ListAction] {
     switch kind {
-    case .episodePicker: ["u"]
-    case .queue: ["d", "+", "-", "x"]
-    default: []
+    case .episodePicker: ["u": .queue]
+    case .queue: ["d": .remove, "+": .moveUp, "-": .moveDown, "x": .clear]
+    default: [:]
     }
   }
 
@@ -242,10 +250,12 @@ public struct Prompt: Hashable, Sendable {
   }
 
   private mutating func handleSelection(_ key: Key) -> Outcome {
-    if case .character(let c) = key, actionKeys.contains(Character(c.lowercased())) {
-      return .acted(Character(c.lowercased()), selectedOption?.choice)
+    if case .character(let c) = key, let action = listActions[Character(c.lowercased())] {
+      return .acted(action, selectedOption?.choice)
     }
-    if key == .delete, actionKeys.contains("d") { return .acted("d", selectedOption?.choice) }
+    if key == .delete, listActions.values.contains(.remove) {
+      return .acted(.remove, selectedOption?.choice)
+    }
     guard !options.isEmpty else { return key == .escape || key == .enter ? .cancelled : .pending }
     let isList = layout == .list
     switch key {
