@@ -276,6 +276,7 @@ let package = Package(
     .target(
       name: "RoomCarrying",
       dependencies: [
+        "Clocks",
         "ParticipantRuntime", "Participation", "PlaybackCoordination", "Rooms",
         "TCPRelayServer", "Transports", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),

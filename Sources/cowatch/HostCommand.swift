@@ -8,6 +8,7 @@ import NearbyDiscovery
 import ParticipantRuntime
 import Participation
 import RelayTLS
+import RoomCarrying
 import Rooms
 import RouterPortMapping
 import Synchronization
@@ -116,7 +117,7 @@ struct HostCommand: AsyncParsableCommand {
         command: "host",
         transport: transport,
         options: options, invite: link, hostsRoom: true,
-        leave: RoomCarrySetup.leave(
+        leave: RoomLeave.leave(
           relay: server, name: options.name, handedOver: { next in handedTo.withLock { $0 = next } }
         ),
         hostOffer: (

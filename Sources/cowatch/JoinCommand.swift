@@ -4,6 +4,7 @@ import Logging
 import ParticipantRuntime
 import Participation
 import RelayTLS
+import RoomCarrying
 import TCPRelayClient
 import TCPRelayServer
 import Transports
@@ -56,7 +57,7 @@ struct JoinCommand: AsyncParsableCommand {
     do {
       try await ParticipantRun.run(
         command: "join", transport: transport, options: options, invite: link,
-        leave: carrier.map { RoomCarrySetup.leave(relay: $0.server, name: options.name) },
+        leave: carrier.map { RoomLeave.leave(relay: $0.server, name: options.name) },
         carrier: carrier)
     } catch {
       await carrier?.stop()

@@ -84,15 +84,15 @@ struct HandoverTests {
     return (host, ann, bob, carl)
   }
 
-  /// Leaves as a host does: goodbye, then the room goes to its first successor.
+  /// Leaves as a host does ("only me"), through the leave the command line uses: goodbye,
+  /// then the room goes to its first successor.
   static func leave(_ member: Member, relay: RelayServer) async {
-    let me = await member.client.participantID
-    await member.client.stop()
-    await eventually("the relay took the goodbye") {
-      !(relay.state(ofRoom: "lobby")?.participants.contains { $0.id == me } ?? false)
+    let handedTo = Mutex<String?>(nil)
+    let leave = RoomLeave.leave(relay: relay, name: member.client.configuration.name) { to in
+      handedTo.withLock { $0 = to.name }
     }
-    relay.runtime.handOver()
-    await relay.stop()
+    await leave(member.client, false)
+    #expect(handedTo.withLock { $0 } != nil, "the room was handed over, not closed")
   }
 
   @Test("the host leaves, then the next: the room goes on, the same session on every machine")
