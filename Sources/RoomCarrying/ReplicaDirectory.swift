@@ -1,3 +1,4 @@
+import Clocks
 import PlaybackCoordination
 import Rooms
 import Synchronization
@@ -5,8 +6,9 @@ import WireProtocol
 
 /// The rooms a participant's own relay may be asked to carry: for that relay it is the
 /// ``RoomDirectory`` that decides whether a hello may bring a room in. The decisions are a
-/// ``ReplicaBook``'s; this runtime holds it under a lock, asks this machine's participant
-/// what it knows, and waits for an election in real time:
+/// ``ReplicaBook``'s, the claim's deadline included; this runtime only performs them: it
+/// holds the book under a lock, asks this machine's participant what it knows, and waits
+/// on the clock it was given:
 ///
 /// - a room handed over to it comes from its copy, moved onto this relay's clock;
 /// - a room whose relay went without a handover comes in once a majority of its members
@@ -27,10 +29,16 @@ public final class ReplicaDirectory: RoomDirectory {
   let contents = Mutex(Contents())
   /// How long a hello waits for its room to be handed over or elected here.
   let claimWait: Double
+  private let clock: any SessionClock
+  /// How often a claim that waits looks again (votes come as hellos do).
+  static let claimPoll = 0.01
 
   public let leaseDuration = 5.0
 
-  public init(claimWait: Double = 3) { self.claimWait = claimWait }
+  public init(claimWait: Double = 3, clock: any SessionClock = MonotonicClock()) {
+    self.claimWait = claimWait
+    self.clock = clock
+  }
 
   /// Lets the election read what this machine's participant knows (the copy's state is
   /// the one of the last whole room: the participant's replay is newer).
@@ -69,35 +77,30 @@ public final class ReplicaDirectory: RoomDirectory {
   }
 
   public func claim(_ room: String) async throws(RoomStoreError) -> RoomClaim {
-    let started = ContinuousClock.now
+    let wait = claimWait
+    contents.withLock { _ = $0.book.claimBegan(room, at: clock.nanoseconds(), wait: wait) }
     while true {
-      await elect(room)
-      switch contents.withLock({ $0.book.claim(room) }) {
-      case .carried(let copy):
+      // What the participant knows, asked only when there are votes to count against it.
+      let (view, voting) = contents.withLock { ($0.participant, $0.book.hasVotes(for: room)) }
+      let known = voting ? await view?() : nil
+      let (step, told) = contents.withLock { c -> (ReplicaBook.ClaimStep, ParticipantTold?) in
+        let step = c.book.decideClaim(room, known: known, at: clock.nanoseconds())
+        if case .carried(_, elected: true) = step { return (step, c.told) }
+        return (step, nil)
+      }
+      await told?()
+      switch step {
+      case .carried(let copy, _):
         return .owned(stored: copy, clock: nil)
       case .noCopy:
         throw RoomStoreError("this machine was handed room \(room) without a copy of it")
-      case .notCarried:
-        guard ContinuousClock.now - started < .seconds(claimWait) else {
-          // The hellos waiting for this claim are refused: their votes go with them.
-          contents.withLock { $0.book.gaveUp(room) }
-          throw RoomStoreError("this machine does not carry room \(room) (yet)")
-        }
-        try? await Task.sleep(nanoseconds: 10_000_000)
+      case .gaveUp:
+        throw RoomStoreError("this machine does not carry room \(room) (yet)")
+      case .waiting(let deadline):
+        let poll = clock.nanoseconds() &+ Int64(Self.claimPoll * 1e9)
+        await clock.sleep(untilNanoseconds: min(deadline, poll))
       }
     }
-  }
-
-  /// Counts the votes for `room` against what the participant last knew of it; won, the
-  /// room is carried here from now on and the participant is told.
-  private func elect(_ room: String) async {
-    let (view, voting) = contents.withLock { ($0.participant, $0.book.hasVotes(for: room)) }
-    guard voting, let view else { return }
-    let known = await view()
-    let told = contents.withLock { c -> ParticipantTold? in
-      c.book.elect(room, known: known) ? c.told : nil
-    }
-    await told?()
   }
 
   /// What this directory holds of `room`, in words (for logs and failing tests).

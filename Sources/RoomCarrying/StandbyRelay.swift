@@ -1,3 +1,4 @@
+import Clocks
 import Logging
 import NIOSSL
 import ParticipantRuntime
@@ -33,15 +34,15 @@ public final class StandbyRelay: RoomCarrier {
   /// (`fingerprint` is its certificate's, for the offer).
   public static func start(
     host: String = "0.0.0.0", port: Int = 0, tls: NIOSSLContext?, fingerprint: String?,
-    configuration: RelayConfiguration = .init(),
+    configuration: RelayConfiguration = .init(), clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.standby")
   ) async throws(RelayServerError) -> StandbyRelay {
-    let directory = ReplicaDirectory()
+    let directory = ReplicaDirectory(clock: clock)
     var configuration = configuration
     // Resumes addressed to this relay name its certificate.
     if let fingerprint { configuration.certificateFingerprints = [fingerprint] }
     let server = try await RelayServer.start(
-      host: host, port: port, configuration: configuration, logger: logger,
+      host: host, port: port, configuration: configuration, clock: clock, logger: logger,
       directory: directory, tls: tls, feedsSuccessors: true)
     return StandbyRelay(
       server: server, directory: directory,

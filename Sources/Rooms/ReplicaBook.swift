@@ -12,7 +12,10 @@ import WireProtocol
 ///   (``helloWaiting(for:resume:check:on:)``,
 ///   ``helloGone(on:)``);
 /// - the election (``elect(_:known:)``): against what this machine's participant last knew
-///   of the room, a majority of its last known members (``RoomElection``) carries it here.
+///   of the room, a majority of its last known members (``RoomElection``) carries it here;
+/// - the claims (``claimBegan(_:at:wait:)``, ``decideClaim(_:known:at:)``): a hello for a
+///   room this relay does not run waits until the room is handed over or elected here, or
+///   until the claim's deadline, a time of the book's and not of whoever runs it.
 public struct ReplicaBook: Sendable {
   /// What this machine's participant knows now: the room as it replayed it, its estimate
   /// of the old relay's clock, the local instant read, and whether it is still connected
@@ -50,6 +53,22 @@ public struct ReplicaBook: Sendable {
   var hosts: [String: ParticipantID] = [:]
   /// Hellos waiting here whose proofs checked out: the votes.
   var voters: [ConnectionID: (room: String, member: ParticipantID)] = [:]
+  /// Rooms being claimed, with the instant (nanoseconds of the runtime's clock) their
+  /// claim gives up.
+  public private(set) var claimDeadlines: [String: Int64] = [:]
+
+  /// What deciding a claim came to.
+  public enum ClaimStep: Sendable {
+    /// Carried here now (the copy, moved onto this relay's clock); `elected`: by an
+    /// election just won, so the participant must be told.
+    case carried(StoredRoom, elected: Bool)
+    /// Handed over without a copy: the claim fails.
+    case noCopy
+    /// Not yet: decide again by `deadline` at the latest (sooner when votes come).
+    case waiting(until: Int64)
+    /// The deadline passed: the hellos waiting for it are refused, their votes gone.
+    case gaveUp
+  }
 
   public init() {}
 
@@ -132,11 +151,45 @@ public struct ReplicaBook: Sendable {
   /// them.
   public mutating func gaveUp(_ room: String) {
     voters = voters.filter { $0.value.room != room }
+    claimDeadlines[room] = nil
+  }
+
+  /// A hello waits for `room` at `now`: its claim begins, unless one runs already (then it
+  /// keeps its deadline). Returns the deadline.
+  @discardableResult
+  public mutating func claimBegan(_ room: String, at now: Int64, wait: Double) -> Int64 {
+    if let deadline = claimDeadlines[room] { return deadline }
+    let deadline = now &+ Int64(wait * 1e9)
+    claimDeadlines[room] = deadline
+    return deadline
+  }
+
+  /// Decides the claim of `room` at `now`: counts the votes against what the participant
+  /// knows (see ``elect(_:known:)``), then carries the room, or fails, or waits, or gives up
+  /// once the deadline passed.
+  public mutating func decideClaim(_ room: String, known: Known?, at now: Int64) -> ClaimStep {
+    let elected = elect(room, known: known)
+    switch claim(room) {
+    case .carried(let copy):
+      claimDeadlines[room] = nil
+      return .carried(copy, elected: elected)
+    case .noCopy:
+      claimDeadlines[room] = nil
+      return .noCopy
+    case .notCarried:
+      let deadline = claimDeadlines[room] ?? now
+      guard now < deadline else {
+        gaveUp(room)
+        return .gaveUp
+      }
+      return .waiting(until: deadline)
+    }
   }
 
   /// Nobody is left in these rooms here: they are gone.
   public mutating func release(_ rooms: [String]) {
     for room in rooms {
+      claimDeadlines[room] = nil
       carried[room] = nil
       copies[room] = nil
       hosts[room] = nil

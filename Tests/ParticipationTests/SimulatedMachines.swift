@@ -51,8 +51,6 @@ final class SimulatedMachines {
     var held: [Conn] = []
     var heldLines: [Conn: [[UInt8]]] = [:]
     var heldRoom: [Conn: String] = [:]
-    /// Rooms being claimed, since when (virtual nanoseconds).
-    var claims: [String: Int64] = [:]
     var alive = true
   }
 
@@ -287,7 +285,7 @@ final class SimulatedMachines {
             )
           }
           log.append(
-            "stuck at \(lastTime): \(queue.count) deliveries queued; participants due \(due), relays due \(relaysDue), claims \(relays.map(\.claims))"
+            "stuck at \(lastTime): \(queue.count) deliveries queued; participants due \(due), relays due \(relaysDue), claims \(relays.map(\.book.claimDeadlines))"
           )
           break
         }
@@ -306,9 +304,7 @@ final class SimulatedMachines {
           // The successors' feed, every 5 ms while the relay runs.
           consider(clock.nanoseconds() + 5_000_000)
         }
-        for since in relays[index].claims.values {
-          consider(since + Int64(claimWait * 1e9))
-        }
+        for deadline in relays[index].book.claimDeadlines.values { consider(deadline) }
       }
       guard let due = next, due <= end else { break }
       clock.advance(toNanoseconds: max(due, clock.nanoseconds()))
@@ -446,7 +442,7 @@ final class SimulatedMachines {
         // In memory, as over plain TCP, a proof names no relay.
         check: ResumeCheck(relays: [], verify: RoomKeys.verify(signature:of:verifier:)),
         on: ConnectionID(UInt64(conn)))
-      if relays[relay].claims[room] == nil { relays[relay].claims[room] = clock.nanoseconds() }
+      relays[relay].book.claimBegan(room, at: clock.nanoseconds(), wait: claimWait)
     }
     relays[relay].heldLines[conn, default: []].append(line)
     decideClaims(on: relay)
@@ -455,7 +451,7 @@ final class SimulatedMachines {
   /// What a standby relay decides about the rooms its held hellos wait for.
   private func decideClaims(on relay: Int) {
     guard relays[relay].alive, !machines[relay].frozen else { return }
-    for (room, since) in relays[relay].claims.sorted(by: { $0.key < $1.key }) {
+    for room in relays[relay].book.claimDeadlines.keys.sorted() {
       // Votes go with the connections that went.
       for conn in relays[relay].held where connections[conn] == nil {
         relays[relay].book.helloGone(on: ConnectionID(UInt64(conn)))
@@ -467,27 +463,23 @@ final class SimulatedMachines {
           state: owner.core.state, clock: owner.core.estimate, now: local(relay),
           connected: owner.core.status == .connected)
         : nil
-      if relays[relay].book.elect(room, known: known) {
-        perform(machines[relay].core.carryingRoom(at: local(relay)), for: relay)
-      }
       let waiting = relays[relay].held.filter { relays[relay].heldRoom[$0] == room }
-      switch relays[relay].book.claim(room) {
-      case .carried(let copy):
+      // The production decision (`ReplicaDirectory` performs the same), at virtual time.
+      switch relays[relay].book.decideClaim(room, known: known, at: clock.nanoseconds()) {
+      case .carried(let copy, let elected):
+        if elected { perform(machines[relay].core.carryingRoom(at: local(relay)), for: relay) }
         let runtime = relays[relay].runtime ?? makeRuntime(on: relay, restoring: [copy])
         relays[relay].runtime = runtime
-        relays[relay].claims[room] = nil
         for conn in waiting {
           let lines = relays[relay].heldLines.removeValue(forKey: conn) ?? []
           relays[relay].held.removeAll { $0 == conn }
           relays[relay].heldRoom[conn] = nil
           serve(conn, lines: lines, on: runtime, at: relay)
         }
-      case .noCopy:
+      case .noCopy, .gaveUp:
         refuse(waiting, at: relay, room: room)
-      case .notCarried:
-        guard clock.nanoseconds() - since >= Int64(claimWait * 1e9) else { continue }
-        relays[relay].book.gaveUp(room)
-        refuse(waiting, at: relay, room: room)
+      case .waiting:
+        continue
       }
     }
   }
@@ -508,7 +500,6 @@ final class SimulatedMachines {
 
   /// The held hellos are refused (as `RelayRuntime` refuses a failed claim) and closed.
   private func refuse(_ waiting: [Conn], at relay: Int, room: String) {
-    relays[relay].claims[room] = nil
     for conn in waiting {
       relays[relay].held.removeAll { $0 == conn }
       relays[relay].heldLines[conn] = nil

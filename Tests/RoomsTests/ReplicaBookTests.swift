@@ -61,6 +61,49 @@ struct ReplicaBookTests {
     #expect(!book.hasVotes(for: "lobby"), "the votes are spent")
   }
 
+  @Test(
+    "a claim waits until its deadline, kept by the book: a later hello does not move it; past it, the claim gives up and its votes go"
+  )
+  func claimDeadline() {
+    var (book, state) = Self.book()
+    let second: Int64 = 1_000_000_000
+    #expect(book.claimBegan("lobby", at: 10 * second, wait: 3) == 13 * second)
+    #expect(book.claimBegan("lobby", at: 12 * second, wait: 3) == 13 * second, "the first one's")
+    book.helloWaiting(
+      for: "lobby", resume: ResumeKeys.token("p2"), check: ResumeKeys.check, on: ConnectionID(1))
+    guard
+      case .waiting(let until) = book.decideClaim(
+        "lobby", known: Self.known(state), at: 12 * second)
+    else {
+      Issue.record("decided before a majority or the deadline")
+      return
+    }
+    #expect(until == 13 * second)
+    guard case .gaveUp = book.decideClaim("lobby", known: Self.known(state), at: 13 * second) else {
+      Issue.record("did not give up at the deadline")
+      return
+    }
+    #expect(book.claimDeadlines.isEmpty)
+    #expect(!book.hasVotes(for: "lobby"), "the votes went with the claim")
+    // A new claim: two right proofs of three elect this machine, and the participant is told.
+    book.claimBegan("lobby", at: 20 * second, wait: 3)
+    for (index, member) in ["p2", "p3"].enumerated() {
+      book.helloWaiting(
+        for: "lobby", resume: ResumeKeys.token(member), check: ResumeKeys.check,
+        on: ConnectionID(UInt64(10 + index)))
+    }
+    guard
+      case .carried(let copy, let elected) = book.decideClaim(
+        "lobby", known: Self.known(state), at: 21 * second)
+    else {
+      Issue.record("not carried after a majority")
+      return
+    }
+    #expect(elected)
+    #expect(copy.members.count == 3)
+    #expect(book.claimDeadlines.isEmpty)
+  }
+
   @Test("a vote goes with its connection, and with a claim that gave up")
   func votesGo() {
     let (fresh, state) = Self.book()
