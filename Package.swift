@@ -100,7 +100,7 @@ let package = Package(
       name: "ParticipantRuntime",
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
-        "PlaybackCoordination", "WireProtocol", "Participation", "Transports",
+        "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
         "RoomCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -229,7 +229,7 @@ let package = Package(
         "Clocks",
         "PlaybackCoordination", "ParticipantRuntime", "Participation", "Transports", "RelayRuntime",
         "TCPRelayServer", "TCPRelayClient", "Media",
-        "TerminalFront", "Narration",
+        "TerminalFront", "Narration", "Rooms",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // A relay as `cowatch serve` runs it: its store opened and rooms restored, its TCP and

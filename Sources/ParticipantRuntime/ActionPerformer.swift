@@ -1,18 +1,7 @@
 import Narration
-import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import WireProtocol
-
-/// What performing an action produced, beyond the group changes that arrive as events.
-public enum ActionOutput: Sendable {
-  /// A question for the person who asked, answered with `confirm` or `cancel`.
-  case prompt(ActionQuestion)
-  case catalog([SeriesInfo])
-  case status(ParticipantSnapshot)
-  case error(String)
-  case done
-}
 
 /// Carries out ``ParticipantAction``s for one participant, including the confirmation a
 /// manual episode switch needs before it reaches the group.

@@ -1,0 +1,53 @@
+import PlaybackCoordination
+
+/// One thing a participant can do: the vocabulary headless mode and demo scripts share
+/// (their words, `pause`, `seek 12:30`, `switch harbour/s1e3`, are HeadlessFront's), and
+/// what ``ActionPerformer`` carries out for one participant.
+public enum ParticipantAction: Hashable, Sendable {
+  case start(ItemID)
+  case join
+  /// "Not now" to the session offered: the group stops waiting for this answer.
+  case decline
+  /// `play`, `pause`, `seek 12:30`, `rate 1.5`, and the relative `seek +10` / `seek -1:00`
+  /// and `rate +0.25` / `rate -0.25`, which count from what this participant last asked
+  /// for, so that quick repeats add up.
+  case playback(PlaybackIntent)
+  /// Ask to switch everyone to the next item (asks for confirmation).
+  case next
+  /// Ask to switch everyone to another item (asks for confirmation).
+  case switchTo(ItemID)
+  /// Answer the pending prompt.
+  case confirm
+  case cancel
+  case suspend(SuspensionReason)
+  case resume
+  case resumeAt(Double)
+  case autoAdvance(Bool)
+  case say(String)
+  /// A message to chosen participants only: what follows `tell`, names then text, kept as
+  /// typed. Names are read against the room's when performed, as the front's `/tell`
+  /// reads them (``TellLine``): any case, `@name`, names with spaces, a name with a comma
+  /// in quotes, several separated by commas.
+  case tell(String)
+  case leave
+  case end
+  case catalog
+  case status
+  /// Owner only: `lock` / `unlock` the room to newcomers.
+  case lock(Bool)
+  /// Owner only: take someone out of the room, by name.
+  case remove(String)
+  /// Owner only: `control owner|everyone`, who may move playback.
+  case control(PlaybackControl)
+  /// Owner only: hand the room to someone, by name.
+  case owner(String)
+  /// Start the player again after it quit or crashed (mpv).
+  case restartPlayer
+  /// The room's shared queue: `queue add SERIES/EPISODE`, `queue remove N`,
+  /// `queue move N M`, `queue clear`, `queue play N` (places count from 1, as `status`
+  /// lists the queue).
+  case queue(QueueAction)
+  /// `offset MS`: run this person's player MS milliseconds ahead of the group (negative:
+  /// behind), as `--offset` does from the start.
+  case offset(Double)
+}
