@@ -368,7 +368,7 @@ public actor DemoRunner {
       emit(
         .prompt(participant: name),
         "\(name) is asked: \(question.text) [\(question.options.joined(separator: "/"))]")
-    case .error(let message):
+    case .error(let message), .refused(let message):
       member.errors.append(message)
       actionErrors += 1
       emit(.error(participant: name), "\(name) is told: \(message)")
@@ -508,7 +508,7 @@ public actor DemoRunner {
     case .playback(.setRate(let r)): "rate \(ScriptTime.seconds(r))"
     case .playback(.changeRate(let d)): "rate \(d < 0 ? "-" : "+")\(ScriptTime.seconds(abs(d)))"
     case .next: "next"
-    case .switchTo(let item): "switch \(item)"
+    case .switchTo(let item, _): "switch \(item)"
     case .confirm: "confirm"
     case .cancel: "cancel"
     case .suspend(let reason): "suspend \(reason)"
@@ -516,22 +516,40 @@ public actor DemoRunner {
     case .resumeAt(let t): "resume-at \(ScriptTime.format(t))"
     case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
     case .say(let text): "say \(text)"
-    case .tell(let arguments): "tell \(arguments)"
+    case .tell(.line(let arguments)): "tell \(arguments)"
+    case .tell(.to(let people, let text)):
+      "tell \(people.map(\.rawValue).joined(separator: ",")) \(text)"
     case .leave: "leave"
     case .end: "end"
     case .catalog: "catalog"
     case .status: "status"
     case .lock(let locked): locked ? "lock" : "unlock"
-    case .remove(let name): "remove \(name)"
+    case .remove(let person): "remove \(Self.words(person))"
     case .control(let control): "control \(control.rawValue)"
-    case .owner(let name): "owner \(name)"
+    case .owner(let person): "owner \(Self.words(person))"
     case .restartPlayer: "restart-player"
     case .queue(.add(let item)): "queue add \(item)"
-    case .queue(.remove(let place)): "queue remove \(place)"
-    case .queue(.move(let place, let to)): "queue move \(place) \(to)"
+    case .queue(.remove(let ref)): "queue remove \(Self.words(ref))"
+    case .queue(.move(let ref, let to)): "queue move \(Self.words(ref)) \(to)"
     case .queue(.clear): "queue clear"
-    case .queue(.play(let place)): "queue play \(place)"
+    case .queue(.play(let ref, _)): "queue play \(Self.words(ref))"
     case .offset(let ms): "offset \(ScriptTime.seconds(ms))"
+    case .changeOffset(let delta):
+      "offset \(delta < 0 ? "-" : "+")\(ScriptTime.seconds(abs(delta) * 1000))"
+    }
+  }
+
+  private static func words(_ person: PersonRef) -> String {
+    switch person {
+    case .named(let name): name
+    case .id(let id): id.rawValue
+    }
+  }
+
+  private static func words(_ ref: QueueRef) -> String {
+    switch ref {
+    case .place(let place): "\(place)"
+    case .entry(let id): "#\(id)"
     }
   }
 

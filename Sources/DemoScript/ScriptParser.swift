@@ -210,9 +210,9 @@ struct ScriptParser {
   /// Items must be in the catalog (when one is known); `tell` names must be declared.
   private func check(_ action: ParticipantAction) throws(ScriptProblem) {
     switch action {
-    case .start(let item), .switchTo(let item):
+    case .start(let item), .switchTo(let item, _):
       if let catalog, catalog.item(item) == nil { throw .unknownItem(item) }
-    case .tell(let arguments):
+    case .tell(.line(let arguments)):
       let declared = script.participants.map(\.name)
       switch TellLine.parse(arguments: Substring(arguments), names: declared) {
       case .unknown(let name): throw .unknownParticipant(name)

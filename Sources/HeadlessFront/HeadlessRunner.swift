@@ -104,7 +104,7 @@ public struct HeadlessRunner: Sendable {
     switch output {
     case .done:
       break
-    case .error(let message):
+    case .error(let message), .refused(let message):
       emit(.object([("event", "error"), ("message", .string(message)), ("input", .string(input))]))
     case .prompt(let question):
       emit(

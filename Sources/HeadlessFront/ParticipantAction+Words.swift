@@ -76,7 +76,7 @@ extension ParticipantAction {
       }
       return .playback(.setRate(r))
     case "next": return try noArgument(.next)
-    case "switch": return .switchTo(try item())
+    case "switch": return .switchTo(try item(), confirmed: false)
     case "confirm", "yes": return try noArgument(.confirm)
     case "cancel", "no": return try noArgument(.cancel)
     case "suspend":
@@ -100,7 +100,7 @@ extension ParticipantAction {
       guard !rest.splitOnce().1.isEmpty else {
         throw .missingArgument(word: word, expected: "NAME[,NAME] TEXT")
       }
-      return .tell(rest)
+      return .tell(.line(rest))
     case "leave": return try noArgument(.leave)
     case "end": return try noArgument(.end)
     case "queue": return .queue(try QueueAction.parse(rest))
@@ -123,7 +123,7 @@ extension ParticipantAction {
       guard !rest.isEmpty else {
         throw .missingArgument(word: word, expected: "a NAME in the room")
       }
-      return word == "remove" ? .remove(rest) : .owner(rest)
+      return word == "remove" ? .remove(.named(rest)) : .owner(.named(rest))
     case "control":
       guard let control = PlaybackControl(rawValue: rest.lowercased()) else {
         throw rest.isEmpty
@@ -209,14 +209,14 @@ extension QueueAction {
           word: "queue add", argument: item, expected: "SERIES/EPISODE or an http(s) link")
       }
       return .add(ItemID(item))
-    case "remove": return .remove(try place(try arguments(1, "a place N")[0]))
+    case "remove": return .remove(.place(try place(try arguments(1, "a place N")[0])))
     case "move":
       let places = try arguments(2, "two places, N M")
-      return .move(try place(places[0]), to: try place(places[1]))
+      return .move(.place(try place(places[0])), toPlace: try place(places[1]))
     case "clear":
       _ = try arguments(0, "")
       return .clear
-    case "play": return .play(try place(try arguments(1, "a place N")[0]))
+    case "play": return .play(.place(try place(try arguments(1, "a place N")[0])))
     default:
       throw .badArgument(word: "queue", argument: first, expected: usage)
     }

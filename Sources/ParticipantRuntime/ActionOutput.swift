@@ -8,5 +8,8 @@ public enum ActionOutput: Sendable {
   case catalog([SeriesInfo])
   case status(ParticipantSnapshot)
   case error(String)
+  /// The relay refused it, in words (the refusal also arrives as a client event, which a
+  /// front that shows events says already).
+  case refused(String)
   case done
 }

@@ -35,15 +35,17 @@ public struct ActionPerformer: Sendable {
     catalog.first { $0.item(item) != nil }
   }
 
-  /// The series `item` is watched as: its catalog's, or for a link, a series of one whose
-  /// title and duration this participant's player read (the link opened once, here,
-  /// before anyone else is asked to).
+  /// The series `item` is watched as: its catalog's, the one the room watches or queued
+  /// (another member's library), or for a link, a series of one whose title and duration
+  /// this participant's player read (the link opened once, here, before anyone else is
+  /// asked to; a link read already is not read again).
   func series(for item: ItemID) async -> Result<SeriesInfo, LinkReadError> {
+    if let series = series(containing: item) { return .success(series) }
+    let state = await client.groupState
+    let inRoom = ([state.session?.series].compactMap { $0 } + state.queue.map(\.series))
+    if let series = inRoom.first(where: { $0.item(item) != nil }) { return .success(series) }
     guard LinkItem.isLink(item) else {
-      guard let series = series(containing: item) else {
-        return .failure(LinkReadError("no item \(item) in the catalog"))
-      }
-      return .success(series)
+      return .failure(LinkReadError("no item \(item) in the catalog"))
     }
     guard let linkReader else { return .failure(.noLinkPlayer(for: item.rawValue)) }
     return await linkReader.read(item.rawValue).map(LinkItem.series(for:))
@@ -51,10 +53,7 @@ public struct ActionPerformer: Sendable {
 
   public mutating func perform(_ action: ParticipantAction) async -> ActionOutput {
     func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
-      switch result {
-      case .success: .done
-      case .failure(let error): .error(error.description)
-      }
+      Self.outcome(result)
     }
     switch action {
     case .start(let item):
@@ -74,13 +73,16 @@ public struct ActionPerformer: Sendable {
         return .error("\(session.item.title) is the last episode of \(session.series.title)")
       }
       return askToSwitch(session.series, next)
-    case .switchTo(let item):
+    case .switchTo(let item, let confirmed):
       guard await client.groupState.session != nil else {
         return .error(ClientError.notInSession.description)
       }
       switch await series(for: item) {
       case .success(let series):
         guard let info = series.item(item) else { return .error("no item \(item) in the catalog") }
+        if confirmed {
+          return outcome(await client.send(.replace(series: series, item: item, confirmed: true)))
+        }
         return askToSwitch(series, info)
       case .failure(let problem): return .error(problem.description)
       }
@@ -100,6 +102,11 @@ public struct ActionPerformer: Sendable {
       return .done
     case .queue(let action): return await queue(action)
     case .offset(let ms): return outcome(await client.setPersonalOffset(ms / 1000))
+    case .changeOffset(let delta):
+      let limit = Participant.maximumPersonalOffset
+      let offset = min(max(await client.personalOffset + delta, -limit), limit)
+      // Rounded to the millisecond: steps of 50 ms stay whole numbers.
+      return outcome(await client.setPersonalOffset((offset * 1000).rounded() / 1000))
     case .suspend(let reason): return outcome(await client.send(.beginSuspension(reason)))
     case .resume: return outcome(await client.send(.endSuspension(nil, proposing: nil)))
     case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))
@@ -107,7 +114,10 @@ public struct ActionPerformer: Sendable {
     case .say(let text):
       await client.sendMessage(kind: .chat, body: text)
       return .done
-    case .tell(let arguments):
+    case .tell(.to(let people, let text)):
+      await client.sendMessage(kind: .chat, body: text, to: .only(people))
+      return .done
+    case .tell(.line(let arguments)):
       let me = await client.participantID
       let others = await client.groupState.participants.filter { $0.id != me }
       switch TellLine.parse(arguments: Substring(arguments), names: others.map(\.name)) {
@@ -120,9 +130,9 @@ public struct ActionPerformer: Sendable {
       }
     case .lock(let locked): return outcome(await client.send(.setLocked(locked)))
     case .control(let control): return outcome(await client.send(.setPlaybackControl(control)))
-    case .remove(let name), .owner(let name):
-      guard let id = await participant(named: name) else {
-        return .error("nobody called \(name) is in the room")
+    case .remove(let person), .owner(let person):
+      guard let id = await participant(person) else {
+        return .error("nobody called \(person.shown) is in the room")
       }
       if case .remove = action { return outcome(await client.send(.remove(id))) }
       return outcome(await client.send(.transferOwnership(to: id)))
@@ -138,8 +148,12 @@ public struct ActionPerformer: Sendable {
     }
   }
 
-  /// The participant a person means by a name: exact first, then ignoring case.
-  private func participant(named name: String) async -> ParticipantID? {
+  /// The participant a person means: by a name, exact first, then ignoring case.
+  private func participant(_ person: PersonRef) async -> ParticipantID? {
+    guard case .named(let name) = person else {
+      guard case .id(let id) = person else { return nil }
+      return id
+    }
     let people = await client.groupState.participants
     return
       (people.first { $0.name == name }
@@ -148,15 +162,14 @@ public struct ActionPerformer: Sendable {
 
   /// The room's queue, by places as `status` lists it (from 1).
   private mutating func queue(_ action: QueueAction) async -> ActionOutput {
-    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
-      switch result {
-      case .success: .done
-      case .failure(let error): .error(error.description)
-      }
-    }
+    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput { Self.outcome(result) }
     let state = await client.groupState
-    func entry(at place: Int) -> QueueEntry? {
-      place >= 1 && place <= state.queue.count ? state.queue[place - 1] : nil
+    func entry(at ref: QueueRef) -> QueueEntry? {
+      switch ref {
+      case .place(let place):
+        place >= 1 && place <= state.queue.count ? state.queue[place - 1] : nil
+      case .entry(let id): state.queue.first { $0.id == id }
+      }
     }
     let empty = "the queue has \(state.queue.count) \(state.queue.count == 1 ? "item" : "items")"
     switch action {
@@ -166,20 +179,20 @@ public struct ActionPerformer: Sendable {
         return outcome(await client.send(.queueAdd(series: series, item: item)))
       case .failure(let problem): return .error(problem.description)
       }
-    case .remove(let place):
-      guard let entry = entry(at: place) else { return .error("no place \(place): \(empty)") }
+    case .remove(let ref):
+      guard let entry = entry(at: ref) else { return .error("no \(ref.shown): \(empty)") }
       return outcome(await client.send(.queueRemove(entry: entry.id)))
-    case .move(let place, let to):
-      guard let entry = entry(at: place) else { return .error("no place \(place): \(empty)") }
+    case .move(let ref, let to):
+      guard let entry = entry(at: ref) else { return .error("no \(ref.shown): \(empty)") }
       return outcome(await client.send(.queueMove(entry: entry.id, to: to - 1)))
     case .clear:
       return outcome(await client.send(.queueClear))
-    case .play(let place):
-      guard let entry = entry(at: place), let info = entry.info else {
-        return .error("no place \(place): \(empty)")
+    case .play(let ref, let confirmed):
+      guard let entry = entry(at: ref), let info = entry.info else {
+        return .error("no \(ref.shown): \(empty)")
       }
       // Nothing watched: it simply starts. Otherwise it switches everyone: asked first.
-      guard state.session != nil else {
+      guard state.session != nil, !confirmed else {
         return outcome(await client.send(.playQueued(entry: entry.id)))
       }
       pendingSwitch = nil
@@ -192,5 +205,32 @@ public struct ActionPerformer: Sendable {
     pendingQueued = nil
     pendingSwitch = (series, item.id)
     return .prompt(.confirmSwitch(item))
+  }
+
+  private static func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
+    switch result {
+    case .success: .done
+    case .failure(.rejected(let rejection)): .refused(ClientError.rejected(rejection).description)
+    case .failure(let error): .error(error.description)
+    }
+  }
+}
+
+extension PersonRef {
+  /// How the person was named, for "nobody called … is in the room".
+  var shown: String {
+    switch self {
+    case .named(let name): name
+    case .id(let id): id.rawValue
+    }
+  }
+}
+
+extension QueueRef {
+  var shown: String {
+    switch self {
+    case .place(let place): "place \(place)"
+    case .entry(let id): "entry \(id)"
+    }
   }
 }

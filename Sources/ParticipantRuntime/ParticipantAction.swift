@@ -14,8 +14,9 @@ public enum ParticipantAction: Hashable, Sendable {
   case playback(PlaybackIntent)
   /// Ask to switch everyone to the next item (asks for confirmation).
   case next
-  /// Ask to switch everyone to another item (asks for confirmation).
-  case switchTo(ItemID)
+  /// Switch everyone to another item: asked first (``ActionQuestion/confirmSwitch(_:)``)
+  /// unless `confirmed`, when the person already said yes to a front's own question.
+  case switchTo(ItemID, confirmed: Bool = false)
   /// Answer the pending prompt.
   case confirm
   case cancel
@@ -24,23 +25,20 @@ public enum ParticipantAction: Hashable, Sendable {
   case resumeAt(Double)
   case autoAdvance(Bool)
   case say(String)
-  /// A message to chosen participants only: what follows `tell`, names then text, kept as
-  /// typed. Names are read against the room's when performed, as the front's `/tell`
-  /// reads them (``TellLine``): any case, `@name`, names with spaces, a name with a comma
-  /// in quotes, several separated by commas.
-  case tell(String)
+  /// A message to chosen participants only (see ``TellText``).
+  case tell(TellText)
   case leave
   case end
   case catalog
   case status
   /// Owner only: `lock` / `unlock` the room to newcomers.
   case lock(Bool)
-  /// Owner only: take someone out of the room, by name.
-  case remove(String)
+  /// Owner only: take someone out of the room.
+  case remove(PersonRef)
   /// Owner only: `control owner|everyone`, who may move playback.
   case control(PlaybackControl)
-  /// Owner only: hand the room to someone, by name.
-  case owner(String)
+  /// Owner only: hand the room to someone.
+  case owner(PersonRef)
   /// Start the player again after it quit or crashed (mpv).
   case restartPlayer
   /// The room's shared queue: `queue add SERIES/EPISODE`, `queue remove N`,
@@ -50,4 +48,24 @@ public enum ParticipantAction: Hashable, Sendable {
   /// `offset MS`: run this person's player MS milliseconds ahead of the group (negative:
   /// behind), as `--offset` does from the start.
   case offset(Double)
+  /// Move this person's player further ahead of the group by `seconds` (negative: behind),
+  /// from the offset last set, so that quick presses add up.
+  case changeOffset(by: Double)
+}
+
+/// Whom a message is for.
+public enum TellText: Hashable, Sendable {
+  /// What follows `tell`, names then text, kept as typed. Names are read against the
+  /// room's when performed, as the front's `/tell` reads them (`TellLine`): any case,
+  /// `@name`, names with spaces, a name with a comma in quotes, several separated by commas.
+  case line(String)
+  /// These people, already picked, and the text.
+  case to([ParticipantID], String)
+}
+
+/// Someone in the room, as a person names them (read against the room when performed) or
+/// as a front already knows them.
+public enum PersonRef: Hashable, Sendable {
+  case named(String)
+  case id(ParticipantID)
 }

@@ -22,7 +22,7 @@ enum DemoClips {
       guard case .act(_, let action) = step.kind else { continue }
       let item: ItemID
       switch action {
-      case .start(let id), .switchTo(let id): item = id
+      case .start(let id), .switchTo(let id, _): item = id
       default: continue
       }
       if let s = catalog.seriesInfos().first(where: { $0.item(item) != nil }),

@@ -59,7 +59,7 @@ struct ScriptParserTests {
         .act(participant: "bob", action: .join),
         .act(participant: "bob", action: .playback(.pause)),
         .act(participant: "bob", action: .say("hello there")),
-        .act(participant: "ann", action: .tell("bob psst")),
+        .act(participant: "ann", action: .tell(.line("bob psst"))),
         .expect(
           Expectation(
             who: .some(["ann", "bob"]),

@@ -88,8 +88,9 @@ struct QueueSessionTests {
     "queue add, remove, move, clear and play parse",
     arguments: [
       ("queue add harbour/s1e2", ParticipantAction.queue(.add("harbour/s1e2"))),
-      ("queue remove 2", .queue(.remove(2))), ("Queue move 3 1", .queue(.move(3, to: 1))),
-      ("queue clear", .queue(.clear)), ("queue play 1", .queue(.play(1))),
+      ("queue remove 2", .queue(.remove(.place(2)))),
+      ("Queue move 3 1", .queue(.move(.place(3), toPlace: 1))),
+      ("queue clear", .queue(.clear)), ("queue play 1", .queue(.play(.place(1)))),
     ])
   func parses(line: String, action: ParticipantAction) throws {
     #expect(try ParticipantAction.parse(line) == action)

@@ -82,8 +82,8 @@ struct OwnerActionTests {
     "lock, unlock, remove NAME, control owner|everyone and owner NAME parse",
     arguments: [
       ("lock", ParticipantAction.lock(true)), ("unlock", .lock(false)),
-      ("remove Eve", .remove("Eve")), ("control owner", .control(.owner)),
-      ("control Everyone", .control(.everyone)), ("owner bob", .owner("bob")),
+      ("remove Eve", .remove(.named("Eve"))), ("control owner", .control(.owner)),
+      ("control Everyone", .control(.everyone)), ("owner bob", .owner(.named("bob"))),
     ])
   func parses(line: String, action: ParticipantAction) throws {
     #expect(try ParticipantAction.parse(line) == action)
