@@ -51,8 +51,7 @@ public struct FrontRunner: Sendable {
   public func run() async {
     var session = self.session
     let (inputs, input) = AsyncStream<FrontSession.Input>.makeStream(bufferingPolicy: .unbounded)
-    let (requests, requestSink) = AsyncStream<FrontRequest>.makeStream(
-      bufferingPolicy: .unbounded)
+    let (requests, requestSink) = AsyncStream<Work>.makeStream(bufferingPolicy: .unbounded)
     let client = self.client
     let keys = terminal.keys
     let tickMilliseconds = Atomic<Int>(1000)
@@ -85,8 +84,11 @@ public struct FrontRunner: Sendable {
     ]
     // Apart from the others: it is waited for, not cancelled, so that leaving (a host's
     // handover) runs to its end before the process goes on to close the relay.
+    let performer = ActionPerformer(
+      client: client, catalog: session.model.catalog, restartPlayer: restartPlayer,
+      linkReader: linkReader)
     let worker = Task {
-      await Self.work(requests, client: client, report: input, leave: leave)
+      await Self.work(requests, performer: performer, report: input, leave: leave)
     }
     defer {
       for task in tasks { task.cancel() }
@@ -99,7 +101,8 @@ public struct FrontRunner: Sendable {
       tickMilliseconds.store(Int(session.tickInterval * 1000), ordering: .relaxed)
       for effect in effects {
         switch effect {
-        case .request(let request): requestSink.yield(request)
+        case .act(let action): requestSink.yield(.act(action))
+        case .stopClient: requestSink.yield(.stop)
         case .player(let command): player.perform(command, at: clock.localNow())
         case .draw:
           let size = terminal.size
@@ -146,36 +149,39 @@ public struct FrontRunner: Sendable {
   }
 
   /// The worker: makes the requests one after the other and reports failures.
+  /// What the worker does, in order.
+  private enum Work: Sendable {
+    case act(ParticipantAction)
+    case stop
+  }
+
+  /// Carries the actions out one after the other with the runtime's performer (the one
+  /// headless mode and the demo use); what fails is told to the reducer, refusals excepted
+  /// (they arrive as client events). Stopping leaves as the runner was told to.
   private static func work(
-    _ requests: AsyncStream<FrontRequest>, client: ParticipantClient,
+    _ requests: AsyncStream<Work>, performer: ActionPerformer,
     report: AsyncStream<FrontSession.Input>.Continuation, leave: ParticipantLeave?
   ) async {
+    var performer = performer
+    let client = performer.client
     var endedForEveryone = false
-    func check(_ result: Result<Void, ClientError>) {
-      switch result {
-      case .success: break
-      // Refusals already arrive as `.rejected` client events.
-      case .failure(.rejected): break
-      case .failure(let error): report.yield(.failed(error.description))
-      }
-    }
-    for await request in requests {
-      switch request {
-      case .send(let command): check(await client.send(command))
-      case .playback(let intent): check(await client.perform(intent))
-      case .changePersonalOffset(let delta):
-        let limit = Participant.maximumPersonalOffset
-        let offset = min(max(await client.personalOffset + delta, -limit), limit)
-        // Rounded to the millisecond: steps of 50 ms stay whole numbers.
-        check(await client.setPersonalOffset((offset * 1000).rounded() / 1000))
-      case .chat(let text): await client.sendMessage(kind: .chat, body: text)
-      case .tell(let people, let text):
-        await client.sendMessage(kind: .chat, body: text, to: .only(people))
-      case .leave, .endForEveryone:
-        if request == .endForEveryone { endedForEveryone = true }
+    for await work in requests {
+      switch work {
+      case .act(let action):
+        if action == .end { endedForEveryone = true }
         // On the way out, do not wait for a relay that is not there.
-        guard await client.connectionStatus == .connected else { continue }
-        check(await client.send(request == .leave ? .leave : .end))
+        if action == .leave || action == .end,
+          await client.connectionStatus != .connected
+        {
+          continue
+        }
+        switch await performer.perform(action) {
+        case .error(let text): report.yield(.failed(text))
+        case .prompt(let question):
+          // The front asks its own questions before it acts: one left is not lost unsaid.
+          report.yield(.failed("not done: \(question.text) was not answered"))
+        case .done, .refused, .catalog, .status: break
+        }
       case .stop:
         if let leave {
           await leave(client, endedForEveryone)

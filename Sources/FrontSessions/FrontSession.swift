@@ -29,7 +29,7 @@ public struct FrontSession: Sendable {
     case tick
     /// A request failed for a reason other than a refusal (those come as client events).
     case failed(String)
-    /// The client has stopped after ``FrontRequest/stop``.
+    /// The client has stopped after ``Effect/stopClient``.
     case stopped
     /// The player was started again (nil), or could not be (why).
     case playerRestarted(String?)
@@ -44,8 +44,15 @@ public struct FrontSession: Sendable {
 
   /// What the runner does, in order.
   public enum Effect: Hashable, Sendable {
-    /// Hand to the worker, which makes the requests one after the other.
-    case request(FrontRequest)
+    /// Hand to the worker, which has the runtime's ``ActionPerformer`` carry the actions
+    /// out one after the other, in order (a slow answer from the relay never freezes the
+    /// keys or the screen; a burst of keys reaches the relay in the order it was typed).
+    /// Leaving and ending are skipped while the relay is not there: on the way out, they
+    /// do not wait for it.
+    case act(ParticipantAction)
+    /// After the actions before it, stop the participant client (leaving the room as the
+    /// runner was told to); its end comes back as ``Input/stopped``.
+    case stopClient
     /// Drive the local player directly (watching alone, or stepped away from the group).
     case player(PlayerCommand)
     /// Render ``FrontSession/model`` and show it.
@@ -435,7 +442,7 @@ public struct FrontSession: Sendable {
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
       noteWaits()
-      return [.request(.tell(people, message))]
+      return [.act(.tell(.to(people, message)))]
     case .chat(let text):
       // "/me" alone would go out as the text "/me": say what it wants instead.
       if text.trimmingCharacters(in: .whitespaces) == "/me" {
@@ -445,17 +452,17 @@ public struct FrontSession: Sendable {
       // The relay does not echo our own messages back.
       model.receiveChat(from: sender(of: text), text: text)
       noteWaits()
-      return [.request(.chat(text))]
+      return [.act(.say(text))]
     case .quit:
       guard !quitting else { return [] }
       quitting = true
       model.post("leaving…")
-      return [.request(.stop)]
+      return [.stopClient]
     default:
       if quitting { return [] }
       guard let request = request(for: action) else { return [] }
-      if request != .leave, request != .endForEveryone { noteWaits() }
-      return [.request(request)]
+      if request != .leave, request != .end { noteWaits() }
+      return [.act(request)]
     }
   }
 
@@ -471,31 +478,37 @@ public struct FrontSession: Sendable {
     return [.considerLinks(links)]
   }
 
-  /// The request for an action that goes to the group, if any.
-  private mutating func request(for action: FrontAction) -> FrontRequest? {
+  /// What an action that goes to the group asks of the participant, in the runtime's one
+  /// vocabulary, if anything.
+  private mutating func request(for action: FrontAction) -> ParticipantAction? {
     switch action {
     case .playback(let intent): return .playback(intent)
     case .switchTo(let item):
-      guard let series = series(containing: item) else { return nil }
+      guard series(containing: item) != nil else { return nil }
       // The person already confirmed it in the prompt.
-      return .send(.replace(series: series, item: item, confirmed: true))
+      return .switchTo(item, confirmed: true)
     case .start(let item, _):
-      guard let series = series(containing: item) else { return nil }
-      return .send(.start(series: series, item: item))
-    case .suspend(let reason): return .send(.beginSuspension(reason))
-    case .resume: return .send(.endSuspension(nil, proposing: nil))
-    case .resumeProposing(let time): return .send(.endSuspension(nil, proposing: time))
-    case .setAutoAdvance(let on): return .send(.setAutoAdvance(on))
-    case .joinSession: return .send(.join)
+      guard series(containing: item) != nil else { return nil }
+      return .start(item)
+    case .suspend(let reason): return .suspend(reason)
+    case .resume: return .resume
+    case .resumeProposing(let time): return .resumeAt(time)
+    case .setAutoAdvance(let on): return .autoAdvance(on)
+    case .joinSession: return .join
     case .declineSession:
       // Only an answer the group still waits for is news; a late "not now" changes nothing.
       guard let me = model.localParticipant, model.group.session?.invited.contains(me) == true
       else { return nil }
-      return .send(.decline)
+      return .decline
     case .leave: return .leave
-    case .endForEveryone: return .endForEveryone
-    case .roomCommand(let command): return .send(command)
-    case .changePersonalOffset(let delta): return .changePersonalOffset(by: delta)
+    case .endForEveryone: return .end
+    case .roomCommand(let command):
+      guard let action = Self.action(for: command) else {
+        model.post("not sent: the front has no action for \(command)", kind: .error)
+        return nil
+      }
+      return action
+    case .changePersonalOffset(let delta): return .changeOffset(by: delta)
     case .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
       .restartPlayer, .copyToClipboard, .openLink, .answerLink:
       return nil
@@ -520,10 +533,10 @@ public struct FrontSession: Sendable {
     if model.links.count > 20 { model.links.removeFirst() }
     switch use {
     case .queue:
-      return [.request(.send(.queueAdd(series: series, item: item.id)))]
+      return [.act(.queue(.add(item.id)))]
     case .play:
       guard let session = model.session else {
-        return [.request(.send(.start(series: series, item: item.id)))]
+        return [.act(.start(item.id))]
       }
       guard model.isJoined else {
         // A session of this person's own would end the others': they join first.
@@ -539,6 +552,23 @@ public struct FrontSession: Sendable {
       }
       controller.present(.confirmSwitch(to: item))
       return []
+    }
+  }
+
+  /// The room menu's and the queue's commands, as actions: people and entries by what the
+  /// front knows them by; the queue's playing one was confirmed in its own prompt.
+  static func action(for command: GroupCommand) -> ParticipantAction? {
+    switch command {
+    case .setLocked(let locked): .lock(locked)
+    case .setPlaybackControl(let control): .control(control)
+    case .remove(let id): .remove(.id(id))
+    case .transferOwnership(let id): .owner(.id(id))
+    case .queueAdd(_, let item): .queue(.add(item))
+    case .queueRemove(let entry): .queue(.remove(.entry(entry)))
+    case .queueMove(let entry, let to): .queue(.move(.entry(entry), toPlace: to + 1))
+    case .queueClear: .queue(.clear)
+    case .playQueued(let entry): .queue(.play(.entry(entry), confirmed: true))
+    default: nil
     }
   }
 

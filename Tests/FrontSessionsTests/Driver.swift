@@ -11,8 +11,10 @@ import TerminalFront
 struct Driver {
   var session: FrontSession
   var moment = Fixtures.moment()
-  /// Every request asked for so far, in order.
-  private(set) var requests: [FrontRequest] = []
+  /// Every action handed to the worker so far, in order.
+  private(set) var requests: [ParticipantAction] = []
+  /// Whether the worker was told to stop the client (after the actions before it).
+  private(set) var clientStopped = false
   /// Every command for the local player so far, in order.
   private(set) var playerCommands: [PlayerCommand] = []
 
@@ -50,7 +52,8 @@ struct Driver {
     let effects = session.handle(input, at: moment)
     for effect in effects {
       switch effect {
-      case .request(let request): requests.append(request)
+      case .act(let action): requests.append(action)
+      case .stopClient: clientStopped = true
       case .player(let command): playerCommands.append(command)
       default: break
       }

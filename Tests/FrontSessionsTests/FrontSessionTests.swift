@@ -36,7 +36,7 @@ struct FrontSessionTests {
     #expect(screen.contains("│ bob started Harbour Lights —"))
     #expect(screen.contains("Watch together?"))
     #expect(screen.contains("bob started watching · j to join"))
-    #expect(d.press(.character("j")).contains(.request(.send(.join))))
+    #expect(d.press(.character("j")).contains(.act(.join)))
   }
 
   @Test("every change of an update becomes a notice, not only the last")
@@ -75,7 +75,7 @@ struct FrontSessionTests {
   @Test("space while watching requests a pause where the player is")
   func pause() {
     var d = Driver.watching()
-    #expect(d.press(.character(" ")).contains(.request(.playback(.togglePlayback))))
+    #expect(d.press(.character(" ")).contains(.act(.playback(.togglePlayback))))
   }
 
   @Test("a failed request and a refusal are shown as notices")
@@ -165,11 +165,11 @@ struct FrontSessionTests {
     d.press(.character("q"))
     #expect(d.screen().contains("End for everyone"))
     d.press(.enter)
-    #expect(d.requests == [.leave, .stop])
+    #expect(d.requests == [.leave] && d.clientStopped)
     #expect(d.screen().contains("leaving…"))
     // Keys after the quit do not reach the group.
     d.press(.character(" "))
-    #expect(d.requests == [.leave, .stop])
+    #expect(d.requests == [.leave] && d.clientStopped)
     #expect(d.send(.stopped) == [.finish])
   }
 
@@ -178,7 +178,7 @@ struct FrontSessionTests {
     var d = Driver.watching()
     d.press(.interrupt)
     d.send(.keysEnded)
-    #expect(d.requests == [.leave, .stop])
+    #expect(d.requests == [.leave] && d.clientStopped)
   }
 
   @Test("chat is shown at once as 'you' and sent")
@@ -187,7 +187,7 @@ struct FrontSessionTests {
     d.press(.character("c"))
     d.type("hi bob")
     d.press(.enter)
-    #expect(d.requests == [.chat("hi bob")])
+    #expect(d.requests == [.say("hi bob")])
     #expect(d.screen().contains("you: hi bob"))
   }
 
@@ -243,7 +243,7 @@ struct FrontSessionTests {
     d.press(.character("c"))
     d.type("are you still there")
     d.press(.enter)
-    #expect(d.requests == [.chat("are you still there")])
+    #expect(d.requests == [.say("are you still there")])
     let screen = d.screen()
     #expect(screen.contains("you: are you still there"))
     #expect(screen.contains("not sent yet: the connection is down"))
@@ -271,7 +271,7 @@ struct FrontSessionTests {
     d.press(.character("e"), .character("1"))
     #expect(d.screen().contains("Watch Harbour Lights — S1E1 · Arrival together with bob?"))
     d.press(.character("w"))
-    #expect(d.requests == [.send(.start(series: Fixtures.series, item: "harbour/s1e1"))])
+    #expect(d.requests == [.start("harbour/s1e1")])
   }
 
   @Test("'Only me' plays on the local player alone; the arrows and space drive it")
@@ -456,7 +456,7 @@ struct HostQuitTests {
     var d = hostWatchingWithTwo()
     d.clearRequests()
     d.press(.character("q"), .character("y"))
-    #expect(d.requests == [.endForEveryone, .stop])
+    #expect(d.requests == [.end] && d.clientStopped)
     #expect(d.send(.stopped) == [.finish])
   }
 
@@ -466,7 +466,7 @@ struct HostQuitTests {
     d.press(.character("q"))
     #expect(d.screen().contains("ends it for bob."))
     d.press(.character("y"))
-    #expect(d.requests == [.stop])
+    #expect(d.requests.isEmpty && d.clientStopped)
   }
 
   @Test(
@@ -502,7 +502,7 @@ struct HostQuitTests {
         .state(
           GroupState(sequence: 1, participants: [Fixtures.people(joined: false)[0]]), events: [])))
     d.press(.character("q"))
-    #expect(d.requests == [.stop])
+    #expect(d.requests.isEmpty && d.clientStopped)
   }
 
   @Test("someone who joined, not hosting, is asked end for everyone / only me")
@@ -555,7 +555,7 @@ struct PrivateChatFrontTests {
     d.press(.character("c"))
     for ch in "/tell BOB see you at 3" { d.press(.character(ch)) }
     d.press(.enter)
-    #expect(d.requests.last == .tell([Fixtures.bob], "see you at 3"))
+    #expect(d.requests.last == .tell(.to([Fixtures.bob], "see you at 3")))
     #expect(d.session.model.notices.first?.text == "you → bob: see you at 3")
     d.press(.character("c"))
     for ch in "/tell zed hi" { d.press(.character(ch)) }
@@ -572,7 +572,7 @@ struct OwnChatFrontTests {
     d.press(.character("c"))
     d.press(.paste("/me waves"))
     d.press(.enter)
-    #expect(d.requests.last == .chat("/me waves"))
+    #expect(d.requests.last == .say("/me waves"))
     #expect(d.session.model.notices.first?.text == "* ann waves")
     d.press(.character("c"))
     d.press(.paste("hello"))
@@ -711,7 +711,7 @@ struct LinkFrontTests {
     d.send(.linkRead(.queue, .success(Self.item)))
     #expect(
       d.requests.last
-        == .send(.queueAdd(series: LinkItem.series(for: Self.item), item: ItemID(Self.url))))
+        == .queue(.add(ItemID(Self.url))))
   }
 
   @Test("/play LINK while the group watches asks first, then switches everyone")
@@ -725,9 +725,7 @@ struct LinkFrontTests {
     d.press(.character("y"))
     #expect(
       d.requests.last
-        == .send(
-          .replace(
-            series: LinkItem.series(for: Self.item), item: ItemID(Self.url), confirmed: true)))
+        == .switchTo(ItemID(Self.url), confirmed: true))
   }
 
   @Test(
@@ -759,7 +757,7 @@ struct LinkFrontTests {
     d.send(.linkRead(.play, .success(Self.item)))
     #expect(
       d.requests.last
-        == .send(.start(series: LinkItem.series(for: Self.item), item: ItemID(Self.url))))
+        == .start(ItemID(Self.url)))
   }
 
   @Test("a link the player cannot read, or a line that is no link, is said and nothing is sent")
@@ -788,7 +786,7 @@ struct LinkFrontTests {
     #expect(d.session.model.notices.first?.text.hasPrefix("/playful is not a command") == true)
     d.press(.escape)
     _ = Self.say("//playful mood", in: &d)
-    #expect(d.requests == [.chat("/playful mood")])
+    #expect(d.requests == [.say("/playful mood")])
   }
 }
 
@@ -820,7 +818,7 @@ struct SessionAnswerTests {
     #expect(d.screen().contains("Watch together?"))
     // The starter's screen and this one say whom the group waits for, and why.
     #expect(d.screen().contains("asked to join, 30 s left"))
-    #expect(d.press(.character("n")).contains(.request(.send(.decline))))
+    #expect(d.press(.character("n")).contains(.act(.decline)))
   }
 
   @Test("Not now after the wait is over tells nobody: it would change nothing")
@@ -834,7 +832,7 @@ struct SessionAnswerTests {
     d.send(.client(.session(.waiting(sessionID: 1))))
     #expect(d.screen().contains("Watch together?"))
     let effects = d.press(.character("n"))
-    #expect(!effects.contains(.request(.send(.decline))))
+    #expect(!effects.contains(.act(.decline)))
     #expect(!d.screen().contains("Watch together?"))
   }
 }

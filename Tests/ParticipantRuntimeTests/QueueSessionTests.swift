@@ -85,6 +85,45 @@ struct QueueSessionTests {
   }
 
   @Test(
+    "the front's forms through the one performer: entries by number, a confirmed play, a switch the front asked about, a link read once",
+    arguments: TransportKind.allCases)
+  func frontForms(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    let reads = Mutex(0)
+    let link = "https://media.example.org/films/harbour.mkv"
+    let reader = LinkReader { url in
+      reads.withLock { $0 += 1 }
+      return .success(ItemInfo(id: ItemID(url), title: "Harbour lights", duration: 90))
+    }
+    var performer = ActionPerformer(client: ann, catalog: [testSeries], linkReader: reader)
+    // A front reads a link to ask the person first; the performer does not read it again.
+    _ = await reader.read(link)
+    #expect(Self.done(await performer.perform(.start("harbour/s1e1"))))
+    #expect(Self.done(await performer.perform(.queue(.add(ItemID(link))))))
+    #expect(Self.done(await performer.perform(.queue(.add("harbour/s1e3")))))
+    #expect(reads.withLock { $0 } == 1, "the link was read once")
+    let entries = await ann.groupState.queue.map(\.id)
+    #expect(entries.count == 2)
+    #expect(Self.done(await performer.perform(.queue(.move(.entry(entries[1]), toPlace: 1)))))
+    #expect(await ann.groupState.queue.map(\.id) == [entries[1], entries[0]])
+    // Confirmed in the front's own prompt: played at once, no question.
+    #expect(Self.done(await performer.perform(.queue(.play(.entry(entries[1]), confirmed: true)))))
+    #expect(await ann.groupState.session?.item.id == "harbour/s1e3")
+    #expect(Self.done(await performer.perform(.switchTo("harbour/s1e2", confirmed: true))))
+    #expect(await ann.groupState.session?.item.id == "harbour/s1e2")
+    #expect(!performer.hasPendingPrompt)
+    // An entry gone is said, not sent.
+    #expect(!Self.done(await performer.perform(.queue(.remove(.entry(99))))))
+    await ann.stop()
+    await relay.stop()
+  }
+
+  static func done(_ output: ActionOutput) -> Bool {
+    if case .done = output { true } else { false }
+  }
+
+  @Test(
     "queue add, remove, move, clear and play parse",
     arguments: [
       ("queue add harbour/s1e2", ParticipantAction.queue(.add("harbour/s1e2"))),
