@@ -348,47 +348,7 @@ public struct FrontSession: Sendable {
   // MARK: - Keys
 
   private mutating func keyPressed(_ key: Key, at moment: FrontMoment) -> [Effect] {
-    if aloneItem != nil, model.showsLocalPlayback, controller.activePrompt == nil,
-      !controller.showsHelp, let command = KeyBinding.command(for: key),
-      let done = handleAlone(command, at: moment)
-    {
-      return done
-    }
-    return controller.handle(key: key, model: model).flatMap { perform($0, at: moment) }
-  }
-
-  /// Playback keys while watching alone drive the local player; nil leaves the key to the
-  /// controller.
-  private mutating func handleAlone(_ command: FrontCommand, at moment: FrontMoment)
-    -> [Effect]?
-  {
-    let shown = moment.player
-    switch command {
-    case .playPause:
-      switch shown.state {
-      case .playing, .starting, .loading, .seeking, .stalled:
-        return [.player(.pause(at: shown.position))]
-      case .ended:
-        return [.player(.play(itemTime: 0, startAt: moment.localTime, rate: localRate))]
-      case .paused, .idle:
-        return [
-          .player(.play(itemTime: shown.position, startAt: moment.localTime, rate: localRate))
-        ]
-      }
-    case .back10: return seekLocally(by: -controller.seekStep, at: moment)
-    case .forward10: return seekLocally(by: controller.seekStep, at: moment)
-    case .back60: return seekLocally(by: -controller.bigSeekStep, at: moment)
-    case .forward60: return seekLocally(by: controller.bigSeekStep, at: moment)
-    case .slower, .faster:
-      localRate = KeyBinding.rateStep(from: localRate, up: command == .faster)
-      model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .event)
-      return [.player(.setRate(localRate))]
-    case .next, .suspendResume:
-      model.post("you are watching alone — press e to pick another episode", kind: .error)
-      return []
-    default:
-      return nil
-    }
+    controller.handle(key: key, model: model).flatMap { perform($0, at: moment) }
   }
 
   // MARK: - Actions
@@ -436,8 +396,25 @@ public struct FrontSession: Sendable {
       }
       return [.answerLink(link, answer)]
     case .seekLocally(let delta):
-      // Stepped away, the coordinator has let go of the player: move it for this person.
+      // Stepped away (the coordinator has let go of the player) or watching alone: move it
+      // for this person.
       return seekLocally(by: delta, at: moment)
+    case .localPlayPause:
+      let shown = moment.player
+      switch shown.state {
+      case .playing, .starting, .loading, .seeking, .stalled:
+        return [.player(.pause(at: shown.position))]
+      case .ended:
+        return [.player(.play(itemTime: 0, startAt: moment.localTime, rate: localRate))]
+      case .paused, .idle:
+        return [
+          .player(.play(itemTime: shown.position, startAt: moment.localTime, rate: localRate))
+        ]
+      }
+    case .localRate(let faster):
+      localRate = KeyBinding.rateStep(from: localRate, up: faster)
+      model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .event)
+      return [.player(.setRate(localRate))]
     case .tell(let people, let message):
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
@@ -510,7 +487,7 @@ public struct FrontSession: Sendable {
       return action
     case .changePersonalOffset(let delta): return .changeOffset(by: delta)
     case .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
-      .restartPlayer, .copyToClipboard, .openLink, .answerLink:
+      .restartPlayer, .copyToClipboard, .openLink, .answerLink, .localPlayPause, .localRate:
       return nil
     }
   }

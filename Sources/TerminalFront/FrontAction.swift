@@ -18,9 +18,13 @@ public enum FrontAction: Hashable, Sendable {
   case resume
   /// End all of this participant's suspensions, moving everyone to this item time.
   case resumeProposing(Double)
-  /// While stepped away: move only this player by this many seconds (to pick a time to
-  /// bring everyone to).
+  /// While stepped away or watching alone: move only this player by this many seconds
+  /// (to pick a time to bring everyone to, or just to watch).
   case seekLocally(by: Double)
+  /// Watching alone: play or pause this person's own player.
+  case localPlayPause
+  /// Watching alone: this person's own player a step faster or slower.
+  case localRate(faster: Bool)
   case setAutoAdvance(Bool)
   case chat(String)
   /// A chat line for these people only (`/tell`).

@@ -184,6 +184,9 @@ public struct FrontController: Hashable, Sendable {
   }
 
   private mutating func perform(_ command: FrontCommand, model: FrontModel) -> [FrontAction] {
+    // Watching alone ("Only me"), the playback keys drive this person's own player, in the
+    // room or not.
+    if model.showsLocalPlayback, let alone = Self.alone(command, model: self) { return alone }
     // Out of the room for good: what needs the room says so; help, the notices, one's own
     // player and quitting still work.
     if let refusal = Self.offlineRefusal(model) {
@@ -374,6 +377,24 @@ public struct FrontController: Hashable, Sendable {
     guard !model.catalog.isEmpty else { return [.localNotice("there is nothing to pick from")] }
     present(.episodePicker(series: model.catalog, current: nil))
     return [.redraw]
+  }
+
+  /// What a playback key does while watching alone; nil leaves it to the room's keys.
+  private static func alone(_ command: FrontCommand, model controller: FrontController)
+    -> [FrontAction]?
+  {
+    switch command {
+    case .playPause: [.localPlayPause]
+    case .back10: [.seekLocally(by: -controller.seekStep)]
+    case .forward10: [.seekLocally(by: controller.seekStep)]
+    case .back60: [.seekLocally(by: -controller.bigSeekStep)]
+    case .forward60: [.seekLocally(by: controller.bigSeekStep)]
+    case .slower: [.localRate(faster: false)]
+    case .faster: [.localRate(faster: true)]
+    case .next, .suspendResume:
+      [.localNotice("you are watching alone — press e to pick another episode")]
+    default: nil
+    }
   }
 
   private mutating func resolve(_ prompt: Prompt, _ outcome: Prompt.Outcome, model: FrontModel)

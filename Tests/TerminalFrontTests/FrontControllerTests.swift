@@ -15,6 +15,23 @@ struct FrontControllerTests {
   }
 
   @Test(
+    "watching alone, the controller decides the playback keys in the one place keys are decided: they drive this person's own player"
+  )
+  func aloneKeys() {
+    let model = Fixtures.watchingAlone()
+    var controller = FrontController()
+    #expect(press([.character(" ")], model, &controller) == [.localPlayPause])
+    #expect(press([.right], model, &controller) == [.seekLocally(by: 10)])
+    #expect(press([.down], model, &controller) == [.seekLocally(by: -60)])
+    #expect(press([.character("]")], model, &controller) == [.localRate(faster: true)])
+    #expect(
+      press([.character("n")], model, &controller)
+        == [.localNotice("you are watching alone — press e to pick another episode")])
+    // In the room's session, the same keys are the group's.
+    #expect(press([.character(" ")], Fixtures.playing(), &controller) != [.localPlayPause])
+  }
+
+  @Test(
     "stepped away, the keys' line offers coming back and the local arrows, not the group's keys")
   func footerWhileAway() {
     let away = ScreenRenderer.render(Fixtures.suspended(), rows: 35, cols: 120).lines[34]
