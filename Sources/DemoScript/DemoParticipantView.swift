@@ -2,6 +2,7 @@ import HeadlessFront
 import Media
 import ParticipantRuntime
 import Participation
+import PlaybackCoordination
 
 /// Everything a screen needs to follow one scripted participant: what its session client
 /// knows, what its player shows, and what it has been told.

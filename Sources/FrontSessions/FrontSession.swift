@@ -376,7 +376,7 @@ public struct FrontSession: Sendable {
         "invite sent to the clipboard — if pasting gives nothing, your terminal does not let programs copy (in tmux: set -g set-clipboard on); select the whole link instead, every line of it"
       )
       return [.copyToClipboard(text)]
-    case .start(let item, together: false):
+    case .watchAlone(let item):
       return watchAlone(item, at: moment)
     case .openLink(let link, let use):
       model.post("opening \(LinkItem.host(of: link))…")
@@ -415,12 +415,12 @@ public struct FrontSession: Sendable {
       localRate = KeyBinding.rateStep(from: localRate, up: faster)
       model.post("speed \(RateFormat.text(localRate)) (only you)", kind: .event)
       return [.player(.setRate(localRate))]
-    case .tell(let people, let message):
+    case .act(.tell(.to(let people, let message))):
       // For those people only (the controller read the `/tell`).
       model.receiveChat(from: sender(of: message), text: message, to: names(of: people))
       noteWaits()
       return [.act(.tell(.to(people, message)))]
-    case .chat(let text):
+    case .act(.say(let text)):
       // "/me" alone would go out as the text "/me": say what it wants instead.
       if text.trimmingCharacters(in: .whitespaces) == "/me" {
         model.post("say /me and what you do (/me waves)", kind: .error)
@@ -435,9 +435,14 @@ public struct FrontSession: Sendable {
       quitting = true
       model.post("leaving…")
       return [.stopClient]
-    default:
+    case .act(let request):
       if quitting { return [] }
-      guard let request = request(for: action) else { return [] }
+      // An episode the front cannot place is said, not sent.
+      switch request {
+      case .start(let item), .switchTo(let item, _):
+        guard series(containing: item) != nil else { return [] }
+      default: break
+      }
       if request != .leave, request != .end { noteWaits() }
       return [.act(request)]
     }
@@ -453,43 +458,6 @@ public struct FrontSession: Sendable {
     consideredLinks.formUnion(links)
     if consideredLinks.count > 512 { consideredLinks = Set(links) }
     return [.considerLinks(links)]
-  }
-
-  /// What an action that goes to the group asks of the participant, in the runtime's one
-  /// vocabulary, if anything.
-  private mutating func request(for action: FrontAction) -> ParticipantAction? {
-    switch action {
-    case .playback(let intent): return .playback(intent)
-    case .switchTo(let item):
-      guard series(containing: item) != nil else { return nil }
-      // The person already confirmed it in the prompt.
-      return .switchTo(item, confirmed: true)
-    case .start(let item, _):
-      guard series(containing: item) != nil else { return nil }
-      return .start(item)
-    case .suspend(let reason): return .suspend(reason)
-    case .resume: return .resume
-    case .resumeProposing(let time): return .resumeAt(time)
-    case .setAutoAdvance(let on): return .autoAdvance(on)
-    case .joinSession: return .join
-    case .declineSession:
-      // Only an answer the group still waits for is news; a late "not now" changes nothing.
-      guard let me = model.localParticipant, model.group.session?.invited.contains(me) == true
-      else { return nil }
-      return .decline
-    case .leave: return .leave
-    case .endForEveryone: return .end
-    case .roomCommand(let command):
-      guard let action = Self.action(for: command) else {
-        model.post("not sent: the front has no action for \(command)", kind: .error)
-        return nil
-      }
-      return action
-    case .changePersonalOffset(let delta): return .changeOffset(by: delta)
-    case .seekLocally, .chat, .tell, .quit, .redraw, .localNotice, .scrollNotices,
-      .restartPlayer, .copyToClipboard, .openLink, .answerLink, .localPlayPause, .localRate:
-      return nil
-    }
   }
 
   /// A link read (or not) by this person's player: queued, started, or a switch for
@@ -529,23 +497,6 @@ public struct FrontSession: Sendable {
       }
       controller.present(.confirmSwitch(to: item))
       return []
-    }
-  }
-
-  /// The room menu's and the queue's commands, as actions: people and entries by what the
-  /// front knows them by; the queue's playing one was confirmed in its own prompt.
-  static func action(for command: GroupCommand) -> ParticipantAction? {
-    switch command {
-    case .setLocked(let locked): .lock(locked)
-    case .setPlaybackControl(let control): .control(control)
-    case .remove(let id): .remove(.id(id))
-    case .transferOwnership(let id): .owner(.id(id))
-    case .queueAdd(_, let item): .queue(.add(item))
-    case .queueRemove(let entry): .queue(.remove(.entry(entry)))
-    case .queueMove(let entry, let to): .queue(.move(.entry(entry), toPlace: to + 1))
-    case .queueClear: .queue(.clear)
-    case .playQueued(let entry): .queue(.play(.entry(entry), confirmed: true))
-    default: nil
     }
   }
 

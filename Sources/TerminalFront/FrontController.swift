@@ -134,11 +134,11 @@ public struct FrontController: Hashable, Sendable {
   public mutating func handle(key: Key, model: FrontModel) -> [FrontAction] {
     switch key {
     case .resize: return [.redraw]
-    case .interrupt: return model.isJoined ? [.leave, .quit] : [.quit]
+    case .interrupt: return model.isJoined ? [.act(.leave), .quit] : [.quit]
     // Ctrl-C a second time, at the quit question: leave at once, as only me.
     case .control("c")
     where prompts.last.map({ [.quit, .quitUnreachable].contains($0.kind) }) ?? false:
-      return model.isJoined ? [.leave, .quit] : [.quit]
+      return model.isJoined ? [.act(.leave), .quit] : [.quit]
     default: break
     }
     if !prompts.isEmpty {
@@ -239,7 +239,7 @@ public struct FrontController: Hashable, Sendable {
       present(.invite(invite))
       return [.redraw]
     case .join:
-      if model.membership == .waiting { return [.joinSession] }
+      if model.membership == .waiting { return [.act(.join)] }
       return [.localNotice(model.isJoined ? "you have already joined" : "nothing to join")]
     case .episodes:
       return openPicker(model: model)
@@ -247,22 +247,22 @@ public struct FrontController: Hashable, Sendable {
       present(.queue(model.group.queue))
       return [.redraw]
     case .offsetAhead:
-      return [.changePersonalOffset(by: Self.offsetStep)]
+      return [.act(.changeOffset(by: Self.offsetStep))]
     case .offsetBehind:
-      return [.changePersonalOffset(by: -Self.offsetStep)]
+      return [.act(.changeOffset(by: -Self.offsetStep))]
     case .autoAdvance:
       guard let local = model.local else { return [.localNotice("not in the room yet")] }
       // Under owner-only control going on is the owner's switch: say so to the others.
       if !local.autoAdvance, !model.controlsPlayback {
         let owner = model.group.owner?.name ?? "the room's owner"
         return [
-          .setAutoAdvance(true),
+          .act(.autoAdvance(true)),
           .localNotice(
             "while \(owner) controls playback, only \(owner)'s auto-advance goes on to the next episode"
           ),
         ]
       }
-      return [.setAutoAdvance(!local.autoAdvance)]
+      return [.act(.autoAdvance(!local.autoAdvance))]
     case .room:
       let control = model.group.control
       guard let me = model.localParticipant, control.owner == me else {
@@ -317,10 +317,10 @@ public struct FrontController: Hashable, Sendable {
     {
       return [.localNotice(refusal)]
     }
-    if let step { return [.playback(.seekBy(step))] }
+    if let step { return [.act(.playback(.seekBy(step)))] }
     switch command {
     case .playPause:
-      return [.playback(.togglePlayback)]
+      return [.act(.playback(.togglePlayback))]
     case .slower, .faster:
       // Only a rate already at the end of the range shown is refused here; the client
       // adds the steps up from the rate it last asked for and keeps them in the range.
@@ -331,7 +331,7 @@ public struct FrontController: Hashable, Sendable {
       if abs(shown - bound) < 0.001 {
         return [.localNotice("speed is already \(RateFormat.text(bound))")]
       }
-      return [.playback(.changeRate(by: command == .faster ? rateStep : -rateStep))]
+      return [.act(.playback(.changeRate(by: command == .faster ? rateStep : -rateStep)))]
     case .next:
       // What is up next: the room's queue first, as auto-advance takes it.
       if let entry = model.group.queue.first, let item = entry.info {
@@ -401,28 +401,32 @@ public struct FrontController: Hashable, Sendable {
     -> [FrontAction]
   {
     switch (prompt.kind, outcome) {
-    case (.sessionOffered, .chosen(.join)): return [.joinSession]
-    case (.sessionOffered, _): return [.declineSession]
+    case (.sessionOffered, .chosen(.join)): return [.act(.join)]
+    case (.sessionOffered, _):
+      // Only an answer the group still waits for is news; a late "not now" changes nothing.
+      guard let me = model.localParticipant, model.group.session?.invited.contains(me) == true
+      else { return [] }
+      return [.act(.decline)]
     case (.linkConsent(let link), .chosen(.link(let answer))): return [.answerLink(link, answer)]
     // Esc is not this one: asked again, it would come straight back.
     case (.linkConsent(let link), _): return [.answerLink(link, .notThisOne)]
-    case (.startSession(let item), .chosen(.watchTogether)): return [.start(item, together: true)]
-    case (.startSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
+    case (.startSession(let item), .chosen(.watchTogether)): return [.act(.start(item))]
+    case (.startSession(let item), .chosen(.onlyMe)): return [.watchAlone(item)]
     // Into their session first, then everyone (them included) to the new episode.
     case (.replaceSession(let item), .chosen(.switchEveryone)):
-      return [.joinSession, .switchTo(item)]
-    case (.replaceSession, .chosen(.join)): return [.joinSession]
-    case (.replaceSession(let item), .chosen(.onlyMe)): return [.start(item, together: false)]
-    case (.confirmSwitch(let item), .chosen(.yes)): return [.switchTo(item)]
-    case (.quit, .chosen(.endForEveryone)): return [.endForEveryone, .quit]
-    case (.quit, .chosen(.leaveOnlyMe)): return [.leave, .quit]
+      return [.act(.join), .act(.switchTo(item, confirmed: true))]
+    case (.replaceSession, .chosen(.join)): return [.act(.join)]
+    case (.replaceSession(let item), .chosen(.onlyMe)): return [.watchAlone(item)]
+    case (.confirmSwitch(let item), .chosen(.yes)): return [.act(.switchTo(item, confirmed: true))]
+    case (.quit, .chosen(.endForEveryone)): return [.act(.end), .quit]
+    case (.quit, .chosen(.leaveOnlyMe)): return [.act(.leave), .quit]
     case (.quitUnreachable, .chosen(.leaveOnlyMe)): return [.quit]
     // The room ends with the relay: end the session first, so that the others read why.
     case (.leaveHostedRoom, .chosen(.yes)):
-      return model.isJoined ? [.endForEveryone, .quit] : [.quit]
+      return model.isJoined ? [.act(.end), .quit] : [.quit]
     case (.invite(let text), .chosen(.copy)): return [.copyToClipboard(text)]
-    case (.comeBack, .chosen(.catchUp)): return [.resume]
-    case (.comeBack(let position), .chosen(.bringEveryone)): return [.resumeProposing(position)]
+    case (.comeBack, .chosen(.catchUp)): return [.act(.resume)]
+    case (.comeBack(let position), .chosen(.bringEveryone)): return [.act(.resumeAt(position))]
     case (.chat, .submitted(let text)):
       let trimmed = text.trimmingSpaces
       guard !trimmed.isEmpty else { return [.redraw] }
@@ -441,7 +445,7 @@ public struct FrontController: Hashable, Sendable {
       }
       // "//text" sends "/text"; any other "/word" that is not a command stays in the line
       // with what it might have meant: a mistyped "/tel bob …" must not reach everyone.
-      if let literal = ChatCommands.literal(trimmed) { return [.chat(literal)] }
+      if let literal = ChatCommands.literal(trimmed) { return [.act(.say(literal))] }
       if let problem = ChatCommands.unknownCommand(in: trimmed) {
         present(prompt)
         return [.localNotice(problem)]
@@ -449,10 +453,10 @@ public struct FrontController: Hashable, Sendable {
       let others = model.group.participants.filter { $0.id != model.localParticipant }
       switch TellLine.parse(trimmed, names: others.map(\.name)) {
       case .notATell:
-        return [.chat(trimmed)]
+        return [.act(.say(trimmed))]
       case .tell(let names, let message):
         let people = names.compactMap { name in others.first { $0.name == name }?.id }
-        return [.tell(people, message)]
+        return [.act(.tell(.to(people, message)))]
       // A /tell that cannot go: the line stays open with what was typed, to fix it.
       case .usage:
         present(prompt)
@@ -468,8 +472,8 @@ public struct FrontController: Hashable, Sendable {
       present(prompt)
       if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
       let series = ([model.session?.series].compactMap { $0 } + model.catalog)
-      guard let found = series.first(where: { $0.item(id) != nil }) else { return [.redraw] }
-      return [.roomCommand(.queueAdd(series: found, item: id)), .redraw]
+      guard series.contains(where: { $0.item(id) != nil }) else { return [.redraw] }
+      return [.act(.queue(.add(id))), .redraw]
     case (.queue, .chosen(.queueEntry(let id))):
       guard let entry = model.group.queue.first(where: { $0.id == id }), let item = entry.info
       else { return [.redraw] }
@@ -478,36 +482,36 @@ public struct FrontController: Hashable, Sendable {
         present(.confirmPlayQueued(entry: id, item: item))
         return [.redraw]
       }
-      return [.roomCommand(.playQueued(entry: id))]
+      return [.act(.queue(.play(.entry(id), confirmed: true)))]
     case (.confirmPlayQueued(let entry, _), .chosen(.yes)):
-      return [.roomCommand(.playQueued(entry: entry))]
+      return [.act(.queue(.play(.entry(entry), confirmed: true)))]
     case (.queue, .acted(let action, let choice)):
       present(prompt)
       if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
       let queue = model.group.queue
       if action == .clear {
-        return queue.isEmpty ? [.redraw] : [.roomCommand(.queueClear), .redraw]
+        return queue.isEmpty ? [.redraw] : [.act(.queue(.clear)), .redraw]
       }
       guard case .queueEntry(let id)? = choice,
         let place = queue.firstIndex(where: { $0.id == id })
       else { return [.redraw] }
       switch action {
-      case .remove: return [.roomCommand(.queueRemove(entry: id)), .redraw]
+      case .remove: return [.act(.queue(.remove(.entry(id)))), .redraw]
       case .moveUp where place > 0:
-        return [.roomCommand(.queueMove(entry: id, to: place - 1)), .redraw]
+        return [.act(.queue(.move(.entry(id), toPlace: place))), .redraw]
       case .moveDown where place + 1 < queue.count:
-        return [.roomCommand(.queueMove(entry: id, to: place + 1)), .redraw]
+        return [.act(.queue(.move(.entry(id), toPlace: place + 2))), .redraw]
       default: return [.redraw]
       }
-    case (.roomMenu, .chosen(.lock(let locked))): return [.roomCommand(.setLocked(locked))]
+    case (.roomMenu, .chosen(.lock(let locked))): return [.act(.lock(locked))]
     case (.roomMenu, .chosen(.control(let control))):
-      return [.roomCommand(.setPlaybackControl(control))]
+      return [.act(.control(control))]
     case (.roomMenu, .chosen(.handOver)), (.roomMenu, .chosen(.removeSomeone)):
       let others = model.group.participants.filter { $0.id != model.localParticipant }
       guard !others.isEmpty else { return [.localNotice("nobody else is in the room")] }
       present(.pickPerson(handOver: outcome == .chosen(.handOver), people: others))
       return [.redraw]
-    case (.stepAway, .chosen(.suspend(let reason))): return [.suspend(reason)]
+    case (.stepAway, .chosen(.suspend(let reason))): return [.act(.suspend(reason))]
     case (.stepAway, .chosen(.otherReason)):
       present(.stepAwayReason())
       return [.redraw]
@@ -517,19 +521,19 @@ public struct FrontController: Hashable, Sendable {
       guard !reason.isEmpty else {
         return [.localNotice("you did not step away: type a reason, or pick one with s")]
       }
-      return [.suspend(SuspensionReason(reason))]
+      return [.act(.suspend(SuspensionReason(reason)))]
     case (.pickPerson(true), .chosen(.person(let id))):
       guard let person = model.group.participant(id) else { return [.redraw] }
       present(.confirmHandOver(person))
       return [.redraw]
     case (.confirmHandOver(let id), .chosen(.yes)):
-      return [.roomCommand(.transferOwnership(to: id))]
+      return [.act(.owner(.id(id)))]
     case (.pickPerson(false), .chosen(.person(let id))):
       guard let person = model.group.participant(id) else { return [.redraw] }
       present(.confirmRemove(person, locked: model.group.control.locked))
       return [.redraw]
     case (.confirmRemove(let id), .chosen(.yes)):
-      return [.roomCommand(.remove(id))]
+      return [.act(.remove(.id(id)))]
     default:
       return [.redraw]
     }
@@ -537,7 +541,7 @@ public struct FrontController: Hashable, Sendable {
 
   private mutating func picked(_ id: ItemID, model: FrontModel) -> [FrontAction] {
     if Self.offlineRefusal(model) != nil {
-      return [.start(id, together: false)]
+      return [.watchAlone(id)]
     }
     if model.isJoined, let session = model.session {
       if id == session.item.id {
@@ -560,13 +564,13 @@ public struct FrontController: Hashable, Sendable {
     // Others watch together already: a session of this person's own would end theirs.
     let watchers = others.filter(\.isJoined).map(\.name)
     if let session = model.session, !watchers.isEmpty {
-      if id == session.item.id { return [.joinSession] }
+      if id == session.item.id { return [.act(.join)] }
       present(
         .replaceSession(
           item: item, seriesTitle: series.title, current: session.item, watchers: watchers))
       return [.redraw]
     }
-    if others.isEmpty { return [.start(id, together: true)] }
+    if others.isEmpty { return [.act(.start(id))] }
     present(.startSession(item: item, seriesTitle: series.title, others: others.map(\.name)))
     return [.redraw]
   }

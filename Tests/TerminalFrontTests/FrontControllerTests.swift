@@ -68,13 +68,13 @@ struct FrontControllerTests {
     off.group.participants[0].autoAdvance = false
     #expect(
       c.handle(key: .character("a"), model: off) == [
-        .setAutoAdvance(true),
+        .act(.autoAdvance(true)),
         .localNotice(
           "while bob controls playback, only bob's auto-advance goes on to the next episode"),
       ])
     // The owner moves the group as ever.
     model.group.control.owner = Fixtures.alice
-    #expect(c.handle(key: .character(" "), model: model) == [.playback(.togglePlayback)])
+    #expect(c.handle(key: .character(" "), model: model) == [.act(.playback(.togglePlayback))])
   }
 
   @Test(
@@ -97,7 +97,7 @@ struct FrontControllerTests {
     for model in [
       Fixtures.playing(), Fixtures.pausedByBob(), Fixtures.finished(), Fixtures.waiting(),
     ] {
-      #expect(c.handle(key: .character(" "), model: model) == [.playback(.togglePlayback)])
+      #expect(c.handle(key: .character(" "), model: model) == [.act(.playback(.togglePlayback))])
     }
   }
 
@@ -105,10 +105,10 @@ struct FrontControllerTests {
   func seeking() {
     var c = FrontController()
     let model = Fixtures.playing()
-    #expect(c.handle(key: .left, model: model) == [.playback(.seekBy(-10))])
-    #expect(c.handle(key: .right, model: model) == [.playback(.seekBy(10))])
-    #expect(c.handle(key: .up, model: model) == [.playback(.seekBy(60))])
-    #expect(c.handle(key: .down, model: model) == [.playback(.seekBy(-60))])
+    #expect(c.handle(key: .left, model: model) == [.act(.playback(.seekBy(-10)))])
+    #expect(c.handle(key: .right, model: model) == [.act(.playback(.seekBy(10)))])
+    #expect(c.handle(key: .up, model: model) == [.act(.playback(.seekBy(60)))])
+    #expect(c.handle(key: .down, model: model) == [.act(.playback(.seekBy(-60)))])
   }
 
   @Test("five → in a row are five seeks by 10 s, whatever the screen still shows")
@@ -116,7 +116,7 @@ struct FrontControllerTests {
     var c = FrontController()
     let model = Fixtures.playing()
     let actions = (0..<5).flatMap { _ in c.handle(key: .right, model: model) }
-    #expect(actions == Array(repeating: .playback(.seekBy(10)), count: 5))
+    #expect(actions == Array(repeating: .act(.playback(.seekBy(10))), count: 5))
   }
 
   @Test(
@@ -127,7 +127,9 @@ struct FrontControllerTests {
     var model = Fixtures.playing()
     model.group.session = Fixtures.session(rate: from)
     #expect(
-      c.handle(key: .character(Character(key)), model: model) == [.playback(.changeRate(by: delta))]
+      c.handle(key: .character(Character(key)), model: model) == [
+        .act(.playback(.changeRate(by: delta)))
+      ]
     )
   }
 
@@ -137,10 +139,12 @@ struct FrontControllerTests {
     var model = Fixtures.playing()
     // The relay's range, not one of the front's own: 4× by default, here 2×.
     model.group.session = Fixtures.session(rate: 2)
-    #expect(c.handle(key: .character("]"), model: model) == [.playback(.changeRate(by: 0.25))])
+    #expect(
+      c.handle(key: .character("]"), model: model) == [.act(.playback(.changeRate(by: 0.25)))])
     model.allowedRates = 0.25...2
     #expect(c.handle(key: .character("]"), model: model) == [.localNotice("speed is already 2×")])
-    #expect(c.handle(key: .character("["), model: model) == [.playback(.changeRate(by: -0.25))])
+    #expect(
+      c.handle(key: .character("["), model: model) == [.act(.playback(.changeRate(by: -0.25)))])
     model.group.session = Fixtures.session(rate: 0.25)
     #expect(
       c.handle(key: .character("["), model: model) == [.localNotice("speed is already 0.25×")])
@@ -153,7 +157,8 @@ struct FrontControllerTests {
     #expect(c.handle(key: .character("n"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e3"))
     #expect(c.activePrompt?.message == "Switch everyone to S1E3 · The Storm?")
-    #expect(c.handle(key: .enter, model: model) == [.switchTo("harbour/s1e3")])
+    #expect(
+      c.handle(key: .enter, model: model) == [.act(.switchTo("harbour/s1e3", confirmed: true))])
     #expect(c.activePrompt == nil)
     _ = c.handle(key: .character("n"), model: model)
     #expect(c.handle(key: .character("n"), model: model) == [.redraw])
@@ -161,7 +166,10 @@ struct FrontControllerTests {
     _ = c.handle(key: .character("n"), model: model)
     #expect(press([.right, .enter], model, &c) == [.redraw])
     _ = c.handle(key: .character("n"), model: model)
-    #expect(c.handle(key: .character("Y"), model: model) == [.switchTo("harbour/s1e3")])
+    #expect(
+      c.handle(key: .character("Y"), model: model) == [
+        .act(.switchTo("harbour/s1e3", confirmed: true))
+      ])
   }
 
   @Test(
@@ -176,7 +184,10 @@ struct FrontControllerTests {
     model.group.session?.item = Fixtures.series.items[2]
     c.prepare(&model)
     #expect(c.activePrompt == nil)
-    #expect(c.handle(key: .character("y"), model: model) != [.switchTo("harbour/s1e3")])
+    #expect(
+      c.handle(key: .character("y"), model: model) != [
+        .act(.switchTo("harbour/s1e3", confirmed: true))
+      ])
     // A prompt for another episode than where the group went stays: it still means something.
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .character("1"), model: model)
@@ -202,21 +213,23 @@ struct FrontControllerTests {
     )
     // Enter, unread, joins them: it changes nothing for the others.
     #expect(c.activePrompt?.selectedOption?.choice == .join)
-    #expect(c.handle(key: .enter, model: model) == [.joinSession])
+    #expect(c.handle(key: .enter, model: model) == [.act(.join)])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .character("3"), model: model)
     #expect(
-      c.handle(key: .character("s"), model: model) == [.joinSession, .switchTo("harbour/s1e3")])
+      c.handle(key: .character("s"), model: model) == [
+        .act(.join), .act(.switchTo("harbour/s1e3", confirmed: true)),
+      ])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .character("3"), model: model)
-    #expect(c.handle(key: .character("j"), model: model) == [.joinSession])
+    #expect(c.handle(key: .character("j"), model: model) == [.act(.join)])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .character("3"), model: model)
     #expect(
-      c.handle(key: .character("o"), model: model) == [.start("harbour/s1e3", together: false)])
+      c.handle(key: .character("o"), model: model) == [.watchAlone("harbour/s1e3")])
     // Picking what they watch is joining them.
     _ = c.handle(key: .character("e"), model: model)
-    #expect(c.handle(key: .character("2"), model: model) == [.joinSession])
+    #expect(c.handle(key: .character("2"), model: model) == [.act(.join)])
     // Joined meanwhile (from another key, or the offer): the question is gone.
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .character("3"), model: model)
@@ -258,13 +271,19 @@ struct FrontControllerTests {
     _ = c.handle(key: .end, model: model)
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmSwitch(item: "testcard/bars"))
-    #expect(c.handle(key: .character("y"), model: model) == [.switchTo("testcard/bars")])
+    #expect(
+      c.handle(key: .character("y"), model: model) == [
+        .act(.switchTo("testcard/bars", confirmed: true))
+      ])
     _ = c.handle(key: .character("e"), model: model)
     _ = press([.down, .down], model, &c)
     #expect(c.activePrompt?.selection == 3)
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmSwitch(item: "harbour/s1e4"))
-    #expect(c.handle(key: .character("y"), model: model) == [.switchTo("harbour/s1e4")])
+    #expect(
+      c.handle(key: .character("y"), model: model) == [
+        .act(.switchTo("harbour/s1e4", confirmed: true))
+      ])
     _ = c.handle(key: .character("e"), model: model)
     #expect(c.handle(key: .character("2"), model: model) == [.localNotice("already watching S1E2")])
   }
@@ -277,11 +296,11 @@ struct FrontControllerTests {
     #expect(c.activePrompt?.options.count == 5)
     #expect(c.handle(key: .character("3"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .startSession(item: "harbour/s1e3"))
-    #expect(c.handle(key: .enter, model: model) == [.start("harbour/s1e3", together: true)])
+    #expect(c.handle(key: .enter, model: model) == [.act(.start("harbour/s1e3"))])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .enter, model: model)
     #expect(
-      c.handle(key: .character("o"), model: model) == [.start("harbour/s1e1", together: false)])
+      c.handle(key: .character("o"), model: model) == [.watchAlone("harbour/s1e1")])
     _ = c.handle(key: .character("e"), model: model)
     _ = c.handle(key: .enter, model: model)
     #expect(press([.tab, .tab, .enter], model, &c) == [.redraw])
@@ -294,7 +313,7 @@ struct FrontControllerTests {
     var model = Fixtures.noSession()
     model.group.participants = [model.group.participants[0]]
     _ = c.handle(key: .character("e"), model: model)
-    #expect(c.handle(key: .enter, model: model) == [.start("harbour/s1e1", together: true)])
+    #expect(c.handle(key: .enter, model: model) == [.act(.start("harbour/s1e1"))])
   }
 
   @Test("q asks end for everyone / only me / cancel while joined; quits at once otherwise")
@@ -304,9 +323,9 @@ struct FrontControllerTests {
     _ = c.handle(key: .character("q"), model: model)
     #expect(c.activePrompt?.kind == .quit)
     #expect(c.activePrompt?.selectedOption?.choice == .leaveOnlyMe)
-    #expect(c.handle(key: .enter, model: model) == [.leave, .quit])
+    #expect(c.handle(key: .enter, model: model) == [.act(.leave), .quit])
     _ = c.handle(key: .character("q"), model: model)
-    #expect(c.handle(key: .character("e"), model: model) == [.endForEveryone, .quit])
+    #expect(c.handle(key: .character("e"), model: model) == [.act(.end), .quit])
     _ = c.handle(key: .character("q"), model: model)
     #expect(c.handle(key: .escape, model: model) == [.redraw])
     _ = c.handle(key: .character("q"), model: model)
@@ -322,10 +341,10 @@ struct FrontControllerTests {
     let model = Fixtures.playing()
     #expect(c.handle(key: .control("c"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .quit)
-    #expect(c.handle(key: .control("c"), model: model) == [.leave, .quit])
+    #expect(c.handle(key: .control("c"), model: model) == [.act(.leave), .quit])
     // SIGTERM or a closed terminal: gone without asking, as only me.
     var d = FrontController()
-    #expect(d.handle(key: .interrupt, model: model) == [.leave, .quit])
+    #expect(d.handle(key: .interrupt, model: model) == [.act(.leave), .quit])
   }
 
   @Test("hosting, q asks before ending the room for the others; yes ends the session, then quits")
@@ -341,7 +360,7 @@ struct FrontControllerTests {
     #expect(c.activePrompt?.selectedOption?.choice == .cancel)
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     _ = c.handle(key: .character("q"), model: model)
-    #expect(c.handle(key: .character("y"), model: model) == [.endForEveryone, .quit])
+    #expect(c.handle(key: .character("y"), model: model) == [.act(.end), .quit])
     _ = c.handle(key: .character("q"), model: Fixtures.noSession())
     #expect(c.handle(key: .character("y"), model: Fixtures.noSession()) == [.quit])
   }
@@ -351,8 +370,9 @@ struct FrontControllerTests {
     var c = FrontController()
     #expect(c.handle(key: .character("s"), model: Fixtures.playing()) == [.redraw])
     #expect(c.activePrompt?.kind == .stepAway)
-    #expect(c.handle(key: .enter, model: Fixtures.playing()) == [.suspend(.interrupted)])
-    #expect(c.handle(key: .character("a"), model: Fixtures.playing()) == [.setAutoAdvance(false)])
+    #expect(c.handle(key: .enter, model: Fixtures.playing()) == [.act(.suspend(.interrupted))])
+    #expect(
+      c.handle(key: .character("a"), model: Fixtures.playing()) == [.act(.autoAdvance(false))])
     let away = Fixtures.suspended()
     #expect(
       c.handle(key: .character(" "), model: away) == [
@@ -365,9 +385,9 @@ struct FrontControllerTests {
     // Coming back asks: catch up, or bring everyone here.
     #expect(c.handle(key: .character("s"), model: away) == [.redraw])
     #expect(c.activePrompt?.kind == .comeBack(position: here))
-    #expect(c.handle(key: .character("c"), model: away) == [.resume])
+    #expect(c.handle(key: .character("c"), model: away) == [.act(.resume)])
     #expect(c.handle(key: .character("s"), model: away) == [.redraw])
-    #expect(c.handle(key: .character("b"), model: away) == [.resumeProposing(here)])
+    #expect(c.handle(key: .character("b"), model: away) == [.act(.resumeAt(here))])
     #expect(c.handle(key: .character("s"), model: away) == [.redraw])
     #expect(c.handle(key: .escape, model: away) == [.redraw])
     #expect(c.activePrompt == nil)
@@ -381,7 +401,7 @@ struct FrontControllerTests {
     _ = press("  hi 漢!".map { .character($0) } + [.backspace], model, &c)
     c.prepare(&model)
     #expect(model.chatInput == "  hi 漢")
-    #expect(c.handle(key: .enter, model: model) == [.chat("hi 漢")])
+    #expect(c.handle(key: .enter, model: model) == [.act(.say("hi 漢"))])
     _ = c.handle(key: .character("c"), model: model)
     _ = press([.character("q"), .character("x")], model, &c)
     #expect(c.activePrompt?.input == "qx")
@@ -398,10 +418,15 @@ struct FrontControllerTests {
     c.prepare(&model)
     #expect(model.prompt?.kind == .sessionOffered(sessionID: 1))
     #expect(model.prompt?.message == "bob started Harbour Lights — S1E2 · The Lighthouse Keeper.")
-    #expect(c.handle(key: .character("n"), model: model) == [.declineSession])
+    // "Not now" goes to the group only while it waits for this answer.
+    var asked = model
+    asked.group.session?.invited = [Fixtures.alice]
+    var answering = c
+    #expect(answering.handle(key: .character("n"), model: asked) == [.act(.decline)])
+    #expect(c.handle(key: .character("n"), model: model) == [])
     c.prepare(&model)
     #expect(model.prompt == nil)
-    #expect(c.handle(key: .character("j"), model: model) == [.joinSession])
+    #expect(c.handle(key: .character("j"), model: model) == [.act(.join)])
     #expect(
       c.handle(key: .character(" "), model: model) == [
         .localNotice("press j to join the watch session first")
@@ -411,7 +436,7 @@ struct FrontControllerTests {
     model.group.session?.id = 2
     c.prepare(&model)
     #expect(model.prompt?.kind == .sessionOffered(sessionID: 2))
-    #expect(c.handle(key: .enter, model: model) == [.joinSession])
+    #expect(c.handle(key: .enter, model: model) == [.act(.join)])
   }
 
   @Test("an offer disappears once the session is joined or gone")
@@ -451,7 +476,7 @@ struct FrontControllerTests {
   @Test("an interrupt leaves the session and quits")
   func interrupt() {
     var c = FrontController()
-    #expect(c.handle(key: .interrupt, model: Fixtures.playing()) == [.leave, .quit])
+    #expect(c.handle(key: .interrupt, model: Fixtures.playing()) == [.act(.leave), .quit])
     #expect(c.handle(key: .interrupt, model: Fixtures.noSession()) == [.quit])
   }
 }
@@ -560,10 +585,10 @@ struct RoomMenuTests {
     var c = FrontController()
     #expect(c.handle(key: .character("o"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .roomMenu)
-    #expect(c.handle(key: .character("l"), model: model) == [.roomCommand(.setLocked(true))])
+    #expect(c.handle(key: .character("l"), model: model) == [.act(.lock(true))])
     _ = c.handle(key: .character("o"), model: model)
     #expect(
-      c.handle(key: .character("p"), model: model) == [.roomCommand(.setPlaybackControl(.owner))])
+      c.handle(key: .character("p"), model: model) == [.act(.control(.owner))])
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("h"), model: model)
     #expect(c.activePrompt?.kind == .pickPerson(handOver: true))
@@ -572,13 +597,13 @@ struct RoomMenuTests {
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmHandOver(Fixtures.bob))
     #expect(
-      c.handle(key: .enter, model: model) != [.roomCommand(.transferOwnership(to: Fixtures.bob))])
+      c.handle(key: .enter, model: model) != [.act(.owner(.id(Fixtures.bob)))])
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("h"), model: model)
     _ = c.handle(key: .enter, model: model)
     #expect(
       c.handle(key: .character("y"), model: model) == [
-        .roomCommand(.transferOwnership(to: Fixtures.bob))
+        .act(.owner(.id(Fixtures.bob)))
       ])
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("r"), model: model)
@@ -589,13 +614,13 @@ struct RoomMenuTests {
     #expect(
       c.activePrompt?.message
         == "Remove carol from the room? Their place goes; they can enter again.")
-    #expect(c.handle(key: .enter, model: model) != [.roomCommand(.remove(Fixtures.carol))])
+    #expect(c.handle(key: .enter, model: model) != [.act(.remove(.id(Fixtures.carol)))])
     #expect(c.activePrompt == nil)
     _ = c.handle(key: .character("o"), model: model)
     _ = c.handle(key: .character("r"), model: model)
     _ = c.handle(key: .down, model: model)
     _ = c.handle(key: .enter, model: model)
-    #expect(c.handle(key: .character("y"), model: model) == [.roomCommand(.remove(Fixtures.carol))])
+    #expect(c.handle(key: .character("y"), model: model) == [.act(.remove(.id(Fixtures.carol)))])
     // A locked room owned with owner-only playback offers the way back.
     var locked = model
     locked.group.control = RoomControl(owner: Fixtures.alice, locked: true, playback: .owner)
@@ -700,9 +725,9 @@ struct LiveTextTests {
         "the group plays on", "the group plays on", "the group waits", "the group plays on",
         "the group plays on",
       ])
-    #expect(c.handle(key: .character("3"), model: model) == [.suspend(.userActionRequired)])
+    #expect(c.handle(key: .character("3"), model: model) == [.act(.suspend(.userActionRequired))])
     _ = c.handle(key: .character("s"), model: model)
-    #expect(c.handle(key: .character("4"), model: model) == [.suspend(.playerUnavailable)])
+    #expect(c.handle(key: .character("4"), model: model) == [.act(.suspend(.playerUnavailable))])
     _ = c.handle(key: .character("s"), model: model)
     #expect(c.handle(key: .escape, model: model) == [.redraw], "Esc: nothing happens")
     #expect(c.activePrompt == nil)
@@ -711,12 +736,12 @@ struct LiveTextTests {
     #expect(c.handle(key: .character("5"), model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .stepAwayReason)
     for ch in "  feeding the cat\u{1b}  " { _ = c.handle(key: .character(ch), model: model) }
-    #expect(c.handle(key: .enter, model: model) == [.suspend("feeding the cat")])
+    #expect(c.handle(key: .enter, model: model) == [.act(.suspend("feeding the cat"))])
     _ = c.handle(key: .character("s"), model: model)
     _ = c.handle(key: .character("5"), model: model)
     for ch in String(repeating: "雪", count: 40) { _ = c.handle(key: .character(ch), model: model) }
     let long = c.handle(key: .enter, model: model)
-    #expect(long == [.suspend(SuspensionReason(String(repeating: "雪", count: 21)))])
+    #expect(long == [.act(.suspend(SuspensionReason(String(repeating: "雪", count: 21))))])
     _ = c.handle(key: .character("s"), model: model)
     _ = c.handle(key: .character("5"), model: model)
     #expect(
@@ -929,7 +954,7 @@ struct ChatWidthTests {
     #expect(c.activePrompt?.options.map(\.detail) == ["bob · 43:30", "carol · 10:00"])
     #expect(
       c.handle(key: .character("-"), model: model) == [
-        .roomCommand(.queueMove(entry: 4, to: 1)), .redraw,
+        .act(.queue(.move(.entry(4), toPlace: 2))), .redraw,
       ])
     // The relay's answer moves it: the selection follows the entry.
     model.group.queue.swapAt(0, 1)
@@ -937,19 +962,22 @@ struct ChatWidthTests {
     #expect(c.activePrompt?.selection == 1)
     #expect(
       c.handle(key: .character("+"), model: model) == [
-        .roomCommand(.queueMove(entry: 4, to: 0)), .redraw,
+        .act(.queue(.move(.entry(4), toPlace: 1))), .redraw,
       ])
     #expect(
-      c.handle(key: .delete, model: model) == [.roomCommand(.queueRemove(entry: 4)), .redraw])
+      c.handle(key: .delete, model: model) == [.act(.queue(.remove(.entry(4)))), .redraw])
     model.group.queue.removeLast()
     c.prepare(&model)
     #expect(c.activePrompt?.options.count == 1 && c.activePrompt?.selection == 0)
     // Enter asks first: it switches everyone.
     #expect(c.handle(key: .enter, model: model) == [.redraw])
     #expect(c.activePrompt?.kind == .confirmPlayQueued(entry: 7, item: "testcard/bars"))
-    #expect(c.handle(key: .character("y"), model: model) == [.roomCommand(.playQueued(entry: 7))])
+    #expect(
+      c.handle(key: .character("y"), model: model) == [
+        .act(.queue(.play(.entry(7), confirmed: true)))
+      ])
     _ = c.handle(key: .character("u"), model: model)
-    #expect(c.handle(key: .character("x"), model: model) == [.roomCommand(.queueClear), .redraw])
+    #expect(c.handle(key: .character("x"), model: model) == [.act(.queue(.clear)), .redraw])
     #expect(c.handle(key: .escape, model: model) == [.redraw])
     #expect(c.activePrompt == nil)
   }
@@ -966,7 +994,9 @@ struct ChatWidthTests {
     #expect(
       c.activePrompt?.kind == .confirmPlayQueued(entry: first.id, item: first.info!.id))
     #expect(
-      c.handle(key: .character("y"), model: model) == [.roomCommand(.playQueued(entry: first.id))])
+      c.handle(key: .character("y"), model: model) == [
+        .act(.queue(.play(.entry(first.id), confirmed: true)))
+      ])
     // An empty queue: the series' next episode, as before.
     model.group.queue = []
     #expect(c.handle(key: .character("n"), model: model) == [.redraw])
@@ -984,7 +1014,7 @@ struct ChatWidthTests {
     _ = c.handle(key: .down, model: model)
     #expect(
       c.handle(key: .character("u"), model: model) == [
-        .roomCommand(.queueAdd(series: Fixtures.series, item: "harbour/s1e3")), .redraw,
+        .act(.queue(.add("harbour/s1e3"))), .redraw,
       ])
     #expect(c.activePrompt?.kind == .episodePicker)
   }
@@ -1010,8 +1040,8 @@ struct ChatWidthTests {
   func personalOffsetKeys() {
     var c = FrontController()
     let model = Fixtures.playing()
-    #expect(c.handle(key: .character("+"), model: model) == [.changePersonalOffset(by: 0.05)])
-    #expect(c.handle(key: .character("="), model: model) == [.changePersonalOffset(by: 0.05)])
-    #expect(c.handle(key: .character("-"), model: model) == [.changePersonalOffset(by: -0.05)])
+    #expect(c.handle(key: .character("+"), model: model) == [.act(.changeOffset(by: 0.05))])
+    #expect(c.handle(key: .character("="), model: model) == [.act(.changeOffset(by: 0.05))])
+    #expect(c.handle(key: .character("-"), model: model) == [.act(.changeOffset(by: -0.05))])
   }
 }

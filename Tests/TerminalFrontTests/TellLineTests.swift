@@ -64,7 +64,9 @@ struct TellLineTests {
     #expect(c.activePrompt?.input == "/tell bob")
     _ = c.handle(key: .escape, model: model)
     #expect(
-      submit("/tell @bob, carol see you") == [.tell([Fixtures.bob, Fixtures.carol], "see you")])
+      submit("/tell @bob, carol see you") == [
+        .act(.tell(.to([Fixtures.bob, Fixtures.carol], "see you")))
+      ])
     #expect(c.activePrompt == nil)
   }
 
@@ -87,10 +89,10 @@ struct TellLineTests {
     _ = c.handle(key: .escape, model: model)
     #expect(submit("/shrug").first.map { "\($0)" }?.contains("/shrug is not a command (") == true)
     _ = c.handle(key: .escape, model: model)
-    #expect(submit("/ME waves") == [.chat("/ME waves")])
-    #expect(submit("//tell is how you whisper") == [.chat("/tell is how you whisper")])
-    #expect(submit("/ shrug") == [.chat("/ shrug")])
-    #expect(submit(":/ oh no") == [.chat(":/ oh no")])
+    #expect(submit("/ME waves") == [.act(.say("/ME waves"))])
+    #expect(submit("//tell is how you whisper") == [.act(.say("/tell is how you whisper"))])
+    #expect(submit("/ shrug") == [.act(.say("/ shrug"))])
+    #expect(submit(":/ oh no") == [.act(.say(":/ oh no"))])
     #expect(c.activePrompt == nil)
   }
 

@@ -1,5 +1,3 @@
-import PlaybackCoordination
-
 /// A question performing an action puts to the person who asked for it, answered with
 /// `confirm` or `cancel`: typed, so that a front, headless output and a demo script each
 /// say it their own way without reading it back from words.

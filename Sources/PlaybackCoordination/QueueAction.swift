@@ -1,5 +1,3 @@
-import PlaybackCoordination
-
 /// What is asked of the room's shared queue.
 public enum QueueAction: Hashable, Sendable {
   case add(ItemID)

@@ -1,5 +1,3 @@
-import PlaybackCoordination
-
 /// One thing a participant can do: the vocabulary headless mode and demo scripts share
 /// (their words, `pause`, `seek 12:30`, `switch harbour/s1e3`, are HeadlessFront's), and
 /// what ``ActionPerformer`` carries out for one participant.
