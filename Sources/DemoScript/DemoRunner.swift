@@ -351,7 +351,7 @@ public actor DemoRunner {
 
   private func act(_ name: String, _ action: ParticipantAction) async {
     guard var member = members[name] else { return }
-    emit(.action(participant: name), "\(name): \(Self.words(action))")
+    emit(.action(participant: name), "\(name): \(action.words)")
     let (performer, output) = await during { [performer = member.performer] in
       var performer = performer
       let output = await performer.perform(action)
@@ -493,65 +493,6 @@ public actor DemoRunner {
   }
 
   // MARK: - Words
-
-  /// An action as the script writes it.
-  static func words(_ action: ParticipantAction) -> String {
-    switch action {
-    case .start(let item): "start \(item)"
-    case .join: "join"
-    case .decline: "decline"
-    case .playback(.play(let rate)): rate.map { "play at \(ScriptTime.seconds($0))" } ?? "play"
-    case .playback(.pause): "pause"
-    case .playback(.togglePlayback): "play/pause"
-    case .playback(.seek(let t)): "seek \(ScriptTime.format(t))"
-    case .playback(.seekBy(let d)): "seek \(d < 0 ? "-" : "+")\(ScriptTime.format(abs(d)))"
-    case .playback(.setRate(let r)): "rate \(ScriptTime.seconds(r))"
-    case .playback(.changeRate(let d)): "rate \(d < 0 ? "-" : "+")\(ScriptTime.seconds(abs(d)))"
-    case .next: "next"
-    case .switchTo(let item, _): "switch \(item)"
-    case .confirm: "confirm"
-    case .cancel: "cancel"
-    case .suspend(let reason): "suspend \(reason)"
-    case .resume: "resume"
-    case .resumeAt(let t): "resume-at \(ScriptTime.format(t))"
-    case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
-    case .say(let text): "say \(text)"
-    case .tell(.line(let arguments)): "tell \(arguments)"
-    case .tell(.to(let people, let text)):
-      "tell \(people.map(\.rawValue).joined(separator: ",")) \(text)"
-    case .leave: "leave"
-    case .end: "end"
-    case .catalog: "catalog"
-    case .status: "status"
-    case .lock(let locked): locked ? "lock" : "unlock"
-    case .remove(let person): "remove \(Self.words(person))"
-    case .control(let control): "control \(control.rawValue)"
-    case .owner(let person): "owner \(Self.words(person))"
-    case .restartPlayer: "restart-player"
-    case .queue(.add(let item)): "queue add \(item)"
-    case .queue(.remove(let ref)): "queue remove \(Self.words(ref))"
-    case .queue(.move(let ref, let to)): "queue move \(Self.words(ref)) \(to)"
-    case .queue(.clear): "queue clear"
-    case .queue(.play(let ref, _)): "queue play \(Self.words(ref))"
-    case .offset(let ms): "offset \(ScriptTime.seconds(ms))"
-    case .changeOffset(let delta):
-      "offset \(delta < 0 ? "-" : "+")\(ScriptTime.seconds(abs(delta) * 1000))"
-    }
-  }
-
-  private static func words(_ person: PersonRef) -> String {
-    switch person {
-    case .named(let name): name
-    case .id(let id): id.rawValue
-    }
-  }
-
-  private static func words(_ ref: QueueRef) -> String {
-    switch ref {
-    case .place(let place): "\(place)"
-    case .entry(let id): "#\(id)"
-    }
-  }
 
   static func status(_ s: ParticipantSnapshot) -> String {
     guard let session = s.state.session else { return "no watch session" }

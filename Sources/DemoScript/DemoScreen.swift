@@ -126,9 +126,7 @@ public struct DemoScreen: Sendable {
 
   /// The front's modal for the question a scripted participant was asked.
   static func prompt(for question: ActionQuestion) -> Prompt {
-    switch question {
-    case .confirmSwitch(let item): Prompt.confirmSwitch(to: item)
-    }
+    Prompt.question(question)
   }
 
 }

@@ -1,24 +1,16 @@
+import HeadlessFront
 import PlaybackCoordination
 
 /// Script times and durations as people write and read them.
 public enum ScriptTime {
-  /// `m:ss` with tenths when they matter (`1:05`, `1:05.5`).
-  public static func format(_ seconds: Double) -> String {
-    let tenths = (seconds * 10).rounded() / 10
-    let whole = tenths.rounded(.down)
-    let base = TimeFormat.clock(whole)
-    let fraction = Int(((tenths - whole) * 10).rounded())
-    return fraction == 0 ? base : "\(base).\(fraction)"
-  }
+  /// `m:ss` with tenths when they matter (`1:05`, `1:05.5`), as the headless words write it.
+  public static func format(_ seconds: Double) -> String { LineTime.format(seconds) }
 
   /// `[m:ss]`, the transcript's timestamp.
   public static func stamp(_ seconds: Double) -> String { "[\(TimeFormat.clock(max(0, seconds)))]" }
 
   /// Seconds without trailing zeros (`0.5`, `3`).
-  public static func seconds(_ value: Double) -> String {
-    let r = (value * 1000).rounded() / 1000
-    return r == r.rounded() ? "\(Int(r))" : "\(r)"
-  }
+  public static func seconds(_ value: Double) -> String { LineTime.seconds(value) }
 
   /// Parses a duration: `3s`, `1.5s`, `500ms`, `0:03`, or plain seconds.
   public static func parseDuration(_ text: String) -> Double? {

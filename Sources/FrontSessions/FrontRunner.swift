@@ -177,9 +177,7 @@ public struct FrontRunner: Sendable {
         }
         switch await performer.perform(action) {
         case .error(let text): report.yield(.failed(text))
-        case .prompt(let question):
-          // The front asks its own questions before it acts: one left is not lost unsaid.
-          report.yield(.failed("not done: \(question.text) was not answered"))
+        case .prompt(let question): report.yield(.asked(question))
         case .done, .refused, .catalog, .status: break
         }
       case .stop:

@@ -40,6 +40,9 @@ public struct FrontSession: Sendable {
     case linkRead(LinkUse, Result<ItemInfo, LinkReadError>)
     /// News from this person's link gate: the links waiting for their answer, or a problem.
     case links(LinkGate.News)
+    /// An action asked a question (``ActionQuestion``): asked here, answered with
+    /// `confirm` or `cancel`.
+    case asked(ActionQuestion)
   }
 
   /// What the runner does, in order.
@@ -208,6 +211,8 @@ public struct FrontSession: Sendable {
       model.linkQuestions = links
     case .links(.problem(let text)):
       model.post(text, kind: .error)
+    case .asked(let question):
+      controller.present(.question(question))
     case .inviteChanged(let change):
       if let link = change.link {
         inviteLink = link

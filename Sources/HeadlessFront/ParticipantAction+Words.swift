@@ -1,3 +1,4 @@
+import Narration
 import ParticipantRuntime
 import PlaybackCoordination
 
@@ -220,5 +221,92 @@ extension QueueAction {
     default:
       throw .badArgument(word: "queue", argument: first, expected: usage)
     }
+  }
+}
+
+extension ParticipantAction {
+  /// The action as a headless line or a script writes it (what ``parse(_:)`` reads back).
+  public var words: String {
+    switch self {
+    case .start(let item): "start \(item)"
+    case .join: "join"
+    case .decline: "decline"
+    case .playback(.play(let rate)): rate.map { "play at \(LineTime.seconds($0))" } ?? "play"
+    case .playback(.pause): "pause"
+    case .playback(.togglePlayback): "play/pause"
+    case .playback(.seek(let t)): "seek \(LineTime.format(t))"
+    case .playback(.seekBy(let d)): "seek \(d < 0 ? "-" : "+")\(LineTime.format(abs(d)))"
+    case .playback(.setRate(let r)): "rate \(LineTime.seconds(r))"
+    case .playback(.changeRate(let d)): "rate \(d < 0 ? "-" : "+")\(LineTime.seconds(abs(d)))"
+    case .next: "next"
+    case .switchTo(let item, _): "switch \(item)"
+    case .confirm: "confirm"
+    case .cancel: "cancel"
+    case .suspend(let reason): "suspend \(reason)"
+    case .resume: "resume"
+    case .resumeAt(let t): "resume-at \(LineTime.format(t))"
+    case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
+    case .say(let text): "say \(text)"
+    case .tell(.line(let arguments)): "tell \(arguments)"
+    case .tell(.to(let people, let text)):
+      "tell \(people.map(\.rawValue).joined(separator: ",")) \(text)"
+    case .leave: "leave"
+    case .end: "end"
+    case .catalog: "catalog"
+    case .status: "status"
+    case .lock(let locked): locked ? "lock" : "unlock"
+    case .remove(let person): "remove \(person.words)"
+    case .control(let control): "control \(control.rawValue)"
+    case .owner(let person): "owner \(person.words)"
+    case .restartPlayer: "restart-player"
+    case .queue(.add(let item)): "queue add \(item)"
+    case .queue(.remove(let ref)): "queue remove \(ref.words)"
+    case .queue(.move(let ref, let to)): "queue move \(ref.words) \(to)"
+    case .queue(.clear): "queue clear"
+    case .queue(.play(let ref, _)): "queue play \(ref.words)"
+    case .offset(let ms): "offset \(LineTime.seconds(ms))"
+    case .changeOffset(let delta):
+      "offset \(delta < 0 ? "-" : "+")\(LineTime.seconds(abs(delta) * 1000))"
+    }
+  }
+
+}
+
+extension PersonRef {
+  /// As a line names them.
+  public var words: String {
+    switch self {
+    case .named(let name): name
+    case .id(let id): id.rawValue
+    }
+  }
+
+}
+
+extension QueueRef {
+  /// As a line names the entry.
+  public var words: String {
+    switch self {
+    case .place(let place): "\(place)"
+    case .entry(let id): "#\(id)"
+    }
+  }
+}
+
+/// Times and numbers as a headless line or a script writes them.
+public enum LineTime {
+  /// `m:ss` with tenths when they matter (`1:05`, `1:05.5`).
+  public static func format(_ seconds: Double) -> String {
+    let tenths = (seconds * 10).rounded() / 10
+    let whole = tenths.rounded(.down)
+    let base = TimeFormat.clock(whole)
+    let fraction = Int(((tenths - whole) * 10).rounded())
+    return fraction == 0 ? base : "\(base).\(fraction)"
+  }
+
+  /// A number without trailing zeros (`0.5`, `3`).
+  public static func seconds(_ value: Double) -> String {
+    let r = (value * 1000).rounded() / 1000
+    return r == r.rounded() ? "\(Int(r))" : "\(r)"
   }
 }

@@ -179,8 +179,12 @@ public struct FrontController: Hashable, Sendable {
     if case .paste = key {
       return [.localNotice("pasted text goes into the chat line: press c first")]
     }
-    guard let command = KeyBinding.command(for: key) else { return [] }
-    return perform(command, model: model)
+    guard let binding = KeyBinding.binding(for: key) else { return [] }
+    if let action = binding.action {
+      if let refusal = Self.offlineRefusal(model) { return [.localNotice(refusal)] }
+      return [.act(action)]
+    }
+    return perform(binding.command, model: model)
   }
 
   private mutating func perform(_ command: FrontCommand, model: FrontModel) -> [FrontAction] {
@@ -408,6 +412,8 @@ public struct FrontController: Hashable, Sendable {
       else { return [] }
       return [.act(.decline)]
     case (.linkConsent(let link), .chosen(.link(let answer))): return [.answerLink(link, answer)]
+    case (.question, .chosen(.yes)): return [.act(.confirm)]
+    case (.question, _): return [.act(.cancel)]
     // Esc is not this one: asked again, it would come straight back.
     case (.linkConsent(let link), _): return [.answerLink(link, .notThisOne)]
     case (.startSession(let item), .chosen(.watchTogether)): return [.act(.start(item))]

@@ -1,3 +1,5 @@
+import PlaybackCoordination
+
 /// What a key means on the main screen (when no prompt is open).
 public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case playPause
@@ -23,6 +25,9 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case queue
   /// This person's player a step further ahead of the group, or behind (a personal offset).
   case offsetAhead, offsetBehind
+  /// A key that stands for an action of the group's as it is (``KeyBinding/action``): the
+  /// runtime carries it out, asking first where it asks.
+  case groupAction
 }
 
 /// A key and what it does, mpv-like. The help line and overlay are generated from these.
@@ -35,6 +40,8 @@ public struct KeyBinding: Hashable, Sendable {
   /// A sentence for the help overlay.
   public var long: String
   public var command: FrontCommand
+  /// The action a ``FrontCommand/groupAction`` key stands for.
+  public var action: ParticipantAction?
   /// Shown in the one-line help (the rest only in the overlay).
   public var inHelpLine: Bool
 
@@ -48,6 +55,15 @@ public struct KeyBinding: Hashable, Sendable {
     self.long = long
     self.command = command
     self.inHelpLine = inHelpLine
+  }
+
+  /// A key that stands for `action`, as headless mode's word for it does.
+  public init(
+    _ keys: [Key], _ keyLabel: String, _ short: String, _ long: String,
+    action: ParticipantAction, inHelpLine: Bool = true
+  ) {
+    self.init(keys, keyLabel, short, long, .groupAction, inHelpLine: inHelpLine)
+    self.action = action
   }
 
   /// Every binding, in help order. Seeking pairs are listed once each for the help.
@@ -113,19 +129,24 @@ public struct KeyBinding: Hashable, Sendable {
   ]
 
   /// The command a key stands for on the main screen.
-  public static func command(for key: Key) -> FrontCommand? {
+  public static func command(for key: Key) -> FrontCommand? { binding(for: key)?.command }
+
+  /// The binding of a key on the main screen (capital letters as their small ones).
+  public static func binding(for key: Key) -> KeyBinding? {
     if case .character(let c) = key, c.isUppercase, c.isLetter {
-      return command(for: .character(Character(c.lowercased())))
+      return binding(for: .character(Character(c.lowercased())))
     }
-    return all.first { $0.keys.contains(key) }?.command
+    return all.first { $0.keys.contains(key) }
   }
 
   /// The help overlay's lines: pairs folded into one line each.
   public static var helpEntries: [(key: String, text: String)] {
     all.filter {
       $0.inHelpLine
-        || [.join, .invite, .queue, .offsetAhead, .redraw, .room, .olderNotices, .restartPlayer]
-          .contains($0.command)
+        || [
+          .join, .invite, .queue, .offsetAhead, .redraw, .room, .olderNotices, .restartPlayer,
+          .groupAction,
+        ].contains($0.command)
     }.map {
       ($0.keyLabel, $0.long)
     }

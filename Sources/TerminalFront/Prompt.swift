@@ -53,6 +53,9 @@ public struct Prompt: Hashable, Sendable {
     /// Someone else started or queued a link of a site this person does not trust: Open /
     /// Always for this site / Not this one.
     case linkConsent(link: String)
+    /// A question an action asked (the runtime's ``ActionQuestion``): Yes answers it with
+    /// `confirm`, No with `cancel`.
+    case question(ActionQuestion)
   }
 
   /// What an option stands for.
@@ -350,6 +353,17 @@ extension Prompt {
   }
 
   /// "Switch everyone to S1E3 — title?"
+  /// The question an action asked, as the front asks it.
+  public static func question(_ question: ActionQuestion) -> Prompt {
+    switch question {
+    case .confirmSwitch(let item):
+      Prompt(
+        kind: .question(question), title: "Switch episode",
+        message: "Switch everyone to \(EpisodeLabel.describe(item))?",
+        options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
+    }
+  }
+
   public static func confirmSwitch(to item: ItemInfo) -> Prompt {
     Prompt(
       kind: .confirmSwitch(item: item.id), title: "Switch episode",

@@ -897,3 +897,24 @@ struct LinkConsentFrontTests {
       d.session.model.notices.first?.text == "the trusted sites could not be kept in /x: denied")
   }
 }
+
+@Suite("Front session: questions an action asks")
+struct ActionQuestionFrontTests {
+  static let item = ItemInfo(id: "harbour/s1e3", title: "Departure", duration: 200)
+
+  @Test("the runtime's question is asked in the front; yes confirms it, no or Esc cancels it")
+  func asked() {
+    for (key, answer) in [
+      (Key.character("y"), ParticipantAction.confirm), (.character("n"), .cancel),
+      (.escape, .cancel),
+    ] {
+      var d = Driver.watching()
+      d.send(.asked(.confirmSwitch(Self.item)))
+      #expect(d.screen().contains("Switch everyone to"), "\(d.screen())")
+      d.clearRequests()
+      d.press(key)
+      #expect(d.requests == [answer], "\(key)")
+      #expect(!d.screen().contains("Switch everyone to"))
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import HeadlessFront
+import PlaybackCoordination
+import Testing
+
+/// The words of headless mode and demo scripts both ways: what a line says is the action,
+/// and the action written back reads as the same action.
+@Suite("Actions in words")
+struct ActionWordsTests {
+  @Test(
+    "every action a line gives is written back as a line that gives it again",
+    arguments: [
+      "start harbour/s1e1", "join", "decline", "play", "pause", "seek 12:30", "seek +10",
+      "seek -1:00", "rate 1.5", "rate +0.25", "next", "switch harbour/s1e3", "confirm", "cancel",
+      "suspend interrupted", "resume", "resume-at 1:05", "autoadvance on", "say hello there",
+      "tell bob psst", "leave", "end", "catalog", "status", "lock", "unlock", "remove bob",
+      "control owner", "owner bob", "restart-player", "queue add harbour/s1e2", "queue remove 2",
+      "queue move 3 1", "queue clear", "queue play 1", "offset 200",
+    ])
+  func roundTrip(line: String) throws {
+    let action = try ParticipantAction.parse(line)
+    #expect(try ParticipantAction.parse(action.words) == action, "\(line) → \(action.words)")
+  }
+}
