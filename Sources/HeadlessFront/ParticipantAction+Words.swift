@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension ParticipantAction {
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -77,6 +77,7 @@ extension ParticipantAction {
       }
       return .playback(.setRate(r))
     case "next": return try noArgument(.next)
+    case "previous": return try noArgument(.previous)
     case "switch": return .switchTo(try item(), confirmed: false)
     case "confirm", "yes": return try noArgument(.confirm)
     case "cancel", "no": return try noArgument(.cancel)
@@ -239,6 +240,7 @@ extension ParticipantAction {
     case .playback(.setRate(let r)): "rate \(LineTime.seconds(r))"
     case .playback(.changeRate(let d)): "rate \(d < 0 ? "-" : "+")\(LineTime.seconds(abs(d)))"
     case .next: "next"
+    case .previous: "previous"
     case .switchTo(let item, _): "switch \(item)"
     case .confirm: "confirm"
     case .cancel: "cancel"

@@ -73,6 +73,15 @@ public struct ActionPerformer: Sendable {
         return .error("\(session.item.title) is the last episode of \(session.series.title)")
       }
       return askToSwitch(session.series, next)
+    case .previous:
+      guard let session = await client.groupState.session else {
+        return .error(ClientError.notInSession.description)
+      }
+      let items = session.series.items
+      guard let index = items.firstIndex(where: { $0.id == session.item.id }), index > 0 else {
+        return .error("\(session.item.title) is the first episode of \(session.series.title)")
+      }
+      return askToSwitch(session.series, items[index - 1])
     case .switchTo(let item, let confirmed):
       guard await client.groupState.session != nil else {
         return .error(ClientError.notInSession.description)

@@ -12,6 +12,9 @@ public enum ParticipantAction: Hashable, Sendable {
   case playback(PlaybackIntent)
   /// Ask to switch everyone to the next item (asks for confirmation).
   case next
+  /// Ask to switch everyone back to the episode before this one (asks for confirmation):
+  /// the group missed the end of the last one, or wants it again.
+  case previous
   /// Switch everyone to another item: asked first (``ActionQuestion/confirmSwitch(_:)``)
   /// unless `confirmed`, when the person already said yes to a front's own question.
   case switchTo(ItemID, confirmed: Bool = false)

@@ -81,6 +81,10 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("n")], "n", "next",
       "play what is up next for everyone: the queue's first entry, else the next episode (asks first)",
       .next),
+    KeyBinding(
+      [.character("p")], "p", "previous",
+      "switch everyone back to the episode before this one (asks first)", action: .previous,
+      inHelpLine: false),
     KeyBinding([.character("e")], "e", "episodes", "pick an episode", .episodes),
     KeyBinding(
       [.character("u")], "u", "up next",

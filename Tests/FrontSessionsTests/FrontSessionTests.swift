@@ -902,6 +902,14 @@ struct LinkConsentFrontTests {
 struct ActionQuestionFrontTests {
   static let item = ItemInfo(id: "harbour/s1e3", title: "Departure", duration: 200)
 
+  @Test("p asks the runtime for the episode before this one, which the runtime asks about first")
+  func previousKey() {
+    var d = Driver.watching()
+    d.clearRequests()
+    d.press(.character("p"))
+    #expect(d.requests == [.previous])
+  }
+
   @Test("the runtime's question is asked in the front; yes confirms it, no or Esc cancels it")
   func asked() {
     for (key, answer) in [

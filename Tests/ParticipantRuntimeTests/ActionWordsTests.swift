@@ -10,7 +10,8 @@ struct ActionWordsTests {
     "every action a line gives is written back as a line that gives it again",
     arguments: [
       "start harbour/s1e1", "join", "decline", "play", "pause", "seek 12:30", "seek +10",
-      "seek -1:00", "rate 1.5", "rate +0.25", "next", "switch harbour/s1e3", "confirm", "cancel",
+      "seek -1:00", "rate 1.5", "rate +0.25", "next", "previous", "switch harbour/s1e3", "confirm",
+      "cancel",
       "suspend interrupted", "resume", "resume-at 1:05", "autoadvance on", "say hello there",
       "tell bob psst", "leave", "end", "catalog", "status", "lock", "unlock", "remove bob",
       "control owner", "owner bob", "restart-player", "queue add harbour/s1e2", "queue remove 2",

@@ -119,6 +119,31 @@ struct QueueSessionTests {
     await relay.stop()
   }
 
+  @Test(
+    "previous: the episode before this one, asked first, for everyone; at the first one it says so",
+    arguments: TransportKind.allCases)
+  func previous(kind: TransportKind) async throws {
+    let relay = try await RelayHarness(kind)
+    let ann = try await relay.participant("ann")
+    var performer = ActionPerformer(client: ann, catalog: [testSeries])
+    #expect(Self.done(await performer.perform(.start("harbour/s1e2"))))
+    guard case .prompt(.confirmSwitch(let item)) = await performer.perform(.previous) else {
+      Issue.record("previous was not asked first")
+      return
+    }
+    #expect(item.id == "harbour/s1e1")
+    #expect(await ann.groupState.session?.item.id == "harbour/s1e2", "nothing before the answer")
+    #expect(Self.done(await performer.perform(.confirm)))
+    #expect(await ann.groupState.session?.item.id == "harbour/s1e1")
+    guard case .error(let why) = await performer.perform(.previous) else {
+      Issue.record("previous from the first episode was not refused")
+      return
+    }
+    #expect(why == "Arrival is the first episode of Harbour")
+    await ann.stop()
+    await relay.stop()
+  }
+
   static func done(_ output: ActionOutput) -> Bool {
     if case .done = output { true } else { false }
   }
