@@ -84,10 +84,10 @@ extension RelayCore {
     _ id: ConnectionID, name: String, room: Room, named roomName: String, isNew: Bool,
     resumeKey: [UInt8], at now: GroupInstant
   ) -> [RelayAction] {
-    if room.cutOff {
+    if room.carrying.cutOff.isCutOff {
       // Whoever enters now would not be in the room the others may be running elsewhere.
       let text =
-        "room \(roomName) lost touch with \(Self.names(room.unaccounted, in: room)), most of its people: nobody new enters until they are back"
+        "room \(roomName) lost touch with \(Self.names(room.carrying.cutOff.unaccounted, in: room)), most of its people: nobody new enters until they are back"
       return fatal(id, .cutOff, text, at: now)
     }
     var room = room

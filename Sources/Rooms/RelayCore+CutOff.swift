@@ -27,24 +27,26 @@ extension RelayCore {
 
   /// Why a change in `roomName` is refused now, if the room is cut off.
   func cutOffRefusal(_ roomName: String) -> String? {
-    guard let room = rooms[roomName], room.cutOff else { return nil }
+    guard let room = rooms[roomName], room.carrying.cutOff.isCutOff else { return nil }
     return
-      "the room is cut off from \(Self.names(room.unaccounted, in: room)), who may be going on without us: changes and messages wait until they are back"
+      "the room is cut off from \(Self.names(room.carrying.cutOff.unaccounted, in: room)), who may be going on without us: changes and messages wait until they are back"
   }
 
   /// Decides whether `roomName` is cut off now, and tells its people when that changes.
   mutating func settleCutOff(_ roomName: String, at now: GroupInstant) -> [RelayAction] {
     guard feedsSuccessors, var room = rooms[roomName] else { return [] }
-    let connected = room.members.filter { $0.value.connection != nil && $0.key != room.host }
-    let cutOff =
-      !room.lostSuccessors.isEmpty
-      && Self.rivalPossible(connected: connected.count, unaccounted: room.unaccounted.count)
-    guard cutOff != room.cutOff else { return [] }
-    room.cutOff = cutOff
+    let connected = room.members.filter {
+      $0.value.connection != nil && $0.key != room.carrying.host
+    }
+    guard
+      room.carrying.cutOff.settle(
+        connected: connected.count, lostAny: !room.carrying.lost.endpoints.isEmpty)
+    else { return [] }
+    let cutOff = room.carrying.cutOff.isCutOff
     rooms[roomName] = room
     let text =
       cutOff
-      ? "lost touch with \(Self.names(room.unaccounted, in: room)), most of the room: they may be going on without us, so play, pause and chat wait until they are back"
+      ? "lost touch with \(Self.names(room.carrying.cutOff.unaccounted, in: room)), most of the room: they may be going on without us, so play, pause and chat wait until they are back"
       : "play, pause and chat go through again: nobody the room lost touch with can be carrying it on elsewhere now"
     return [
       .broadcast(.error(code: .cutOff, message: text, fatal: false), to: room.connections),
@@ -54,17 +56,17 @@ extension RelayCore {
 
   /// What a member who enters or comes back to a cut-off room is told.
   func cutOffNotice(_ roomName: String) -> ServerMessage? {
-    guard let room = rooms[roomName], room.cutOff else { return nil }
+    guard let room = rooms[roomName], room.carrying.cutOff.isCutOff else { return nil }
     return .error(
       code: .cutOff,
       message:
-        "this room lost touch with \(Self.names(room.unaccounted, in: room)): play, pause and chat wait until they are back",
+        "this room lost touch with \(Self.names(room.carrying.cutOff.unaccounted, in: room)): play, pause and chat wait until they are back",
       fatal: false)
   }
 
   /// The member is back, or gone for good: no longer unaccounted for.
   mutating func accountedFor(_ participant: ParticipantID, in roomName: String) {
-    rooms[roomName]?.unaccounted.remove(participant)
+    rooms[roomName]?.carrying.cutOff.unaccounted.remove(participant)
   }
 
   /// "bob", "bob and carl", "bob, carl and dan": people by their names, in the order they

@@ -48,7 +48,9 @@ extension RelayCore {
       for (participant, member) in room.members.sorted(by: { $0.key < $1.key }) {
         // Cut off, the members lost are what keeps the room from going on here: their
         // places stay until they are back, or found elsewhere.
-        if room.cutOff, room.unaccounted.contains(participant) { continue }
+        if room.carrying.cutOff.isCutOff, room.carrying.cutOff.unaccounted.contains(participant) {
+          continue
+        }
         if let since = member.disconnectedAt,
           now.seconds(since: since) > configuration.reconnectGrace
         {
@@ -74,8 +76,8 @@ extension RelayCore {
   ) -> [RelayAction] {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
     room.members[participant] = nil
-    room.lostSuccessors[participant] = nil
-    room.unaccounted.remove(participant)
+    room.carrying.lost.endpoints[participant] = nil
+    room.carrying.cutOff.unaccounted.remove(participant)
     rooms[roomName] = room
     markDeparted(roomName, member: participant)
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)

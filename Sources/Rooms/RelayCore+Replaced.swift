@@ -24,31 +24,25 @@ extension RelayCore {
     _ participant: ParticipantID, at endpoint: RelayEndpoint, in roomName: String,
     at now: GroupInstant
   ) {
-    guard feedsSuccessors, var room = rooms[roomName] else { return }
-    room.lostSuccessors[participant] = endpoint
-    // Asked at once (the next sweep): a relay waking from a long stop runs the room beside
-    // the one that replaced it until it hears back, and that is a time to keep short.
-    if room.nextLocate == nil { room.nextLocate = now }
-    rooms[roomName] = room
+    guard feedsSuccessors else { return }
+    rooms[roomName]?.carrying.lost.lose(participant, at: endpoint, now: now)
   }
 
   /// The member is back here, or gone for good: its relay need not be asked any more.
   mutating func foundSuccessor(_ participant: ParticipantID, in roomName: String) {
-    guard var room = rooms[roomName], room.lostSuccessors[participant] != nil else { return }
-    room.lostSuccessors[participant] = nil
-    if room.lostSuccessors.isEmpty { room.nextLocate = nil }
-    rooms[roomName] = room
+    _ = rooms[roomName]?.carrying.lost.found(participant)
   }
 
   /// The relays of lost successors to ask now, one `locate` each per round.
   mutating func locateLostSuccessors(at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
     for name in rooms.keys.sorted() {
-      guard var room = rooms[name], let due = room.nextLocate, due <= now else { continue }
-      room.nextLocate = now.advanced(bySeconds: Self.locateInterval)
+      guard var room = rooms[name],
+        room.carrying.lost.locateDue(at: now, every: Self.locateInterval)
+      else { continue }
       rooms[name] = room
       var asked: Set<String> = []
-      for (_, endpoint) in room.lostSuccessors.sorted(by: { $0.key < $1.key })
+      for (_, endpoint) in room.carrying.lost.endpoints.sorted(by: { $0.key < $1.key })
       where asked.insert(endpoint.address).inserted {
         actions.append(.locate(room: name, at: endpoint))
       }
@@ -66,7 +60,9 @@ extension RelayCore {
     _ roomName: String, at endpoint: RelayEndpoint, _ answer: LocateAnswer, at now: GroupInstant
   ) -> (actions: [RelayAction], letGo: Bool) {
     guard let room = rooms[roomName],
-      let relay = room.lostSuccessors.values.first(where: { $0.address == endpoint.address })
+      let relay = room.carrying.lost.endpoints.values.first(where: {
+        $0.address == endpoint.address
+      })
     else { return ([], false) }
     switch answer {
     case .here(let term):
@@ -94,7 +90,8 @@ extension RelayCore {
         )
       }
     case .nothingListening:
-      for (participant, lost) in room.lostSuccessors where lost.address == endpoint.address {
+      for (participant, lost) in room.carrying.lost.endpoints
+      where lost.address == endpoint.address {
         foundSuccessor(participant, in: roomName)
         accountedFor(participant, in: roomName)
       }
@@ -121,9 +118,11 @@ extension RelayCore {
   /// votes count (the relay's own member left out): only then can they have elected
   /// another relay without the ones still here.
   static func lostMajority(_ room: Room) -> Bool {
-    let connected = room.members.filter { $0.value.connection != nil && $0.key != room.host }
-    let electorate = connected.count + room.unaccounted.count
-    return room.unaccounted.count * 2 > electorate
+    let connected = room.members.filter {
+      $0.value.connection != nil && $0.key != room.carrying.host
+    }
+    let electorate = connected.count + room.carrying.cutOff.unaccounted.count
+    return room.carrying.cutOff.unaccounted.count * 2 > electorate
   }
 
   /// Answers a `locate`, then closes the connection: `here` only for a room this relay

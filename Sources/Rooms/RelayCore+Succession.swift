@@ -36,7 +36,7 @@ extension RelayCore {
         ]
       }
       guard var room = rooms[roomName] else { return [] }
-      room.host = participant
+      room.carrying.host = participant
       if room.members[participant]?.carry != nil {
         room.members[participant]?.carry = nil
         successionsToSettle.insert(roomName)
@@ -48,7 +48,9 @@ extension RelayCore {
       var actions: [RelayAction] = [
         .log(.info, "\(roomName)/\(participant) runs this relay", about: id)
       ]
-      let targets = room.fed.sorted().compactMap { room.members[$0]?.connection }
+      let targets = room.carrying.feed.members.sorted().compactMap {
+        room.members[$0]?.connection
+      }
       if !targets.isEmpty {
         let change = RoomChange(
           name: roomName, state: nil, nextNumber: room.nextNumber, members: [], departed: [],
@@ -187,19 +189,19 @@ extension RelayCore {
       let targets = room.connections
       if !targets.isEmpty { actions.append(.broadcast(.succession(list), to: targets)) }
       let fed = Set(list.filter(\.canCarry).prefix(Self.fedSuccessors).map(\.participant))
-      let newcomers = fed.subtracting(room.fed)
+      let newcomers = fed.subtracting(room.carrying.feed.members)
       if !newcomers.isEmpty {
         // The others first get what is pending, so that from here on every fed successor
         // has every member's messages up to now.
         actions += takeSuccessorFeed()
         room = rooms[roomName] ?? room
         for (id, member) in room.members {
-          room.fedMessages[id] = member.messages.count
-          room.fedAnswers[id] =
+          room.carrying.feed.messages[id] = member.messages.count
+          room.carrying.feed.answers[id] =
             member.requests.stored(limit: Self.storedAnswers).answers.map(\.id).max() ?? 0
         }
       }
-      room.fed = fed
+      room.carrying.feed.members = fed
       var passedOver: [ParticipantID] = []
       for participant in newcomers.sorted() {
         guard var member = room.members[participant], let connection = member.connection
@@ -211,7 +213,7 @@ extension RelayCore {
         }
         if member.wholeRoomFeeds.count >= Self.maximumWholeRoomFeeds {
           member.passedOverUntil = now.advanced(bySeconds: Self.passedOverDuration)
-          room.fed.remove(participant)
+          room.carrying.feed.members.remove(participant)
           room.members[participant] = member
           passedOver.append(participant)
           continue
@@ -245,7 +247,8 @@ extension RelayCore {
     var changes = [
       RoomChange(
         name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
-        departed: [], protection: stored.protection, restart: true, host: rooms[roomName]?.host,
+        departed: [], protection: stored.protection, restart: true,
+        host: rooms[roomName]?.carrying.host,
         term: stored.term)
     ]
     for group in Self.lines(of: stored.members) where !group.isEmpty {
@@ -288,22 +291,24 @@ extension RelayCore {
     successorChanges = StoreChanges()
     var actions: [RelayAction] = []
     for roomName in changes.rooms.sorted() {
-      guard var room = rooms[roomName], !room.fed.isEmpty else { continue }
-      let targets = room.fed.sorted().compactMap { room.members[$0]?.connection }
+      guard var room = rooms[roomName], !room.carrying.feed.members.isEmpty else { continue }
+      let targets = room.carrying.feed.members.sorted().compactMap {
+        room.members[$0]?.connection
+      }
       guard !targets.isEmpty else { continue }
       var members: [StoredMember] = []
       for id in (changes.members[roomName] ?? []).sorted() {
         guard let member = room.members[id] else { continue }
-        let after = room.fedMessages[id] ?? 0
-        let answersAfter = room.fedAnswers[id] ?? 0
+        let after = room.carrying.feed.messages[id] ?? 0
+        let answersAfter = room.carrying.feed.answers[id] ?? 0
         let stored = storedMember(id, member, messagesAfter: after, answersAfter: answersAfter)
         members.append(stored)
-        room.fedMessages[id] = member.messages.count
-        room.fedAnswers[id] = max(answersAfter, stored.answers.map(\.id).max() ?? 0)
+        room.carrying.feed.messages[id] = member.messages.count
+        room.carrying.feed.answers[id] = max(answersAfter, stored.answers.map(\.id).max() ?? 0)
       }
       for id in changes.departed[roomName] ?? [] {
-        room.fedMessages[id] = nil
-        room.fedAnswers[id] = nil
+        room.carrying.feed.messages[id] = nil
+        room.carrying.feed.answers[id] = nil
       }
       rooms[roomName] = room
       let departed = (changes.departed[roomName] ?? []).sorted()
@@ -312,7 +317,8 @@ extension RelayCore {
       for (index, group) in groups.enumerated() {
         let change = RoomChange(
           name: roomName, state: nil, nextNumber: room.nextNumber, members: group,
-          departed: index == 0 ? departed : [], protection: room.protection, host: room.host,
+          departed: index == 0 ? departed : [], protection: room.protection,
+          host: room.carrying.host,
           term: room.term)
         actions.append(.broadcast(.replica(change), to: targets))
       }
@@ -331,7 +337,7 @@ extension RelayCore {
     var moved: [(room: String, to: Successor)] = []
     for roomName in rooms.keys.sorted() {
       guard let first = carriers(of: roomName).first,
-        let room = rooms[roomName], room.fed.contains(first.participant),
+        let room = rooms[roomName], room.carrying.feed.members.contains(first.participant),
         let heir = room.members[first.participant]?.connection
       else { continue }
       actions.append(.send(.handover(room: roomName), to: heir))

@@ -140,22 +140,9 @@ public struct RelayCore: Sendable {
     var creator: String?
     /// Set by its creator's hello: entrants then prove they know the password.
     var protection: RoomProtection?
-    /// The successors fed with replicas, and for each member the messages they were fed.
-    var fed: Set<ParticipantID> = []
-    var fedMessages: [ParticipantID: UInt64] = [:]
-    var fedAnswers: [ParticipantID: UInt64] = [:]
-    /// The member whose machine runs this relay (its `carry` offer said so).
-    var host: ParticipantID?
-    /// Successors whose connections went without a goodbye, with where their relays
-    /// listen, and when to ask those relays next whether one runs the room now.
-    var lostSuccessors: [ParticipantID: RelayEndpoint] = [:]
-    var nextLocate: GroupInstant?
-    /// Members whose connections went without a goodbye and who may be in the room
-    /// elsewhere (see ``RelayCore/settleCutOff(_:at:)``).
-    var unaccounted: Set<ParticipantID> = []
-    /// Whether the room refuses changes: enough of its members are unaccounted for that
-    /// they may have elected one of its successors and gone on there.
-    var cutOff = false
+    /// The relays that may carry it on: the host's, the successors fed, those lost, and
+    /// whether it is cut off from them.
+    var carrying = CarryingState()
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -189,7 +176,7 @@ public struct RelayCore: Sendable {
         name: name,
         people: room.members.values.count { $0.connection != nil },
         password: room.protection != nil,
-        host: room.host.flatMap { room.members[$0]?.name })
+        host: room.carrying.host.flatMap { room.members[$0]?.name })
     }
   }
   public func participant(of connection: ConnectionID) -> (
@@ -416,10 +403,10 @@ public struct RelayCore: Sendable {
       successionsToSettle.insert(roomName)
     }
     room.members[participant] = member
-    if feedsSuccessors { room.unaccounted.insert(participant) }
+    if feedsSuccessors { room.carrying.cutOff.unaccounted.insert(participant) }
     rooms[roomName] = room
     // Only a successor that was fed holds a copy it could carry the room on with.
-    if let carry, room.fed.contains(participant) {
+    if let carry, room.carrying.feed.members.contains(participant) {
       lostSuccessor(participant, at: carry, in: roomName, at: now)
     }
     return applyInternal(.setConnected(false), from: participant, in: roomName, at: now)
