@@ -22,8 +22,10 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   private let client: PostgresClient
   private let runTask: Task<Void, Never>
   private let logger: Logger
+  /// Longest a read or a write may take by default, seconds.
+  public static let defaultTimeout = 10.0
   /// Longest a read or a write may take, seconds.
-  public static let timeout = 10.0
+  public let timeout: Double
   /// Names this relay in the leases: random, new for every run.
   public let relayID: String
   /// Where participants reach this relay (set once the port is bound, before anyone can
@@ -50,8 +52,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
 
   private init(
     location: String, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger,
-    advertised: RelayEndpoint?, leaseDuration: Double
+    advertised: RelayEndpoint?, leaseDuration: Double, timeout: Double
   ) {
+    self.timeout = timeout
     shared = advertised != nil
     self.location = location
     self.client = client
@@ -68,14 +71,20 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with
   /// `?sslmode=require` for TLS to the database) and makes the tables if they are missing.
   /// `advertised` is where participants reach this relay (what redirects name);
-  /// `leaseDuration` how long a room stays this relay's without renewal, seconds.
+  /// `leaseDuration` how long a room stays this relay's without renewal, seconds;
+  /// `timeout` the longest a read or a write may take (a test beside busy loops, whose
+  /// server answers slowly for reasons that are not its subject, gives more).
   public static func connect(
     url: String, advertised: RelayEndpoint? = nil,
     leaseDuration: Double = PostgresRoomStore.defaultLeaseDuration,
+    timeout: Double = PostgresRoomStore.defaultTimeout,
     logger: Logger = Logger(label: "cowatch.store.postgres")
   ) async throws(RoomStoreError) -> PostgresRoomStore {
     guard leaseDuration.isFinite, (0.2...600).contains(leaseDuration) else {
       throw RoomStoreError("a lease is 0.2–600 seconds, not \(leaseDuration)")
+    }
+    guard timeout.isFinite, (0.1...600).contains(timeout) else {
+      throw RoomStoreError("a store's timeout is 0.1–600 seconds, not \(timeout)")
     }
     let settings = try PostgresURL(url)
     var configuration = PostgresClient.Configuration(
@@ -89,7 +98,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     let runTask = Task { await client.run() }
     let store = PostgresRoomStore(
       location: settings.displayed, client: client, runTask: runTask, logger: logger,
-      advertised: advertised, leaseDuration: leaseDuration)
+      advertised: advertised, leaseDuration: leaseDuration, timeout: timeout)
     do {
       try await store.bounded("creating the tables") { client in
         for statement in Self.schema {
@@ -556,6 +565,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   ) async throws(RoomStoreError) -> Result {
     let client = self.client
     let location = self.location
+    let timeout = self.timeout
     do {
       // Raced against a timer without waiting for the loser: a query stuck on a database
       // that does not answer need not end for the relay to go on.
@@ -581,10 +591,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           }
         }
         Task {
-          try? await Task.sleep(nanoseconds: UInt64(Self.timeout * 1e9))
+          try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
           if settle(
-            .failure(
-              RoomStoreError("\(what) \(location) took more than \(Int(Self.timeout)) s")))
+            .failure(RoomStoreError("\(what) \(location) took more than \(Int(timeout)) s")))
           {
             work.cancel()
           }

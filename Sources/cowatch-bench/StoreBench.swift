@@ -40,7 +40,10 @@ enum StoreBench {
       guard let postgres else { throw BenchError("no PostgreSQL server") }
       return .postgres(
         try await PostgresRoomStore.connect(
-          url: postgres, advertised: RelayEndpoint(address: "127.0.0.1:\(port)")))
+          url: postgres, advertised: RelayEndpoint(address: "127.0.0.1:\(port)"),
+          // The bound is not what is measured: beside the whole suite (its smoke run) the
+          // server can take longer than a relay's 10 s to make its tables.
+          timeout: 30))
     }
   }
 

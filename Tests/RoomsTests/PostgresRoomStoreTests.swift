@@ -15,13 +15,18 @@ import WireProtocol
   .enabled(if: ThrowawayPostgres.available, "PostgreSQL is not installed (.ci/run installs it)"),
   .timeLimit(.minutes(2)))
 struct PostgresRoomStoreTests {
+  /// The store's bound on a read or a write: not what these tests are about, and the
+  /// throwaway server, beside the whole suite and busy loops, once took more than the
+  /// relay's 10 s to make its tables.
+  static let storeTimeout = 30.0
+
   @Test("rooms written to the database come back from it for a new relay, and members resume")
   func restartFromDatabase() async throws {
     let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
     // Each relay process connects on its own; the database is what outlives them.
-    let first = try await PostgresRoomStore.connect(url: cluster.url)
-    let second = try await PostgresRoomStore.connect(url: cluster.url)
+    let first = try await PostgresRoomStore.connect(url: cluster.url, timeout: Self.storeTimeout)
+    let second = try await PostgresRoomStore.connect(url: cluster.url, timeout: Self.storeTimeout)
     let stores = Mutex([first, second] as [any RoomStore])
     try await resumeAfterRestart { stores.withLock { $0.removeFirst() } }
     first.close()
@@ -33,7 +38,7 @@ struct PostgresRoomStoreTests {
   func departuresAndRetention() async throws {
     let cluster = try await ThrowawayPostgres.start()
     defer { cluster.stop() }
-    let store = try await PostgresRoomStore.connect(url: cluster.url)
+    let store = try await PostgresRoomStore.connect(url: cluster.url, timeout: Self.storeTimeout)
     defer { store.close() }
     var r = RelayDriver(store: store)
     r.hello(1, "ann")
@@ -95,7 +100,7 @@ struct PostgresRoomStoreTests {
       defer { listener.stop() }
       let url = "postgres://cowatch@127.0.0.1:\(listener.port)/postgres"
       do {
-        _ = try await PostgresRoomStore.connect(url: url)
+        _ = try await PostgresRoomStore.connect(url: url, timeout: Self.storeTimeout)
         Issue.record("connected to something that is not PostgreSQL")
       } catch {
         #expect(error.description.hasPrefix("cannot reach the database \(url): "))

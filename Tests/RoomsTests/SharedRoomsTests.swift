@@ -23,6 +23,11 @@ import WireProtocol
   .enabled(if: ThrowawayPostgres.available, "PostgreSQL is not installed (.ci/run installs it)"),
   .timeLimit(.minutes(2)))
 struct SharedRoomsTests {
+  /// The store's bound on a read or a write: not what these tests are about, and the
+  /// throwaway server, beside the whole suite and busy loops, once took more than the
+  /// relay's 10 s to make its tables.
+  static let storeTimeout = 30.0
+
   static func endpoint(_ port: Int) -> RelayEndpoint {
     RelayEndpoint(address: "127.0.0.1:\(port)", fingerprint: "SHA256:relay\(port)")
   }
@@ -37,9 +42,11 @@ struct SharedRoomsTests {
     // while the whole suite loads the machine (3 s was not, beside the Syncplay tests'
     // real clients and players).
     let a = try await PostgresRoomStore.connect(
-      url: cluster.url, advertised: Self.endpoint(7001), leaseDuration: 6)
+      url: cluster.url, advertised: Self.endpoint(7001), leaseDuration: 6,
+      timeout: Self.storeTimeout)
     let b = try await PostgresRoomStore.connect(
-      url: cluster.url, advertised: Self.endpoint(7002), leaseDuration: 6)
+      url: cluster.url, advertised: Self.endpoint(7002), leaseDuration: 6,
+      timeout: Self.storeTimeout)
     defer {
       a.close()
       b.close()
@@ -92,7 +99,8 @@ struct SharedRoomsTests {
     try await b.release(["lobby"])
     #expect(try await a.claim("lobby") == .owned(stored: stored, clock: clock))
     let restarted = try await PostgresRoomStore.connect(
-      url: cluster.url, advertised: Self.endpoint(7001), leaseDuration: 3)
+      url: cluster.url, advertised: Self.endpoint(7001), leaseDuration: 3,
+      timeout: Self.storeTimeout)
     defer { restarted.close() }
     guard case .owned = try await restarted.claim("lobby") else {
       Issue.record("a relay restarted at the same address must take its rooms back")
@@ -118,7 +126,7 @@ struct SharedRoomsTests {
         let store = try await PostgresRoomStore.connect(
           url: cluster.url,
           advertised: RelayEndpoint(address: "127.0.0.1:0", fingerprint: identity.fingerprint),
-          leaseDuration: lease, logger: logger)
+          leaseDuration: lease, timeout: SharedRoomsTests.storeTimeout, logger: logger)
         let server = try await RelayServer.start(
           host: "127.0.0.1", port: 0, configuration: configuration, logger: logger,
           store: store, directory: store, identity: identity)
