@@ -151,6 +151,11 @@ final class ServerProcess: @unchecked Sendable {
     return line.flatMap { Double($0.split(separator: " ").dropFirst().first ?? "") } ?? .nan
   }
 
+  /// A relay the bench forgot (a run that threw half way) does not outlive it.
+  deinit {
+    if process.isRunning { kill(pid, SIGKILL) }
+  }
+
   /// SIGKILL, as a crash: nothing is flushed or closed by the relay itself.
   func killNow() {
     guard process.isRunning else { return }

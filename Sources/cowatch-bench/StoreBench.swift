@@ -374,6 +374,9 @@ enum StoreBench {
     for run in 0..<runs {
       progress("store: takeover run \(run + 1) of \(runs), \(size) participants, 3 relays")
       var relays: [ServerProcess] = []
+      // Stopped however the run ends: a run that failed half way left three relays running
+      // for the rest of the suite.
+      defer { for relay in relays { relay.stop() } }
       for _ in 0..<3 { relays.append(try ServerProcess.cowatch(store: postgres)) }
       // The relays find each other (a renewal, a quarter of a lease) before anyone joins.
       await sleepSeconds(PostgresRoomStore.defaultLeaseDuration / 4 + 0.5)
@@ -400,7 +403,6 @@ enum StoreBench {
         result.spreadAfter.append((high - low) * 1000)
       }
       await room.stop()
-      for relay in relays.dropFirst() { relay.stop() }
     }
     return result
   }
