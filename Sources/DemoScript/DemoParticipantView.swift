@@ -1,4 +1,3 @@
-import HeadlessFront
 import Media
 import ParticipantRuntime
 import Participation

@@ -52,19 +52,16 @@ public struct ActionPerformer: Sendable {
   }
 
   public mutating func perform(_ action: ParticipantAction) async -> ActionOutput {
-    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput {
-      Self.outcome(result)
-    }
     switch action {
     case .start(let item):
       switch await series(for: item) {
       case .success(let series):
-        return outcome(await client.send(.start(series: series, item: item)))
+        return Self.outcome(await client.send(.start(series: series, item: item)))
       case .failure(let problem): return .error(problem.description)
       }
-    case .join: return outcome(await client.send(.join))
-    case .decline: return outcome(await client.send(.decline))
-    case .playback(let intent): return outcome(await client.perform(intent))
+    case .join: return Self.outcome(await client.send(.join))
+    case .decline: return Self.outcome(await client.send(.decline))
+    case .playback(let intent): return Self.outcome(await client.perform(intent))
     case .next:
       guard let session = await client.groupState.session else {
         return .error(ClientError.notInSession.description)
@@ -90,7 +87,8 @@ public struct ActionPerformer: Sendable {
       case .success(let series):
         guard let info = series.item(item) else { return .error("no item \(item) in the catalog") }
         if confirmed {
-          return outcome(await client.send(.replace(series: series, item: item, confirmed: true)))
+          return Self.outcome(
+            await client.send(.replace(series: series, item: item, confirmed: true)))
         }
         return askToSwitch(series, info)
       case .failure(let problem): return .error(problem.description)
@@ -98,11 +96,11 @@ public struct ActionPerformer: Sendable {
     case .confirm:
       if let entry = pendingQueued {
         pendingQueued = nil
-        return outcome(await client.send(.playQueued(entry: entry)))
+        return Self.outcome(await client.send(.playQueued(entry: entry)))
       }
       guard let pending = pendingSwitch else { return .error("nothing to confirm") }
       pendingSwitch = nil
-      return outcome(
+      return Self.outcome(
         await client.send(.replace(series: pending.series, item: pending.item, confirmed: true)))
     case .cancel:
       guard hasPendingPrompt else { return .error("nothing to cancel") }
@@ -110,16 +108,16 @@ public struct ActionPerformer: Sendable {
       pendingQueued = nil
       return .done
     case .queue(let action): return await queue(action)
-    case .offset(let ms): return outcome(await client.setPersonalOffset(ms / 1000))
+    case .offset(let ms): return Self.outcome(await client.setPersonalOffset(ms / 1000))
     case .changeOffset(let delta):
       let limit = Participant.maximumPersonalOffset
       let offset = min(max(await client.personalOffset + delta, -limit), limit)
       // Rounded to the millisecond: steps of 50 ms stay whole numbers.
-      return outcome(await client.setPersonalOffset((offset * 1000).rounded() / 1000))
-    case .suspend(let reason): return outcome(await client.send(.beginSuspension(reason)))
-    case .resume: return outcome(await client.send(.endSuspension(nil, proposing: nil)))
-    case .resumeAt(let t): return outcome(await client.send(.endSuspension(nil, proposing: t)))
-    case .autoAdvance(let on): return outcome(await client.send(.setAutoAdvance(on)))
+      return Self.outcome(await client.setPersonalOffset((offset * 1000).rounded() / 1000))
+    case .suspend(let reason): return Self.outcome(await client.send(.beginSuspension(reason)))
+    case .resume: return Self.outcome(await client.send(.endSuspension(nil, proposing: nil)))
+    case .resumeAt(let t): return Self.outcome(await client.send(.endSuspension(nil, proposing: t)))
+    case .autoAdvance(let on): return Self.outcome(await client.send(.setAutoAdvance(on)))
     case .say(let text):
       await client.sendMessage(kind: .chat, body: text)
       return .done
@@ -137,16 +135,16 @@ public struct ActionPerformer: Sendable {
       case .unknown(let name): return .error("nobody called \(name) is in the room")
       case .usage, .notATell: return .error("say tell NAME[,NAME] and what to say")
       }
-    case .lock(let locked): return outcome(await client.send(.setLocked(locked)))
-    case .control(let control): return outcome(await client.send(.setPlaybackControl(control)))
+    case .lock(let locked): return Self.outcome(await client.send(.setLocked(locked)))
+    case .control(let control): return Self.outcome(await client.send(.setPlaybackControl(control)))
     case .remove(let person), .owner(let person):
       guard let id = await participant(person) else {
         return .error("nobody called \(person.shown) is in the room")
       }
-      if case .remove = action { return outcome(await client.send(.remove(id))) }
-      return outcome(await client.send(.transferOwnership(to: id)))
-    case .leave: return outcome(await client.send(.leave))
-    case .end: return outcome(await client.send(.end))
+      if case .remove = action { return Self.outcome(await client.send(.remove(id))) }
+      return Self.outcome(await client.send(.transferOwnership(to: id)))
+    case .leave: return Self.outcome(await client.send(.leave))
+    case .end: return Self.outcome(await client.send(.end))
     case .restartPlayer:
       guard let restartPlayer else { return .error("this player cannot be restarted") }
       guard restartPlayer.isNeeded() else { return .error("the player is running") }
@@ -171,7 +169,6 @@ public struct ActionPerformer: Sendable {
 
   /// The room's queue, by places as `status` lists it (from 1).
   private mutating func queue(_ action: QueueAction) async -> ActionOutput {
-    func outcome(_ result: Result<Void, ClientError>) -> ActionOutput { Self.outcome(result) }
     let state = await client.groupState
     func entry(at ref: QueueRef) -> QueueEntry? {
       switch ref {
@@ -185,24 +182,24 @@ public struct ActionPerformer: Sendable {
     case .add(let item):
       switch await series(for: item) {
       case .success(let series):
-        return outcome(await client.send(.queueAdd(series: series, item: item)))
+        return Self.outcome(await client.send(.queueAdd(series: series, item: item)))
       case .failure(let problem): return .error(problem.description)
       }
     case .remove(let ref):
       guard let entry = entry(at: ref) else { return .error("no \(ref.shown): \(empty)") }
-      return outcome(await client.send(.queueRemove(entry: entry.id)))
+      return Self.outcome(await client.send(.queueRemove(entry: entry.id)))
     case .move(let ref, let to):
       guard let entry = entry(at: ref) else { return .error("no \(ref.shown): \(empty)") }
-      return outcome(await client.send(.queueMove(entry: entry.id, to: to - 1)))
+      return Self.outcome(await client.send(.queueMove(entry: entry.id, to: to - 1)))
     case .clear:
-      return outcome(await client.send(.queueClear))
+      return Self.outcome(await client.send(.queueClear))
     case .play(let ref, let confirmed):
       guard let entry = entry(at: ref), let info = entry.info else {
         return .error("no \(ref.shown): \(empty)")
       }
       // Nothing watched: it simply starts. Otherwise it switches everyone: asked first.
       guard state.session != nil, !confirmed else {
-        return outcome(await client.send(.playQueued(entry: entry.id)))
+        return Self.outcome(await client.send(.playQueued(entry: entry.id)))
       }
       pendingSwitch = nil
       pendingQueued = entry.id

@@ -67,15 +67,15 @@ public final class ConsentingPlayer: PlayerDriver {
     case .checking:
       return PlayerObservation(item: waiting.item, position: waiting.at, rate: 0, isBusy: true)
     case .asking:
-      return told(waiting, PlayerObservation.heldLink("the link to \(host) waits for your answer"))
+      return told(PlayerObservation.heldLink("the link to \(host) waits for your answer"))
     case .refused(let why):
-      return told(waiting, PlayerObservation.heldLink(why))
+      return told(PlayerObservation.heldLink(why))
     }
   }
 
   public func takeUserActions() -> [PlayerUserAction] { player.takeUserActions() }
 
-  private func told(_ waiting: Held, _ problem: String) -> PlayerObservation {
+  private func told(_ problem: String) -> PlayerObservation {
     held.withLock { $0?.toldProblem = true }
     return PlayerObservation(item: nil, position: 0, rate: 0, problem: problem)
   }

@@ -7,20 +7,9 @@ import LinkConsent
 public struct TrustedSitesFile: Sendable {
   public let path: String
 
-  public init(path: String = TrustedSitesFile.defaultPath()) { self.path = path }
-
-  public static func defaultPath(
-    environment: [String: String] = ProcessInfo.processInfo.environment
-  ) -> String {
-    let home =
-      environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.path
-    let base =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (home as NSString).appendingPathComponent(".config")
-    return ((base as NSString).appendingPathComponent("cowatch") as NSString)
-      .appendingPathComponent("trusted-sites")
-  }
+  /// `path`: beside `known-relays` in Cowatch's configuration directory, as a person's
+  /// other trust decisions are.
+  public init(path: String) { self.path = path }
 
   /// The sites, and the lines left out as not a site's name (to be said, not fatal).
   public func load() -> (sites: TrustedSites, problems: [String]) {

@@ -152,16 +152,17 @@ public final class RouterPortForwarding: Sendable {
   /// A mapping whose outside address is private forwards nothing the internet can reach;
   /// one whose address or port is not one is not taken at all (it would go into a link).
   private static func checked(_ mapped: MappedPort) -> PortMappingOutcome {
-    guard OutsideAddress.isAddress(mapped.publicAddress),
-      !OutsideAddress.isUnreachable(mapped.publicAddress),
-      (1...65535).contains(mapped.publicPort)
-    else {
+    guard (1...65535).contains(mapped.publicPort) else {
       return .noRouter([
-        "\(mapped.method): the router's answer is not an address and port friends could use (\(String(mapped.publicAddress.prefix(40).filter { $0.isASCII && !$0.isNewline })):\(mapped.publicPort)): not taken"
+        "\(mapped.method): the router's answer is not a port friends could use (\(mapped.publicPort)): not taken"
       ])
     }
-    return OutsideAddress.isPrivate(mapped.publicAddress)
-      ? .privateOutside(address: mapped.publicAddress, method: mapped.method) : .mapped(mapped)
+    switch OutsideAddress.judge(mapped.publicAddress, method: mapped.method) {
+    case .usable: return .mapped(mapped)
+    case .privateOutside(let address):
+      return .privateOutside(address: address, method: mapped.method)
+    case .unusable(let why): return .noRouter([why])
+    }
   }
 
   /// Why NAT-PMP forwarded nothing.

@@ -7,6 +7,7 @@ import MpvPlayer
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import RelayTLS
 
 /// The catalog a participant picks items from, and the files behind it when it is the
 /// person's own library.
@@ -136,7 +137,9 @@ enum MediaSetup {
   static func linkGate(options: ParticipantOptions, clock: MonotonicClock, warn: (String) -> Void)
     -> LinkGate
   {
-    let file = TrustedSitesFile()
+    let file = TrustedSitesFile(
+      path: ((KnownRelays.defaultPath() as NSString).deletingLastPathComponent as NSString)
+        .appendingPathComponent("trusted-sites"))
     let (sites, problems) = file.load()
     for problem in problems { warn(problem) }
     let settings = LinkConsent.Settings(

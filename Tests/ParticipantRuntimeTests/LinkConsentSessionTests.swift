@@ -35,6 +35,15 @@ struct LinkConsentSessionTests {
     return (ConsentingPlayer(inner, gate: gate), inner, gate)
   }
 
+  /// ann starts `link` for the room, and bob joins her.
+  static func watchTogether(
+    _ link: ItemInfo, startedBy ann: ParticipantClient, joinedBy bob: ParticipantClient
+  ) async throws {
+    try await ann.send(.start(series: LinkItem.series(for: link), item: link.id)).get()
+    await eventually("bob sees the session") { await bob.groupState.session != nil }
+    try await bob.send(.join).get()
+  }
+
   /// What a client told its person, as it is told.
   final class Heard: Sendable {
     private let lines = Mutex<[String]>([])
@@ -60,9 +69,7 @@ struct LinkConsentSessionTests {
     let bob = try await relay.participant("bob", player: player)
     let (said, listening) = Self.notices(of: bob)
     defer { listening.cancel() }
-    try await ann.send(.start(series: LinkItem.series(for: Self.item), item: Self.item.id)).get()
-    await eventually("bob sees the session") { await bob.groupState.session != nil }
-    try await bob.send(.join).get()
+    try await Self.watchTogether(Self.item, startedBy: ann, joinedBy: bob)
     let bobID = try #require(await bob.participantID)
     await relay.run(until: "bob steps away, asked", within: 10) {
       await ann.groupState.participant(bobID)?.suspensions.contains(.playerUnavailable) == true
@@ -107,9 +114,7 @@ struct LinkConsentSessionTests {
     let (said, listening) = Self.notices(of: bob)
     defer { listening.cancel() }
     let local = ItemInfo(id: "http://127.0.0.1:8080/admin", title: "admin", duration: 300)
-    try await ann.send(.start(series: LinkItem.series(for: local), item: local.id)).get()
-    await eventually("bob sees the session") { await bob.groupState.session != nil }
-    try await bob.send(.join).get()
+    try await Self.watchTogether(local, startedBy: ann, joinedBy: bob)
     let bobID = try #require(await bob.participantID)
     await relay.run(until: "bob steps away", within: 10) {
       await ann.groupState.participant(bobID)?.suspensions.contains(.playerUnavailable) == true
@@ -133,9 +138,7 @@ struct LinkConsentSessionTests {
     let bob = try await relay.participant("bob", player: player)
     let (said, listening) = Self.notices(of: bob)
     defer { listening.cancel() }
-    try await ann.send(.start(series: LinkItem.series(for: Self.item), item: Self.item.id)).get()
-    await eventually("bob sees the session") { await bob.groupState.session != nil }
-    try await bob.send(.join).get()
+    try await Self.watchTogether(Self.item, startedBy: ann, joinedBy: bob)
     await relay.run(until: "bob says why he stepped away", within: 10) {
       said.all.contains {
         $0.contains("169.254.169.254 is a link-local address")
@@ -150,16 +153,12 @@ struct LinkConsentSessionTests {
   @Test("a trusted site's link opens at once (after its lookup), with no question and no step away")
   func trustedSite() async throws {
     let relay = try await RelayHarness(.inMemory)
-    var settings = LinkConsent.Settings()
-    settings.asks = true
-    let (player, inner, gate) = Self.gatedPlayer(settings)
+    let (player, inner, gate) = Self.gatedPlayer(.init())
     gate.answer(.alwaysForSite, for: "https://media.example.org/other.mkv")
     #expect(gate.allowsExtractor(Self.film))
     let ann = try await relay.participant("ann")
     let bob = try await relay.participant("bob", player: player)
-    try await ann.send(.start(series: LinkItem.series(for: Self.item), item: Self.item.id)).get()
-    await eventually("bob sees the session") { await bob.groupState.session != nil }
-    try await bob.send(.join).get()
+    try await Self.watchTogether(Self.item, startedBy: ann, joinedBy: bob)
     await relay.run(until: "both play", within: 10) {
       let o = inner.observe(at: relay.clock.localNow())
       return await ann.groupState.session?.status == .playing && o.rate > 0 && !o.isBusy
