@@ -328,6 +328,9 @@ public actor DemoRunner {
       performer: ActionPerformer(client: client, catalog: series))
     arrivalOrder.append(name)
     listeners.append(Task { await self.listen(to: client, as: name) })
+    // Keys pressed in a real player's window (`--player mpv`) are acts of that member too.
+    listeners.append(
+      Task { for await action in client.playerActions { await self.act(name, action) } })
     var options: [String] = []
     if declaration.autoAdvance { options.append("auto-advance on") }
     if declaration.player.driftPPM != 0 {

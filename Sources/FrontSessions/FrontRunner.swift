@@ -74,6 +74,8 @@ public struct FrontRunner: Sendable {
         for await key in keys { input.yield(.key(key)) }
         input.yield(.keysEnded)
       },
+      // Keys pressed in the player's own window: the same worker, the same performer.
+      Task { for await action in client.playerActions { requestSink.yield(.act(action)) } },
       Task {
         while !Task.isCancelled {
           let milliseconds = tickMilliseconds.load(ordering: .relaxed)

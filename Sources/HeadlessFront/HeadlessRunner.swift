@@ -72,32 +72,63 @@ public struct HeadlessRunner: Sendable {
     }
   }
 
+  /// One input line, or what the person did in the player's own window (mpv's keys):
+  /// both are carried out, in the order they came, by the one performer.
+  private enum Input: Sendable {
+    case line(String)
+    case player(ParticipantAction)
+    case failed(String)
+    case ended
+  }
+
   private func read<Lines: AsyncSequence & Sendable>(_ input: Lines) async
   where Lines.Element == String {
     var performer = ActionPerformer(
       client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader)
-    do {
-      for try await line in input {
-        let trimmed = line.trimmingCharacters(in: " \t\r")
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-        let action: ParticipantAction
+    let (inputs, sink) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
+    let client = self.client
+    let feeders = [
+      Task {
         do {
-          action = try ParticipantAction.parse(trimmed)
+          for try await line in input { sink.yield(.line(line)) }
+        } catch is CancellationError {
         } catch {
-          emit(
-            .object([
-              ("event", "error"), ("message", .string(error.description)),
-              ("input", .string(trimmed)),
-            ]))
-          continue
+          sink.yield(.failed("reading input: \(error)"))
         }
-        let output = await performer.perform(action)
-        report(output, for: trimmed)
+        sink.yield(.ended)
+      },
+      Task { for await action in client.playerActions { sink.yield(.player(action)) } },
+    ]
+    await withTaskCancellationHandler {
+      for await next in inputs {
+        switch next {
+        case .line(let line):
+          let trimmed = line.trimmingCharacters(in: " \t\r")
+          if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+          let action: ParticipantAction
+          do throws(ActionParseError) {
+            action = try ParticipantAction.parse(trimmed)
+          } catch {
+            emit(
+              .object([
+                ("event", "error"), ("message", .string(error.description)),
+                ("input", .string(trimmed)),
+              ]))
+            continue
+          }
+          report(await performer.perform(action), for: trimmed)
+        case .player(let action):
+          report(await performer.perform(action), for: "in the player: \(action.words)")
+        case .failed(let message):
+          emit(.object([("event", "error"), ("message", .string(message))]))
+        case .ended:
+          sink.finish()
+        }
       }
-    } catch is CancellationError {
-    } catch {
-      emit(.object([("event", "error"), ("message", .string("reading input: \(error)"))]))
+    } onCancel: {
+      sink.finish()
     }
+    for feeder in feeders { feeder.cancel() }
   }
 
   private func report(_ output: ActionOutput, for input: String) {

@@ -18,6 +18,12 @@ public actor ParticipantClient {
   public nonisolated let configuration: ParticipantConfiguration
   public nonisolated let events: AsyncStream<ClientEvent>
   private let eventSink: AsyncStream<ClientEvent>.Continuation
+  /// What the person did in the player's own window (mpv's keys, a Syncplay client's
+  /// pause), as actions for the runner's ``ActionPerformer``: the same way in as a key in
+  /// the front or a headless line, carried out by whoever runs this client. Bounded: a
+  /// runner that stops reading loses the oldest, and the log says so.
+  public nonisolated let playerActions: AsyncStream<ParticipantAction>
+  private let playerActionSink: AsyncStream<ParticipantAction>.Continuation
   private let transport: any Transport
   private let clock: any SessionClock
   private let player: (any PlayerDriver)?
@@ -67,7 +73,12 @@ public actor ParticipantClient {
     core = ParticipantCore(
       configuration: configuration, hasPlayer: player != nil, hasPassword: password != nil)
     (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    (playerActions, playerActionSink) = AsyncStream.makeStream(
+      bufferingPolicy: .bufferingNewest(Self.playerActionBacklog))
   }
+
+  /// More than a person presses in the moment a runner is busy (a switch being asked).
+  static let playerActionBacklog = 64
 
   // MARK: - Lifecycle
 
@@ -310,6 +321,7 @@ public actor ParticipantClient {
         for (_, waiter) in waiters { waiter.resume(returning: .failure(.stopped)) }
         waiters = [:]
         eventSink.finish()
+        playerActionSink.finish()
       }
     }
     scheduleTimer()
@@ -349,24 +361,19 @@ public actor ParticipantClient {
     forwardUserActions(at: now)
   }
 
-  /// What the person did in the player's own window becomes a request to the group, with
+  /// What the person did in the player's own window goes to the runner's performer, with
   /// them as originator — while the player follows the group (stepped away, the player is
-  /// theirs alone).
+  /// theirs alone, and what they do in it stays there).
   private func forwardUserActions(at now: LocalInstant) {
     guard let player else { return }
     let actions = player.takeUserActions()
     guard !actions.isEmpty, core.playerFollowsGroup else { return }
     for action in actions {
-      let intent: PlaybackIntent =
-        switch action {
-        case .pause: .pause
-        case .play: .play(rate: nil)
-        // The player runs ahead by the personal offset: the group's spot is that earlier.
-        case .seek(let to): .seek(to: max(0, to - core.personalOffset))
-        case .rate(let rate): .setRate(rate)
-        }
-      perform(
-        core.request(.playback(intent), ticket: nil, at: now, seen: player.observe(at: now)))
+      let result = playerActionSink.yield(
+        ParticipantAction(action, personalOffset: core.personalOffset))
+      if case .dropped(let lost) = result {
+        logger.warning("a player action was not carried out in time: \(String(describing: lost))")
+      }
     }
   }
 

@@ -70,3 +70,17 @@ public enum PersonRef: Hashable, Sendable {
   case named(String)
   case id(ParticipantID)
 }
+
+extension ParticipantAction {
+  /// What a person did in their player's own window, as the same action a key in the
+  /// front would be, so that one performer carries out both. The player runs ahead by the
+  /// personal offset: the spot a seek in it names is that much earlier in the group's film.
+  public init(_ action: PlayerUserAction, personalOffset: Double) {
+    switch action {
+    case .pause: self = .playback(.pause)
+    case .play: self = .playback(.play(rate: nil))
+    case .seek(let to): self = .playback(.seek(to: max(0, to - personalOffset)))
+    case .rate(let rate): self = .playback(.setRate(rate))
+    }
+  }
+}

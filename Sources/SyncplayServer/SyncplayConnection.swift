@@ -266,6 +266,7 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
     s.client = client
     let requests = requestStream
     let passwordChecks = self.passwordChecks
+    let logger = self.logger
     Task { [weak self] in
       do throws(ClientError) {
         try await client.start()
@@ -278,6 +279,15 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
       }
       // Every event reaches the core through the observer; the stream is only drained.
       Task { for await _ in client.events {} }
+      // The Syncplay client's own pauses and seeks: carried out as a person's actions are.
+      Task {
+        var performer = ActionPerformer(client: client, catalog: [])
+        for await action in client.playerActions {
+          if case .error(let problem) = await performer.perform(action) {
+            logger.info("\(name)'s Syncplay client: \(problem)")
+          }
+        }
+      }
       for await request in requests { await client.submit(request) }
     }
   }
