@@ -66,7 +66,7 @@ extension RelayCore {
 
   /// The member is back, or gone for good: no longer unaccounted for.
   mutating func accountedFor(_ participant: ParticipantID, in roomName: String) {
-    rooms[roomName]?.carrying.cutOff.unaccounted.remove(participant)
+    rooms[roomName]?.carrying.cutOff.accountedFor(participant)
   }
 
   /// "bob", "bob and carl", "bob, carl and dan": people by their names, in the order they

@@ -76,8 +76,8 @@ extension RelayCore {
   ) -> [RelayAction] {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
     room.members[participant] = nil
-    room.carrying.lost.endpoints[participant] = nil
-    room.carrying.cutOff.unaccounted.remove(participant)
+    _ = room.carrying.lost.found(participant)
+    room.carrying.cutOff.accountedFor(participant)
     rooms[roomName] = room
     markDeparted(roomName, member: participant)
     var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)

@@ -189,19 +189,20 @@ extension RelayCore {
       let targets = room.connections
       if !targets.isEmpty { actions.append(.broadcast(.succession(list), to: targets)) }
       let fed = Set(list.filter(\.canCarry).prefix(Self.fedSuccessors).map(\.participant))
-      let newcomers = fed.subtracting(room.carrying.feed.members)
+      let newcomers = room.carrying.feed.newcomers(among: fed)
       if !newcomers.isEmpty {
         // The others first get what is pending, so that from here on every fed successor
         // has every member's messages up to now.
         actions += takeSuccessorFeed()
         room = rooms[roomName] ?? room
         for (id, member) in room.members {
-          room.carrying.feed.messages[id] = member.messages.count
-          room.carrying.feed.answers[id] =
-            member.requests.stored(limit: Self.storedAnswers).answers.map(\.id).max() ?? 0
+          room.carrying.feed.startAt(
+            messages: member.messages.count,
+            answer: member.requests.stored(limit: Self.storedAnswers).answers.map(\.id).max() ?? 0,
+            for: id)
         }
       }
-      room.carrying.feed.members = fed
+      room.carrying.feed.choose(fed)
       var passedOver: [ParticipantID] = []
       for participant in newcomers.sorted() {
         guard var member = room.members[participant], let connection = member.connection
@@ -213,7 +214,7 @@ extension RelayCore {
         }
         if member.wholeRoomFeeds.count >= Self.maximumWholeRoomFeeds {
           member.passedOverUntil = now.advanced(bySeconds: Self.passedOverDuration)
-          room.carrying.feed.members.remove(participant)
+          room.carrying.feed.passOver(participant)
           room.members[participant] = member
           passedOver.append(participant)
           continue
@@ -299,17 +300,13 @@ extension RelayCore {
       var members: [StoredMember] = []
       for id in (changes.members[roomName] ?? []).sorted() {
         guard let member = room.members[id] else { continue }
-        let after = room.carrying.feed.messages[id] ?? 0
-        let answersAfter = room.carrying.feed.answers[id] ?? 0
+        let (after, answersAfter) = room.carrying.feed.pending(of: id)
         let stored = storedMember(id, member, messagesAfter: after, answersAfter: answersAfter)
         members.append(stored)
-        room.carrying.feed.messages[id] = member.messages.count
-        room.carrying.feed.answers[id] = max(answersAfter, stored.answers.map(\.id).max() ?? 0)
+        room.carrying.feed.fed(
+          id, messages: member.messages.count, answer: stored.answers.map(\.id).max())
       }
-      for id in changes.departed[roomName] ?? [] {
-        room.carrying.feed.messages[id] = nil
-        room.carrying.feed.answers[id] = nil
-      }
+      for id in changes.departed[roomName] ?? [] { room.carrying.feed.forget(id) }
       rooms[roomName] = room
       let departed = (changes.departed[roomName] ?? []).sorted()
       // As few lines as fit: the state is not fed (successors replay every step).

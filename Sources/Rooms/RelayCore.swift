@@ -403,7 +403,7 @@ public struct RelayCore: Sendable {
       successionsToSettle.insert(roomName)
     }
     room.members[participant] = member
-    if feedsSuccessors { room.carrying.cutOff.unaccounted.insert(participant) }
+    if feedsSuccessors { room.carrying.cutOff.missing(participant) }
     rooms[roomName] = room
     // Only a successor that was fed holds a copy it could carry the room on with.
     if let carry, room.carrying.feed.members.contains(participant) {
