@@ -75,7 +75,7 @@ let package = Package(
     .target(
       name: "PostgresRoomStore",
       dependencies: [
-        "PlaybackCoordination", "Rooms", "WireProtocol",
+        "Clocks", "PlaybackCoordination", "Rooms", "WireProtocol",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -109,7 +109,8 @@ let package = Package(
     .target(
       name: "HeadlessFront",
       dependencies: [
-        "ParticipantRuntime", "Participation", "PlaybackCoordination", "Narration", "WireProtocol",
+        "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination", "Narration",
+        "WireProtocol",
       ]),
     // TLS for relay connections: the relay's certificate (made once, self-signed, unless
     // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
@@ -154,7 +155,7 @@ let package = Package(
       name: "RelayMetricsTests",
       dependencies: [
         "RelayMetrics", "RelayRuntime", "TCPRelayServer", "ParticipantRuntime", "Participation",
-        "TCPRelayClient", "WireProtocol", "RelayTLS",
+        "TCPRelayClient", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -211,7 +212,6 @@ let package = Package(
       name: "TerminalFront",
       dependencies: [
         "PlaybackCoordination", "Media", "CNcurses", "Narration", "LinkConsent",
-        .product(name: "Logging", package: "swift-log"),
       ]),
     // The front's session loop: a pure reducer (keys, client events, ticks → requests,
     // player commands, draws) and a thin runner that performs its effects.
@@ -269,6 +269,9 @@ let package = Package(
         "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
     // Test support, kept out of the production modules: a room store in memory (that
     // can be told to fail).
@@ -295,7 +298,7 @@ let package = Package(
     .target(
       name: "NearbyDiscovery",
       dependencies: [
-        "NearbyRooms",
+        "NearbyRooms", "Clocks",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -307,7 +310,7 @@ let package = Package(
       name: "CRouterPorts",
       linkerSettings: [.linkedLibrary("miniupnpc"), .linkedLibrary("natpmp")]),
     // Keeping the relay's port forwarded while a room runs, and saying what came of it.
-    .target(name: "RouterPortMapping", dependencies: ["CRouterPorts"]),
+    .target(name: "RouterPortMapping", dependencies: ["CRouterPorts", "Clocks"]),
     // `cowatch doctor`: what a watch night needs of this machine. The facts are gathered
     // (MachineSurvey: mpv playing a second, the router asked, a port tried) and judged
     // (Checkup, pure) apart, so that every judgement is tested without the machine.
@@ -317,7 +320,7 @@ let package = Package(
         "Clocks", "Media", "MpvPlayer", "PlaybackCoordination", "RelayTLS", "RouterPortMapping",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "DoctorTests", dependencies: ["Doctor", "MpvPlayer"]),
+    .testTarget(name: "DoctorTests", dependencies: ["Doctor"]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
@@ -330,7 +333,9 @@ let package = Package(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
     .testTarget(name: "RepositoryTests"),
-    .testTarget(name: "WireProtocolTests", dependencies: ["LineFraming", "WireProtocol"]),
+    .testTarget(
+      name: "WireProtocolTests",
+      dependencies: ["LineFraming", "WireProtocol", "PlaybackCoordination"]),
     .testTarget(
       name: "LineFramingTests",
       dependencies: [
@@ -377,11 +382,11 @@ let package = Package(
         "Clocks",
         "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
-        "RoomCrypto",
+        "RoomCrypto", "Narration",
         "RelayTLS", "RoomsTesting",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "MediaTests", dependencies: ["Media"]),
+    .testTarget(name: "MediaTests", dependencies: ["Media", "PlaybackCoordination"]),
     .testTarget(
       name: "PlayerOSDTests",
       dependencies: ["PlayerOSD", "Participation", "PlaybackCoordination", "Narration"]),
@@ -390,14 +395,15 @@ let package = Package(
       dependencies: [
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "ParticipantRuntime", "Participation", "RelayRuntime",
-        "WireProtocol", "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
+        "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
         "LinkConsent",
       ],
       // A fake mpv (a script the tests start as mpv), not a resource.
       exclude: ["Fixtures"]),
     // Screen snapshots live in __Snapshots__ (COWATCH_RECORD_SNAPSHOTS=1 re-records them).
     .testTarget(
-      name: "TerminalFrontTests", dependencies: ["TerminalFront", "Narration"],
+      name: "TerminalFrontTests",
+      dependencies: ["TerminalFront", "Narration", "PlaybackCoordination"],
       exclude: ["__Snapshots__"]),
     .testTarget(
       name: "FrontSessionsTests",
@@ -405,13 +411,16 @@ let package = Package(
         "FrontSessions", "ParticipantRuntime", "Participation", "TerminalFront", "Media",
         "PlaybackCoordination", "Invites", "WireProtocol", "LinkConsent",
       ]),
-    .testTarget(name: "DemoScriptTests", dependencies: ["DemoScript"]),
+    .testTarget(
+      name: "DemoScriptTests",
+      dependencies: [
+        "DemoScript", "Media", "ParticipantRuntime", "Participation", "PlaybackCoordination",
+      ]),
     .testTarget(
       name: "CLITests",
       dependencies: [
         "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient",
         "RelayTLS",
-        "WireProtocol",
       ]),
     .testTarget(
       name: "SyncplayTests",
@@ -420,7 +429,7 @@ let package = Package(
         "Clocks",
         "SyncplayProtocol", "SyncplayBridge", "SyncplayServer", "Participation",
         "PlaybackCoordination", "RelayRuntime", "ParticipantRuntime", "Rooms",
-        "WireProtocol", "SyncplayHarness", "RoomCrypto", "RelayTLS", "LineFraming",
+        "SyncplayHarness", "RoomCrypto", "RelayTLS", "LineFraming",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

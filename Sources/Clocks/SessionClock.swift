@@ -21,4 +21,13 @@ extension SessionClock {
     let delta = step >= Double(Int64.max) ? Int64.max : Int64(step)
     await sleep(untilNanoseconds: nanoseconds().addingReportingOverflow(delta).partialValue)
   }
+
+  /// Sleeps for `duration` of this clock's time.
+  public func sleep(for duration: Duration) async {
+    let (seconds, attoseconds) = duration.components
+    await sleep(seconds: Double(seconds) + Double(attoseconds) / 1e18)
+  }
+
+  /// Nanoseconds of this clock since `start` (a reading of the same clock), in seconds.
+  public func seconds(since start: Int64) -> Double { Double(nanoseconds() &- start) / 1e9 }
 }

@@ -1,4 +1,3 @@
-import Clocks
 import Synchronization
 
 /// Drives a ``ManualClock`` for a whole system of relay and participants in one process,

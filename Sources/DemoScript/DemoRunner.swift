@@ -416,7 +416,7 @@ public actor DemoRunner {
       if let virtual {
         await virtual.step(notPast: startNanoseconds + Int64(deadline * 1e9))
       } else {
-        try? await Task.sleep(nanoseconds: 10_000_000)
+        await clock.sleep(seconds: 0.01)
       }
     }
     let failure = ExpectationFailure(line: line, expected: expectation.summary, seen: problems)

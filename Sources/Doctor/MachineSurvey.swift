@@ -88,7 +88,10 @@ public struct MachineSurvey: Sendable {
 
   /// Runs `path` to its end (killed after `seconds`) and returns what it printed on
   /// standard output; nil if it could not be started or did not finish.
-  static func run(_ path: String, _ arguments: [String], seconds: Double) async -> String? {
+  static func run(
+    _ path: String, _ arguments: [String], seconds: Double,
+    clock: any SessionClock = MonotonicClock()
+  ) async -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
@@ -97,8 +100,8 @@ public struct MachineSurvey: Sendable {
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     let timer = Task {
-      try? await Task.sleep(for: .seconds(seconds))
-      if process.isRunning { process.terminate() }
+      await clock.sleep(seconds: seconds)
+      if !Task.isCancelled, process.isRunning { process.terminate() }
     }
     defer { timer.cancel() }
     // Read and waited for on a thread of its own, never on the cooperative pool.
@@ -169,7 +172,7 @@ public struct MachineSurvey: Sendable {
     let deadline = clock.localNow().advanced(bySeconds: 10)
     var started: LocalInstant?
     while clock.localNow() < deadline {
-      try? await Task.sleep(for: .milliseconds(50))
+      await clock.sleep(seconds: 0.05)
       let now = clock.localNow()
       let seen = player.observe(at: now)
       if let problem = seen.problem { return .failed(what: shown, reason: problem) }

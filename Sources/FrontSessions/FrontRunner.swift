@@ -76,10 +76,10 @@ public struct FrontRunner: Sendable {
       },
       // Keys pressed in the player's own window: the same worker, the same performer.
       Task { for await action in client.playerActions { requestSink.yield(.act(action)) } },
-      Task {
+      Task { [clock] in
         while !Task.isCancelled {
           let milliseconds = tickMilliseconds.load(ordering: .relaxed)
-          try? await Task.sleep(nanoseconds: UInt64(milliseconds) * 1_000_000)
+          await clock.sleep(seconds: Double(milliseconds) / 1000)
           input.yield(.tick)
         }
       },

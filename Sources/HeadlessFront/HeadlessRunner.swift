@@ -1,3 +1,4 @@
+import Clocks
 import Narration
 import ParticipantRuntime
 import Participation
@@ -271,7 +272,7 @@ public struct HeadlessRunner: Sendable {
   private func sample() async {
     guard sampleMilliseconds > 0 else { return }
     while !Task.isCancelled {
-      try? await Task.sleep(nanoseconds: UInt64(sampleMilliseconds) * 1_000_000)
+      await client.clock.sleep(seconds: Double(sampleMilliseconds) / 1000)
       let snapshot = await client.snapshot()
       // The instant the player was read at, not when the answer came back here: programs
       // compare samples of several players by it.

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import PlaybackCoordination
 
@@ -9,7 +10,8 @@ import PlaybackCoordination
 public enum MpvLinkProbe {
   /// The item for `link`: the link as its id, mpv's `media-title`, its `duration`.
   public static func probe(
-    _ link: String, executable: String = "mpv", timeout: Double = 30, extractor: Bool = false
+    _ link: String, executable: String = "mpv", timeout: Double = 30, extractor: Bool = false,
+    clock: any SessionClock = MonotonicClock()
   ) async throws(MpvError) -> ItemInfo {
     if let problem = LinkItem.problem(with: link) { throw .cannotOpenLink(link, why: problem) }
     let shown = String(link.prefix(80))
@@ -31,7 +33,8 @@ public enum MpvLinkProbe {
       printed = try await withThrowingTaskGroup(of: String?.self) { group in
         group.addTask { try await Self.run(process, reading: output) }
         group.addTask {
-          try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+          await clock.sleep(seconds: timeout)
+          try Task.checkCancellation()
           return nil
         }
         defer { group.cancelAll() }

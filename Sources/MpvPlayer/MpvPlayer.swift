@@ -131,15 +131,15 @@ public final class MpvPlayer: PlayerDriver {
       return error
     }
     // mpv creates its socket once it is up.
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = clock.nanoseconds() + Int64(timeout * 1e9)
     while !FileManager.default.fileExists(atPath: socket) {
       guard process.isRunning else {
         throw giveUp(.cannotStart("mpv exited at once (status \(process.terminationStatus))"))
       }
-      guard Date() < deadline else {
+      guard clock.nanoseconds() < deadline else {
         throw giveUp(.timedOut(what: "mpv's IPC socket", seconds: timeout))
       }
-      try? await Task.sleep(nanoseconds: 10_000_000)
+      await clock.sleep(seconds: 0.01)
     }
     let box = PlayerBox()
     var connected: (any Channel)?
@@ -158,10 +158,10 @@ public final class MpvPlayer: PlayerDriver {
           }
           .connect(unixDomainSocketPath: socket).get()
       } catch {
-        guard process.isRunning, Date() < deadline else {
+        guard process.isRunning, clock.nanoseconds() < deadline else {
           throw giveUp(.cannotStart("cannot connect to mpv's IPC socket: \(error)"))
         }
-        try? await Task.sleep(nanoseconds: 20_000_000)
+        await clock.sleep(seconds: 0.02)
       }
     }
     guard let channel = connected else { throw giveUp(.cannotStart("no IPC connection")) }
@@ -223,12 +223,12 @@ public final class MpvPlayer: PlayerDriver {
       try? await channel.writeAndFlush(ByteBuffer(string: quit.line)).get()
       try? await channel.close()
     }
-    let deadline = Date().addingTimeInterval(2)
-    while process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
+    let deadline = clock.nanoseconds() + 2_000_000_000
+    while process.isRunning, clock.nanoseconds() < deadline { await clock.sleep(seconds: 0.01) }
     if process.isRunning {
       process.terminate()
-      let kill = Date().addingTimeInterval(1)
-      while process.isRunning, Date() < kill { try? await Task.sleep(nanoseconds: 10_000_000) }
+      let kill = clock.nanoseconds() + 1_000_000_000
+      while process.isRunning, clock.nanoseconds() < kill { await clock.sleep(seconds: 0.01) }
       if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
     try? FileManager.default.removeItem(at: socketDirectory)

@@ -1,3 +1,4 @@
+import Clocks
 import NIOConcurrencyHelpers
 import NearbyRooms
 import Synchronization
@@ -19,11 +20,12 @@ public final class NearbyAdvertiser: Sendable {
   }
 
   /// Starts advertising; `rooms` is called from a task of its own (it must be quick).
-  public static func start(rooms: @escaping @Sendable () -> [NearbyRoom])
-    async throws(NearbyError) -> NearbyAdvertiser
-  {
+  public static func start(
+    clock sessionClock: any SessionClock = MonotonicClock(),
+    rooms: @escaping @Sendable () -> [NearbyRoom]
+  ) async throws(NearbyError) -> NearbyAdvertiser {
     let responder = NIOLockedValueBox(NearbyResponder())
-    let clock = ElapsedClock()
+    let clock = ElapsedTime(sessionClock)
     // The socket delivers before the advertiser exists: it reads the same responder.
     let pending = NIOLockedValueBox<MulticastDNSSocket?>(nil)
     let socket = try await MulticastDNSSocket.open { message, _, port in
@@ -39,18 +41,14 @@ public final class NearbyAdvertiser: Sendable {
     let advertiser = NearbyAdvertiser(socket: socket, responder: responder)
     advertiser.loop.withLock {
       $0 = Task { [weak advertiser] in
-        let clock = ContinuousClock()
-        let start = clock.now
         while !Task.isCancelled, let advertiser {
-          let now =
-            UInt64((clock.now - start).components.seconds) * 1_000_000_000
-            + UInt64((clock.now - start).components.attoseconds / 1_000_000_000)
+          let now = clock.nanoseconds
           let current = rooms()
           let messages = advertiser.responder.withLockedValue {
             $0.advertise(current, at: now) + $0.tick(at: now)
           }
           for message in messages { advertiser.socket.send(message) }
-          try? await Task.sleep(for: Self.interval)
+          await sessionClock.sleep(for: Self.interval)
         }
       }
     }
@@ -72,16 +70,16 @@ public final class NearbyAdvertiser: Sendable {
 
 /// A value behind a lock, shared by reference (the socket's callback and the advertiser).
 
-/// Nanoseconds since it was made, on the monotonic clock: the responder's and browser's time.
-struct ElapsedClock: Sendable {
-  private let clock = ContinuousClock()
-  private let start: ContinuousClock.Instant
+/// Time since it was made, on the injected clock: the responder's and browser's time.
+struct ElapsedTime: Sendable {
+  private let clock: any SessionClock
+  private let start: Int64
 
-  init() { start = clock.now }
-
-  var nanoseconds: UInt64 {
-    let elapsed = clock.now - start
-    return UInt64(elapsed.components.seconds) * 1_000_000_000
-      + UInt64(elapsed.components.attoseconds / 1_000_000_000)
+  init(_ clock: any SessionClock) {
+    self.clock = clock
+    start = clock.nanoseconds()
   }
+
+  var nanoseconds: UInt64 { UInt64(max(0, clock.nanoseconds() &- start)) }
+  var duration: Duration { .nanoseconds(Int64(nanoseconds)) }
 }

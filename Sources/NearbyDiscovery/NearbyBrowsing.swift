@@ -1,3 +1,4 @@
+import Clocks
 import NIOConcurrencyHelpers
 import NearbyRooms
 
@@ -8,14 +9,12 @@ public enum NearbyBrowsing {
   /// a few seconds of looking need no more), until `duration` has passed or `event`
   /// returns false (found what it looked for).
   public static func browse(
-    for duration: Duration,
+    for duration: Duration, clock: any SessionClock = MonotonicClock(),
     event: @escaping @Sendable (NearbyBrowser.Event) -> Bool
   ) async throws(NearbyError) {
     let browser = NIOLockedValueBox(NearbyBrowser())
-    let clock = ContinuousClock()
-    let start = clock.now
     let done = NIOLockedValueBox(false)
-    let elapsed = ElapsedClock()
+    let elapsed = ElapsedTime(clock)
     let nanoseconds = { @Sendable () -> UInt64 in elapsed.nanoseconds }
     let socket = try await MulticastDNSSocket.open { message, address, port in
       // Answers come from port 5353 (RFC 6762 §11): others are not multicast DNS's.
@@ -27,8 +26,8 @@ public enum NearbyBrowsing {
     }
     var nextQuery: Duration = .zero
     var gap: Duration = .seconds(1)
-    while clock.now - start < duration, !done.withLockedValue({ $0 }) {
-      if clock.now - start >= nextQuery {
+    while elapsed.duration < duration, !done.withLockedValue({ $0 }) {
+      if elapsed.duration >= nextQuery {
         socket.send(NearbyBrowser.query)
         nextQuery += gap
         gap = .seconds(2)
@@ -38,7 +37,7 @@ public enum NearbyBrowsing {
         if !event(change) { done.withLockedValue { $0 = true } }
       }
       // Short naps: the end of the wait, or what was looked for, is noticed within 50 ms.
-      try? await Task.sleep(for: .milliseconds(50))
+      await clock.sleep(for: .milliseconds(50))
     }
     await socket.close()
   }

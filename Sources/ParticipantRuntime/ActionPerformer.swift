@@ -240,3 +240,19 @@ extension QueueRef {
     }
   }
 }
+
+extension ActionPerformer {
+  /// Carries out, with a performer of its own, what the person does in the player's own
+  /// window, until the client stops: for a runner that has no other input to take them in
+  /// order with (the Syncplay port, whose client's pauses come only from its player).
+  /// `told`: what came of each, for a log.
+  public static func followPlayer(
+    of client: ParticipantClient, catalog: [SeriesInfo] = [],
+    told: @escaping @Sendable (ParticipantAction, ActionOutput) -> Void = { _, _ in }
+  ) -> Task<Void, Never> {
+    Task {
+      var performer = ActionPerformer(client: client, catalog: catalog)
+      for await action in client.playerActions { told(action, await performer.perform(action)) }
+    }
+  }
+}

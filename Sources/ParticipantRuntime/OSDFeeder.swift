@@ -43,7 +43,7 @@ public final class OSDFeeder: Sendable {
           feed.withLock { feed in
             feed.saw(snapshot.state, groupTime: snapshot.groupTime, at: now)
           })
-        try? await Task.sleep(nanoseconds: 500_000_000)
+        await clock.sleep(seconds: 0.5)
       }
     }
     follower.withLock {

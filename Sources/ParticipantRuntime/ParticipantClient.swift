@@ -25,7 +25,8 @@ public actor ParticipantClient {
   public nonisolated let playerActions: AsyncStream<ParticipantAction>
   private let playerActionSink: AsyncStream<ParticipantAction>.Continuation
   private let transport: any Transport
-  private let clock: any SessionClock
+  /// The session's clock: every wait of this participant's, and its runner's, is on it.
+  public nonisolated let clock: any SessionClock
   private let player: (any PlayerDriver)?
   private let logger: Logger
   /// The room's password, if the person gave one: only ever used to derive keys here.

@@ -1,3 +1,4 @@
+import Clocks
 import Transports
 import WireProtocol
 
@@ -9,7 +10,7 @@ public enum RoomLocating {
   /// that nothing listens there, or no answer.
   public static func locate(
     _ room: String, at relay: RelayEndpoint?, over transport: any Transport,
-    within seconds: Double = 3
+    within seconds: Double = 3, clock: any SessionClock = MonotonicClock()
   ) async -> LocateAnswer {
     let connection: any TransportConnection
     do throws(TransportError) {
@@ -33,7 +34,7 @@ public enum RoomLocating {
         return .noAnswer
       }
       group.addTask {
-        try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        await clock.sleep(seconds: seconds)
         return .noAnswer
       }
       let first = await group.next() ?? .noAnswer

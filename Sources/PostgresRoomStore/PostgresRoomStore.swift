@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Logging
 import PlaybackCoordination
@@ -26,6 +27,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   public static let defaultTimeout = 10.0
   /// Longest a read or a write may take, seconds.
   public let timeout: Double
+  /// What the bound on a read or a write is measured by.
+  private let clock: any SessionClock
   /// Names this relay in the leases: random, new for every run.
   public let relayID: String
   /// Where participants reach this relay (set once the port is bound, before anyone can
@@ -52,9 +55,10 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
 
   private init(
     location: String, client: PostgresClient, runTask: Task<Void, Never>, logger: Logger,
-    advertised: RelayEndpoint?, leaseDuration: Double, timeout: Double
+    advertised: RelayEndpoint?, leaseDuration: Double, timeout: Double, clock: any SessionClock
   ) {
     self.timeout = timeout
+    self.clock = clock
     shared = advertised != nil
     self.location = location
     self.client = client
@@ -77,7 +81,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   public static func connect(
     url: String, advertised: RelayEndpoint? = nil,
     leaseDuration: Double = PostgresRoomStore.defaultLeaseDuration,
-    timeout: Double = PostgresRoomStore.defaultTimeout,
+    timeout: Double = PostgresRoomStore.defaultTimeout, clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.store.postgres")
   ) async throws(RoomStoreError) -> PostgresRoomStore {
     guard leaseDuration.isFinite, (0.2...600).contains(leaseDuration) else {
@@ -98,7 +102,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     let runTask = Task { await client.run() }
     let store = PostgresRoomStore(
       location: settings.displayed, client: client, runTask: runTask, logger: logger,
-      advertised: advertised, leaseDuration: leaseDuration, timeout: timeout)
+      advertised: advertised, leaseDuration: leaseDuration, timeout: timeout, clock: clock)
     do {
       try await store.bounded("creating the tables") { client in
         for statement in Self.schema {
@@ -566,6 +570,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     let client = self.client
     let location = self.location
     let timeout = self.timeout
+    let clock = self.clock
     do {
       // Raced against a timer without waiting for the loser: a query stuck on a database
       // that does not answer need not end for the relay to go on.
@@ -583,19 +588,27 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           continuation.resume(with: result)
           return true
         }
+        // The timer goes as soon as the work is done: a sleeping task per query would pile
+        // up for `timeout` seconds on a busy relay.
+        let timer = Mutex<Task<Void, Never>?>(nil)
         let work = Task {
+          let result: Swift.Result<Result, any Error>
           do {
-            _ = settle(.success(try await body(client)))
+            result = .success(try await body(client))
           } catch {
-            _ = settle(.failure(error))
+            result = .failure(error)
           }
+          if settle(result) { timer.withLock { $0?.cancel() } }
         }
-        Task {
-          try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-          if settle(
-            .failure(RoomStoreError("\(what) \(location) took more than \(Int(timeout)) s")))
-          {
-            work.cancel()
+        timer.withLock {
+          $0 = Task {
+            await clock.sleep(seconds: timeout)
+            guard !Task.isCancelled else { return }
+            if settle(
+              .failure(RoomStoreError("\(what) \(location) took more than \(Int(timeout)) s")))
+            {
+              work.cancel()
+            }
           }
         }
       }

@@ -116,7 +116,7 @@ extension RelayRuntime {
     let interval = max(0.05, directory.leaseDuration / 4)
     while !Task.isCancelled {
       await keepLeases(through: directory)
-      try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+      await outsideClock.sleep(seconds: interval)
     }
   }
 

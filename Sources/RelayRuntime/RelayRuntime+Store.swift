@@ -35,7 +35,7 @@ extension RelayRuntime {
     while !Task.isCancelled {
       let wrote = await Task { await self.flushStore() }.value
       let pause = wrote ? interval : Self.storeRetryInterval
-      try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
+      await outsideClock.sleep(seconds: pause)
     }
     _ = await Task { await self.flushStore(retryingBusy: true) }.value
   }
@@ -56,7 +56,7 @@ extension RelayRuntime {
         return true
       }
       if free || !retryingBusy { break }
-      try? await Task.sleep(nanoseconds: 5_000_000)
+      await outsideClock.sleep(seconds: 0.005)
     }
     guard free else { return false }
     defer { storeWriter.withLock { $0.writing = false } }

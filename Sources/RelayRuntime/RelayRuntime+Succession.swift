@@ -14,7 +14,7 @@ extension RelayRuntime {
   func runSuccessorFeeder() async {
     while !Task.isCancelled {
       feedSuccessors()
-      try? await Task.sleep(nanoseconds: UInt64(Self.successorFeedInterval * 1e9))
+      await outsideClock.sleep(seconds: Self.successorFeedInterval)
     }
   }
 

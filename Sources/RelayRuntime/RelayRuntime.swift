@@ -22,6 +22,11 @@ public final class RelayRuntime: Sendable {
   /// that participant only.
   public let ownerKey: String
   let clock: any SessionClock
+  /// Paces what waits on things outside the session — the store's writes and leases, the
+  /// successors' feed over the network — in real time, whatever the session's clock (a
+  /// demo's sped-up one, a test's virtual one) says: a database does not answer faster
+  /// because the film runs faster.
+  public let outsideClock: any SessionClock
   let logger: Logger
   let codec = WireCodec()
   let state: Mutex<State>
@@ -107,8 +112,10 @@ public final class RelayRuntime: Sendable {
     logger: Logger = Logger(label: "cowatch.relay"), epoch: String? = nil,
     ownerKey: String? = nil, store: (any RoomStore)? = nil, directory: (any RoomDirectory)? = nil,
     restoring: [StoredRoom] = [], feedsSuccessors: Bool = false, countsStatistics: Bool = true,
-    wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds
+    wallClock: @escaping @Sendable () -> Int64 = WallClock.nanoseconds,
+    outsideClock: any SessionClock = MonotonicClock()
   ) {
+    self.outsideClock = outsideClock
     self.directory = directory
     self.feedsSuccessors = feedsSuccessors
     self.countsStatistics = countsStatistics

@@ -1,4 +1,5 @@
 import CRouterPorts
+import Clocks
 import Foundation
 import Synchronization
 
@@ -24,7 +25,7 @@ public final class RouterPortForwarding: Sendable {
   /// Starts asking at once; `outcome` is told the first answer, and again whenever a
   /// renewal finds things changed (the mapping lost, or back).
   public static func start(
-    port: Int, lease: Int = defaultLease,
+    port: Int, lease: Int = defaultLease, clock: any SessionClock = MonotonicClock(),
     outcome: @escaping @Sendable (PortMappingOutcome) -> Void
   ) -> RouterPortForwarding {
     let forwarding = RouterPortForwarding(port: port, lease: lease)
@@ -44,7 +45,7 @@ public final class RouterPortForwarding: Sendable {
           } else {
             wait = .seconds(60)
           }
-          try? await Task.sleep(for: wait)
+          await clock.sleep(for: wait)
           guard !Task.isCancelled else { break }
           let before = result.outcome
           result = await forwarding.ask(renewing: result.gateway)

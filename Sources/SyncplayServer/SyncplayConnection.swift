@@ -280,12 +280,9 @@ final class SyncplayConnection: PlayerDriver, @unchecked Sendable {
       // Every event reaches the core through the observer; the stream is only drained.
       Task { for await _ in client.events {} }
       // The Syncplay client's own pauses and seeks: carried out as a person's actions are.
-      Task {
-        var performer = ActionPerformer(client: client, catalog: [])
-        for await action in client.playerActions {
-          if case .error(let problem) = await performer.perform(action) {
-            logger.info("\(name)'s Syncplay client: \(problem)")
-          }
+      _ = ActionPerformer.followPlayer(of: client) { _, output in
+        if case .error(let problem) = output {
+          logger.info("\(name)'s Syncplay client: \(problem)")
         }
       }
       for await request in requests { await client.submit(request) }

@@ -161,7 +161,8 @@ public final class RelayServer: Sendable {
     try? await serverChannel.close()
     await runTask.value
     for _ in 0..<100 where openChannels.count.load(ordering: .relaxed) > 0 {
-      try? await Task.sleep(nanoseconds: 10_000_000)
+      // Bytes leaving a socket: real time, whatever the session's clock.
+      await runtime.outsideClock.sleep(seconds: 0.01)
     }
   }
 

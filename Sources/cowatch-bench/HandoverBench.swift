@@ -98,7 +98,7 @@ enum HandoverBench {
     while Double(monoNow() - feedStart) / 1e9 < feedSeconds {
       await clients[chats % size].sendMessage(kind: .chat, body: "line \(chats) of the evening")
       chats += 1
-      try await Task.sleep(nanoseconds: 1_000_000_000)
+      await sleepSeconds(1)
     }
     let fed = Double(monoNow() - feedStart) / 1e9
     let bytes = Double(heirCarrier.replicaBytes.load(ordering: .relaxed)) / fed
@@ -154,7 +154,7 @@ enum HandoverBench {
           errors.append(abs(players[i].observe(at: s.localTime).position - group) * 1000)
         }
       }
-      try await Task.sleep(nanoseconds: 50_000_000)
+      await sleepSeconds(0.05)
     }
     for c in clients.dropFirst() { await c.stop() }
     for carrier in carriers { await carrier?.inner.stop() }

@@ -62,7 +62,7 @@ enum QueueBench {
       // The answer came back to the sender; wait (bounded) for the others' copies.
       let deadline = monoNow() + 5_000_000_000
       while arrivals.seen.withLock({ $0[entry]?.count ?? 0 }) < others, monoNow() < deadline {
-        try await Task.sleep(nanoseconds: 200_000)
+        await sleepSeconds(0.0002)
       }
       let times = arrivals.seen.withLock { $0[entry] ?? [] }.map { Double($0 - started) / 1e6 }
       guard times.count == others else {

@@ -1,5 +1,5 @@
+import Clocks
 import DemoScript
-import Foundation
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
@@ -10,9 +10,12 @@ import TerminalFront
 enum DemoFront {
   /// The demo's result, or nil when the person stopped it before the end (the runner has
   /// then stopped its participants and relay).
-  static func run(runner: DemoRunner, terminal: TerminalSession, catalog: [SeriesInfo]) async
-    -> DemoResult?
-  {
+  /// `clock`: the screen's refreshes, for a person to read (real time, whatever the demo's
+  /// speed).
+  static func run(
+    runner: DemoRunner, terminal: TerminalSession, catalog: [SeriesInfo],
+    clock: any SessionClock = MonotonicClock()
+  ) async -> DemoResult? {
     var screen = DemoScreen(names: runner.participantNames, catalog: catalog)
     let total = runner.script.expectationCount
     let progress = Progress()
@@ -38,11 +41,11 @@ enum DemoFront {
     }
     let tick = Task {
       while !Task.isCancelled {
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        await clock.sleep(seconds: 0.1)
         input.yield(nil)
       }
     }
-    var finishedAt: Date?
+    var finishedAt: Int64?
     var result: DemoResult?
     loop: for await key in inputs {
       switch key {
@@ -68,10 +71,10 @@ enum DemoFront {
       terminal.show(screen.render(rows: size.rows, cols: size.cols))
       if result == nil, let finished = done.withLock({ $0 }) {
         result = finished
-        finishedAt = Date()
+        finishedAt = clock.nanoseconds()
       }
       // Leave the final screen up a little, then hand the terminal back.
-      if let finishedAt, Date().timeIntervalSince(finishedAt) > 8 { break loop }
+      if let finishedAt, clock.seconds(since: finishedAt) > 8 { break loop }
     }
     tick.cancel()
     keyTask.cancel()

@@ -119,6 +119,8 @@ struct MpvRoom {
           observer: observer)
         try await client.start()
         clients.append(client)
+        // Keys pressed in mpv are carried out as a runner carries them out.
+        _ = ActionPerformer.followPlayer(of: client)
         if let feeder {
           feeder.follow(client)
           feeders.append(feeder)

@@ -2,6 +2,7 @@ import Foundation
 import HeadlessFront
 import Media
 import ParticipantRuntime
+import PlaybackCoordination
 import TestSupport
 import Testing
 
@@ -27,24 +28,28 @@ struct HeadlessSampleTests {
     let clock = relay.clock
     await relay.run(until: "ann plays", within: 2) { player.observe(at: clock.localNow()).rate > 0 }
     await relay.advance(by: 1.234567)
-    // What the player shows now (the runner leaves the room when its input ends).
-    let shown = player.observe(at: clock.localNow()).position
+    let before = clock.nanoseconds()
     let output = OutputLines()
     let runner = HeadlessRunner(client: ann, catalog: [testSeries], sampleMilliseconds: 1) {
       line in Task { await output.add(line) }
     }
     let (input, feed) = AsyncStream<String>.makeStream()
     let running = Task { await runner.run(input: input) }
-    await eventually("a sample") { await output.lines.contains { $0.contains(#""sample""#) } }
-    feed.finish()
-    await running.value
+    // The sampler waits on the session's clock, as every wait does.
+    await relay.run(until: "a sample", within: 1) {
+      await output.lines.contains { $0.contains(#""sample""#) }
+    }
     let line = try #require(await output.lines.first { $0.contains(#""sample""#) })
     let fields = try #require(
       try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    // Virtual time stands still: the reading's instant is the clock's now, exactly.
-    #expect((fields["mono_ns"] as? Int).map(Int64.init) == clock.nanoseconds())
+    let instant = try #require((fields["mono_ns"] as? Int).map(Int64.init))
+    #expect(instant > before && instant <= clock.nanoseconds())
+    // What the player showed at that instant (asked before the runner leaves the room).
+    let shown = player.observe(at: LocalInstant(nanoseconds: instant)).position
+    feed.finish()
+    await running.value
     let position = try #require(fields["position"] as? Double)
-    #expect(abs(position - shown) < 0.000_001, "\(line)")
+    #expect(abs(position - shown) < 0.000_001, "\(line), the player showed \(shown)")
     #expect(abs(position - (position * 1000).rounded() / 1000) > 0, "not cut to the millisecond")
     await relay.stop()
   }

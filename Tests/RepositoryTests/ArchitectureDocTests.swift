@@ -11,6 +11,8 @@ struct ManifestTarget: Equatable {
   var name: String
   var kind: String
   var dependencies: Set<String>
+  /// The modules of other packages it names (`.product(name:…)`).
+  var products: Set<String> = []
 
   static func all(in manifest: String) -> [ManifestTarget] {
     let start = #/\.(target|executableTarget|systemLibrary|testTarget)\(\s*name:\s*"([^"]+)"/#
@@ -19,6 +21,7 @@ struct ManifestTarget: Equatable {
       let end = i + 1 < matches.count ? matches[i + 1].range.lowerBound : manifest.endIndex
       let body = manifest[match.range.upperBound..<end]
       var dependencies: Set<String> = []
+      var products: Set<String> = []
       if let list = body.firstMatch(of: #/dependencies:\s*\[/#) {
         // The list runs to its closing bracket; products name other packages' modules.
         var depth = 1
@@ -28,11 +31,15 @@ struct ManifestTarget: Equatable {
           if body[index] == "]" { depth -= 1 }
           index = body.index(after: index)
         }
-        let own = body[list.range.upperBound..<index].replacing(#/\.product\([^)]*\)/#, with: "")
+        let listed = body[list.range.upperBound..<index]
+        products = Set(
+          listed.matches(of: #/\.product\(\s*name:\s*"([^"]+)"/#).map { String($0.1) })
+        let own = listed.replacing(#/\.product\([^)]*\)/#, with: "")
         dependencies = Set(own.matches(of: #/"([^"]+)"/#).map { String($0.1) })
       }
       return ManifestTarget(
-        name: String(match.2), kind: String(match.1), dependencies: dependencies)
+        name: String(match.2), kind: String(match.1), dependencies: dependencies,
+        products: products)
     }
   }
 }
@@ -111,7 +118,7 @@ struct ArchitectureDocTests {
     }
   }
 
-  @Test("the manifest is read target by target, its own dependencies without the products")
+  @Test("the manifest is read target by target, its own dependencies apart from the products")
   func findsAMissingRow() {
     let manifest = """
       .target(name: "A"),
@@ -123,7 +130,7 @@ struct ArchitectureDocTests {
     #expect(
       ManifestTarget.all(in: manifest) == [
         ManifestTarget(name: "A", kind: "target", dependencies: []),
-        ManifestTarget(name: "B", kind: "target", dependencies: ["A"]),
+        ManifestTarget(name: "B", kind: "target", dependencies: ["A"], products: ["NIOCore"]),
         ManifestTarget(name: "BTests", kind: "testTarget", dependencies: ["B"]),
       ])
   }

@@ -34,4 +34,74 @@ struct SourceLayoutTests {
     let twice = types.filter { $0.value.count > 1 }.map { "\($0.key): \($0.value.sorted())" }
     #expect(twice.isEmpty, "\(twice.sorted())")
   }
+
+  /// The modules each Swift file under `folder` imports.
+  static func imports(under folder: URL) throws -> Set<String> {
+    let statement =
+      #/^\s*(?:@[A-Za-z_]+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)/#
+    var found: Set<String> = []
+    let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+      guard file.pathExtension == "swift" else { continue }
+      for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+        if let match = line.firstMatch(of: statement) { found.insert(String(match.1)) }
+      }
+    }
+    return found
+  }
+
+  @Test(
+    "each target imports exactly what Package.swift says it depends on: nothing declared goes unused, nothing used comes in undeclared through another module"
+  )
+  func importsMatchTheManifest() throws {
+    let manifest = try String(
+      contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+    let targets = ManifestTarget.all(in: manifest)
+    let ours = Set(targets.map(\.name))
+    let theirs = targets.reduce(into: Set<String>()) { $0.formUnion($1.products) }
+    var checked = 0
+    var undeclared: [String] = []
+    var unused: [String] = []
+    for target in targets where target.kind != "systemLibrary" {
+      let folder = root.appendingPathComponent(target.kind == "testTarget" ? "Tests" : "Sources")
+        .appendingPathComponent(target.name)
+      let imported = try Self.imports(under: folder).intersection(ours.union(theirs))
+        .subtracting([target.name])
+      let declared = target.dependencies.union(target.products)
+      for module in imported.subtracting(declared).sorted() {
+        undeclared.append("\(target.name) → \(module)")
+      }
+      for module in declared.subtracting(imported).sorted() {
+        unused.append("\(target.name) → \(module)")
+      }
+      checked += 1
+    }
+    #expect(undeclared.isEmpty, "imported, not declared: \(undeclared)")
+    #expect(unused.isEmpty, "declared, never imported: \(unused)")
+    #expect(checked > 40, "the targets were found")
+  }
+
+  @Test(
+    "every wait is a clock's: Task.sleep only inside the Clocks module, so that tests can move time and the demo can speed it up"
+  )
+  func sleepsGoThroughAClock() throws {
+    let sources = root.appendingPathComponent("Sources")
+    let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+    var sleeping: [String] = []
+    var read = 0
+    while let file = files?.nextObject() as? URL {
+      guard file.pathExtension == "swift" else { continue }
+      read += 1
+      let module = file.pathComponents[sources.pathComponents.count]
+      guard module != "Clocks" else { continue }
+      let text = try String(contentsOf: file, encoding: .utf8)
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+        .enumerated() where line.contains("Task.sleep(")
+      {
+        sleeping.append("\(module)/\(file.lastPathComponent):\(number + 1)")
+      }
+    }
+    #expect(read > 300, "the sources were read")
+    #expect(sleeping.isEmpty, "Task.sleep outside the clocks: \(sleeping)")
+  }
 }
