@@ -74,6 +74,7 @@ struct MpvClockReadingTests {
     // The late answer's moment is unknown: not taken, however it reads.
     #expect(clock.answered(12, at: t(7.5), counts: false) == .back)
     #expect(!clock.silent)
+    #expect(clock.nextWake == t(7.5))
     #expect(clock.due(at: t(7.5)) == .read(.audioPTS), "the next reading places it, at once")
   }
 
