@@ -122,8 +122,6 @@ public struct MpvPlaybackMachine: Sendable {
   /// How long mpv takes to follow a speed change, seconds (learned).
   public var speedDelay: Double { timing.speedDelay }
   private var stalled = false
-  /// Stalled because a reading went unanswered (see ``Configuration/unanswered``).
-  private var silent = false
   private var preparedAt: LocalInstant?
   /// Why the player cannot follow (mpv gone, no file), if it cannot.
   public private(set) var problem: String?
@@ -134,21 +132,14 @@ public struct MpvPlaybackMachine: Sendable {
   /// Scheduled actions.
   private var unpauseAt: LocalInstant?
   private var switchAt: LocalInstant?
-  private var nextPoll: LocalInstant?
-  private var poll: (id: Int, sentAt: LocalInstant)?
-  private var pollProperty = MpvProperty.audioPTS
-  private var audioSeen = false
+  /// Reading mpv's clock: when, which clock, and which readings are believed.
+  private var clockReading: MpvClockReading
   /// How early `pause=false` is sent before a scheduled start, seconds (learned).
   public var unpauseLead: Double { timing.unpauseLead }
   /// How late the next scheduled start is sent on purpose (see ``delayNextStart(by:)``).
   public private(set) var nextStartDelay = 0.0
-  /// The start whose lateness the next audio reading measures.
-  private var scheduledStart: (itemTime: Double, at: LocalInstant)?
   /// The query asking where the last seek for a start landed, and where it was asked to.
   private var landing: (request: Int, target: Double)?
-  /// A reading's distance from the model, held until the next reading confirms it.
-  private var suspect: Double?
-  private var audioMisses = 0
   /// What mpv was last told, and the changes it has yet to report back, to tell the
   /// driver's own changes from the person's.
   private var echo = MpvEcho()
@@ -182,6 +173,7 @@ public struct MpvPlaybackMachine: Sendable {
   public init(configuration: Configuration = .init()) {
     self.configuration = configuration
     timing = MpvTiming(configuration: configuration)
+    clockReading = MpvClockReading(configuration: configuration)
   }
 
   // MARK: - Inputs
@@ -226,9 +218,7 @@ public struct MpvPlaybackMachine: Sendable {
     item = id
     duration = nil
     problem = nil
-    pollProperty = .audioPTS
-    audioSeen = false
-    audioMisses = 0
+    clockReading.fileLoaded()
     stalled = false
     intent = .pause(at: at)
     freeze(at: max(0, at))
@@ -388,95 +378,62 @@ public struct MpvPlaybackMachine: Sendable {
       }
       return []
     }
-    if let poll, poll.id == id { return pollAnswered(poll, data, error, at: now) }
+    if clockReading.isReading(id) { return clockAnswered(data, error, at: now) }
     return []
   }
 
   /// The answer to the reading of mpv's clock.
-  private mutating func pollAnswered(
-    _ poll: (id: Int, sentAt: LocalInstant), _ data: MpvValue, _ error: MpvStatus,
-    at now: LocalInstant
-  ) -> [Effect] {
-    self.poll = nil
-    if silent {
-      // mpv answers again: it plays on from where it stood. This reading's moment is
-      // unknown (its exchange spans the silence); the next one places it.
-      silent = false
-      stalled = false
-      if phase == .playing { picture.resume(at: now) }
-      nextPoll = now
-      return []
-    }
-    guard phase == .playing, !stalled, unpauseAt == nil else { return [] }
-    if let value = data.number, error == .success {
-      return read(value, sentAt: poll.sentAt, at: now)
-    } else if pollProperty == .audioPTS, !audioSeen {
-      // Right after a start the audio clock is not there yet; if it never comes, the
-      // file has no audio and the frame clock is all there is.
-      audioMisses += 1
-      if audioMisses >= 20 { pollProperty = .timePos }
-    }
-    return []
-  }
-
-  /// mpv's clock read `value` sometime between `sentAt` and `now`: the model takes what
-  /// of it can be believed, and the timing estimates learn from it.
-  private mutating func read(_ value: Double, sentAt: LocalInstant, at now: LocalInstant)
+  private mutating func clockAnswered(_ data: MpvValue, _ error: MpvStatus, at now: LocalInstant)
     -> [Effect]
   {
-    // Read at the midpoint of the exchange.
-    let exchange = now.seconds(since: sentAt)
-    let midpoint = sentAt.advanced(bySeconds: exchange / 2)
+    let value = error == .success ? data.number : nil
+    switch clockReading.answered(
+      value, at: now, counts: phase == .playing && !stalled && unpauseAt == nil)
+    {
+    case .back:
+      // mpv answers again: it plays on from where it stood.
+      stalled = false
+      if phase == .playing { picture.resume(at: now) }
+      return []
+    case .value(let value, let midpoint, let exchange):
+      return read(value, midpoint: midpoint, exchange: exchange)
+    case .nothing:
+      return []
+    }
+  }
+
+  /// mpv's clock read `value` at `midpoint` of an exchange of `exchange` seconds: the
+  /// model takes what of it can be believed, and the timing estimates learn from it.
+  private mutating func read(_ value: Double, midpoint: LocalInstant, exchange: Double)
+    -> [Effect]
+  {
     let weight = timing.exchanged(in: exchange)
-    let audio = pollProperty == .audioPTS
     // How far mpv's clock is from the model (the model keeps the picture's time: the
     // audio clock already counts speed changes still in flight).
     let deviation =
       value + picture.inFlightDebt(at: midpoint) - projected(at: midpoint)
-    var believed = false
-    if let start = scheduledStart, audio {
-      let settled = midpoint.seconds(since: start.at) >= configuration.startSettling
-      if !settled {
-        if abs(deviation) < configuration.startMiss { return [] }
-        // mpv really missed the start (a loaded machine): no noise is that large.
-        scheduledStart = nil
-        believed = true
-      }
-    }
-    if audio, !believed, abs(deviation) > configuration.outlier {
-      // One reading far from a model that was right a poll ago is mpv's clock
-      // jumping, not the player: believed only when the next one agrees.
-      if let suspect, abs(suspect - deviation) <= configuration.outlier {
-        self.suspect = nil
-      } else {
-        suspect = deviation
-        return []
-      }
-    } else {
-      suspect = nil
-    }
-    if scheduledStart != nil, audio {
-      // The first settled reading after a scheduled unpause says how late mpv really
-      // started (an unsettled one would teach the lead its noise, and every later
-      // start would be sent early or late by it). A speed change still in flight
-      // makes the comparison uncertain: nothing is learned then.
-      scheduledStart = nil
+    let verdict = clockReading.judge(deviation, at: midpoint)
+    if verdict == .doubted { return [] }
+    if verdict == .believed(measuresStart: true) {
+      // How late mpv really started. A speed change still in flight makes the comparison
+      // uncertain: nothing is learned then.
       let delay = -deviation / max(picture.speed, 0.01) + unpauseLead
       if !picture.isChangingSpeed(at: midpoint), weight == 1 { timing.unpauseTook(delay) }
     }
     // Learn the speed delay from the audio clock's jump.
-    if audio, weight == 1, let error = picture.speedDelayError(reading: value, at: midpoint) {
+    if clockReading.readsAudio, weight == 1,
+      let error = picture.speedDelayError(reading: value, at: midpoint)
+    {
       timing.speedDelayWasOff(by: error)
     }
     // The audio clock already counts speed changes mpv has not yet played out.
     picture.place(
-      believed
+      verdict == .missedStart
         ? value + picture.inFlightDebt(at: midpoint)
         : projected(at: midpoint)
           + MpvTiming.believable(deviation, weight: weight, exchange: exchange),
       at: midpoint)
     landing = nil
-    if audio { audioSeen = true }
     return []
   }
 
@@ -683,25 +640,23 @@ public struct MpvPlaybackMachine: Sendable {
         let start = startAt.advanced(bySeconds: now.seconds(since: at))
         phase = .playing
         picture.start(at: itemTime, from: start, rate: rate)
-        scheduledStart = (itemTime, start)
-        suspect = nil
-        nextPoll = now
+        clockReading.unpaused(scheduledFor: start, at: now)
         effects.append(request(.setPause(false)))
       }
     }
-    if phase == .playing, !stalled, let poll,
-      now.seconds(since: poll.sentAt) >= configuration.unanswered
-    {
-      // mpv has not answered for a while: it is not known to play on.
-      settle(at: now)
-      stalled = true
-      silent = true
-    }
-    if phase == .playing, !stalled, poll == nil, nextPoll.map({ $0 <= now }) ?? true {
-      let read = request(.get(pollProperty))
-      if case .send(let r) = read { poll = (r.id, now) }
-      nextPoll = now.advanced(bySeconds: configuration.pollInterval)
-      effects.append(read)
+    if phase == .playing, !stalled {
+      switch clockReading.due(at: now) {
+      case .unanswered:
+        // mpv has not answered for a while: it is not known to play on.
+        settle(at: now)
+        stalled = true
+      case .read(let property):
+        let read = request(.get(property))
+        if case .send(let r) = read { clockReading.reading(r.id, sentAt: now) }
+        effects.append(read)
+      case nil:
+        break
+      }
     }
     return effects
   }
@@ -751,10 +706,7 @@ public struct MpvPlaybackMachine: Sendable {
   /// When ``wake(at:)`` is next due.
   public var nextWake: LocalInstant? {
     var candidates = [switchAt, unpauseAt, heldUntil]
-    if phase == .playing, !stalled {
-      candidates.append(
-        poll.map { $0.sentAt.advanced(bySeconds: configuration.unanswered) } ?? nextPoll)
-    }
+    if phase == .playing, !stalled { candidates.append(clockReading.nextWake) }
     return candidates.compactMap { $0 }.min()
   }
 
@@ -808,13 +760,9 @@ public struct MpvPlaybackMachine: Sendable {
     guard case .send(let r) = effect else { return [] }
     phase = .preparing(request: r.id, replied: false, since: now, load: load)
     preparedAt = nil
-    poll = nil
     landing = nil
-    if silent {
-      // Busy until mpv answers this one: the preparation says whether it is back.
-      silent = false
-      stalled = false
-    }
+    // Busy until mpv answers this one: the preparation says whether it is back.
+    if clockReading.preparing() { stalled = false }
     return []
   }
 
@@ -840,7 +788,7 @@ public struct MpvPlaybackMachine: Sendable {
       let target = isLoading ? loadedAt : seekTarget
       phase = .playing
       picture.start(at: target, from: now, rate: rate)
-      nextPoll = now.advanced(bySeconds: configuration.pollInterval)
+      clockReading.unpausedLate(at: now)
       return [request(.setPause(false))]
     }
   }
@@ -862,7 +810,7 @@ public struct MpvPlaybackMachine: Sendable {
 
   private mutating func freeze(at itemTime: Double) {
     picture.freeze(at: itemTime)
-    suspect = nil
+    clockReading.modelMoved()
   }
 
   /// Where the picture is at `t`.
@@ -898,7 +846,7 @@ public struct MpvPlaybackMachine: Sendable {
     landing = nil
     unpauseAt = nil
     switchAt = nil
-    scheduledStart = nil
+    clockReading.startCancelled()
     deferredBy = 0
   }
 
