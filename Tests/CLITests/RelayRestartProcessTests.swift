@@ -52,9 +52,12 @@ struct RelayRestartProcessTests {
     // every 5 ms; a loaded machine (this suite runs tests in parallel) can delay a write, so
     // the kill comes a moment later.
     try await Task.sleep(nanoseconds: 300_000_000)
+    var marks = (ann.output.count, bob.output.count)
     await relay.killNow()
     ann.send("say while the relay was down")
-    try await Task.sleep(nanoseconds: 1_000_000_000)
+    // Both see the relay gone (and try again) before it comes back.
+    await ann.waitForLine(after: marks.0, containing: [#""event":"connection""#, "reconnecting"])
+    await bob.waitForLine(after: marks.1, containing: [#""event":"connection""#, "reconnecting"])
     let (annMark, bobMark) = (ann.output.count, bob.output.count)
     relay = try CowatchProcess(["serve", "--host", host, "--port", port, "--store", file])
     await relay.waitForLine(containing: ["listening on \(host):\(port)"])
@@ -84,8 +87,10 @@ struct RelayRestartProcessTests {
     let mono0 = try #require(sample["mono_ns"] as? Int)
     let group0 = try #require(sample["group_position"] as? Double)
     try await Task.sleep(nanoseconds: 300_000_000)
+    marks = (ann.output.count, bob.output.count)
     await relay.killNow()
-    try await Task.sleep(nanoseconds: 1_000_000_000)
+    await ann.waitForLine(after: marks.0, containing: [#""event":"connection""#, "reconnecting"])
+    await bob.waitForLine(after: marks.1, containing: [#""event":"connection""#, "reconnecting"])
     let (annMark2, bobMark2) = (ann.output.count, bob.output.count)
     relay = try CowatchProcess(["serve", "--host", host, "--port", port, "--store", file])
     await relay.waitForLine(containing: ["listening on \(host):\(port)"])
