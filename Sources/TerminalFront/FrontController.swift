@@ -200,6 +200,18 @@ public struct FrontController: Hashable, Sendable {
       default: return [.localNotice(refusal)]
       }
     }
+    if let done = performInRoom(command, model: model) { return done }
+    // The rest moves the group: only for a joined participant.
+    if let refusal = playbackRefusal(model) { return [.localNotice(refusal)] }
+    guard let session = model.session else { return [] }
+    return performOnGroup(command, session: session, model: model)
+  }
+
+  /// What the front, the room and this person's place in it do; nil for what moves the
+  /// group's playback.
+  private mutating func performInRoom(_ command: FrontCommand, model: FrontModel)
+    -> [FrontAction]?
+  {
     switch command {
     case .help:
       showsHelp.toggle()
@@ -280,11 +292,14 @@ public struct FrontController: Hashable, Sendable {
       present(.roomMenu(control: control))
       return [.redraw]
     default:
-      break
+      return nil
     }
-    // The rest moves the group: only for a joined participant.
-    if let refusal = playbackRefusal(model) { return [.localNotice(refusal)] }
-    guard let session = model.session else { return [] }
+  }
+
+  /// What moves the group's playback (or, stepped away, this person's own player).
+  private mutating func performOnGroup(
+    _ command: FrontCommand, session: WatchSession, model: FrontModel
+  ) -> [FrontAction] {
     switch command {
     case .suspendResume:
       if model.localSuspensions.isEmpty {
@@ -434,43 +449,7 @@ public struct FrontController: Hashable, Sendable {
     case (.comeBack, .chosen(.catchUp)): return [.act(.resume)]
     case (.comeBack(let position), .chosen(.bringEveryone)): return [.act(.resumeAt(position))]
     case (.chat, .submitted(let text)):
-      let trimmed = text.trimmingSpaces
-      guard !trimmed.isEmpty else { return [.redraw] }
-      // "/play LINK" and "/queue LINK": a link for everyone.
-      for use in [LinkUse.play, .queue] where trimmed.lowercased().hasPrefix("/\(use.rawValue)") {
-        let command = "/\(use.rawValue)"
-        let rest = trimmed.dropFirst(command.count)
-        guard rest.isEmpty || rest.first == " " else { continue }
-        let link = String(rest).trimmingSpaces
-        if let problem = link.isEmpty ? "say \(command) and a link" : LinkItem.problem(with: link) {
-          // The line stays open with what was typed, to fix it.
-          present(prompt)
-          return [.localNotice("\(command): \(problem)")]
-        }
-        return [.openLink(link, use)]
-      }
-      // "//text" sends "/text"; any other "/word" that is not a command stays in the line
-      // with what it might have meant: a mistyped "/tel bob …" must not reach everyone.
-      if let literal = ChatCommands.literal(trimmed) { return [.act(.say(literal))] }
-      if let problem = ChatCommands.unknownCommand(in: trimmed) {
-        present(prompt)
-        return [.localNotice(problem)]
-      }
-      let others = model.group.participants.filter { $0.id != model.localParticipant }
-      switch TellLine.parse(trimmed, names: others.map(\.name)) {
-      case .notATell:
-        return [.act(.say(trimmed))]
-      case .tell(let names, let message):
-        let people = names.compactMap { name in others.first { $0.name == name }?.id }
-        return [.act(.tell(.to(people, message)))]
-      // A /tell that cannot go: the line stays open with what was typed, to fix it.
-      case .usage:
-        present(prompt)
-        return [.localNotice(TellLine.usageText)]
-      case .unknown(let name):
-        present(prompt)
-        return [.localNotice("nobody called \(name) is in the room")]
-      }
+      return chatLine(text, from: prompt, model: model)
     case (.episodePicker, .chosen(.item(let id))):
       return picked(id, model: model)
     case (.episodePicker, .acted(.queue, .item(let id)?)):
@@ -492,23 +471,7 @@ public struct FrontController: Hashable, Sendable {
     case (.confirmPlayQueued(let entry, _), .chosen(.yes)):
       return [.act(.queue(.play(.entry(entry), confirmed: true)))]
     case (.queue, .acted(let action, let choice)):
-      present(prompt)
-      if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
-      let queue = model.group.queue
-      if action == .clear {
-        return queue.isEmpty ? [.redraw] : [.act(.queue(.clear)), .redraw]
-      }
-      guard case .queueEntry(let id)? = choice,
-        let place = queue.firstIndex(where: { $0.id == id })
-      else { return [.redraw] }
-      switch action {
-      case .remove: return [.act(.queue(.remove(.entry(id)))), .redraw]
-      case .moveUp where place > 0:
-        return [.act(.queue(.move(.entry(id), toPlace: place))), .redraw]
-      case .moveDown where place + 1 < queue.count:
-        return [.act(.queue(.move(.entry(id), toPlace: place + 2))), .redraw]
-      default: return [.redraw]
-      }
+      return queueAction(action, on: choice, from: prompt, model: model)
     case (.roomMenu, .chosen(.lock(let locked))): return [.act(.lock(locked))]
     case (.roomMenu, .chosen(.control(let control))):
       return [.act(.control(control))]
@@ -542,6 +505,74 @@ public struct FrontController: Hashable, Sendable {
       return [.act(.remove(.id(id)))]
     default:
       return [.redraw]
+    }
+  }
+
+  /// A line typed in the chat: said, told to some, a link for everyone, or, when it cannot
+  /// go as typed, kept open with what was typed and why.
+  private mutating func chatLine(_ text: String, from prompt: Prompt, model: FrontModel)
+    -> [FrontAction]
+  {
+    let trimmed = text.trimmingSpaces
+    guard !trimmed.isEmpty else { return [.redraw] }
+    // "/play LINK" and "/queue LINK": a link for everyone.
+    for use in [LinkUse.play, .queue] where trimmed.lowercased().hasPrefix("/\(use.rawValue)") {
+      let command = "/\(use.rawValue)"
+      let rest = trimmed.dropFirst(command.count)
+      guard rest.isEmpty || rest.first == " " else { continue }
+      let link = String(rest).trimmingSpaces
+      if let problem = link.isEmpty ? "say \(command) and a link" : LinkItem.problem(with: link) {
+        // The line stays open with what was typed, to fix it.
+        present(prompt)
+        return [.localNotice("\(command): \(problem)")]
+      }
+      return [.openLink(link, use)]
+    }
+    // "//text" sends "/text"; any other "/word" that is not a command stays in the line
+    // with what it might have meant: a mistyped "/tel bob …" must not reach everyone.
+    if let literal = ChatCommands.literal(trimmed) { return [.act(.say(literal))] }
+    if let problem = ChatCommands.unknownCommand(in: trimmed) {
+      present(prompt)
+      return [.localNotice(problem)]
+    }
+    let others = model.group.participants.filter { $0.id != model.localParticipant }
+    switch TellLine.parse(trimmed, names: others.map(\.name)) {
+    case .notATell:
+      return [.act(.say(trimmed))]
+    case .tell(let names, let message):
+      let people = names.compactMap { name in others.first { $0.name == name }?.id }
+      return [.act(.tell(.to(people, message)))]
+    // A /tell that cannot go: the line stays open with what was typed, to fix it.
+    case .usage:
+      present(prompt)
+      return [.localNotice(TellLine.usageText)]
+    case .unknown(let name):
+      present(prompt)
+      return [.localNotice("nobody called \(name) is in the room")]
+    }
+  }
+
+  /// A key on the queue's list: the list stays open, the entry chosen moved or removed.
+  private mutating func queueAction(
+    _ action: Prompt.ListAction, on choice: Prompt.Choice?, from prompt: Prompt,
+    model: FrontModel
+  ) -> [FrontAction] {
+    present(prompt)
+    if let refusal = model.playbackControlRefusal { return [.localNotice(refusal)] }
+    let queue = model.group.queue
+    if action == .clear {
+      return queue.isEmpty ? [.redraw] : [.act(.queue(.clear)), .redraw]
+    }
+    guard case .queueEntry(let id)? = choice,
+      let place = queue.firstIndex(where: { $0.id == id })
+    else { return [.redraw] }
+    switch action {
+    case .remove: return [.act(.queue(.remove(.entry(id)))), .redraw]
+    case .moveUp where place > 0:
+      return [.act(.queue(.move(.entry(id), toPlace: place))), .redraw]
+    case .moveDown where place + 1 < queue.count:
+      return [.act(.queue(.move(.entry(id), toPlace: place + 2))), .redraw]
+    default: return [.redraw]
     }
   }
 
