@@ -393,7 +393,9 @@ public struct FrontController: Hashable, Sendable {
       present(.episodePicker(series: [session.series] + others, current: session.item.id))
       return [.redraw]
     }
-    guard !model.catalog.isEmpty else { return [.localNotice("there is nothing to pick from")] }
+    guard !model.catalog.isEmpty else {
+      return [.localNotice("no episodes of your own here — /play LINK in the chat plays a link")]
+    }
     present(.episodePicker(series: model.catalog, current: nil))
     return [.redraw]
   }

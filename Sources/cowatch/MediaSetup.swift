@@ -33,11 +33,14 @@ struct PreparedPlayer: Sendable {
 enum MediaSetup {
   /// Loads `--media DIR` (durations probed with ffprobe, cached), or else the default
   /// catalog (or `COWATCH_MEDIA`); a broken catalog or an unusable directory is one clear
-  /// line and a non-zero exit. Files that cannot be used are named on `warn`.
+  /// line and a non-zero exit. Files that cannot be used are named on `warn`. mpv with no
+  /// folder has nothing of its own: the person watches links, and steps away from items
+  /// only others have.
   static func load(
     command: String, options: ParticipantOptions, warn: (String) -> Void
   ) throws(CommandFailure) -> LoadedMedia {
     guard let directory = options.media else {
+      if options.player == "mpv" { return LoadedMedia(catalog: Catalog(series: [])) }
       do {
         return LoadedMedia(catalog: try Catalog.loadDefault())
       } catch {

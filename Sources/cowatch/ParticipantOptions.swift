@@ -139,10 +139,6 @@ struct ParticipantOptions: ParsableArguments {
       if videoTty != nil { throw ValidationError("--video-tty only applies with --player mpv") }
       if osd != nil { throw ValidationError("--osd only applies with --player mpv") }
     }
-    if player == "mpv", media == nil {
-      throw ValidationError(
-        "--player mpv plays your own files: give the directory they are in with --media DIR")
-    }
     guard abs(driftPpm) <= 100_000 else {
       throw ValidationError("--drift-ppm must be within ±100000")
     }

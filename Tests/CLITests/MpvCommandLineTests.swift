@@ -89,7 +89,9 @@ struct MpvCommandLineTests {
     #expect(await bob.exitStatus() == 0)
   }
 
-  @Test("one who lacks the episode is told which and steps away; the group does not wait")
+  @Test(
+    "one who lacks the episode is told which and steps away, and so is one with no media folder at all; the group does not wait"
+  )
   func missingEpisode() async throws {
     let library = try await MpvTools.library()
     defer { try? FileManager.default.removeItem(atPath: library) }
@@ -111,23 +113,27 @@ struct MpvCommandLineTests {
     let bob = try CowatchProcess(
       ["join", "127.0.0.1:\(port)", "--name", "bob", "--media", bobs] + common)
     defer { bob.terminate() }
-    await ann.waitForLine(containing: [#""event":"welcome""#], within: 20)
-    await bob.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    // carl has no media folder: mpv all the same (links are his to watch).
+    let carl = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "carl"] + common)
+    defer { carl.terminate() }
+    for person in [ann, bob, carl] {
+      await person.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    }
     ann.send("start night-ferry/s1e2")
-    await bob.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
-    bob.send("join")
-    await bob.waitForLine(containing: [
-      #""event":"error""#, "you don't have Night Ferry · Night Ferry S01E02 Port Askaig (0:20)",
-    ])
+    for person in [bob, carl] {
+      await person.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+      person.send("join")
+      await person.waitForLine(containing: [
+        #""event":"error""#, "you don't have Night Ferry · Night Ferry S01E02 Port Askaig (0:20)",
+      ])
+    }
     // The group plays on without bob (no 60 s wait for his load).
     await ann.waitForLine(containing: [#""event":"state""#, #""state":"playing""#], within: 10)
     await ann.waitForLine(containing: [
       #""event":"sample""#, #""item":"night-ferry/s1e2""#, #""rate":1"#,
     ])
-    ann.closeInput()
-    bob.closeInput()
-    #expect(await ann.exitStatus() == 0)
-    #expect(await bob.exitStatus() == 0)
+    for person in [ann, bob, carl] { person.closeInput() }
+    for person in [ann, bob, carl] { #expect(await person.exitStatus() == 0) }
   }
 
   @Test("one whose file differs in duration from the group's is warned, once, and watches on")
@@ -235,13 +241,10 @@ struct MpvCommandLineTests {
     #expect(await bob.exitStatus() == 0)
   }
 
-  @Test("--player mpv without --media, or an empty library: one clear line, non-zero exit")
+  @Test(
+    "--media naming a folder with no video in it (a wrong path, most likely): one clear line, non-zero exit"
+  )
   func badOptions() async throws {
-    let noMedia = try CowatchProcess([
-      "join", "127.0.0.1:1", "--name", "ann", "--player", "mpv", "--headless",
-    ])
-    #expect(await noMedia.exitStatus() != 0)
-    #expect(noMedia.standardError.contains("--media DIR"))
     let empty = FileManager.default.temporaryDirectory
       .appendingPathComponent("cowatch-empty-\(UInt64.random(in: 0...UInt64.max))")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
