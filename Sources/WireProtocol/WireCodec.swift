@@ -29,7 +29,9 @@ public struct WireCodec: Sendable {
   private func encode<Message: Encodable>(general message: Message) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    var bytes = (try? encoder.encode(message)).map { Array($0) } ?? Array(#"{"type":"error"}"#.utf8)
+    var bytes =
+      (try? encoder.encode(message)).map { Array($0) }
+      ?? Array(#"{"type":"\#(ServerMessage.WireType.error.rawValue)"}"#.utf8)
     bytes.append(UInt8(ascii: "\n"))
     return bytes
   }
