@@ -77,9 +77,8 @@ extension ClientMessage: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "hello":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .hello:
       self = .hello(
         version: try c.decode(Int.self, forKey: .version),
         name: try c.decode(String.self, forKey: .name),
@@ -88,29 +87,29 @@ extension ClientMessage: Codable {
         protect: try c.decodeIfPresent(RoomProtection.self, forKey: .protect),
         resumeKey: try c.contains(.resumeKey)
           ? c.decodeBase64(forKey: .resumeKey, bytes: 32...32) : nil)
-    case "proof":
+    case .proof:
       self = .proof(signature: try c.decodeBase64(forKey: .signature, bytes: 64...64))
-    case "command":
+    case .command:
       self = .command(
         id: try c.decode(UInt64.self, forKey: .id),
         try c.decode(GroupCommand.self, forKey: .command))
-    case "ping":
+    case .ping:
       self = .ping(
         id: try c.decode(UInt64.self, forKey: .id), t0: try c.decode(LocalInstant.self, forKey: .t0)
       )
-    case "send":
+    case .send:
       self = .send(
         seq: try c.decode(UInt64.self, forKey: .seq),
         to: try c.decode(Recipients.self, forKey: .to),
         kind: try c.decode(MessageKind.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body))
-    case "expire":
+    case .expire:
       self = .expire(id: try c.decode(UInt64.self, forKey: .id))
-    case "resync":
+    case .resync:
       self = .resync
-    case "bye":
+    case .bye:
       self = .bye
-    case "carry":
+    case .carry:
       let port = try c.decode(Int.self, forKey: .port)
       guard (1...65535).contains(port) else {
         throw DecodingError.dataCorruptedError(
@@ -131,19 +130,16 @@ extension ClientMessage: Codable {
           port: port, fingerprint: fingerprint,
           runsRelay: try c.decodeIfPresent(Bool.self, forKey: .runsRelay) ?? false,
           relayKey: relayKey))
-    case "locate":
+    case .locate:
       self = .locate(room: try c.decode(String.self, forKey: .room))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
     case .hello(let version, let name, let room, let resume, let protect, let resumeKey):
-      try c.encode("hello", forKey: .type)
       try c.encode(version, forKey: .version)
       try c.encode(name, forKey: .name)
       try c.encode(room, forKey: .room)
@@ -153,38 +149,29 @@ extension ClientMessage: Codable {
         try c.encode(Data(resumeKey).base64EncodedString(), forKey: .resumeKey)
       }
     case .proof(let signature):
-      try c.encode("proof", forKey: .type)
       try c.encode(Data(signature).base64EncodedString(), forKey: .signature)
     case .command(let id, let command):
-      try c.encode("command", forKey: .type)
       try c.encode(id, forKey: .id)
       try c.encode(command, forKey: .command)
     case .ping(let id, let t0):
-      try c.encode("ping", forKey: .type)
       try c.encode(id, forKey: .id)
       try c.encode(t0, forKey: .t0)
     case .send(let seq, let to, let kind, let body):
-      try c.encode("send", forKey: .type)
       try c.encode(seq, forKey: .seq)
       try c.encode(to, forKey: .to)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
     case .expire(let id):
-      try c.encode("expire", forKey: .type)
       try c.encode(id, forKey: .id)
-    case .resync:
-      try c.encode("resync", forKey: .type)
-    case .bye:
-      try c.encode("bye", forKey: .type)
     case .carry(let offer):
-      try c.encode("carry", forKey: .type)
       try c.encode(offer.port, forKey: .port)
       try c.encodeIfPresent(offer.fingerprint, forKey: .fingerprint)
       if offer.runsRelay { try c.encode(true, forKey: .runsRelay) }
       try c.encodeIfPresent(offer.relayKey, forKey: .relayKey)
     case .locate(let room):
-      try c.encode("locate", forKey: .type)
       try c.encode(room, forKey: .room)
+    case .resync, .bye:
+      break
     }
   }
 }

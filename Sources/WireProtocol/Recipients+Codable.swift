@@ -9,26 +9,22 @@ extension Recipients: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "all":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .all:
       self = .all
-    case "only":
+    case .only:
       self = .only(try c.decode([ParticipantID].self, forKey: .participants))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown recipients type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
-    case .all:
-      try c.encode("all", forKey: .type)
     case .only(let participants):
-      try c.encode("only", forKey: .type)
       try c.encode(participants, forKey: .participants)
+    case .all:
+      break
     }
   }
 }

@@ -134,33 +134,32 @@ extension ServerMessage: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "welcome":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .welcome:
       self = .welcome(try c.decode(Welcome.self, forKey: .welcome))
-    case "challenge":
+    case .challenge:
       self = .challenge(try c.decode(RoomChallenge.self, forKey: .challenge))
-    case "update":
+    case .update:
       self = .update(
         state: try c.decode(GroupState.self, forKey: .state),
         events: try c.decode([ChangeEvent].self, forKey: .events))
-    case "step":
+    case .step:
       self = .step(try c.decode(SequencedStep.self, forKey: .step))
-    case "accepted":
+    case .accepted:
       self = .accepted(
         id: try c.decode(UInt64.self, forKey: .id),
         sequence: try c.decode(UInt64.self, forKey: .sequence))
-    case "rejected":
+    case .rejected:
       self = .rejected(
         id: try c.decode(UInt64.self, forKey: .id),
         reason: try c.decode(Rejection.self, forKey: .reason))
-    case "pong":
+    case .pong:
       self = .pong(
         id: try c.decode(UInt64.self, forKey: .id),
         t0: try c.decode(LocalInstant.self, forKey: .t0),
         t1: try c.decode(GroupInstant.self, forKey: .t1),
         t2: try c.decode(GroupInstant.self, forKey: .t2))
-    case "message":
+    case .message:
       self = .message(
         from: try c.decode(ParticipantID.self, forKey: .from),
         fromName: try c.decode(String.self, forKey: .fromName),
@@ -168,69 +167,59 @@ extension ServerMessage: Codable {
         kind: try c.decode(MessageKind.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body),
         to: try c.decodeIfPresent([ParticipantID].self, forKey: .to))
-    case "error":
+    case .error:
       self = .error(
         code: try c.decode(ErrorCode.self, forKey: .code),
         message: try c.decode(String.self, forKey: .message),
         fatal: try c.decode(Bool.self, forKey: .fatal))
-    case "redirect":
+    case .redirect:
       self = .redirect(
         room: try c.decode(String.self, forKey: .room),
         relay: try c.decode(RelayEndpoint.self, forKey: .relay))
-    case "succession":
+    case .succession:
       let successors = try c.decode([Successor].self, forKey: .successors)
       guard successors.count <= Successor.maximumCount else {
         throw DecodingError.dataCorruptedError(
           forKey: .successors, in: c, debugDescription: "at most 8 successors")
       }
       self = .succession(successors)
-    case "replica":
+    case .replica:
       self = .replica(try c.decode(RoomChange.self, forKey: .change))
-    case "handover":
+    case .handover:
       self = .handover(room: try c.decode(String.self, forKey: .room))
-    case "located":
+    case .located:
       self = .located(
         room: try c.decode(String.self, forKey: .room),
         here: try c.decode(Bool.self, forKey: .here),
         term: try c.decodeIfPresent(UInt64.self, forKey: .term))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown message type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
     case .welcome(let w):
-      try c.encode("welcome", forKey: .type)
       try c.encode(w, forKey: .welcome)
     case .challenge(let challenge):
-      try c.encode("challenge", forKey: .type)
       try c.encode(challenge, forKey: .challenge)
     case .update(let state, let events):
-      try c.encode("update", forKey: .type)
       try c.encode(state, forKey: .state)
       try c.encode(events, forKey: .events)
     case .step(let step):
-      try c.encode("step", forKey: .type)
       try c.encode(step, forKey: .step)
     case .accepted(let id, let sequence):
-      try c.encode("accepted", forKey: .type)
       try c.encode(id, forKey: .id)
       try c.encode(sequence, forKey: .sequence)
     case .rejected(let id, let reason):
-      try c.encode("rejected", forKey: .type)
       try c.encode(id, forKey: .id)
       try c.encode(reason, forKey: .reason)
     case .pong(let id, let t0, let t1, let t2):
-      try c.encode("pong", forKey: .type)
       try c.encode(id, forKey: .id)
       try c.encode(t0, forKey: .t0)
       try c.encode(t1, forKey: .t1)
       try c.encode(t2, forKey: .t2)
     case .message(let from, let fromName, let seq, let kind, let body, let to):
-      try c.encode("message", forKey: .type)
       try c.encode(from, forKey: .from)
       try c.encode(fromName, forKey: .fromName)
       try c.encode(seq, forKey: .seq)
@@ -238,25 +227,19 @@ extension ServerMessage: Codable {
       try c.encode(body, forKey: .body)
       try c.encodeIfPresent(to, forKey: .to)
     case .error(let code, let message, let fatal):
-      try c.encode("error", forKey: .type)
       try c.encode(code, forKey: .code)
       try c.encode(message, forKey: .message)
       try c.encode(fatal, forKey: .fatal)
     case .redirect(let room, let relay):
-      try c.encode("redirect", forKey: .type)
       try c.encode(room, forKey: .room)
       try c.encode(relay, forKey: .relay)
     case .succession(let successors):
-      try c.encode("succession", forKey: .type)
       try c.encode(successors, forKey: .successors)
     case .replica(let change):
-      try c.encode("replica", forKey: .type)
       try c.encode(change, forKey: .change)
     case .handover(let room):
-      try c.encode("handover", forKey: .type)
       try c.encode(room, forKey: .room)
     case .located(let room, let here, let term):
-      try c.encode("located", forKey: .type)
       try c.encode(room, forKey: .room)
       try c.encode(here, forKey: .here)
       try c.encodeIfPresent(term, forKey: .term)

@@ -29,14 +29,17 @@ public struct WireCodec: Sendable {
   private func encode<Message: Encodable>(general message: Message) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    var bytes = (try? encoder.encode(message)).map { Array($0) } ?? Array(#"{"type":"error"}"#.utf8)
+    var bytes =
+      (try? encoder.encode(message)).map { Array($0) }
+      ?? Array(#"{"type":"\#(ServerMessage.WireType.error.rawValue)"}"#.utf8)
     bytes.append(UInt8(ascii: "\n"))
     return bytes
   }
 
+  /// A participant's message: the hot kinds (pings, playback commands) as ``HotMessages``
+  /// reads them, every other kind, and any line it refuses, through `JSONDecoder`.
   public func decodeClient(_ frame: [UInt8]) throws(WireError) -> ClientMessage {
-    if let ping = Self.fastPing(frame) { return ping }
-    if let command = HotMessages.decodeClient(frame) { return command }
+    if let hot = HotMessages.decodeClient(frame) { return hot }
     return try decode(ClientMessage.self, frame)
   }
 
@@ -48,54 +51,15 @@ public struct WireCodec: Sendable {
     encode(ServerMessage.pong(id: id, t0: t0, t1: t1, t2: t2))
   }
 
-  /// Parses exactly the ping line participants send (`{"id":N,"t0":N,"type":"ping"}`, as
-  /// ``encode(_:)`` writes it) without a `JSONDecoder`; anything else, even an equivalent
-  /// ping spelled differently, returns nil and takes the general path.
+  /// A ping as the relay reads it (``HotMessages/decodeClient(_:)``, the one reader of hot
+  /// lines), nil for any other line; the golden test pins it.
   static func fastPing(_ frame: [UInt8]) -> ClientMessage? {
-    let prefix = Array(#"{"id":"#.utf8)
-    let middle = Array(#","t0":"#.utf8)
-    let suffix = Array(#","type":"ping"}"#.utf8)
-    guard frame.count <= 80, frame.starts(with: prefix),
-      frame.count > prefix.count + middle.count + suffix.count,
-      frame[(frame.count - suffix.count)...].elementsEqual(suffix)
-    else { return nil }
-    var i = prefix.count
-    func integer(negativeAllowed: Bool) -> (magnitude: UInt64, negative: Bool)? {
-      var negative = false
-      if negativeAllowed, i < frame.count, frame[i] == UInt8(ascii: "-") {
-        negative = true
-        i += 1
-      }
-      let start = i
-      var value: UInt64 = 0
-      while i < frame.count, frame[i] >= UInt8(ascii: "0"), frame[i] <= UInt8(ascii: "9") {
-        let (m, o1) = value.multipliedReportingOverflow(by: 10)
-        let (a, o2) = m.addingReportingOverflow(UInt64(frame[i] - UInt8(ascii: "0")))
-        if o1 || o2 { return nil }
-        value = a
-        i += 1
-      }
-      // No empty numbers and no leading zeros (JSON's rule).
-      guard i > start, i - start == 1 || frame[start] != UInt8(ascii: "0") else { return nil }
-      return (value, negative)
-    }
-    guard let id = integer(negativeAllowed: false) else { return nil }
-    guard frame[i...].starts(with: middle) else { return nil }
-    i += middle.count
-    guard let t0 = integer(negativeAllowed: true), i == frame.count - suffix.count else {
-      return nil
-    }
-    let nanoseconds: Int64
-    if t0.negative {
-      guard t0.magnitude <= UInt64(Int64.max) + 1 else { return nil }
-      nanoseconds = t0.magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(t0.magnitude)
-    } else {
-      guard t0.magnitude <= UInt64(Int64.max) else { return nil }
-      nanoseconds = Int64(t0.magnitude)
-    }
-    return .ping(id: id.magnitude, t0: LocalInstant(nanoseconds: nanoseconds))
+    guard let message = HotMessages.decodeClient(frame), case .ping = message else { return nil }
+    return message
   }
 
+  /// A relay's message: the hot kinds as ``HotMessages`` reads them, every other kind, and
+  /// any line it refuses, through `JSONDecoder`.
   public func decodeServer(_ frame: [UInt8]) throws(WireError) -> ServerMessage {
     if let hot = HotMessages.decodeServer(frame) { return hot }
     return try decode(ServerMessage.self, frame)

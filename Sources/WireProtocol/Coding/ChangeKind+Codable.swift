@@ -12,218 +12,175 @@ extension ChangeKind: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "entered":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .entered:
       self = .entered
-    case "exited":
+    case .exited:
       self = .exited(try c.decode(ExitReason.self, forKey: .reason))
-    case "connectionChanged":
+    case .connectionChanged:
       self = .connectionChanged(connected: try c.decode(Bool.self, forKey: .connected))
-    case "sessionStarted":
+    case .sessionStarted:
       self = .sessionStarted(item: try c.decode(ItemID.self, forKey: .item))
-    case "joined":
+    case .joined:
       self = .joined
-    case "declined":
+    case .declined:
       self = .declined
-    case "left":
+    case .left:
       self = .left
-    case "sessionEnded":
+    case .sessionEnded:
       self = .sessionEnded
-    case "played":
+    case .played:
       self = .played(
         at: try c.decode(Double.self, forKey: .at),
         rate: try c.decode(Double.self, forKey: .rate),
         startsAt: try c.decode(GroupInstant.self, forKey: .startsAt))
-    case "paused":
+    case .paused:
       self = .paused(at: try c.decode(Double.self, forKey: .at))
-    case "seeked":
+    case .seeked:
       self = .seeked(to: try c.decode(Double.self, forKey: .to))
-    case "rateChanged":
+    case .rateChanged:
       self = .rateChanged(rate: try c.decode(Double.self, forKey: .rate))
-    case "replaced":
+    case .replaced:
       self = .replaced(
         from: try c.decode(ItemID.self, forKey: .from), to: try c.decode(ItemID.self, forKey: .to))
-    case "autoAdvanced":
+    case .autoAdvanced:
       self = .autoAdvanced(
         from: try c.decode(ItemID.self, forKey: .from), to: try c.decode(ItemID.self, forKey: .to))
-    case "reachedEnd":
+    case .reachedEnd:
       self = .reachedEnd(item: try c.decode(ItemID.self, forKey: .item))
-    case "suspended":
+    case .suspended:
       self = .suspended(try c.decode(SuspensionReason.self, forKey: .reason))
-    case "resumed":
+    case .resumed:
       self = .resumed(try c.decodeIfPresent(SuspensionReason.self, forKey: .reason))
-    case "resumedProposing":
+    case .resumedProposing:
       self = .resumedProposing(time: try c.decode(Double.self, forKey: .time))
-    case "readinessChanged":
+    case .readinessChanged:
       self = .readinessChanged(try c.decode(Readiness.self, forKey: .readiness))
-    case "waitStarted":
+    case .waitStarted:
       self = .waitStarted(
         participant: try c.decode(ParticipantID.self, forKey: .participant),
         cause: try c.decode(WaitCause.self, forKey: .cause))
-    case "waitTimedOut":
+    case .waitTimedOut:
       self = .waitTimedOut(participant: try c.decode(ParticipantID.self, forKey: .participant))
-    case "waitEnded":
+    case .waitEnded:
       self = .waitEnded(
         at: try c.decode(Double.self, forKey: .at),
         startsAt: try c.decode(GroupInstant.self, forKey: .startsAt))
-    case "autoAdvanceChanged":
+    case .autoAdvanceChanged:
       self = .autoAdvanceChanged(try c.decode(Bool.self, forKey: .enabled))
-    case "reported":
+    case .reported:
       self = .reported
-    case "sealingKeyAnnounced":
+    case .sealingKeyAnnounced:
       self = .sealingKeyAnnounced
-    case "lockChanged":
+    case .lockChanged:
       self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
-    case "playbackControlChanged":
+    case .playbackControlChanged:
       self = .playbackControlChanged(try c.decode(PlaybackControl.self, forKey: .playback))
-    case "ownerChanged":
+    case .ownerChanged:
       self = .ownerChanged(to: try c.decode(ParticipantID.self, forKey: .to))
-    case "removed":
+    case .removed:
       self = .removed(
         participant: try c.decode(ParticipantID.self, forKey: .participant),
         name: try c.decode(String.self, forKey: .name))
-    case "queueAdded":
+    case .queueAdded:
       self = .queueAdded(
         entry: try c.decode(UInt64.self, forKey: .entry),
         item: try c.decode(ItemID.self, forKey: .item))
-    case "queueRemoved":
+    case .queueRemoved:
       self = .queueRemoved(
         entry: try c.decode(UInt64.self, forKey: .entry),
         item: try c.decode(ItemID.self, forKey: .item))
-    case "queueMoved":
+    case .queueMoved:
       self = .queueMoved(
         entry: try c.decode(UInt64.self, forKey: .entry),
         item: try c.decode(ItemID.self, forKey: .item),
         to: try c.decode(Int.self, forKey: .to))
-    case "queueCleared":
+    case .queueCleared:
       self = .queueCleared
-    case "personalOffsetChanged":
+    case .personalOffsetChanged:
       self = .personalOffsetChanged(try c.decode(Double.self, forKey: .seconds))
-    case "queuePlayed":
+    case .queuePlayed:
       self = .queuePlayed(
         entry: try c.decode(UInt64.self, forKey: .entry),
         from: try c.decodeIfPresent(ItemID.self, forKey: .from),
         to: try c.decode(ItemID.self, forKey: .to))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown change type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
-    case .entered:
-      try c.encode("entered", forKey: .type)
     case .exited(let reason):
-      try c.encode("exited", forKey: .type)
       try c.encode(reason, forKey: .reason)
     case .connectionChanged(let connected):
-      try c.encode("connectionChanged", forKey: .type)
       try c.encode(connected, forKey: .connected)
     case .sessionStarted(let item):
-      try c.encode("sessionStarted", forKey: .type)
       try c.encode(item, forKey: .item)
-    case .joined:
-      try c.encode("joined", forKey: .type)
-    case .declined:
-      try c.encode("declined", forKey: .type)
-    case .left:
-      try c.encode("left", forKey: .type)
-    case .sessionEnded:
-      try c.encode("sessionEnded", forKey: .type)
     case .played(let at, let rate, let startsAt):
-      try c.encode("played", forKey: .type)
       try c.encode(at, forKey: .at)
       try c.encode(rate, forKey: .rate)
       try c.encode(startsAt, forKey: .startsAt)
     case .paused(let at):
-      try c.encode("paused", forKey: .type)
       try c.encode(at, forKey: .at)
     case .seeked(let to):
-      try c.encode("seeked", forKey: .type)
       try c.encode(to, forKey: .to)
     case .rateChanged(let rate):
-      try c.encode("rateChanged", forKey: .type)
       try c.encode(rate, forKey: .rate)
     case .replaced(let from, let to):
-      try c.encode("replaced", forKey: .type)
       try c.encode(from, forKey: .from)
       try c.encode(to, forKey: .to)
     case .autoAdvanced(let from, let to):
-      try c.encode("autoAdvanced", forKey: .type)
       try c.encode(from, forKey: .from)
       try c.encode(to, forKey: .to)
     case .reachedEnd(let item):
-      try c.encode("reachedEnd", forKey: .type)
       try c.encode(item, forKey: .item)
     case .suspended(let reason):
-      try c.encode("suspended", forKey: .type)
       try c.encode(reason, forKey: .reason)
     case .resumed(let reason):
-      try c.encode("resumed", forKey: .type)
       try c.encodeIfPresent(reason, forKey: .reason)
     case .resumedProposing(let time):
-      try c.encode("resumedProposing", forKey: .type)
       try c.encode(time, forKey: .time)
     case .readinessChanged(let readiness):
-      try c.encode("readinessChanged", forKey: .type)
       try c.encode(readiness, forKey: .readiness)
     case .waitStarted(let participant, let cause):
-      try c.encode("waitStarted", forKey: .type)
       try c.encode(participant, forKey: .participant)
       try c.encode(cause, forKey: .cause)
     case .waitTimedOut(let participant):
-      try c.encode("waitTimedOut", forKey: .type)
       try c.encode(participant, forKey: .participant)
     case .waitEnded(let at, let startsAt):
-      try c.encode("waitEnded", forKey: .type)
       try c.encode(at, forKey: .at)
       try c.encode(startsAt, forKey: .startsAt)
     case .autoAdvanceChanged(let enabled):
-      try c.encode("autoAdvanceChanged", forKey: .type)
       try c.encode(enabled, forKey: .enabled)
-    case .reported:
-      try c.encode("reported", forKey: .type)
-    case .sealingKeyAnnounced:
-      try c.encode("sealingKeyAnnounced", forKey: .type)
     case .lockChanged(let locked):
-      try c.encode("lockChanged", forKey: .type)
       try c.encode(locked, forKey: .locked)
     case .playbackControlChanged(let playback):
-      try c.encode("playbackControlChanged", forKey: .type)
       try c.encode(playback, forKey: .playback)
     case .ownerChanged(let to):
-      try c.encode("ownerChanged", forKey: .type)
       try c.encode(to, forKey: .to)
     case .removed(let participant, let name):
-      try c.encode("removed", forKey: .type)
       try c.encode(participant, forKey: .participant)
       try c.encode(name, forKey: .name)
     case .queueAdded(let entry, let item):
-      try c.encode("queueAdded", forKey: .type)
       try c.encode(entry, forKey: .entry)
       try c.encode(item, forKey: .item)
     case .queueRemoved(let entry, let item):
-      try c.encode("queueRemoved", forKey: .type)
       try c.encode(entry, forKey: .entry)
       try c.encode(item, forKey: .item)
     case .queueMoved(let entry, let item, let to):
-      try c.encode("queueMoved", forKey: .type)
       try c.encode(entry, forKey: .entry)
       try c.encode(item, forKey: .item)
       try c.encode(to, forKey: .to)
-    case .queueCleared:
-      try c.encode("queueCleared", forKey: .type)
     case .personalOffsetChanged(let seconds):
-      try c.encode("personalOffsetChanged", forKey: .type)
       try c.encode(seconds, forKey: .seconds)
     case .queuePlayed(let entry, let from, let to):
-      try c.encode("queuePlayed", forKey: .type)
       try c.encode(entry, forKey: .entry)
       try c.encodeIfPresent(from, forKey: .from)
       try c.encode(to, forKey: .to)
+    case .entered, .joined, .declined, .left, .sessionEnded, .reported, .sealingKeyAnnounced,
+      .queueCleared:
+      break
     }
   }
 }

@@ -14,81 +14,80 @@ extension GroupCommand: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "enter":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .enter:
       self = .enter(
         name: try c.decode(String.self, forKey: .name),
         origin: try c.decodeIfPresent(ParticipantOrigin.self, forKey: .origin) ?? .cowatch)
-    case "exit":
+    case .exit:
       self = .exit(reason: try c.decode(ExitReason.self, forKey: .reason))
-    case "setConnected":
+    case .setConnected:
       self = .setConnected(try c.decode(Bool.self, forKey: .connected))
-    case "start":
+    case .start:
       self = .start(
         series: try c.decode(SeriesInfo.self, forKey: .series),
         item: try c.decode(ItemID.self, forKey: .item))
-    case "join":
+    case .join:
       self = .join
-    case "decline":
+    case .decline:
       self = .decline
-    case "leave":
+    case .leave:
       self = .leave
-    case "end":
+    case .end:
       self = .end
-    case "play":
+    case .play:
       self = .play(
         item: try c.decodeIfPresent(ItemID.self, forKey: .item),
         rate: try c.decodeIfPresent(Double.self, forKey: .rate))
-    case "pause":
+    case .pause:
       self = .pause(
         item: try c.decodeIfPresent(ItemID.self, forKey: .item),
         at: try c.decode(Double.self, forKey: .at))
-    case "seek":
+    case .seek:
       self = .seek(
         item: try c.decodeIfPresent(ItemID.self, forKey: .item),
         to: try c.decode(Double.self, forKey: .to))
-    case "setRate":
+    case .setRate:
       self = .setRate(
         item: try c.decodeIfPresent(ItemID.self, forKey: .item),
         rate: try c.decode(Double.self, forKey: .rate))
-    case "replace":
+    case .replace:
       self = .replace(
         series: try c.decode(SeriesInfo.self, forKey: .series),
         item: try c.decode(ItemID.self, forKey: .item),
         confirmed: try c.decode(Bool.self, forKey: .confirmed))
-    case "advance":
+    case .advance:
       self = .advance(endedItem: try c.decode(ItemID.self, forKey: .endedItem))
-    case "beginSuspension":
+    case .beginSuspension:
       self = .beginSuspension(try c.decode(SuspensionReason.self, forKey: .reason))
-    case "endSuspension":
+    case .endSuspension:
       self = .endSuspension(
         try c.decodeIfPresent(SuspensionReason.self, forKey: .reason),
         proposing: try c.decodeIfPresent(Double.self, forKey: .proposing))
-    case "setReadiness":
+    case .setReadiness:
       self = .setReadiness(try c.decode(Readiness.self, forKey: .readiness))
-    case "setAutoAdvance":
+    case .setAutoAdvance:
       self = .setAutoAdvance(try c.decode(Bool.self, forKey: .enabled))
-    case "report":
+    case .report:
       self = .report(
         roundTrip: try c.decode(Double.self, forKey: .roundTrip),
         startupLatency: try c.decode(Double.self, forKey: .startupLatency),
         playerOffset: try c.decodeIfPresent(Double.self, forKey: .playerOffset))
-    case "setLocked":
+    case .setLocked:
       self = .setLocked(try c.decode(Bool.self, forKey: .locked))
-    case "setPlaybackControl":
+    case .setPlaybackControl:
       self = .setPlaybackControl(try c.decode(PlaybackControl.self, forKey: .playback))
-    case "transferOwnership":
+    case .transferOwnership:
       self = .transferOwnership(to: try c.decode(ParticipantID.self, forKey: .participant))
-    case "remove":
+    case .remove:
       self = .remove(try c.decode(ParticipantID.self, forKey: .participant))
-    case "queueAdd":
+    case .queueAdd:
       self = .queueAdd(
         series: try c.decode(SeriesInfo.self, forKey: .series),
         item: try c.decode(ItemID.self, forKey: .item))
-    case "queueRemove":
+    case .queueRemove:
       self = .queueRemove(entry: try c.decode(UInt64.self, forKey: .entry))
-    case "queueMove":
+    case .queueMove:
       let to = try c.decode(Int.self, forKey: .to)
       guard (0...GroupState.maximumQueueEntries).contains(to) else {
         throw DecodingError.dataCorruptedError(
@@ -96,126 +95,91 @@ extension GroupCommand: Codable {
           debugDescription: "place \(to) is not in 0...\(GroupState.maximumQueueEntries)")
       }
       self = .queueMove(entry: try c.decode(UInt64.self, forKey: .entry), to: to)
-    case "queueClear":
+    case .queueClear:
       self = .queueClear
-    case "playQueued":
+    case .playQueued:
       self = .playQueued(entry: try c.decode(UInt64.self, forKey: .entry))
-    case "setPersonalOffset":
+    case .setPersonalOffset:
       self = .setPersonalOffset(try c.decode(Double.self, forKey: .seconds))
-    case "announceSealingKey":
+    case .announceSealingKey:
       let key = try c.decode(String.self, forKey: .key)
       guard Participant.isSealingKey(key) else {
         throw DecodingError.dataCorruptedError(
           forKey: .key, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
       }
       self = .announceSealingKey(key)
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown command type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
     case .enter(let name, let origin):
-      try c.encode("enter", forKey: .type)
       try c.encode(name, forKey: .name)
       if origin != .cowatch { try c.encode(origin, forKey: .origin) }
     case .exit(let reason):
-      try c.encode("exit", forKey: .type)
       try c.encode(reason, forKey: .reason)
     case .setConnected(let connected):
-      try c.encode("setConnected", forKey: .type)
       try c.encode(connected, forKey: .connected)
     case .start(let series, let item):
-      try c.encode("start", forKey: .type)
       try c.encode(series, forKey: .series)
       try c.encode(item, forKey: .item)
-    case .join:
-      try c.encode("join", forKey: .type)
-    case .decline:
-      try c.encode("decline", forKey: .type)
-    case .leave:
-      try c.encode("leave", forKey: .type)
-    case .end:
-      try c.encode("end", forKey: .type)
     case .play(let item, let rate):
-      try c.encode("play", forKey: .type)
       try c.encodeIfPresent(item, forKey: .item)
       try c.encodeIfPresent(rate, forKey: .rate)
     case .pause(let item, let at):
-      try c.encode("pause", forKey: .type)
       try c.encodeIfPresent(item, forKey: .item)
       try c.encode(at, forKey: .at)
     case .seek(let item, let to):
-      try c.encode("seek", forKey: .type)
       try c.encodeIfPresent(item, forKey: .item)
       try c.encode(to, forKey: .to)
     case .setRate(let item, let rate):
-      try c.encode("setRate", forKey: .type)
       try c.encodeIfPresent(item, forKey: .item)
       try c.encode(rate, forKey: .rate)
     case .replace(let series, let item, let confirmed):
-      try c.encode("replace", forKey: .type)
       try c.encode(series, forKey: .series)
       try c.encode(item, forKey: .item)
       try c.encode(confirmed, forKey: .confirmed)
     case .advance(let endedItem):
-      try c.encode("advance", forKey: .type)
       try c.encode(endedItem, forKey: .endedItem)
     case .beginSuspension(let reason):
-      try c.encode("beginSuspension", forKey: .type)
       try c.encode(reason, forKey: .reason)
     case .endSuspension(let reason, let proposing):
-      try c.encode("endSuspension", forKey: .type)
       try c.encodeIfPresent(reason, forKey: .reason)
       try c.encodeIfPresent(proposing, forKey: .proposing)
     case .setReadiness(let readiness):
-      try c.encode("setReadiness", forKey: .type)
       try c.encode(readiness, forKey: .readiness)
     case .setAutoAdvance(let enabled):
-      try c.encode("setAutoAdvance", forKey: .type)
       try c.encode(enabled, forKey: .enabled)
     case .report(let roundTrip, let startupLatency, let playerOffset):
-      try c.encode("report", forKey: .type)
       try c.encode(roundTrip, forKey: .roundTrip)
       try c.encode(startupLatency, forKey: .startupLatency)
       try c.encodeIfPresent(playerOffset, forKey: .playerOffset)
     case .setLocked(let locked):
-      try c.encode("setLocked", forKey: .type)
       try c.encode(locked, forKey: .locked)
     case .setPlaybackControl(let playback):
-      try c.encode("setPlaybackControl", forKey: .type)
       try c.encode(playback, forKey: .playback)
     case .transferOwnership(let participant):
-      try c.encode("transferOwnership", forKey: .type)
       try c.encode(participant, forKey: .participant)
     case .remove(let participant):
-      try c.encode("remove", forKey: .type)
       try c.encode(participant, forKey: .participant)
     case .queueAdd(let series, let item):
-      try c.encode("queueAdd", forKey: .type)
       try c.encode(series, forKey: .series)
       try c.encode(item, forKey: .item)
     case .queueRemove(let entry):
-      try c.encode("queueRemove", forKey: .type)
       try c.encode(entry, forKey: .entry)
     case .queueMove(let entry, let to):
-      try c.encode("queueMove", forKey: .type)
       try c.encode(entry, forKey: .entry)
       try c.encode(to, forKey: .to)
-    case .queueClear:
-      try c.encode("queueClear", forKey: .type)
     case .playQueued(let entry):
-      try c.encode("playQueued", forKey: .type)
       try c.encode(entry, forKey: .entry)
     case .setPersonalOffset(let seconds):
-      try c.encode("setPersonalOffset", forKey: .type)
       try c.encode(seconds, forKey: .seconds)
     case .announceSealingKey(let key):
-      try c.encode("announceSealingKey", forKey: .type)
       try c.encode(key, forKey: .key)
+    case .join, .decline, .leave, .end, .queueClear:
+      break
     }
   }
 }

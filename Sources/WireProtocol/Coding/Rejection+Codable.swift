@@ -11,121 +11,95 @@ extension Rejection: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "unknownParticipant":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .unknownParticipant:
       self = .unknownParticipant(try c.decode(ParticipantID.self, forKey: .participant))
-    case "alreadyInRoom":
+    case .alreadyInRoom:
       self = .alreadyInRoom(try c.decode(ParticipantID.self, forKey: .participant))
-    case "notJoined":
+    case .notJoined:
       self = .notJoined
-    case "alreadyJoined":
+    case .alreadyJoined:
       self = .alreadyJoined
-    case "noSession":
+    case .noSession:
       self = .noSession
-    case "suspended":
+    case .suspended:
       self = .suspended(try c.decode([SuspensionReason].self, forKey: .reasons))
-    case "notSuspended":
+    case .notSuspended:
       self = .notSuspended
-    case "staleItem":
+    case .staleItem:
       self = .staleItem(
         sent: try c.decode(ItemID.self, forKey: .sent),
         current: try c.decode(ItemID.self, forKey: .current))
-    case "unknownItem":
+    case .unknownItem:
       self = .unknownItem(try c.decode(ItemID.self, forKey: .item))
-    case "notInQueue":
+    case .notInQueue:
       self = .notInQueue(entry: try c.decode(UInt64.self, forKey: .entry))
-    case "positionOutOfRange":
+    case .positionOutOfRange:
       self = .positionOutOfRange(
         position: try c.decode(Double.self, forKey: .position),
         duration: try c.decode(Double.self, forKey: .duration))
-    case "rateOutOfRange":
+    case .rateOutOfRange:
       self = .rateOutOfRange(
         rate: try c.decode(Double.self, forKey: .rate), allowed: try c.decodeRange(forKey: .allowed)
       )
-    case "needsConfirmation":
+    case .needsConfirmation:
       self = .needsConfirmation(try c.decode(ItemID.self, forKey: .item))
-    case "advanceNotApplicable":
+    case .advanceNotApplicable:
       self = .advanceNotApplicable(try c.decode(ItemID.self, forKey: .item))
-    case "emptySeries":
+    case .emptySeries:
       self = .emptySeries
-    case "invalidName":
+    case .invalidName:
       self = .invalidName(try c.decode(String.self, forKey: .name))
-    case "invalidValue":
+    case .invalidValue:
       self = .invalidValue(try c.decode(String.self, forKey: .message))
-    case "notOwner":
+    case .notOwner:
       self = .notOwner(owner: try c.decodeIfPresent(String.self, forKey: .owner))
-    case "ownerControlsPlayback":
+    case .ownerControlsPlayback:
       self = .ownerControlsPlayback(owner: try c.decodeIfPresent(String.self, forKey: .owner))
-    case "unavailable":
+    case .unavailable:
       self = .unavailable(try c.decode(String.self, forKey: .message))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown rejection type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
     case .unknownParticipant(let participant):
-      try c.encode("unknownParticipant", forKey: .type)
       try c.encode(participant, forKey: .participant)
     case .alreadyInRoom(let participant):
-      try c.encode("alreadyInRoom", forKey: .type)
       try c.encode(participant, forKey: .participant)
-    case .notJoined:
-      try c.encode("notJoined", forKey: .type)
-    case .alreadyJoined:
-      try c.encode("alreadyJoined", forKey: .type)
-    case .noSession:
-      try c.encode("noSession", forKey: .type)
     case .suspended(let reasons):
-      try c.encode("suspended", forKey: .type)
       try c.encode(reasons, forKey: .reasons)
-    case .notSuspended:
-      try c.encode("notSuspended", forKey: .type)
     case .staleItem(let sent, let current):
-      try c.encode("staleItem", forKey: .type)
       try c.encode(sent, forKey: .sent)
       try c.encode(current, forKey: .current)
     case .notInQueue(let entry):
-      try c.encode("notInQueue", forKey: .type)
       try c.encode(entry, forKey: .entry)
     case .unknownItem(let item):
-      try c.encode("unknownItem", forKey: .type)
       try c.encode(item, forKey: .item)
     case .positionOutOfRange(let position, let duration):
-      try c.encode("positionOutOfRange", forKey: .type)
       try c.encode(position, forKey: .position)
       try c.encode(duration, forKey: .duration)
     case .rateOutOfRange(let rate, let allowed):
-      try c.encode("rateOutOfRange", forKey: .type)
       try c.encode(rate, forKey: .rate)
       try c.encodeRange(allowed, forKey: .allowed)
     case .needsConfirmation(let item):
-      try c.encode("needsConfirmation", forKey: .type)
       try c.encode(item, forKey: .item)
     case .advanceNotApplicable(let item):
-      try c.encode("advanceNotApplicable", forKey: .type)
       try c.encode(item, forKey: .item)
-    case .emptySeries:
-      try c.encode("emptySeries", forKey: .type)
     case .invalidName(let name):
-      try c.encode("invalidName", forKey: .type)
       try c.encode(name, forKey: .name)
     case .invalidValue(let message):
-      try c.encode("invalidValue", forKey: .type)
       try c.encode(message, forKey: .message)
     case .notOwner(let owner):
-      try c.encode("notOwner", forKey: .type)
       try c.encodeIfPresent(owner, forKey: .owner)
     case .ownerControlsPlayback(let owner):
-      try c.encode("ownerControlsPlayback", forKey: .type)
       try c.encodeIfPresent(owner, forKey: .owner)
     case .unavailable(let message):
-      try c.encode("unavailable", forKey: .type)
       try c.encode(message, forKey: .message)
+    case .notJoined, .alreadyJoined, .noSession, .notSuspended, .emptySeries:
+      break
     }
   }
 }

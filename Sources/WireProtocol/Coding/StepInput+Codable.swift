@@ -10,29 +10,25 @@ extension StepInput: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "command":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .command:
       self = .command(
         try c.decode(GroupCommand.self, forKey: .command),
         from: try c.decode(ParticipantID.self, forKey: .from))
-    case "tick":
+    case .tick:
       self = .tick
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown step input type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
     case .command(let command, let from):
-      try c.encode("command", forKey: .type)
       try c.encode(command, forKey: .command)
       try c.encode(from, forKey: .from)
     case .tick:
-      try c.encode("tick", forKey: .type)
+      break
     }
   }
 }

@@ -11,34 +11,26 @@ extension WaitCause: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    let type = try c.decode(String.self, forKey: .type)
-    switch type {
-    case "answering":
+    switch try c.decodeWireType(Self.self, forKey: .type) {
+    case .answering:
       self = .answering
-    case "loading":
+    case .loading:
       self = .loading
-    case "stalled":
+    case .stalled:
       self = .stalled
-    case "suspended":
+    case .suspended:
       self = .suspended(try c.decode(SuspensionReason.self, forKey: .reason))
-    default:
-      throw DecodingError.dataCorruptedError(
-        forKey: .type, in: c, debugDescription: "unknown wait cause type \"\(type)\"")
     }
   }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(wireType.rawValue, forKey: .type)
     switch self {
-    case .answering:
-      try c.encode("answering", forKey: .type)
-    case .loading:
-      try c.encode("loading", forKey: .type)
-    case .stalled:
-      try c.encode("stalled", forKey: .type)
     case .suspended(let reason):
-      try c.encode("suspended", forKey: .type)
       try c.encode(reason, forKey: .reason)
+    case .answering, .loading, .stalled:
+      break
     }
   }
 }
