@@ -51,13 +51,6 @@ public struct WireCodec: Sendable {
     encode(ServerMessage.pong(id: id, t0: t0, t1: t1, t2: t2))
   }
 
-  /// A ping as the relay reads it (``HotMessages/decodeClient(_:)``, the one reader of hot
-  /// lines), nil for any other line; the golden test pins it.
-  static func fastPing(_ frame: [UInt8]) -> ClientMessage? {
-    guard let message = HotMessages.decodeClient(frame), case .ping = message else { return nil }
-    return message
-  }
-
   /// A relay's message: the hot kinds as ``HotMessages`` reads them, every other kind, and
   /// any line it refuses, through `JSONDecoder`.
   public func decodeServer(_ frame: [UInt8]) throws(WireError) -> ServerMessage {

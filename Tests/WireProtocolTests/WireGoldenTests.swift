@@ -171,7 +171,7 @@ struct WireGoldenTests {
       String(decoding: pong, as: UTF8.self)
         == #"{"id":7,"t0":123456789,"t1":3600000123456,"t2":3600000125000,"type":"pong"}"# + "\n")
     #expect(
-      WireCodec.fastPing(Array(#"{"id":7,"t0":123456789,"type":"ping"}"#.utf8))
+      HotMessages.decodeClient(Array(#"{"id":7,"t0":123456789,"type":"ping"}"#.utf8))
         == .ping(id: 7, t0: LocalInstant(nanoseconds: 123_456_789)))
   }
 }
