@@ -74,7 +74,10 @@ public struct HeadlessRunner: Sendable {
   }
 
   /// One input line, or what the person did in the player's own window (mpv's keys):
-  /// both are carried out, in the order they came, by the one performer.
+  /// both are carried out, in the order they came, by the one performer. The next line is
+  /// read only once the last is carried out, as before the player's actions came this way:
+  /// a program that writes faster than the relay answers is held back by its pipe, not
+  /// buffered here without bound.
   private enum Input: Sendable {
     case line(String)
     case player(ParticipantAction)
@@ -88,10 +91,18 @@ public struct HeadlessRunner: Sendable {
       client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader)
     let (inputs, sink) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
     let client = self.client
+    // The line reader, waiting for its line to be carried out.
+    let lineWaiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    let lineDone = { @Sendable in lineWaiting.withLock { $0.take() }?.resume() }
     let feeders = [
       Task {
         do {
-          for try await line in input { sink.yield(.line(line)) }
+          for try await line in input {
+            await withCheckedContinuation { done in
+              lineWaiting.withLock { $0 = done }
+              if case .terminated = sink.yield(.line(line)) { lineDone() }
+            }
+          }
         } catch is CancellationError {
         } catch {
           sink.yield(.failed("reading input: \(error)"))
@@ -104,6 +115,7 @@ public struct HeadlessRunner: Sendable {
       for await next in inputs {
         switch next {
         case .line(let line):
+          defer { lineDone() }
           let trimmed = line.trimmingCharacters(in: " \t\r")
           if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
           let action: ParticipantAction
@@ -129,6 +141,8 @@ public struct HeadlessRunner: Sendable {
     } onCancel: {
       sink.finish()
     }
+    // Ended or cancelled with a line unread here: its reader goes on (and stops).
+    lineDone()
     for feeder in feeders { feeder.cancel() }
   }
 
