@@ -140,6 +140,17 @@ let package = Package(
         .product(name: "NIOTLS", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Lending an item to members who have no copy: the pure part (which bytes a request
+    // asks for) and the loopback endpoint a borrower's player reads the item from.
+    .target(name: "Lending"),
+    .target(
+      name: "LendingEndpoint",
+      dependencies: [
+        "Lending",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ]),
     // A relay's metrics for Prometheus, over HTTP (`cowatch serve --metrics`).
     .target(
       name: "RelayMetrics",
@@ -321,6 +332,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "DoctorTests", dependencies: ["Doctor"]),
+    .testTarget(
+      name: "LendingTests",
+      dependencies: ["Lending", "LendingEndpoint", .product(name: "NIOCore", package: "swift-nio")]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
@@ -395,7 +409,7 @@ let package = Package(
       dependencies: [
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "ParticipantRuntime", "Participation", "RelayRuntime",
-        "SyncplayHarness", "PlayerOSD", "Transports", "Media", "Narration",
+        "SyncplayHarness", "LendingEndpoint", "PlayerOSD", "Transports", "Media", "Narration",
         "LinkConsent",
       ],
       // A fake mpv (a script the tests start as mpv), not a resource.

@@ -19,7 +19,7 @@ if [[ "${1:-}" == --build-only ]]; then
 fi
 
 # Suites that start real programs. A new suite that starts one belongs here.
-real_programs='^(CLITests\.|MpvPlayerTests\.(MpvSessionTests|MpvSignalTests|MpvVersionPeerTests)|SyncplayTests\.SyncplayClientTests|RoomsTests\.(PostgresRoomStoreTests|SharedRoomsTests))'
+real_programs='^(CLITests\.|MpvPlayerTests\.(MpvSessionTests|MpvSignalTests|MpvVersionPeerTests|MpvLentItemTests)|SyncplayTests\.SyncplayClientTests|RoomsTests\.(PostgresRoomStoreTests|SharedRoomsTests))'
 
 if [[ "${COWATCH_TEST_SKIP_BUILD:-}" != 1 ]]; then
   swift build --build-tests -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error

@@ -1,0 +1,158 @@
+import Foundation
+import Lending
+import LendingEndpoint
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An item in memory, counting the reads it was asked for.
+final class MemoryItem: ItemSource {
+  let bytes: [UInt8]
+  var size: Int64 { Int64(bytes.count) }
+  init(_ count: Int) { bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) } }
+  func read(from offset: Int64, maximum: Int) async throws -> ByteBuffer {
+    let start = Int(offset)
+    return ByteBuffer(bytes: bytes[start..<min(bytes.count, start + maximum)])
+  }
+}
+
+/// One HTTP/1.1 exchange over a plain socket, read to the end (`Connection: close`).
+struct RawHTTP {
+  var status = 0
+  var headers: [String: String] = [:]
+  var body: [UInt8] = []
+
+  static func send(_ request: String, port: Int) throws -> RawHTTP {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      received += chunk[0..<n]
+    }
+    var response = RawHTTP()
+    let separator = Array("\r\n\r\n".utf8)
+    guard let end = received.indices.first(where: { received[$0...].starts(with: separator) })
+    else { return response }
+    let head = String(decoding: received[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+    response.status = Int(head[0].split(separator: " ")[1]) ?? 0
+    for line in head.dropFirst() {
+      let parts = line.split(separator: ":", maxSplits: 1)
+      if parts.count == 2 {
+        response.headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+      }
+    }
+    response.body = Array(received[(end + 4)...])
+    return response
+  }
+}
+
+@Suite("An item served on the loopback for this machine's player", .timeLimit(.minutes(1)))
+struct LoopbackItemEndpointTests {
+  func request(
+    _ endpoint: LoopbackItemEndpoint, _ method: String = "GET", path: String? = nil,
+    range: String? = nil
+  ) async throws -> RawHTTP {
+    let target = path ?? String(endpoint.url.dropFirst("http://127.0.0.1:\(endpoint.port)".count))
+    var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    if let range { text += "Range: \(range)\r\n" }
+    text += "\r\n"
+    let port = endpoint.port
+    let message = text
+    // A blocking socket on a thread of its own: on the cooperative pool (two threads here)
+    // it would hold a thread the endpoint's own tasks need.
+    return try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        continuation.resume(with: Result { try RawHTTP.send(message, port: port) })
+      }
+    }
+  }
+
+  @Test("the whole item, a range, the end, HEAD: the bytes and headers a player needs")
+  func served() async throws {
+    let item = MemoryItem(300_000)
+    let endpoint = try await LoopbackItemEndpoint.start(serving: item, as: "Night Ferry S01E01.mp4")
+    #expect(endpoint.url.hasPrefix("http://127.0.0.1:\(endpoint.port)/"))
+    #expect(endpoint.url.hasSuffix("/Night_Ferry_S01E01.mp4"))
+    let whole = try await request(endpoint)
+    #expect(whole.status == 200 && whole.body == item.bytes)
+    #expect(whole.headers["accept-ranges"] == "bytes")
+    let part = try await request(endpoint, range: "bytes=100000-199999")
+    #expect(part.status == 206 && part.body == Array(item.bytes[100_000..<200_000]))
+    #expect(part.headers["content-range"] == "bytes 100000-199999/300000")
+    let tail = try await request(endpoint, range: "bytes=-10")
+    #expect(tail.body == Array(item.bytes.suffix(10)))
+    let head = try await request(endpoint, "HEAD")
+    #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == "300000")
+    let counts = endpoint.counts
+    #expect(counts.requests == 4 && counts.ranges == 2 && counts.refused == 0)
+    #expect(counts.bytesSent == 300_000 + 100_000 + 10)
+    await endpoint.stop()
+  }
+
+  @Test("another path, a method that writes, a range past the end: refused, nothing served")
+  func refused() async throws {
+    let endpoint = try await LoopbackItemEndpoint.start(serving: MemoryItem(1000), as: "a.mp4")
+    let token = endpoint.url.dropFirst("http://127.0.0.1:\(endpoint.port)".count)
+    #expect(try await request(endpoint, path: "/").status == 404)
+    #expect(try await request(endpoint, path: "/etc/passwd").status == 404)
+    #expect(try await request(endpoint, path: token + "x").status == 404)
+    #expect(try await request(endpoint, path: "/../" + token.dropFirst()).status == 404)
+    #expect(try await request(endpoint, "PUT").status == 405)
+    #expect(try await request(endpoint, "DELETE").status == 405)
+    let past = try await request(endpoint, range: "bytes=5000-")
+    #expect(past.status == 416 && past.headers["content-range"] == "bytes */1000")
+    #expect(try await request(endpoint, range: "bytes=0-1,5-6").status == 416)
+    #expect(endpoint.counts.refused == 8 && endpoint.counts.bytesSent == 0)
+    await endpoint.stop()
+  }
+
+  @Test("two endpoints never share a path: the token is new each time")
+  func tokens() async throws {
+    let a = try await LoopbackItemEndpoint.start(serving: MemoryItem(10), as: "x")
+    let b = try await LoopbackItemEndpoint.start(serving: MemoryItem(10), as: "x")
+    let path = { (e: LoopbackItemEndpoint) in e.url.split(separator: "/").dropFirst(2).first }
+    #expect(path(a) != path(b))
+    #expect((path(a)?.count ?? 0) >= 16)
+    await a.stop()
+    await b.stop()
+  }
+
+  @Test("a file is served as it is; a missing one, or a folder, is one error")
+  func files() async throws {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-lend-\(UInt64.random(in: 0...UInt64.max)).bin")
+    let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+    try Data(bytes).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let source = try FileItemSource(path: file.path)
+    #expect(source.size == 200_000)
+    let endpoint = try await LoopbackItemEndpoint.start(serving: source, as: "clip.bin")
+    let part = try await request(endpoint, range: "bytes=65530-131080")
+    #expect(part.status == 206 && part.body == Array(bytes[65_530...131_080]))
+    await endpoint.stop()
+    #expect(throws: ItemSourceError.self) { try FileItemSource(path: file.path + ".missing") }
+    #expect(throws: ItemSourceError.self) {
+      try FileItemSource(path: FileManager.default.temporaryDirectory.path)
+    }
+  }
+}
