@@ -39,6 +39,8 @@ public final class LoopbackItemEndpoint: Sendable {
   public static let chunk = 64 * 1024
 
   public var counts: Counts { tally.withLock { $0 } }
+  /// Connections open now.
+  public var connectionCount: Int { open.load(ordering: .relaxed) }
 
   private init(url: String, port: Int, server: NIOAsyncChannel<Connection, Never>) {
     self.url = url
@@ -87,7 +89,8 @@ public final class LoopbackItemEndpoint: Sendable {
     return endpoint
   }
 
-  /// Stops listening and closes every connection.
+  /// Stops listening and closes every connection (cancelled, each closes, a player's
+  /// half-sent request or not).
   public func stop() async {
     try? await server.channel.close()
     let task = serving.withLock { $0 }

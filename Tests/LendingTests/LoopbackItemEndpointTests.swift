@@ -156,3 +156,31 @@ struct LoopbackItemEndpointTests {
     }
   }
 }
+
+@Suite("Stopping the endpoint", .timeLimit(.minutes(1)))
+struct LoopbackItemEndpointStopTests {
+  @Test("a player that keeps its connection open does not keep the endpoint from stopping")
+  func stopsWithAnOpenConnection() async throws {
+    let endpoint = try await LoopbackItemEndpoint.start(serving: MemoryItem(10), as: "x")
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(endpoint.port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    #expect(connected == 0)
+    // Half a request, never finished.
+    _ = Array("GET / HTTP/1.1\r\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    // Accepted (the endpoint's own threads take it), then stopped with it open.
+    for _ in 0..<500 where endpoint.connectionCount == 0 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(endpoint.connectionCount == 1)
+    await endpoint.stop()
+  }
+}
