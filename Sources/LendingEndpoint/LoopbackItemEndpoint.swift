@@ -166,9 +166,13 @@ public final class LoopbackItemEndpoint: Sendable {
       var offset = range?.first ?? 0
       let end = (range?.last ?? size - 1) + 1
       while offset < end {
-        let chunk = try await source.read(
-          from: offset, maximum: Int(min(Int64(Self.chunk), end - offset)))
-        guard chunk.readableBytes > 0 else { break }
+        let wanted = Int(min(Int64(Self.chunk), end - offset))
+        let chunk = try await source.read(from: offset, maximum: wanted)
+        // A source that answers with more (or nothing) would break the length promised:
+        // the connection ends instead, and the player sees a read that failed.
+        guard chunk.readableBytes > 0, chunk.readableBytes <= wanted else {
+          throw ItemSourceError("the item's source read \(chunk.readableBytes) bytes of \(wanted)")
+        }
         offset += Int64(chunk.readableBytes)
         try await outbound.write(.body(.byteBuffer(chunk)))
         tally.withLock { $0.bytesSent += Int64(chunk.readableBytes) }

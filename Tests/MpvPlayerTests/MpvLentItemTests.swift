@@ -6,18 +6,22 @@ import Testing
 
 @testable import MpvPlayer
 
-/// A real mpv reads an item from the loopback endpoint a borrower's player will read a
-/// lent item from: it loads, plays on time, and seeks, reading the item by byte ranges.
+/// A real mpv reads a lent item as a borrower's player will: from its own loopback
+/// endpoint, which reads the lender's range by range. It loads, plays on time, and seeks.
 @Suite(
-  "A real mpv plays an item from the loopback endpoint", .serialized,
+  "A real mpv plays an item lent through two endpoints", .serialized,
   .enabled(if: RealMpv.available), .timeLimit(.minutes(1)))
 struct MpvLentItemTests {
-  @Test("mpv loads the item over HTTP by byte ranges, plays it in time, and seeks")
+  @Test("mpv loads the lent item through its own endpoint, plays it in time, and seeks")
   func playsAndSeeks() async throws {
     let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
     defer { try? FileManager.default.removeItem(atPath: clip) }
-    let endpoint = try await LoopbackItemEndpoint.start(
+    // ann lends her file; carol's endpoint reads it from ann's, range by range, and
+    // carol's mpv reads carol's endpoint.
+    let lender = try await LoopbackItemEndpoint.start(
       serving: try FileItemSource(path: clip), as: "clip.mp4")
+    let borrowed = try await RemoteItemSource.open(lender.url)
+    let endpoint = try await LoopbackItemEndpoint.start(serving: borrowed, as: "clip.mp4")
     let clock = MonotonicClock()
     let player = try await MpvPlayer.launch(
       arguments: ["--vo=null", "--ao=null"],
@@ -53,8 +57,11 @@ struct MpvLentItemTests {
     // mpv asks for the parts it needs (the index at the end of an mp4 first): whether a seek
     // asks again depends on what it still holds.
     #expect(endpoint.counts.ranges > 0, "\(endpoint.counts)")
-    #expect(endpoint.counts.refused == 0)
+    #expect(endpoint.counts.refused == 0 && lender.counts.refused == 0)
+    #expect(lender.counts.ranges > 0, "\(lender.counts)")
     await player.stop()
     await endpoint.stop()
+    await borrowed.close()
+    await lender.stop()
   }
 }

@@ -1,0 +1,237 @@
+import Lending
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An item read from another endpoint over HTTP, range by range, as a borrower's player
+/// reads a lent item: what the player asks of the borrower's own endpoint is asked of the
+/// lender's, a part at a time, on one connection kept open (opened again after it drops).
+///
+/// Every answer is checked before a byte of it is passed on: the status, the range it says
+/// it carries, its length (never more than was asked for: a lender cannot flood the
+/// borrower); every exchange is bounded in time (the connection is closed when one is not
+/// done in time, and the read fails).
+public actor RemoteItemSource: ItemSource {
+  public nonisolated let size: Int64
+  private let host: String
+  private let port: Int
+  private let path: String
+  private let timeout: TimeAmount
+  private var link: HTTPLink?
+
+  /// Asks `url` (`http://HOST:PORT/PATH`) for the item's size: an endpoint that cannot be
+  /// reached, or does not serve ranges, is one error. `timeout`: the longest one exchange
+  /// may take, seconds.
+  public static func open(_ url: String, timeout: Double = 10) async throws(ItemSourceError)
+    -> RemoteItemSource
+  {
+    guard let (host, port, path) = Self.parse(url) else {
+      throw ItemSourceError("not an http://HOST:PORT/PATH address: \(url.prefix(100))")
+    }
+    guard timeout.isFinite, (0.1...120).contains(timeout) else {
+      throw ItemSourceError("a timeout is 0.1–120 s, not \(timeout)")
+    }
+    let wait = TimeAmount.milliseconds(Int64(timeout * 1000))
+    let link: HTTPLink
+    let head: HTTPResponseHead
+    do {
+      link = try await HTTPLink.connect(host: host, port: port, timeout: wait)
+      (head, _) = try await link.exchange(
+        HTTPLink.Request(method: .HEAD, host: host, path: path, range: nil, maximum: 0))
+    } catch {
+      throw ItemSourceError("cannot read the item at \(host):\(port): \(error)")
+    }
+    guard head.status == .ok, let length = head.headers.first(name: "Content-Length"),
+      let size = Int64(length), size >= 0, head.headers.first(name: "Accept-Ranges") == "bytes"
+    else {
+      link.close()
+      throw ItemSourceError("\(host):\(port) does not serve the item by ranges (\(head.status))")
+    }
+    return RemoteItemSource(
+      size: size, host: host, port: port, path: path, timeout: wait, link: link)
+  }
+
+  private init(
+    size: Int64, host: String, port: Int, path: String, timeout: TimeAmount, link: HTTPLink
+  ) {
+    self.size = size
+    self.host = host
+    self.port = port
+    self.path = path
+    self.timeout = timeout
+    self.link = link
+  }
+
+  public func read(from offset: Int64, maximum: Int) async throws -> ByteBuffer {
+    guard offset >= 0, offset < size, maximum > 0 else { return ByteBuffer() }
+    let range = ByteRange(first: offset, last: min(size - 1, offset + Int64(maximum) - 1))
+    let link: HTTPLink
+    if let open = self.link, open.isOpen {
+      link = open
+    } else {
+      link = try await HTTPLink.connect(host: host, port: port, timeout: timeout)
+      self.link = link
+    }
+    let (head, body): (HTTPResponseHead, ByteBuffer)
+    do {
+      (head, body) = try await link.exchange(
+        HTTPLink.Request(
+          method: .GET, host: host, path: path, range: range, maximum: Int(range.count)))
+    } catch {
+      link.close()
+      throw error
+    }
+    guard head.status == .partialContent,
+      head.headers.first(name: "Content-Range") == "bytes \(range.first)-\(range.last)/\(size)",
+      Int64(body.readableBytes) == range.count
+    else {
+      link.close()
+      throw ItemSourceError(
+        "the lender's answer is not the part asked for (\(head.status), \(body.readableBytes) bytes)"
+      )
+    }
+    return body
+  }
+
+  /// Closes the connection (a later read opens another).
+  public func close() {
+    link?.close()
+    link = nil
+  }
+
+  /// `http://HOST:PORT/PATH`, the only form an endpoint gives.
+  static func parse(_ url: String) -> (String, Int, String)? {
+    guard url.hasPrefix("http://"), url.utf8.count <= 2048 else { return nil }
+    let rest = url.dropFirst("http://".count)
+    guard let slash = rest.firstIndex(of: "/") else { return nil }
+    let authority = rest[..<slash]
+    guard let colon = authority.lastIndex(of: ":"),
+      let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port)
+    else { return nil }
+    let host = String(authority[..<colon])
+    guard !host.isEmpty else { return nil }
+    return (host, port, String(rest[slash...]))
+  }
+}
+
+/// One HTTP/1.1 connection, its exchanges one after another: each request waits in line,
+/// and is answered (or failed) once; the connection ends at the first failure.
+final class HTTPLink: Sendable {
+  struct Request: Sendable {
+    var method: HTTPMethod
+    var host: String
+    var path: String
+    var range: ByteRange?
+    /// The longest body taken.
+    var maximum: Int
+  }
+
+  private struct Pending: Sendable {
+    var request: Request
+    var reply: CheckedContinuation<(HTTPResponseHead, ByteBuffer), any Error>
+  }
+
+  private let channel: any Channel
+  private let requests: AsyncStream<Pending>.Continuation
+  private let open = Atomic<Bool>(true)
+
+  private init(channel: any Channel, requests: AsyncStream<Pending>.Continuation) {
+    self.channel = channel
+    self.requests = requests
+  }
+
+  var isOpen: Bool { open.load(ordering: .relaxed) && channel.isActive }
+
+  static func connect(host: String, port: Int, timeout: TimeAmount) async throws -> HTTPLink {
+    typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+    let connection: Connection = try await ClientBootstrap(
+      group: MultiThreadedEventLoopGroup.singleton
+    )
+    .connectTimeout(timeout)
+    .connect(host: host, port: port) { channel in
+      channel.eventLoop.makeCompletedFuture {
+        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        return try Connection(wrappingChannelSynchronously: channel)
+      }
+    }
+    let (stream, requests) = AsyncStream<Pending>.makeStream(bufferingPolicy: .unbounded)
+    let link = HTTPLink(channel: connection.channel, requests: requests)
+    let channel = connection.channel
+    Task {
+      var unanswered: Pending?
+      do {
+        try await connection.executeThenClose { inbound, outbound in
+          var responses = inbound.makeAsyncIterator()
+          for await pending in stream {
+            unanswered = pending
+            // Not done in time: the connection closes, and the wait below ends in an error.
+            let deadline = channel.eventLoop.scheduleTask(in: timeout) {
+              channel.close(promise: nil)
+            }
+            defer { deadline.cancel() }
+            let answer = try await Self.exchange(
+              pending.request, outbound: outbound, responses: &responses)
+            unanswered = nil
+            pending.reply.resume(returning: answer)
+          }
+        }
+      } catch {
+        unanswered?.reply.resume(throwing: error)
+        unanswered = nil
+      }
+      link.open.store(false, ordering: .relaxed)
+      requests.finish()
+      // Whoever still waits in line is told the connection is gone.
+      for await pending in stream {
+        pending.reply.resume(throwing: ItemSourceError("the connection to the lender closed"))
+      }
+    }
+    return link
+  }
+
+  func exchange(_ request: Request) async throws -> (HTTPResponseHead, ByteBuffer) {
+    try await withCheckedThrowingContinuation { reply in
+      if case .terminated = requests.yield(Pending(request: request, reply: reply)) {
+        reply.resume(throwing: ItemSourceError("the connection to the lender closed"))
+      }
+    }
+  }
+
+  func close() {
+    open.store(false, ordering: .relaxed)
+    requests.finish()
+    channel.close(promise: nil)
+  }
+
+  private static func exchange(
+    _ request: Request, outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+    responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
+  ) async throws -> (HTTPResponseHead, ByteBuffer) {
+    var headers = HTTPHeaders([("Host", request.host)])
+    if let range = request.range {
+      headers.add(name: "Range", value: "bytes=\(range.first)-\(range.last)")
+    }
+    try await outbound.write(
+      .head(
+        HTTPRequestHead(
+          version: .http1_1, method: request.method, uri: request.path, headers: headers)))
+    try await outbound.write(.end(nil))
+    var head: HTTPResponseHead?
+    var body = ByteBuffer()
+    while let part = try await responses.next() {
+      switch part {
+      case .head(let answer): head = answer
+      case .body(var chunk):
+        guard body.readableBytes + chunk.readableBytes <= request.maximum else {
+          throw ItemSourceError("the lender sent more than was asked for")
+        }
+        body.writeBuffer(&chunk)
+      case .end:
+        guard let head else { throw ItemSourceError("an answer with no head") }
+        return (head, body)
+      }
+    }
+    throw ItemSourceError("the lender closed the connection mid-answer")
+  }
+}
