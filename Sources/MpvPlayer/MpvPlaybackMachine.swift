@@ -143,8 +143,6 @@ public struct MpvPlaybackMachine: Sendable {
   /// What mpv was last told, and the changes it has yet to report back, to tell the
   /// driver's own changes from the person's.
   private var echo = MpvEcho()
-  /// The time of the input being handled, for what is sent while handling it.
-  private var clockNow = LocalInstant(nanoseconds: 0)
   /// A seek made in mpv itself: its position is read once mpv restarts.
   private var userSeek: (pending: Bool, query: Int?) = (false, nil)
   /// What the person did in mpv, not yet taken.
@@ -190,7 +188,6 @@ public struct MpvPlaybackMachine: Sendable {
   public mutating func perform(
     _ command: PlayerCommand, path: String?, extractor: Bool = false, at now: LocalInstant
   ) -> [Effect] {
-    clockNow = now
     settle(at: now)
     switch command {
     case .load(let id, let at):
@@ -309,7 +306,6 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// A line from mpv.
   public mutating func received(_ message: MpvMessage, at now: LocalInstant) -> [Effect] {
-    clockNow = now
     settle(at: now)
     switch message {
     case .reply(let id, let data, let error): return replied(id, data, error, at: now)
@@ -616,7 +612,6 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// Runs what is due at `now`.
   public mutating func wake(at now: LocalInstant) -> [Effect] {
-    clockNow = now
     settle(at: now)
     var effects: [Effect] = []
     if let held = heldUntil, held <= now {
@@ -682,7 +677,6 @@ public struct MpvPlaybackMachine: Sendable {
   /// the person's, and any unpause it would send meanwhile waits for the release (see
   /// ``isHolding(_:)``).
   public mutating func hold(until end: LocalInstant, at now: LocalInstant) -> [Effect] {
-    clockNow = now
     settle(at: now)
     guard item != nil, problem == nil, heldUntil == nil, end > now else { return [] }
     heldUntil = end
