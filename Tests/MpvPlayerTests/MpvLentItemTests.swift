@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import LendingEndpoint
 import PlaybackCoordination
+import SyncplayHarness
 import Testing
 
 @testable import MpvPlayer
@@ -14,7 +15,11 @@ import Testing
 struct MpvLentItemTests {
   @Test("mpv loads the lent item through its own endpoint, plays it in time, and seeks")
   func playsAndSeeks() async throws {
-    let clip = try #require(await RealMpv.clip(), "ffmpeg could not make the test clip")
+    // A clip of its own: the session tests' one is made again by each (a suite running beside
+    // them would find it half written).
+    let clip = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-lent-clip-\(UInt64.random(in: 0...UInt64.max)).mp4").path
+    try await blocking { try TestClip.make(clip, seconds: 30) }
     defer { try? FileManager.default.removeItem(atPath: clip) }
     // ann lends her file; carol's endpoint reads it from ann's, range by range, and
     // carol's mpv reads carol's endpoint.
