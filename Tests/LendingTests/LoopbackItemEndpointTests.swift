@@ -25,19 +25,28 @@ struct RawHTTP {
   var headers: [String: String] = [:]
   var body: [UInt8] = []
 
-  static func send(_ request: String, port: Int) throws -> RawHTTP {
+  /// A socket connected to `port` on 127.0.0.1 (closed by the caller).
+  static func connected(to port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
+    let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard connected == 0 else { throw CocoaError(.fileReadUnknown) }
+    guard fd >= 0, result == 0 else {
+      close(fd)
+      throw CocoaError(.fileReadUnknown)
+    }
+    return fd
+  }
+
+  static func send(_ request: String, port: Int) throws -> RawHTTP {
+    let fd = try connected(to: port)
+    defer { close(fd) }
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let bytes = Array(request.utf8)
@@ -162,18 +171,8 @@ struct LoopbackItemEndpointStopTests {
   @Test("a player that keeps its connection open does not keep the endpoint from stopping")
   func stopsWithAnOpenConnection() async throws {
     let endpoint = try await LoopbackItemEndpoint.start(serving: MemoryItem(10), as: "x")
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = try RawHTTP.connected(to: endpoint.port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(endpoint.port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    #expect(connected == 0)
     // Half a request, never finished.
     _ = Array("GET / HTTP/1.1\r\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     // Accepted (the endpoint's own threads take it), then stopped with it open.
