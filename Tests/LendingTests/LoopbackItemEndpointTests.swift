@@ -127,11 +127,14 @@ struct LoopbackItemEndpointTests {
     #expect(try await request(endpoint, path: token + "x").status == 404)
     #expect(try await request(endpoint, path: "/../" + token.dropFirst()).status == 404)
     #expect(try await request(endpoint, "PUT").status == 405)
+    // HEAD of what is not there: the refusal's head, no body.
+    let missing = try await request(endpoint, "HEAD", path: "/")
+    #expect(missing.status == 404 && missing.body.isEmpty)
     #expect(try await request(endpoint, "DELETE").status == 405)
     let past = try await request(endpoint, range: "bytes=5000-")
     #expect(past.status == 416 && past.headers["content-range"] == "bytes */1000")
     #expect(try await request(endpoint, range: "bytes=0-1,5-6").status == 416)
-    #expect(endpoint.counts.refused == 8 && endpoint.counts.bytesSent == 0)
+    #expect(endpoint.counts.refused == 9 && endpoint.counts.bytesSent == 0)
     await endpoint.stop()
   }
 
