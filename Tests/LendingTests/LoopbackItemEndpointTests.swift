@@ -186,3 +186,34 @@ struct LoopbackItemEndpointStopTests {
     await endpoint.stop()
   }
 }
+
+@Suite("The endpoint against a client of one's own", .timeLimit(.minutes(1)))
+struct LoopbackItemEndpointAbuseTests {
+  @Test(
+    "eight connections held half a request in: the ninth is closed at once; one let go, a new one is served"
+  )
+  func connectionLimit() async throws {
+    let endpoint = try await LoopbackItemEndpoint.start(serving: MemoryItem(10), as: "x")
+    var held: [Int32] = []
+    defer { for fd in held { close(fd) } }
+    for _ in 0..<LoopbackItemEndpoint.maximumConnections {
+      let fd = try RawHTTP.connected(to: endpoint.port)
+      _ = Array("GET / HTTP/1.1\r\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      held.append(fd)
+    }
+    for _ in 0..<500 where endpoint.connectionCount < LoopbackItemEndpoint.maximumConnections {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(endpoint.connectionCount == LoopbackItemEndpoint.maximumConnections)
+    // The ninth: closed without an answer (its read ends, nothing in it).
+    let refused = try await LoopbackItemEndpointTests().request(endpoint)
+    #expect(refused.status == 0 && refused.body.isEmpty)
+    #expect(endpoint.connectionCount == LoopbackItemEndpoint.maximumConnections)
+    close(held.removeLast())
+    for _ in 0..<500 where endpoint.connectionCount >= LoopbackItemEndpoint.maximumConnections {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(try await LoopbackItemEndpointTests().request(endpoint).status == 200)
+    await endpoint.stop()
+  }
+}

@@ -81,3 +81,99 @@ struct RemoteItemSourceTests {
     }
   }
 }
+
+/// A lender of one's own: answers every request on one connection with `answer`.
+private final class ForgedLender: @unchecked Sendable {
+  let port: Int
+  private let fd: Int32
+
+  init(answer: @escaping @Sendable (String) -> [UInt8]) throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(listener, pointer, length) == 0 && listen(listener, 4) == 0
+          && getsockname(listener, pointer, &length) == 0
+      }
+    }
+    guard bound else {
+      close(listener)
+      throw CocoaError(.fileReadUnknown)
+    }
+    fd = listener
+    port = Int(UInt16(bigEndian: address.sin_port))
+    Thread.detachNewThread {
+      let client = accept(listener, nil, nil)
+      guard client >= 0 else { return }
+      defer { close(client) }
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      var pending: [UInt8] = []
+      while true {
+        let n = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+        guard n > 0 else { return }
+        pending += buffer[0..<n]
+        let text = String(decoding: pending, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { continue }
+        let request = String(text[..<end.lowerBound])
+        pending = Array(text[end.upperBound...].utf8)
+        let bytes = answer(request)
+        _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+      }
+    }
+  }
+
+  deinit {
+    shutdown(fd, Int32(SHUT_RDWR))
+    close(fd)
+  }
+}
+
+@Suite("A lender of one's own, against the borrower", .timeLimit(.minutes(1)))
+struct RemoteItemSourceAbuseTests {
+  @Test(
+    "a lender that answers a range with more than was asked (a body past it) is refused before it is read in"
+  )
+  func floodingLender() async throws {
+    let lender = try ForgedLender { request in
+      if request.hasPrefix("HEAD") {
+        return Array(
+          "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nAccept-Ranges: bytes\r\n\r\n".utf8)
+      }
+      // Asked for 100 bytes: promises (and starts sending) 10 MB.
+      let body = [UInt8](repeating: 1, count: 200_000)
+      return Array(
+        "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-99/1000000\r\nContent-Length: 10000000\r\n\r\n"
+          .utf8) + body
+    }
+    let remote = try await RemoteItemSource.open("http://127.0.0.1:\(lender.port)/t/x")
+    #expect(remote.size == 1_000_000)
+    let error = await #expect(throws: ItemSourceError.self) {
+      _ = try await remote.read(from: 0, maximum: 100)
+    }
+    #expect(
+      error.map { "\($0)".contains("more than was asked") } == true, "\(String(describing: error))")
+    await remote.close()
+  }
+
+  @Test("a lender that answers with another part than asked: refused")
+  func wrongPart() async throws {
+    let lender = try ForgedLender { request in
+      if request.hasPrefix("HEAD") {
+        return Array(
+          "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nAccept-Ranges: bytes\r\n\r\n".utf8)
+      }
+      return Array(
+        "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 500-599/1000\r\nContent-Length: 100\r\n\r\n"
+          .utf8) + [UInt8](repeating: 2, count: 100)
+    }
+    let remote = try await RemoteItemSource.open("http://127.0.0.1:\(lender.port)/t/x")
+    let error = await #expect(throws: ItemSourceError.self) {
+      _ = try await remote.read(from: 0, maximum: 100)
+    }
+    #expect(error.map { "\($0)".contains("not the part asked for") } == true)
+    await remote.close()
+  }
+}

@@ -47,9 +47,18 @@ struct WireNamesTests {
   @Test("an unknown name is refused with the union's own words, whatever the table")
   func unknownNames() {
     #expect(WireCaseNames.of(ClientMessage.resync) == "resync")
-    #expect(ClientMessage.WireType(rawValue: "Resync") == nil)
-    #expect(GroupCommand.wireUnionName == "command")
-    #expect(ServerMessage.wireUnionName == "message")
+    // Names are exact: another case of the same letters is not one.
+    let codec = WireCodec()
+    for (line, words) in [
+      (#"{"type":"Resync"}"#, #"unknown message type "Resync""#),
+      (
+        #"{"type":"command","id":1,"command":{"type":"Pause","at":1}}"#,
+        #"unknown command type "Pause""#
+      ),
+    ] {
+      let error = #expect(throws: WireError.self) { try codec.decodeClient(Array(line.utf8)) }
+      #expect(error.map { "\($0)".contains(words) } == true, "\(String(describing: error))")
+    }
   }
 
   @Test("the hot reader takes only the order it writes: any other goes, and reads the same")
