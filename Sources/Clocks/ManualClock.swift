@@ -21,10 +21,16 @@ public final class ManualClock: SessionClock {
     var waking: Set<UInt64> = []
   }
   private let state: Mutex<State>
+  /// The executor of the system this clock drives on virtual time, if it is one
+  /// (``VirtualTime`` needs it): its runtimes start their tasks there.
+  public let simulation: SimulationExecutor?
 
-  public init(nanoseconds: Int64 = 1_000_000_000_000) {
+  public init(nanoseconds: Int64 = 1_000_000_000_000, simulation: SimulationExecutor? = nil) {
     state = Mutex(State(now: nanoseconds))
+    self.simulation = simulation
   }
+
+  public var taskExecutor: (any TaskExecutor)? { simulation }
 
   public func nanoseconds() -> Int64 { state.withLock { $0.now } }
 

@@ -12,6 +12,8 @@ public struct OffsetClock<Base: SessionClock>: SessionClock {
 
   public func nanoseconds() -> Int64 { base.nanoseconds() &+ offsetNanoseconds }
 
+  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
+
   public func sleep(untilNanoseconds deadline: Int64) async {
     // Saturating: "sleep until the end of time" stays that on the base clock.
     let (shifted, overflow) = deadline.subtractingReportingOverflow(offsetNanoseconds)

@@ -8,9 +8,14 @@ public protocol SessionClock: Sendable {
   /// Returns once the clock reads at least `deadline`, or at once when the task is
   /// cancelled.
   func sleep(untilNanoseconds deadline: Int64) async
+  /// Where the tasks of a runtime on this clock run: the executor of a simulation driven on
+  /// virtual time (``SimulationExecutor``), or `nil`, where Swift puts them.
+  var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension SessionClock {
+  public var taskExecutor: (any TaskExecutor)? { nil }
+
   public func groupNow() -> GroupInstant { GroupInstant(nanoseconds: nanoseconds()) }
   public func localNow() -> LocalInstant { LocalInstant(nanoseconds: nanoseconds()) }
 

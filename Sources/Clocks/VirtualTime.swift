@@ -6,11 +6,13 @@ import Synchronization
 /// caused has been handled. A busy machine makes a run take longer in real time; it does
 /// not change what happens at which instant of virtual time.
 ///
-/// "Settled" is what ``settledWhen`` says (an ``InMemoryRelay/isSettled``, say, and a
-/// consumer's own queues) while no sleeper the clock woke is still to run, and nothing
-/// moved for a few polls in a row: the polls catch the short moment between a task's
-/// wake-up and the messages it then sends. A run that never settles (a task that spins)
-/// moves on after ``settleBound`` seconds of real time.
+/// "Settled" is decided by events, not by watching the system for a while: every task of
+/// the system runs on the clock's ``SimulationExecutor`` (its runtimes ask the clock where
+/// to start them), so nothing in it can run once that executor has no job and no sleeper
+/// the clock woke is still to run; ``settledWhen`` adds what happens outside it (lines on
+/// their way through a real socket, say), and whatever moves there nudges the executor.
+/// A run that never settles (a task that spins) moves on after ``settleBound`` seconds of
+/// real time.
 public struct VirtualTime: Sendable {
   public let clock: ManualClock
   /// The longest jump of virtual time, seconds: what a task that was runnable but not
@@ -18,40 +20,39 @@ public struct VirtualTime: Sendable {
   public var maximumStep: Double
   /// How long to wait for the system to settle before moving on anyway, seconds of real time.
   public var settleBound: Double
+  private let simulation: SimulationExecutor
   private let settledWhen: @Sendable () -> Bool
-  private let activity: @Sendable () -> Int
 
   /// - Parameters:
-  ///   - settledWhen: whether the system's own queues are empty and its readers waiting.
-  ///   - activity: a count that changes whenever anything moves in the system.
+  ///   - clock: a clock made with a ``SimulationExecutor``, the one the system's tasks run on.
+  ///   - settledWhen: whether nothing is on its way outside the executor (the system's
+  ///     own counts of lines sent and handled, connections being opened); whatever changes
+  ///     it from outside the executor calls ``SimulationExecutor/nudge()``.
   public init(
     clock: ManualClock, maximumStep: Double = 0.02, settleBound: Double = 10,
-    settledWhen: @escaping @Sendable () -> Bool, activity: @escaping @Sendable () -> Int
+    settledWhen: @escaping @Sendable () -> Bool = { true }
   ) {
+    guard let simulation = clock.simulation else {
+      preconditionFailure("VirtualTime drives a ManualClock made with a SimulationExecutor")
+    }
     self.clock = clock
     self.maximumStep = maximumStep
     self.settleBound = settleBound
+    self.simulation = simulation
     self.settledWhen = settledWhen
-    self.activity = activity
   }
 
   /// Waits (in real time) until everything woken so far has run and settled.
   public func settle() async {
-    let bound = MonotonicClock.monotonicNanoseconds() + Int64(settleBound * 1e9)
-    var quietPolls = 0
-    var last: Int?
-    while quietPolls < 3, MonotonicClock.monotonicNanoseconds() < bound {
-      await Task.yield()
-      let now = activity() &+ Int(truncatingIfNeeded: clock.sleepCount)
-      if clock.wakingCount == 0, settledWhen(), now == last {
-        quietPolls += 1
-      } else {
-        quietPolls = 0
+    // Never on the simulation itself, which would then never be idle.
+    await withTaskExecutorPreference(globalConcurrentExecutor) {
+      let bound = MonotonicClock.monotonicNanoseconds() + Int64(settleBound * 1e9)
+      while true {
+        let generation = simulation.generation
+        if simulation.isIdle, clock.wakingCount == 0, settledWhen() { return }
+        guard MonotonicClock.monotonicNanoseconds() < bound else { return }
+        await simulation.change(after: generation, deadline: bound)
       }
-      last = now
-      // Not much shorter: tests run several virtual clocks at once on two cores, and
-      // every poll is a wake-up the tests' real-time parts pay for.
-      try? await Task.sleep(nanoseconds: 200_000)
     }
   }
 
@@ -87,9 +88,11 @@ public struct VirtualTime: Sendable {
   /// Runs `operation` while virtual time moves on whenever the system settles with it
   /// still waiting (an answer that needs time to pass, a timeout); returns its result.
   public func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
-    let task = Task { await operation() }
+    // Both on the simulation: the operation's end is then a job there, seen before the
+    // next jump.
+    let task = Task(executorPreference: simulation) { await operation() }
     let done = Flag()
-    let watcher = Task {
+    let watcher = Task(executorPreference: simulation) {
       _ = await task.value
       done.set()
     }

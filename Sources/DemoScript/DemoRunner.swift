@@ -135,7 +135,7 @@ public actor DemoRunner {
       virtual = nil
       memoryRelay = nil
     case .virtual:
-      let manual = ManualClock()
+      let manual = ManualClock(simulation: SimulationExecutor())
       clock = manual
       var logger = Logger(label: "cowatch.demo.relay")
       logger.logLevel = options.logLevel
@@ -145,8 +145,7 @@ public actor DemoRunner {
       memoryRelay = relay
       let events = eventCount
       virtual = VirtualTime(
-        clock: manual, settledWhen: { events.balanced && relay.isSettled },
-        activity: { events.total &+ relay.activity })
+        clock: manual, settledWhen: { events.balanced && relay.isSettled })
     }
     self.startNanoseconds = clock.nanoseconds()
     self.realStart = MonotonicClock.monotonicNanoseconds()
@@ -327,10 +326,10 @@ public actor DemoRunner {
       declaration: declaration, client: client, player: player,
       performer: ActionPerformer(client: client, catalog: series))
     arrivalOrder.append(name)
-    listeners.append(Task { await self.listen(to: client, as: name) })
+    listeners.append(Task(executorPreference: clock.taskExecutor) { await self.listen(to: client, as: name) })
     // Keys pressed in a real player's window (`--player mpv`) are acts of that member too.
     listeners.append(
-      Task { for await action in client.playerActions { await self.act(name, action) } })
+      Task(executorPreference: clock.taskExecutor) { for await action in client.playerActions { await self.act(name, action) } })
     var options: [String] = []
     if declaration.autoAdvance { options.append("auto-advance on") }
     if declaration.player.driftPPM != 0 {
@@ -514,5 +513,4 @@ private final class EventCount: Sendable {
   func emitted() { counts.withLock { $0.emitted += 1 } }
   func recorded() { counts.withLock { $0.recorded += 1 } }
   var balanced: Bool { counts.withLock { $0.emitted == $0.recorded } }
-  var total: Int { counts.withLock { $0.emitted + $0.recorded } }
 }

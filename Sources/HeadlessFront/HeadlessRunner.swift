@@ -39,19 +39,23 @@ public struct HeadlessRunner: Sendable {
   /// Runs until the input ends (then leaves) or the client stops (removed, the room
   /// closed, the relay given up on): a script waiting on its output sees it end, rather
   /// than a process that waits for input nothing will act on.
+  /// Where the runner's tasks run: the client's clock says (a simulation's executor on
+  /// virtual time).
+  private nonisolated var place: (any TaskExecutor)? { client.clock.taskExecutor }
+
   public func run<Lines: AsyncSequence & Sendable>(input: Lines) async
   where Lines.Element == String {
-    let events = Task { await forwardEvents() }
-    let sampler = Task { await sample() }
+    let events = Task(executorPreference: place) { await forwardEvents() }
+    let sampler = Task(executorPreference: place) { await sample() }
     let leaving = Mutex<Task<Void, Never>?>(nil)
-    let reading = Task {
+    let reading = Task(executorPreference: place) {
       await read(input)
       // Cancelled: the client already stopped by itself; nobody to say goodbye to.
       guard !Task.isCancelled else { return }
       // Leaving runs to its end (a host's handover), whatever happens to this task. Made
       // under the lock: it ends the events, and whoever then looks must find it.
       let leave = leaving.withLock { leaving in
-        let leave = Task { await self.leave() }
+        let leave = Task(executorPreference: place) { await self.leave() }
         leaving = leave
         return leave
       }
@@ -95,7 +99,7 @@ public struct HeadlessRunner: Sendable {
     let lineWaiting = Mutex<CheckedContinuation<Void, Never>?>(nil)
     let lineDone = { @Sendable in lineWaiting.withLock { $0.take() }?.resume() }
     let feeders = [
-      Task {
+      Task(executorPreference: place) {
         do {
           for try await line in input {
             await withCheckedContinuation { done in
@@ -109,7 +113,9 @@ public struct HeadlessRunner: Sendable {
         }
         sink.yield(.ended)
       },
-      Task { for await action in client.playerActions { sink.yield(.player(action)) } },
+      Task(executorPreference: place) {
+        for await action in client.playerActions { sink.yield(.player(action)) }
+      },
     ]
     await withTaskCancellationHandler {
       for await next in inputs {

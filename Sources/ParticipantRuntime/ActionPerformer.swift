@@ -250,7 +250,7 @@ extension ActionPerformer {
     of client: ParticipantClient, catalog: [SeriesInfo] = [],
     told: @escaping @Sendable (ParticipantAction, ActionOutput) -> Void = { _, _ in }
   ) -> Task<Void, Never> {
-    Task {
+    Task(executorPreference: client.clock.taskExecutor) {
       var performer = ActionPerformer(client: client, catalog: catalog)
       for await action in client.playerActions { told(action, await performer.perform(action)) }
     }

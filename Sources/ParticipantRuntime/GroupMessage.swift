@@ -39,7 +39,7 @@ extension ParticipantClient {
   {
     let raw = rawMessages(kind: Message.kind)
     return AsyncStream { continuation in
-      let task = Task {
+      let task = Task(executorPreference: clock.taskExecutor) {
         for await (sender, name, body) in raw {
           if let value = try? JSONDecoder().decode(Message.self, from: Data(body.utf8)) {
             continuation.yield(ReceivedMessage(message: value, sender: sender, senderName: name))

@@ -94,6 +94,7 @@ public final class LinkGate: Sendable {
     for effect in effects {
       switch effect {
       case .resolve(let host):
+        // Outside any simulation: links are for real players, on real time.
         Task {
           let addresses = await lookup(host)
           consent.withLock { $0.resolved(host: host, addresses: addresses) }

@@ -34,7 +34,7 @@ public final class OSDFeeder: Sendable {
   /// Follows `client` until ``stop()``: its waits, and lines that expire.
   public func follow(_ client: ParticipantClient) {
     guard feed.withLock({ $0.mode }) != .none else { return }
-    let task = Task { [weak self] in
+    let task = Task(executorPreference: clock.taskExecutor) { [weak self] in
       while !Task.isCancelled {
         let snapshot = await client.snapshot()
         guard let self else { return }

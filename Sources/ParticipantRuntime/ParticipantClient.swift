@@ -262,7 +262,9 @@ public actor ParticipantClient {
     let id = nextSubscriber
     nextSubscriber += 1
     messageSubscribers[id] = MessageSubscriber(kind: kind, continuation: continuation)
-    continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+    continuation.onTermination = { [clock] _ in
+      Task(executorPreference: clock.taskExecutor) { await self.unsubscribe(id) }
+    }
     return stream
   }
 
@@ -276,7 +278,7 @@ public actor ParticipantClient {
       case .connect(let relay):
         generation += 1
         let generation = self.generation
-        Task { await self.connect(generation, to: relay) }
+        Task(executorPreference: clock.taskExecutor) { await self.connect(generation, to: relay) }
       case .send(let message):
         do { try connection?.send(message) } catch {
           // The connection is going; the core hears of it from the receive loop, and the
@@ -286,7 +288,7 @@ public actor ParticipantClient {
         generation += 1
         if let connection {
           self.connection = nil
-          Task { await connection.close() }
+          Task(executorPreference: clock.taskExecutor) { await connection.close() }
         }
       case .player(let command):
         player?.perform(command, at: clock.localNow())
@@ -304,9 +306,9 @@ public actor ParticipantClient {
       case .deriveRoomKeys(let derivation):
         guard let password else { break }
         let generation = self.generation
-        Task {
+        Task(executorPreference: clock.taskExecutor) {
           let result = await Self.derive(password, derivation)
-          self.keysDerived(result, generation: generation)
+          await self.keysDerived(result, generation: generation)
         }
       case .started(let result):
         startResult = result
@@ -343,10 +345,10 @@ public actor ParticipantClient {
     timer?.cancel()
     timerDeadline = deadline
     let clock = self.clock
-    timer = Task {
+    timer = Task(executorPreference: clock.taskExecutor) {
       await clock.sleep(untilNanoseconds: deadline.nanoseconds)
       guard !Task.isCancelled else { return }
-      self.fire()
+      await self.fire()
     }
   }
 
@@ -421,7 +423,9 @@ public actor ParticipantClient {
       }
       connection = opened
       let stream = opened.inbound
-      Task { await self.receiveLoop(stream, generation: generation) }
+      Task(executorPreference: clock.taskExecutor) {
+        await self.receiveLoop(stream, generation: generation)
+      }
       perform(core.connected(at: now, relay: opened.relayFingerprint))
     case .failure(let error):
       guard generation == self.generation else { return }

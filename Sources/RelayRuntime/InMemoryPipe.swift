@@ -12,18 +12,13 @@ final class InMemoryPipe: RelayOutlet {
     var finished = false
     /// The reader closed its end: what is queued will not be read.
     var readerGone = false
-    /// Lines written and lines taken, ever.
-    var written = 0
-    var taken = 0
   }
   private let state = Mutex(State())
 
   func write(_ line: [UInt8]) -> Int {
     let (waiter, queued) = state.withLock { s -> (CheckedContinuation<[UInt8]?, Never>?, Int) in
       guard !s.finished else { return (nil, 0) }
-      s.written += 1
       if let waiter = s.waiter {
-        s.taken += 1
         s.waiter = nil
         return (waiter, s.bytes)
       }
@@ -63,9 +58,6 @@ final class InMemoryPipe: RelayOutlet {
     }
   }
 
-  /// Counts every line written and taken: it changes whenever anything moves.
-  var activity: Int { state.withLock { $0.written + $0.taken } }
-
   /// The next line, or nil once the pipe is closed and drained (or the task cancelled).
   func next() async -> [UInt8]? {
     await withTaskCancellationHandler {
@@ -74,8 +66,7 @@ final class InMemoryPipe: RelayOutlet {
           if s.head < s.lines.count {
             let line = s.lines[s.head]
             s.head += 1
-            s.taken += 1
-            s.bytes -= line.count
+                s.bytes -= line.count
             if s.head > 64, s.head * 2 > s.lines.count {
               s.lines.removeFirst(s.head)
               s.head = 0

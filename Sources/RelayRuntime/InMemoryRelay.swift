@@ -30,7 +30,7 @@ public final class InMemoryRelay: Sendable {
     ticker.withLock { task in
       guard task == nil else { return }
       let runtime = self.runtime
-      task = Task { await runtime.run() }
+      task = Task(executorPreference: runtime.clock.taskExecutor) { await runtime.run() }
     }
   }
 
@@ -77,9 +77,6 @@ public final class InMemoryRelay: Sendable {
       return pipes.allSatisfy(\.isSettled)
     }
   }
-
-  /// Changes whenever a line is written or read: a driver waits until it holds still.
-  public var activity: Int { pipes.withLock { $0.reduce(0) { $0 + $1.activity } } }
 }
 
 /// The ``Transport`` of an ``InMemoryRelay``.

@@ -41,7 +41,7 @@ extension RelayRuntime {
       return true
     }
     s.claims[room] = [id]
-    Task { await self.claim(room, through: directory) }
+    Task(executorPreference: clock.taskExecutor) { await self.claim(room, through: directory) }
     return true
   }
 

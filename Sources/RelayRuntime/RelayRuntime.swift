@@ -22,6 +22,7 @@ public final class RelayRuntime: Sendable {
   /// that participant only.
   public let ownerKey: String
   let clock: any SessionClock
+  private let trafficObserver = Mutex<(@Sendable () -> Void)?>(nil)
   /// Paces what waits on things outside the session — the store's writes and leases, the
   /// successors' feed over the network — in real time, whatever the session's clock (a
   /// demo's sped-up one, a test's virtual one) says: a database does not answer faster
@@ -148,7 +149,8 @@ public final class RelayRuntime: Sendable {
   public func open(
     _ outlet: any RelayOutlet, address: String? = nil, origin: ParticipantOrigin = .cowatch
   ) -> ConnectionID? {
-    state.withLock { s in
+    defer { trafficMoved() }
+    return state.withLock { s in
       guard !s.stopped else {
         // Closed at once, or the participant would wait for a welcome that never comes
         // (its listening socket may take a moment longer to close than the relay).
@@ -184,6 +186,7 @@ public final class RelayRuntime: Sendable {
 
   /// One line the connection sent (without its newline).
   public func received(_ line: [UInt8], from id: ConnectionID) {
+    defer { trafficMoved() }
     if line.isEmpty {
       state.withLock { s in
         s.outlets[id]?.countReceived()
@@ -211,6 +214,7 @@ public final class RelayRuntime: Sendable {
 
   /// A decoded message (in-process callers that skip the codec).
   public func received(_ message: ClientMessage, from id: ConnectionID) {
+    defer { trafficMoved() }
     state.withLock { s in
       s.outlets[id]?.countReceived()
       guard !holdForClaim(message, from: id, in: &s) else { return }
@@ -226,6 +230,7 @@ public final class RelayRuntime: Sendable {
   /// The connection's unfinished line took the relay's unfinished lines, all connections'
   /// together, past their budget: refused in words (whole lines cost nothing to hold).
   public func receivedOverBudget(from id: ConnectionID) {
+    defer { trafficMoved() }
     state.withLock { s in
       reject(
         id, code: .rateLimited,
@@ -236,6 +241,7 @@ public final class RelayRuntime: Sendable {
 
   /// The connection sent something that could not be framed or decoded.
   public func receivedInvalid(_ error: WireError, from id: ConnectionID) {
+    defer { trafficMoved() }
     state.withLock { s in
       s.outlets[id]?.countReceived()
       perform(s.core.receivedInvalid(error, from: id, at: clock.groupNow()), in: &s)
@@ -244,6 +250,7 @@ public final class RelayRuntime: Sendable {
 
   /// The transport closed the connection.
   public func closed(_ id: ConnectionID) {
+    defer { trafficMoved() }
     state.withLock { s in
       if s.held.removeValue(forKey: id) != nil { directory?.helloGone(on: id) }
       Self.forget(id, in: &s)
@@ -326,7 +333,11 @@ public final class RelayRuntime: Sendable {
     // takes them over as soon as their participants ask, not a lease later.
     if let directory, !state.withLock({ $0.abandoned }) {
       let rooms = state.withLock { $0.core.roomNames }
-      if !rooms.isEmpty { try? await Task { try await directory.release(rooms) }.value }
+      if !rooms.isEmpty {
+        try? await Task(executorPreference: clock.taskExecutor) {
+          try await directory.release(rooms)
+        }.value
+      }
     }
   }
 
@@ -348,6 +359,15 @@ public final class RelayRuntime: Sendable {
     state.withLock { $0.core.servesCertificate(fingerprint) }
   }
   public var connectionCount: Int { state.withLock { $0.outlets.count } }
+
+  /// Calls `observer` after every change of ``openTraffic`` that a connection's own thread
+  /// makes (a connection opened or closed, a line in): a driver of virtual time, whose
+  /// executor does not see a TCP relay's event loops, waits for these.
+  public func observeTraffic(_ observer: @escaping @Sendable () -> Void) {
+    trafficObserver.withLock { $0 = observer }
+  }
+
+  private func trafficMoved() { trafficObserver.withLock { $0 }?() }
 
   /// Lines on the connections open now: how many there are, the lines they brought in and
   /// those written to them. A driver of virtual time compares it with what its own
@@ -398,7 +418,10 @@ public final class RelayRuntime: Sendable {
           s.locateRequests?.append(LocateRequest(room: room, relay: endpoint, reachability: nil))
           continue
         }
-        Task { self.located(room, at: endpoint, await locator(room, endpoint)) }
+        Task(executorPreference: clock.taskExecutor) {
+          let answer = await locator(room, endpoint)
+          self.located(room, at: endpoint, answer)
+        }
       case .checkReachable(let room, let participant, let endpoint):
         // Any answer at all says the relay there can be reached from here.
         guard let locator = s.locator else {
@@ -406,7 +429,7 @@ public final class RelayRuntime: Sendable {
             LocateRequest(room: room, relay: endpoint, reachability: participant))
           continue
         }
-        Task {
+        Task(executorPreference: clock.taskExecutor) {
           let reachable = await locator(room, endpoint).answered
           self.reachability(of: participant, in: room, at: endpoint, reachable: reachable)
         }

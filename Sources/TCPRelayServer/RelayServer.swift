@@ -138,7 +138,7 @@ public final class RelayServer: Sendable {
       throw .cannotBind(host: host, port: port, reason: "\(error)")
     }
     let boundPort = serverChannel.localAddress?.port ?? port
-    let runTask = Task {
+    let runTask = Task(executorPreference: clock.taskExecutor) {
       await withDiscardingTaskGroup { group in
         group.addTask { await runtime.run() }
         try? await serverChannel.closeFuture.get()

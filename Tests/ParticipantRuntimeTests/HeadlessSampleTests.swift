@@ -50,7 +50,8 @@ struct HeadlessSampleTests {
     await running.value
     let position = try #require(fields["position"] as? Double)
     #expect(abs(position - shown) < 0.000_001, "\(line), the player showed \(shown)")
-    #expect(abs(position - (position * 1000).rounded() / 1000) > 0, "not cut to the millisecond")
+    #expect(
+      abs(position - (position * 1000).rounded() / 1000) > 0, "not cut to the millisecond: \(line)")
     await relay.stop()
   }
 }

@@ -39,7 +39,7 @@ final class RelayHarness: Sendable {
   /// The TCP relay's certificate, which its participants pin.
   let fingerprint: String?
   /// The participants' clock; the relay reads it shifted by ``relayClockOffset``.
-  let clock = ManualClock()
+  let clock = ManualClock(simulation: SimulationExecutor())
   /// Lines the participants of a TCP relay sent and handled.
   let traffic = ClientTraffic()
   static let relayClockOffset: Int64 = 3_600_000_000_000 + 123_456_789
@@ -66,9 +66,13 @@ final class RelayHarness: Sendable {
       // TCP as people use it: over TLS, the participants pinning the relay's certificate.
       let identity = tls ? try RelayIdentity.makeSelfSigned() : nil
       fingerprint = identity?.fingerprint
-      server = try await RelayServer.start(
+      let server = try await RelayServer.start(
         host: "127.0.0.1", port: 0, configuration: configuration, clock: clock, logger: logger,
         identity: identity)
+      // The relay's event loops are not the simulation's: what moves there, it is told.
+      let simulation = self.clock.simulation!
+      server.runtime.observeTraffic { simulation.nudge() }
+      self.server = server
     }
   }
 
@@ -96,22 +100,13 @@ final class RelayHarness: Sendable {
     if let memory { return memory.isSettled }
     let relay = server!.runtime.openTraffic
     let participants = traffic.total
-    return relay.connections == participants.connections
+    return traffic.connecting == 0 && relay.connections == participants.connections
       && relay.received == participants.written && relay.written == participants.received
-  }
-
-  private var activity: Int {
-    if let memory { return memory.activity }
-    let relay = server!.runtime.openTraffic
-    let participants = traffic.total
-    return relay.received &+ relay.written &+ participants.received &+ participants.written
   }
 
   /// Virtual time in steps of at most `step` seconds.
   private func virtualTime(step: Double) -> VirtualTime {
-    VirtualTime(
-      clock: clock, maximumStep: step, settledWhen: { self.isSettled },
-      activity: { self.activity })
+    VirtualTime(clock: clock, maximumStep: step, settledWhen: { self.isSettled })
   }
 
   func participant(
@@ -194,6 +189,12 @@ final class ClientTraffic: Sendable {
     var handled = 0
   }
   private let state = Mutex<(next: UInt64, open: [UInt64: Counts])>((0, [:]))
+  private let opening = Mutex(0)
+
+  /// Connections being opened: until they are, bytes move on the relay's side alone.
+  var connecting: Int { opening.withLock { $0 } }
+  func connectStarted() { opening.withLock { $0 += 1 } }
+  func connectEnded() { opening.withLock { $0 -= 1 } }
 
   func opened() -> UInt64 {
     state.withLock { s in
@@ -225,11 +226,15 @@ struct CountingTransport: Transport {
   var endpointDescription: String { base.endpointDescription }
 
   func connect() async throws(TransportError) -> any TransportConnection {
-    CountingConnection(try await base.connect(), traffic: traffic)
+    traffic.connectStarted()
+    defer { traffic.connectEnded() }
+    return CountingConnection(try await base.connect(), traffic: traffic)
   }
 
   func connect(to relay: RelayEndpoint?) async throws(TransportError) -> any TransportConnection {
-    CountingConnection(try await base.connect(to: relay), traffic: traffic)
+    traffic.connectStarted()
+    defer { traffic.connectEnded() }
+    return CountingConnection(try await base.connect(to: relay), traffic: traffic)
   }
 }
 

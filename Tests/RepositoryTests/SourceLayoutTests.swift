@@ -104,4 +104,34 @@ struct SourceLayoutTests {
     #expect(read > 300, "the sources were read")
     #expect(sleeping.isEmpty, "Task.sleep outside the clocks: \(sleeping)")
   }
+
+  /// Virtual time knows that a system has settled because every task of it runs on the
+  /// simulation's executor; a task started anywhere else in the runtimes that run on virtual
+  /// time would run unseen, and a jump of the clock could overtake it. So each task they
+  /// start says where (`executorPreference: clock.taskExecutor`), or says why it is outside.
+  @Test("every task the virtual-time runtimes start runs where their clock says")
+  func tasksRunWhereTheClockSays() throws {
+    let sources = root.appendingPathComponent("Sources")
+    let modules = [
+      "ParticipantRuntime", "RelayRuntime", "DemoScript", "TCPRelayServer", "HeadlessFront",
+    ]
+    let unplaced = try Regex(#"(^|[^A-Za-z.])Task(\.detached)?\s*(\{|\((?!executorPreference))"#)
+    var wild: [String] = []
+    var read = 0
+    for module in modules {
+      let folder = sources.appendingPathComponent(module)
+      for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      where name.hasSuffix(".swift") {
+        read += 1
+        let lines = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+          .split(separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() where line.contains(unplaced) {
+          let reason = number > 0 && lines[number - 1].contains("// Outside any simulation")
+          if !reason { wild.append("\(module)/\(name):\(number + 1)") }
+        }
+      }
+    }
+    #expect(read > 40, "the sources were read")
+    #expect(wild.isEmpty, "tasks started outside the clock's executor: \(wild)")
+  }
 }
