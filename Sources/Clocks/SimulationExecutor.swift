@@ -27,7 +27,11 @@ public final class SimulationExecutor: TaskExecutor {
     var watching = false
   }
   private let state = Mutex(State())
-  private let queue = DispatchQueue(label: "cowatch.simulation")
+  /// Serial, on the width-limited global pool: a serial queue of its own would target the
+  /// overcommitting one, a thread for each busy simulation, and two dozen simulated
+  /// systems in one test run would then starve every other thread of the process (the
+  /// event loops finishing a TLS handshake, the tasks of everything else).
+  private let queue = DispatchQueue(label: "cowatch.simulation", target: .global())
 
   public init() {}
 

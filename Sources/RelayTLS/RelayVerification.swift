@@ -40,15 +40,26 @@ public struct RelayVerification: Sendable {
       context: context, serverHostname: isAddress ? nil : host,
       customVerificationCallback: { chain, promise in
         let verification = self
-        Task {
-          let verdict = await verification.check(
-            chain, host: host, endpoint: endpoint, refusal: refusal)
+        let complete = { @Sendable (verdict: String?) in
           if let reason = verdict {
             refusal.set(reason)
             promise.succeed(.failed)
           } else {
             promise.succeed(.certificateVerified)
           }
+        }
+        // A pinned certificate needs no CA: decided here, on the event loop, so that a
+        // handshake never waits for a thread of the task pool (which a busy process may
+        // keep for seconds, past the handshake's timeout).
+        guard verification.pinned == nil else {
+          complete(
+            verification.check(
+              chain, endpoint: endpoint, refusal: refusal, caVerified: false))
+          return
+        }
+        Task {
+          complete(
+            await verification.check(chain, host: host, endpoint: endpoint, refusal: refusal))
         }
       })
   }
@@ -58,11 +69,18 @@ public struct RelayVerification: Sendable {
   func check(
     _ chain: [NIOSSLCertificate], host: String, endpoint: String, refusal: Refusal
   ) async -> String? {
+    let caVerified = pinned == nil ? await Self.verifiesWithSystemRoots(chain, host: host) : false
+    return check(chain, endpoint: endpoint, refusal: refusal, caVerified: caVerified)
+  }
+
+  /// ``check(_:host:endpoint:refusal:)`` once whether a CA vouches for the chain is known.
+  func check(
+    _ chain: [NIOSSLCertificate], endpoint: String, refusal: Refusal, caVerified: Bool
+  ) -> String? {
     guard let leaf = chain.first, let der = try? leaf.toDERBytes() else {
       return "the relay at \(endpoint) presented no certificate"
     }
     let presented = RelayFingerprint.of(der: der)
-    let caVerified = pinned == nil ? await Self.verifiesWithSystemRoots(chain, host: host) : false
     let known = knownRelays?.fingerprint(for: endpoint)
     switch RelayTrust.decide(
       endpoint: endpoint, presented: presented, pinned: pinned, caVerified: caVerified,

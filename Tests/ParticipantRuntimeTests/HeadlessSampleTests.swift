@@ -30,16 +30,16 @@ struct HeadlessSampleTests {
     await relay.advance(by: 1.234567)
     let before = clock.nanoseconds()
     let output = OutputLines()
-    let runner = HeadlessRunner(client: ann, catalog: [testSeries], sampleMilliseconds: 1) {
-      line in Task { await output.add(line) }
+    let runner = HeadlessRunner(client: ann, catalog: [testSeries], sampleMilliseconds: 1) { line in
+      output.add(line)
     }
     let (input, feed) = AsyncStream<String>.makeStream()
-    let running = Task { await runner.run(input: input) }
+    let running = relay.task { await runner.run(input: input) }
     // The sampler waits on the session's clock, as every wait does.
     await relay.run(until: "a sample", within: 1) {
-      await output.lines.contains { $0.contains(#""sample""#) }
+      output.lines.contains { $0.contains(#""sample""#) }
     }
-    let line = try #require(await output.lines.first { $0.contains(#""sample""#) })
+    let line = try #require(output.lines.first { $0.contains(#""sample""#) })
     let fields = try #require(
       try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     let instant = try #require((fields["mono_ns"] as? Int).map(Int64.init))

@@ -16,7 +16,9 @@ struct HeadlessTellTests {
   func inbox(_ client: ParticipantClient) async -> Inbox {
     let stream = await client.rawMessages(kind: "chat")
     let inbox = Inbox()
-    Task { for await (_, _, body) in stream { inbox.bodies.withLock { $0.append(body) } } }
+    Task(executorPreference: client.clock.taskExecutor) {
+      for await (_, _, body) in stream { inbox.bodies.withLock { $0.append(body) } }
+    }
     return inbox
   }
 
@@ -57,13 +59,11 @@ struct HeadlessEndTests {
     let ann = try await relay.participant("ann")
     let bob = try await relay.participant("bob")
     let output = OutputLines()
-    let runner = HeadlessRunner(client: bob, catalog: [testSeries]) { line in
-      Task { await output.add(line) }
-    }
+    let runner = HeadlessRunner(client: bob, catalog: [testSeries]) { line in output.add(line) }
     // An input that never ends, as a terminal left open.
     let (input, feed) = AsyncStream<String>.makeStream()
     let finished = Finished()
-    let running = Task {
+    let running = relay.task {
       await runner.run(input: input)
       finished.flag.withLock { $0 = true }
     }
@@ -76,7 +76,7 @@ struct HeadlessEndTests {
       "the runner still waits for input 5 s after its participant was removed")
     // Like the room closing or the relay given up on, with the line that says why.
     await eventually("the error line that says why") {
-      await output.lines.contains {
+      output.lines.contains {
         $0.contains(#""event":"error""#) && $0.contains("ann removed you from the room")
       }
     }

@@ -53,7 +53,7 @@ struct LinkConsentSessionTests {
 
   static func notices(of client: ParticipantClient) -> (Heard, Task<Void, Never>) {
     let said = Heard()
-    let task = Task {
+    let task = Task(executorPreference: client.clock.taskExecutor) {
       for await case .notice(let notice) in client.events { said.add(notice.description) }
     }
     return (said, task)

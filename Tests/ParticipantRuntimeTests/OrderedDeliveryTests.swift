@@ -43,7 +43,7 @@ struct OrderedDeliveryTests {
     let annID = try #require(await ann.participantID)
 
     let log = DeliveryLog()
-    let observer = Task {
+    let observer = relay.task {
       for await event in bob.events {
         switch event {
         case .state(_, let changes):

@@ -50,7 +50,7 @@ struct PlayerWindowActionTests {
     let bob = try await relay.participant("bob", player: bobPlayer) { $0.personalOffset = 0.2 }
     let bobID = try #require(await bob.participantID)
     let byBob = ChangeLog()
-    let watching = Task {
+    let watching = relay.task {
       for await event in ann.events {
         guard case .state(_, let changes) = event else { continue }
         for change in changes where change.originator == bobID { await byBob.add(change.kind) }
@@ -67,11 +67,9 @@ struct PlayerWindowActionTests {
       }
     }
     let output = OutputLines()
-    let runner = HeadlessRunner(client: bob, catalog: [testSeries]) { line in
-      Task { await output.add(line) }
-    }
+    let runner = HeadlessRunner(client: bob, catalog: [testSeries]) { line in output.add(line) }
     let (input, feed) = AsyncStream<String>.makeStream()
-    let running = Task { await runner.run(input: input) }
+    let running = relay.task { await runner.run(input: input) }
 
     // His player runs 0.2 s ahead: 100.2 in it is 100 in the group's film.
     bobPlayer.press(.seek(to: 100.2))
@@ -102,7 +100,7 @@ struct PlayerWindowActionTests {
 
     feed.finish()
     await running.value
-    let lines = await output.lines
+    let lines = output.lines
     #expect(!lines.contains { $0.contains(#""event":"error""#) }, "\(lines)")
     watching.cancel()
     await ann.stop()

@@ -51,7 +51,7 @@ struct QueueSessionTests {
     let ann = try await relay.participant("ann")
     let bob = try await relay.participant("bob")
     let advances = Mutex(0)
-    let listening = Task {
+    let listening = relay.task {
       for await case .state(_, let events) in bob.events {
         for event in events {
           if case .autoAdvanced = event.kind { advances.withLock { $0 += 1 } }

@@ -2,6 +2,7 @@ import HeadlessFront
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
+import Synchronization
 import TestSupport
 import Testing
 
@@ -111,26 +112,26 @@ struct HeadlessEscapingTests {
   }
 }
 
-actor OutputLines {
-  var lines: [String] = []
-  func add(_ line: String) { lines.append(line) }
+/// What a headless runner printed, in order (written by the runner as it prints).
+final class OutputLines: Sendable {
+  private let printed = Mutex<[String]>([])
+  var lines: [String] { printed.withLock { $0 } }
+  func add(_ line: String) { printed.withLock { $0.append(line) } }
 }
 
 /// Runs `actions` through a headless runner for `client`, then `status`, and returns the
 /// error lines it printed once the status is out.
 func headlessErrors(_ actions: [String], client: ParticipantClient) async -> [String] {
   let output = OutputLines()
-  let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in
-    Task { await output.add(line) }
-  }
+  let runner = HeadlessRunner(client: client, catalog: [testSeries]) { line in output.add(line) }
   let (input, feed) = AsyncStream<String>.makeStream()
   for action in actions + ["status"] { feed.yield(action) }
   feed.finish()
   await runner.run(input: input)
   await eventually("the output settles") {
-    await output.lines.contains { $0.contains("\"event\":\"status\"") }
+    output.lines.contains { $0.contains("\"event\":\"status\"") }
   }
-  return await output.lines.filter { $0.contains("\"event\":\"error\"") }
+  return output.lines.filter { $0.contains("\"event\":\"error\"") }
 }
 
 @Suite("Headless answers")

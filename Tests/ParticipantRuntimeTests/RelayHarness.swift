@@ -136,6 +136,15 @@ final class RelayHarness: Sendable {
       password: password)
   }
 
+  /// A task of the simulated system (a test's observer of a client's events, a headless
+  /// runner and its output): on the clock's executor, so that virtual time waits for it as
+  /// it waits for the runtimes' own. A plain `Task` runs unseen, and what it records can
+  /// lag behind a clock that has already moved on.
+  @discardableResult
+  func task<T: Sendable>(_ body: sending @escaping () async -> T) -> Task<T, Never> {
+    Task(executorPreference: clock.taskExecutor, operation: body)
+  }
+
   func dropAllConnections() async {
     if let memory { memory.dropAllConnections() }
     if let server { server.dropAllConnections() }

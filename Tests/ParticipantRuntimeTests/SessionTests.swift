@@ -179,7 +179,7 @@ struct SessionTests {
     let cat = try await relay.participant("cat")
     let received = MessageLog()
     for (name, client) in [("bob", bob), ("cat", cat)] {
-      Task {
+      relay.task {
         for await event in client.events {
           if case .message(_, let from, let kind, let body, let to) = event {
             let only = to.map { " (only \($0.map(\.rawValue).joined(separator: ",")))" } ?? ""
@@ -293,7 +293,7 @@ struct TypedMessengerTests {
     await eventually("ann sees bob") { await ann.groupState.participants.count == 2 }
     let reactions = await bob.messages(of: Reaction.self)
     let chats = await bob.messages(of: Note.self)
-    let received = Task {
+    let received = relay.task {
       var got: [ReceivedMessage<Reaction>] = []
       for await r in reactions {
         got.append(r)
@@ -301,7 +301,7 @@ struct TypedMessengerTests {
       }
       return got
     }
-    let chatReceived = Task { () -> Note? in
+    let chatReceived = relay.task { () -> Note? in
       for await c in chats { return c.message }
       return nil
     }
@@ -333,7 +333,7 @@ struct DisconnectedCommandTests {
     await eventually("bob sees the session") { await bob.groupState.session != nil }
     try await bob.send(.join).get()
     let errors = MessageLog()
-    Task {
+    relay.task {
       for await event in bob.events {
         if case .notice(let notice) = event { await errors.add(notice.description) }
       }
@@ -343,7 +343,7 @@ struct DisconnectedCommandTests {
     memory.setRefusingConnections(true)
     memory.dropAllConnections()
     await eventually("bob is reconnecting") { await bob.connectionStatus == .reconnecting }
-    let fresh = Task { await bob.seek(to: 30) }
+    let fresh = relay.task { await bob.seek(to: 30) }
     await eventually("bob's seek waits in his outbox") {
       await bob.snapshot().unansweredRequests > 0
     }
@@ -358,7 +358,7 @@ struct DisconnectedCommandTests {
     memory.setRefusingConnections(true)
     memory.dropAllConnections()
     await eventually("bob is reconnecting again") { await bob.connectionStatus == .reconnecting }
-    let stale = Task { await bob.pause() }
+    let stale = relay.task { await bob.pause() }
     await eventually("bob's pause waits in his outbox") {
       await bob.snapshot().unansweredRequests > 0
     }
