@@ -145,10 +145,10 @@ struct CutOffRelayTests {
     r.drop(3)
     r.drop(4)
     r.drop(5)
-    // The locator answers on tasks of its own: wait for its three answers.
+    // The locator answers on tasks of its own: each step waits for what it started.
     for _ in 0..<400 where Self.texts(r, 2).count < 2 {
       r.advance(0.05)
-      try await Task.sleep(nanoseconds: 5_000_000)
+      await r.settle()
     }
     let told = Self.texts(r, 2)
     #expect(told.count == 2 && told[1].contains("go through again"), "\(told)")
@@ -166,7 +166,7 @@ struct CutOffRelayTests {
     r.drop(5)
     for _ in 0..<20 {
       r.advance(0.1)
-      try await Task.sleep(nanoseconds: 2_000_000)
+      await r.settle()
     }
     #expect(Self.texts(r, 2).count == 1)
     r.send(.command(id: 1, .setAutoAdvance(true)), from: 2)

@@ -55,7 +55,9 @@ struct RelayDriver {
     restoring: [StoredRoom] = [], epoch: String = "test", at start: Int64 = 100_000_000_000,
     feedsSuccessors: Bool = false
   ) {
-    let clock = ManualClock(nanoseconds: start)
+    // With a simulation: what the runtime starts on tasks of its own (a locator's answers)
+    // runs where ``settle()`` sees it end.
+    let clock = ManualClock(nanoseconds: start, simulation: SimulationExecutor())
     self.clock = clock
     runtime = RelayRuntime(
       configuration: configuration, clock: clock, epoch: epoch, store: store,
@@ -86,6 +88,13 @@ struct RelayDriver {
       replicas[id] = replica
     default: break
     }
+  }
+
+  /// Waits until what the runtime started on tasks of its own has run, then takes what it
+  /// wrote: nothing more can come until the clock moves or someone sends.
+  mutating func settle() async {
+    await VirtualTime(clock: clock).settle()
+    collect()
   }
 
   /// Takes what the runtime wrote since the last call, in order.

@@ -47,14 +47,16 @@ struct ReplacedRelayTests {
     }
   }
 
-  /// Lets the locator's answers come back, and collects what the relay wrote.
-  static func settle(_ r: inout RelayDriver, until done: (RelayDriver) -> Bool) async {
-    for _ in 0..<400 {
-      r.collect()
-      if done(r) { return }
-      try? await Task.sleep(nanoseconds: 5_000_000)
+  /// Lets the locator's answers come back, collects what the relay wrote, and checks that
+  /// the relay acted on them as `done` says.
+  static func settle(
+    _ r: inout RelayDriver, sourceLocation: SourceLocation = #_sourceLocation,
+    until done: (RelayDriver) -> Bool
+  ) async {
+    await r.settle()
+    if !done(r) {
+      Issue.record("the relay did not act on the answers", sourceLocation: sourceLocation)
     }
-    Issue.record("the relay did not act on the answers within 2 s")
   }
 
   @Test("bob's relay runs the room now: dan is sent there, and the room is let go here")
@@ -85,8 +87,7 @@ struct ReplacedRelayTests {
     await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count >= 2 }
     for _ in 0..<3 {
       r.advance(1.0)
-      try await Task.sleep(nanoseconds: 20_000_000)
-      r.collect()
+      await r.settle()
     }
     #expect(r.runtime.roomNames == ["lobby"])
     #expect(Self.redirects(r, 4).isEmpty, "dan was sent to a relay that did not carry the room on")
@@ -109,8 +110,7 @@ struct ReplacedRelayTests {
     await Self.settle(&r) { _ in !locator.asked.withLock { $0 }.isEmpty }
     for _ in 0..<3 {
       r.advance(1.0)
-      try await Task.sleep(nanoseconds: 20_000_000)
-      r.collect()
+      await r.settle()
     }
     #expect(locator.asked.withLock { $0 }.count >= 2, "carl's relay was asked, and answered here")
     #expect(r.runtime.roomNames == ["lobby"])
@@ -131,12 +131,11 @@ struct ReplacedRelayTests {
     r.advance(0.2)
     await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count == 2 }
     r.advance(0.7)
-    try await Task.sleep(nanoseconds: 30_000_000)
+    await r.settle()
     #expect(locator.asked.withLock { $0 }.count == 2, "once a second, not at every sweep")
     r.advance(0.2)
     await Self.settle(&r) { _ in locator.asked.withLock { $0 }.count == 4 }
-    try await Task.sleep(nanoseconds: 50_000_000)
-    r.collect()
+    await r.settle()
     #expect(r.runtime.roomNames == ["lobby"])
     #expect(Self.redirects(r, 4).isEmpty)
     // bob comes back: only carl's relay is asked from then on.
@@ -145,7 +144,7 @@ struct ReplacedRelayTests {
     locator.asked.withLock { $0 = [] }
     r.advance(1.0)
     await Self.settle(&r) { _ in !locator.asked.withLock { $0 }.isEmpty }
-    try await Task.sleep(nanoseconds: 20_000_000)
+    await r.settle()
     #expect(locator.asked.withLock { $0 } == ["lobby@10.0.0.3:7702"])
     // A relay that answers "here" for a successor it did not lose is not believed.
     r.runtime.located(
