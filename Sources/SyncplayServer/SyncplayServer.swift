@@ -55,7 +55,13 @@ public final class SyncplayServer: Sendable {
     }
   }
 
-  private init(host: String, port: Int, serverChannel: any Channel, connections: Connections) {
+  private let partialLines: PartialLineBudget
+
+  private init(
+    host: String, port: Int, serverChannel: any Channel, connections: Connections,
+    partialLines: PartialLineBudget
+  ) {
+    self.partialLines = partialLines
     self.host = host
     self.port = port
     self.serverChannel = serverChannel
@@ -117,7 +123,8 @@ public final class SyncplayServer: Sendable {
     let bound = serverChannel.localAddress?.port ?? port
     logger.info("Syncplay clients accepted on \(host):\(bound)")
     return SyncplayServer(
-      host: host, port: bound, serverChannel: serverChannel, connections: connections)
+      host: host, port: bound, serverChannel: serverChannel, connections: connections,
+      partialLines: partialLines)
   }
 
   /// Stops accepting and closes every Syncplay connection (their participants leave).
@@ -128,6 +135,9 @@ public final class SyncplayServer: Sendable {
   }
 
   public var connectionCount: Int { connections.open.withLock { $0.channels.count } }
+
+  /// Bytes of unfinished lines held for all Syncplay connections together.
+  public var unfinishedLineBytes: Int { partialLines.bytesHeld }
 }
 
 public enum SyncplayServerError: Error, CustomStringConvertible, Sendable {

@@ -26,6 +26,11 @@ public final class RelayServer: Sendable {
   /// The TLS context new connections get (nil: plain TCP); replaced on a certificate's
   /// renewal while the connections made before keep theirs.
   private let tls: TLSContext
+  private let partialLines: PartialLineBudget
+
+  /// Bytes of unfinished lines held for all connections together (bounded by
+  /// `maximumPartialLineBytes`): what a slow writer, or one that never ends its line, costs.
+  public var unfinishedLineBytes: Int { partialLines.bytesHeld }
 
   final class OpenChannels: Sendable {
     let count = Atomic<Int>(0)
@@ -38,9 +43,11 @@ public final class RelayServer: Sendable {
 
   private init(
     host: String, port: Int, runtime: RelayRuntime, serverChannel: any Channel,
-    runTask: Task<Void, Never>, openChannels: OpenChannels, tls: TLSContext
+    runTask: Task<Void, Never>, openChannels: OpenChannels, tls: TLSContext,
+    partialLines: PartialLineBudget
   ) {
     self.tls = tls
+    self.partialLines = partialLines
     self.host = host
     self.port = port
     self.runtime = runtime
@@ -151,7 +158,7 @@ public final class RelayServer: Sendable {
     )
     return RelayServer(
       host: host, port: boundPort, runtime: runtime, serverChannel: serverChannel,
-      runTask: runTask, openChannels: openChannels, tls: contexts)
+      runTask: runTask, openChannels: openChannels, tls: contexts, partialLines: partialLines)
   }
 
   /// Stops accepting, stops the tick loop and closes every connection, after telling each

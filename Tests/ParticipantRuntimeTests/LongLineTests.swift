@@ -1,4 +1,5 @@
 import ParticipantRuntime
+import TestSupport
 import Testing
 import WireProtocol
 
@@ -43,7 +44,8 @@ struct PartialLineBudgetTests {
     let second = try #require(RawSocket(port: port))
     await first?.write(partial)
     await second.write(partial)
-    try await Task.sleep(nanoseconds: 200_000_000)
+    let server = try #require(relay.server)
+    await eventually("the relay holds both halves") { server.unfinishedLineBytes == 80_000 }
     // 120,000 bytes would be held: this one is refused.
     let third = try #require(RawSocket(port: port))
     let answer = await third.exchange(partial)
@@ -52,7 +54,9 @@ struct PartialLineBudgetTests {
     // A connection that goes gives its share back: the next one's unfinished line is held
     // (nothing is said to it: the relay waits for the rest of its line).
     first = nil
-    try await Task.sleep(nanoseconds: 200_000_000)
+    await eventually("the first connection's share is given back") {
+      server.unfinishedLineBytes == 40_000
+    }
     let fourth = try #require(RawSocket(port: port))
     let held = await fourth.exchange(partial)
     #expect(held.isEmpty, "\(held.prefix(300))")
