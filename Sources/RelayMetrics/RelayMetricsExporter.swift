@@ -19,6 +19,7 @@ public final class RelayMetricsExporter: Sendable {
   private let storeFailures: Counter
   private let storeSeconds: Counter
   private let longestStoreWrite: Gauge
+  private let storeUnwritten: Gauge
   /// What each counter showed at the last scrape (counters only go up, by the difference).
   private let last = NIOLockedValueBox(RelayStatistics())
 
@@ -69,6 +70,11 @@ public final class RelayMetricsExporter: Sendable {
       descriptor: Self.named(
         "store_write_longest_seconds",
         help: "The longest write to the store."))
+    storeUnwritten = registry.makeGauge(
+      descriptor: Self.named(
+        "store_unwritten",
+        help:
+          "1 while changes wait for the store or a write is under way; 0: all applied is stored."))
   }
 
   /// `cowatch_NAME`, with its help line.
@@ -94,6 +100,7 @@ public final class RelayMetricsExporter: Sendable {
       storeSeconds.increment(
         by: Double(max(0, now.storeWriteNanoseconds - before.storeWriteNanoseconds)) / 1e9)
       longestStoreWrite.set(Double(now.longestStoreWrite) / 1e9)
+      storeUnwritten.set(now.storeUnwritten ? 1.0 : 0.0)
       for (code, count) in now.refusals {
         let delta = count - (before.refusals[code] ?? 0)
         guard delta > 0 else { continue }

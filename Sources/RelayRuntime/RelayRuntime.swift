@@ -472,9 +472,11 @@ public final class RelayRuntime: Sendable {
       let (members, connected) = s.core.memberCounts
       statistics.members = members
       statistics.connectedMembers = connected
+      statistics.storeUnwritten = store != nil && s.core.hasStoreChanges
       return statistics
     }
     storeWriter.withLock { w in
+      if w.writing { statistics.storeUnwritten = true }
       statistics.storeWrites = w.batches
       statistics.storeWriteFailures = w.failures
       statistics.storeWriteNanoseconds = w.writeNanoseconds

@@ -23,6 +23,9 @@ public struct RelayStatistics: Sendable, Hashable {
   public var storeWriteFailures = 0
   public var storeWriteNanoseconds: Int64 = 0
   public var longestStoreWrite: Int64 = 0
+  /// Whether changes wait to be written, or a write is under way: 0 means that what the
+  /// relay has applied is in the store (a crash now would lose nothing).
+  public var storeUnwritten = false
 
   public init() {}
 }

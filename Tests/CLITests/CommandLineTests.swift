@@ -69,6 +69,7 @@ struct CommandLineTests {
     // A fresh relay with a store of its own: nothing in it yet (gauges read "0.0").
     let rooms = body.split(separator: "\n").first { $0.hasPrefix("cowatch_rooms ") }
     #expect(rooms.flatMap { Double($0.split(separator: " ")[1]) } == 0, "\(body)")
+    #expect(body.contains("cowatch_store_unwritten 0"), "nothing waits for the store: \(body)")
   }
 
   @Test("an unreachable relay is one line on stderr and a non-zero exit")

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// A headless line as JSON.
 private func fields(_ line: String) -> [String: Any] {
   (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
@@ -17,10 +21,13 @@ struct RelayRestartProcessTests {
     let file = folder + "/relay.sqlite"
     // Restarted on the same port: an address of its own, where nobody else takes the port.
     let host = CowatchProcess.ownLoopbackHost()
-    var relay = try CowatchProcess(["serve", "--host", host, "--port", "0", "--store", file])
+    var relay = try CowatchProcess([
+      "serve", "--host", host, "--port", "0", "--store", file, "--metrics", "\(host):0",
+    ])
     defer { relay.terminate() }
     let listening = try #require(await relay.waitForLine(containing: ["listening on \(host):"]))
     let port = try #require(listening.split(separator: ":").last.map(String.init))
+    var metrics = try #require(await Self.metricsURL(of: relay))
 
     let ann = try CowatchProcess([
       "join", "\(host):\(port)", "--name", "ann", "--headless", "--sample-ms", "100",
@@ -48,10 +55,9 @@ struct RelayRestartProcessTests {
     ann.send("say before the crash")
     await bob.waitForLine(containing: [#""event":"chat""#, "before the crash"])
 
-    // 1. Paused, and a message written while the relay is down. The relay writes its rooms
-    // every 5 ms; a loaded machine (this suite runs tests in parallel) can delay a write, so
-    // the kill comes a moment later.
-    try await Task.sleep(nanoseconds: 300_000_000)
+    // 1. Paused, and a message written while the relay is down. The kill comes once the
+    // pause is in the store (its metrics say nothing is left unwritten).
+    #expect(await Self.everythingStored(metrics), "the pause reached the store")
     var marks = (ann.output.count, bob.output.count)
     await relay.killNow()
     ann.send("say while the relay was down")
@@ -59,8 +65,11 @@ struct RelayRestartProcessTests {
     await ann.waitForLine(after: marks.0, containing: [#""event":"connection""#, "reconnecting"])
     await bob.waitForLine(after: marks.1, containing: [#""event":"connection""#, "reconnecting"])
     let (annMark, bobMark) = (ann.output.count, bob.output.count)
-    relay = try CowatchProcess(["serve", "--host", host, "--port", port, "--store", file])
+    relay = try CowatchProcess([
+      "serve", "--host", host, "--port", port, "--store", file, "--metrics", "\(host):0",
+    ])
     await relay.waitForLine(containing: ["listening on \(host):\(port)"])
+    metrics = try #require(await Self.metricsURL(of: relay))
     await relay.waitForLine(containing: ["1 restored"])
     for (who, id, mark) in [(ann, annID, annMark), (bob, bobID, bobMark)] {
       let welcome = try #require(
@@ -86,7 +95,7 @@ struct RelayRestartProcessTests {
     let sample = fields(playing.line)
     let mono0 = try #require(sample["mono_ns"] as? Int)
     let group0 = try #require(sample["group_position"] as? Double)
-    try await Task.sleep(nanoseconds: 300_000_000)
+    #expect(await Self.everythingStored(metrics), "the play reached the store")
     marks = (ann.output.count, bob.output.count)
     await relay.killNow()
     await ann.waitForLine(after: marks.0, containing: [#""event":"connection""#, "reconnecting"])
@@ -157,5 +166,28 @@ struct RelayRestartProcessTests {
     defer { again.terminate() }
     #expect(await again.waitForLine(containing: ["1 restored"]) != nil)
     ann.closeInput()
+  }
+
+  /// Where a relay started with `--metrics HOST:0` serves them (it says so as it starts).
+  static func metricsURL(of relay: CowatchProcess) async -> URL? {
+    guard let line = await relay.waitForLine(containing: ["metrics at http://"]),
+      let start = line.range(of: "http://")
+    else { return nil }
+    return URL(string: line[start.lowerBound...].trimmingCharacters(in: .whitespaces))
+  }
+
+  /// Waits (10 s at most) until the relay's metrics say that everything it applied is in
+  /// its store: what a kill then loses is nothing.
+  static func everythingStored(_ metrics: URL) async -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      if let (data, _) = try? await URLSession.shared.data(from: metrics) {
+        let gauge = String(decoding: data, as: UTF8.self).split(separator: "\n")
+          .first { $0.hasPrefix("cowatch_store_unwritten ") }
+        if gauge.flatMap({ Double($0.split(separator: " ")[1]) }) == 0 { return true }
+      }
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return false
   }
 }
