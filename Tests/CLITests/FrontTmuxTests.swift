@@ -164,7 +164,12 @@ struct FrontTmuxTests {
       ])
     try #require(await tmux.waitForScreen("eve", showing: ["[exited 1]"]))
     #expect(tmux.capture("eve").contains("--headless"), "the one line suggests headless mode")
-    try await Task.sleep(nanoseconds: 500_000_000)
+    // Whoever comes after eve is heard of after her, had she come: zed is the mark.
+    let zed = try CowatchProcess([
+      "join", "127.0.0.1:\(port)", "--name", "zed", "--headless", "--no-tls",
+    ])
+    defer { zed.terminate() }
+    try #require(await ann.waitForLine(containing: [#""zed""#]) != nil, "ann hears of zed")
     #expect(
       !ann.output.contains { $0.contains("\"eve\"") },
       "eve never entered the room: \(ann.output.filter { $0.contains("eve") })")
