@@ -146,10 +146,11 @@ let package = Package(
     .target(
       name: "LendingEndpoint",
       dependencies: [
-        "Lending",
+        "Lending", "RelayTLS",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
     // A relay's metrics for Prometheus, over HTTP (`cowatch serve --metrics`).
     .target(
@@ -334,7 +335,9 @@ let package = Package(
     .testTarget(name: "DoctorTests", dependencies: ["Doctor"]),
     .testTarget(
       name: "LendingTests",
-      dependencies: ["Lending", "LendingEndpoint", .product(name: "NIOCore", package: "swift-nio")]),
+      dependencies: [
+        "Lending", "LendingEndpoint", "RelayTLS", .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),

@@ -2,6 +2,7 @@ import Lending
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RelayTLS
 import Synchronization
 
 /// An item read from another endpoint over HTTP, range by range, as a borrower's player
@@ -18,30 +19,41 @@ public actor RemoteItemSource: ItemSource {
   private let port: Int
   private let path: String
   private let timeout: TimeAmount
+  private let tls: RelayVerification?
   private var link: HTTPLink?
 
-  /// Asks `url` (`http://HOST:PORT/PATH`) for the item's size: an endpoint that cannot be
+  /// Asks `url` (`http://HOST:PORT/PATH`, or `https://…` with the lender's certificate
+  /// `pinned`: the only one accepted) for the item's size: an endpoint that cannot be
   /// reached, or does not serve ranges, is one error. `timeout`: the longest one exchange
   /// may take, seconds.
-  public static func open(_ url: String, timeout: Double = 10) async throws(ItemSourceError)
-    -> RemoteItemSource
+  public static func open(_ url: String, pinned: String? = nil, timeout: Double = 10)
+    async throws(ItemSourceError) -> RemoteItemSource
   {
-    guard let (host, port, path) = Self.parse(url) else {
-      throw ItemSourceError("not an http://HOST:PORT/PATH address: \(url.prefix(100))")
+    guard let (secure, host, port, path) = Self.parse(url) else {
+      throw ItemSourceError("not an http(s)://HOST:PORT/PATH address: \(url.prefix(100))")
     }
+    guard secure == (pinned != nil) else {
+      throw ItemSourceError(
+        secure ? "an https address needs the lender's certificate" : "a certificate needs https")
+    }
+    let tls = pinned.map { RelayVerification(pinned: $0, knownRelays: nil) }
     guard timeout.isFinite, (0.1...120).contains(timeout) else {
       throw ItemSourceError("a timeout is 0.1–120 s, not \(timeout)")
     }
     let wait = TimeAmount.milliseconds(Int64(timeout * 1000))
-    let link: HTTPLink
+    var opened: HTTPLink?
     let head: HTTPResponseHead
     do {
-      link = try await HTTPLink.connect(host: host, port: port, timeout: wait)
+      let link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: wait)
+      opened = link
       (head, _) = try await link.exchange(
         HTTPLink.Request(method: .HEAD, host: host, path: path, range: nil, maximum: 0))
     } catch {
-      throw ItemSourceError("cannot read the item at \(host):\(port): \(error)")
+      // A refused certificate says why in words of its own.
+      let why = opened?.refusal.text ?? "\(error)"
+      throw ItemSourceError("cannot read the item at \(host):\(port): \(why)")
     }
+    guard let link = opened else { throw ItemSourceError("no connection to \(host):\(port)") }
     guard head.status == .ok, let length = head.headers.first(name: "Content-Length"),
       let size = Int64(length), size >= 0, head.headers.first(name: "Accept-Ranges") == "bytes"
     else {
@@ -49,12 +61,14 @@ public actor RemoteItemSource: ItemSource {
       throw ItemSourceError("\(host):\(port) does not serve the item by ranges (\(head.status))")
     }
     return RemoteItemSource(
-      size: size, host: host, port: port, path: path, timeout: wait, link: link)
+      size: size, host: host, port: port, path: path, timeout: wait, tls: tls, link: link)
   }
 
   private init(
-    size: Int64, host: String, port: Int, path: String, timeout: TimeAmount, link: HTTPLink
+    size: Int64, host: String, port: Int, path: String, timeout: TimeAmount,
+    tls: RelayVerification?, link: HTTPLink
   ) {
+    self.tls = tls
     self.size = size
     self.host = host
     self.port = port
@@ -70,7 +84,7 @@ public actor RemoteItemSource: ItemSource {
     if let open = self.link, open.isOpen {
       link = open
     } else {
-      link = try await HTTPLink.connect(host: host, port: port, timeout: timeout)
+      link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: timeout)
       self.link = link
     }
     let (head, body): (HTTPResponseHead, ByteBuffer)
@@ -100,10 +114,13 @@ public actor RemoteItemSource: ItemSource {
     link = nil
   }
 
-  /// `http://HOST:PORT/PATH`, the only form an endpoint gives.
-  static func parse(_ url: String) -> (String, Int, String)? {
-    guard url.hasPrefix("http://"), url.utf8.count <= 2048 else { return nil }
-    let rest = url.dropFirst("http://".count)
+  /// `http(s)://HOST:PORT/PATH`, the only forms an endpoint gives: whether it is https,
+  /// the host, port and path.
+  static func parse(_ url: String) -> (Bool, String, Int, String)? {
+    guard url.utf8.count <= 2048 else { return nil }
+    let secure = url.hasPrefix("https://")
+    guard secure || url.hasPrefix("http://") else { return nil }
+    let rest = url.dropFirst(secure ? "https://".count : "http://".count)
     guard let slash = rest.firstIndex(of: "/") else { return nil }
     let authority = rest[..<slash]
     guard let colon = authority.lastIndex(of: ":"),
@@ -111,7 +128,7 @@ public actor RemoteItemSource: ItemSource {
     else { return nil }
     let host = String(authority[..<colon])
     guard !host.isEmpty else { return nil }
-    return (host, port, String(rest[slash...]))
+    return (secure, host, port, String(rest[slash...]))
   }
 }
 
@@ -135,28 +152,42 @@ final class HTTPLink: Sendable {
   private let channel: any Channel
   private let requests: AsyncStream<Pending>.Continuation
   private let open = Atomic<Bool>(true)
+  /// Why the other end's certificate was refused, if it was.
+  let refusal: RelayVerification.Refusal
 
-  private init(channel: any Channel, requests: AsyncStream<Pending>.Continuation) {
+  private init(
+    channel: any Channel, requests: AsyncStream<Pending>.Continuation,
+    refusal: RelayVerification.Refusal
+  ) {
     self.channel = channel
     self.requests = requests
+    self.refusal = refusal
   }
 
   var isOpen: Bool { open.load(ordering: .relaxed) && channel.isActive }
 
-  static func connect(host: String, port: Int, timeout: TimeAmount) async throws -> HTTPLink {
+  /// `tls`: over TLS, the certificate checked as it says (pinned, for a lender).
+  static func connect(
+    host: String, port: Int, tls: RelayVerification? = nil, timeout: TimeAmount
+  ) async throws -> HTTPLink {
     typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+    let refusal = RelayVerification.Refusal()
     let connection: Connection = try await ClientBootstrap(
       group: MultiThreadedEventLoopGroup.singleton
     )
     .connectTimeout(timeout)
     .connect(host: host, port: port) { channel in
       channel.eventLoop.makeCompletedFuture {
+        if let tls {
+          try channel.pipeline.syncOperations.addHandler(
+            tls.clientHandler(host: host, endpoint: "\(host):\(port)", refusal: refusal))
+        }
         try channel.pipeline.syncOperations.addHTTPClientHandlers()
         return try Connection(wrappingChannelSynchronously: channel)
       }
     }
     let (stream, requests) = AsyncStream<Pending>.makeStream(bufferingPolicy: .unbounded)
-    let link = HTTPLink(channel: connection.channel, requests: requests)
+    let link = HTTPLink(channel: connection.channel, requests: requests, refusal: refusal)
     let channel = connection.channel
     Task {
       var unanswered: Pending?
