@@ -101,7 +101,7 @@ let package = Package(
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
-        "RoomCrypto",
+        "RoomCrypto", "Lending", "LendingEndpoint",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // Headless mode: one action a line in (the words scripts share), one JSON line out per
@@ -263,7 +263,7 @@ let package = Package(
         "PlaybackCoordination", "WireProtocol", "Rooms", "ParticipantRuntime", "Participation",
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer",
-        "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent",
+        "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent", "LendingEndpoint",
         "PostgresRoomStore",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

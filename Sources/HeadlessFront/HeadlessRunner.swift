@@ -237,6 +237,9 @@ public struct HeadlessRunner: Sendable {
         emit(.object([("event", "connection"), ("status", .string(status.rawValue))]))
       case .session(let phase):
         emit(Self.phaseLine(phase))
+      case .message(_, _, let kind, _, _) where ItemLending.messageKinds.contains(kind):
+        // Lending's own questions and grants (a grant's secret among them) are not shown.
+        break
       case .message(_, let name, let kind, let body, let to):
         var fields: [(String, OrderedJSON)] = [
           ("event", kind == .chat ? "chat" : "message"), ("from", .string(name)),

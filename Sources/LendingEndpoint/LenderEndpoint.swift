@@ -25,6 +25,8 @@ public final class LenderEndpoint: Sendable {
   public var connectionCount: Int { server.connectionCount }
   /// Whether this member lends now.
   public var lends: Bool { shelf.state.withLock { $0.book.lends } }
+  /// Every grant given and not taken back.
+  public var grants: [LendingBook.Grant] { shelf.state.withLock { $0.book.all } }
   /// Who reads which item (the group's id) from this member now.
   public var borrowers: [String: [String]] { shelf.state.withLock { $0.book.borrowers } }
 

@@ -44,6 +44,9 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
   /// This person's player holds back a link someone else started (not allowed, or not
   /// yet): they step away, and why — a choice of theirs, not a broken player.
   case linkHeld(String)
+  /// This person has no copy of the group's item and waits for one to be lent (or nobody
+  /// lends it): they step away, and why, until a lent copy is open.
+  case borrowing(series: String, item: String, duration: Double, String)
   /// The person's file is not as long as the group's: another cut, perhaps.
   case otherCut(series: String, item: String, fileLength: Double, groupLength: Double)
   /// The room's relay handed the room to a member's machine (its host left): everyone
@@ -55,7 +58,8 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
     case .relay, .stopped, .gaveUpReconnecting, .notSent, .requestFailed, .messageNotDelivered,
       .playerCannotFollow:
       .error
-    case .relaySilent, .messageHidden, .missingFile, .otherCut, .linkHeld: .warning
+    case .relaySilent, .messageHidden, .missingFile, .otherCut, .linkHeld, .borrowing:
+      .warning
     case .unchanged, .roomMoved: .info
     }
   }
@@ -78,6 +82,8 @@ public enum Notice: Hashable, Sendable, CustomStringConvertible {
       "you don't have \(series) · \(item) (\(TimeFormat.clock(duration))): stepping away until the group plays something you have"
     case .playerCannotFollow(let problem): "your player cannot follow: \(problem)"
     case .linkHeld(let why): "stepping away from the group's link: \(why)"
+    case .borrowing(let series, let item, let duration, let why):
+      "you don't have \(series) · \(item) (\(TimeFormat.clock(duration))): \(why)"
     case .otherCut(let series, let item, let fileLength, let groupLength):
       "your file of \(series) · \(item) is \(TimeFormat.clock(fileLength)) long and the group's is \(TimeFormat.clock(groupLength)): it may be another cut, and near its end you may part from the group"
     case .roomMoved(let name?): "the room now runs on \(name)'s machine"

@@ -212,6 +212,9 @@ struct PlayerFollowing: Sendable {
           series: session.series.title, item: item.title, duration: item.duration)
       } else if let why = PlayerObservation.heldLinkReason(problem) {
         notice = .linkHeld(why)
+      } else if let why = PlayerObservation.borrowingReason(problem) {
+        notice = .borrowing(
+          series: session.series.title, item: item.title, duration: item.duration, why)
       } else {
         notice = .playerCannotFollow(problem)
       }

@@ -71,6 +71,18 @@ public struct PlayerObservation: Hashable, Sendable {
   }
 
   private static let heldLinkMark = "link held: "
+
+  /// The problem a player reports while it has no copy of an item and none is lent to it
+  /// yet (or nobody lends it), `why` in words: the participant steps away saying so, and
+  /// comes back once a lent copy is open.
+  public static func borrowing(_ why: String) -> String { borrowingMark + why }
+
+  /// The words of a ``borrowing(_:)`` problem, or nil for any other problem.
+  public static func borrowingReason(_ problem: String) -> String? {
+    problem.hasPrefix(borrowingMark) ? String(problem.dropFirst(borrowingMark.count)) : nil
+  }
+
+  private static let borrowingMark = "borrowing: "
 }
 
 /// What a person did in the player's own interface (mpv's window or keys), to become a

@@ -126,7 +126,8 @@ struct HostCommand: AsyncParsableCommand {
             relayKey: server.runtime.ownerKey),
           server.runtime.epoch
         ),
-        inviteChanges: options.headless ? nil : inviteChanges)
+        inviteChanges: options.headless ? nil : inviteChanges, lendsByDefault: true,
+        lendHost: hosts.first ?? "127.0.0.1")
     } catch {
       inviteChange.finish()
       await advertiser?.stop()

@@ -54,11 +54,15 @@ struct JoinCommand: AsyncParsableCommand {
         for: address ?? "", options: &options, trust: trust)
     }
     let carrier = try await RoomCarrySetup.start(options: options, tls: !plain, command: "join")
+    // Borrowers reach a lender at the address this machine reaches the relay from.
+    let relayHost = (link?.addresses.first ?? address ?? "").split(separator: ":").first
+    let lendHost =
+      options.lend ? relayHost.flatMap { LendSetup.address(toward: String($0)) } : nil
     do {
       try await ParticipantRun.run(
         command: "join", transport: transport, options: options, invite: link,
         leave: carrier.map { RoomLeave.leave(relay: $0.server, name: options.name) },
-        carrier: carrier)
+        carrier: carrier, lendHost: lendHost ?? "127.0.0.1")
     } catch {
       await carrier?.stop()
       throw error

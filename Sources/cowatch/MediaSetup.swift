@@ -66,7 +66,7 @@ enum MediaSetup {
   /// cannot be).
   static func makePlayer(
     command: String, media: LoadedMedia, options: ParticipantOptions, clock: MonotonicClock,
-    warn: (String) -> Void
+    lending: ItemLending? = nil, warn: (String) -> Void
   ) async throws(CommandFailure) -> PreparedPlayer {
     if options.player == "mpv" {
       let links = linkGate(options: options, clock: clock, warn: warn)
@@ -88,7 +88,8 @@ enum MediaSetup {
       let openedPane = pane
       do {
         let mpv = try await RestartableMpvPlayer.launch(
-          arguments: arguments, resolver: { paths[$0] },
+          // A borrowed item is read from the loopback copy of the lender's.
+          arguments: arguments, resolver: { paths[$0] ?? lending?.borrowedURL($0) },
           extractor: { links.allowsExtractor($0) }, clock: clock,
           logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)
         let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {
@@ -100,7 +101,9 @@ enum MediaSetup {
           }
         }
         return PreparedPlayer(
-          player: ObservedPlayer(ConsentingPlayer(mpv, gate: links), catalog: media.catalog),
+          player: ObservedPlayer(
+            lending.map { BorrowingPlayer(ConsentingPlayer(mpv, gate: links), lending: $0) }
+              ?? ConsentingPlayer(mpv, gate: links), catalog: media.catalog),
           stop: {
             await mpv.stop()
             openedPane?.close()

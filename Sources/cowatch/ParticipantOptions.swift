@@ -97,6 +97,13 @@ struct ParticipantOptions: ParsableArguments {
   var passwordCost = KeyDerivation.defaultCost
   @Flag(
     help:
+      "Lend your copies (--media, with --player mpv) to members who have none: they watch from your file, read over TLS as they play. `cowatch host` lends by default."
+  )
+  var lend = false
+  @Flag(help: "Do not lend your copies (for `cowatch host`, which lends by default).")
+  var noLend = false
+  @Flag(
+    help:
       "Do not offer to carry the room: by default your machine listens on a port and, if the room's host leaves or goes, the room can go on there."
   )
   var noCarry = false
@@ -110,6 +117,7 @@ struct ParticipantOptions: ParsableArguments {
     guard (0...65535).contains(carryPort) else {
       throw ValidationError("--carry-port must be 0–65535")
     }
+    if lend, noLend { throw ValidationError("--lend and --no-lend contradict each other") }
     if noCarry, carryPort != 0 {
       throw ValidationError("--no-carry and --carry-port contradict each other")
     }

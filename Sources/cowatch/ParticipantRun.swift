@@ -52,7 +52,8 @@ enum ParticipantRun {
     invite: InviteLink? = nil,
     hostsRoom: Bool = false, leave: ParticipantLeave? = nil, carrier: StandbyRelay? = nil,
     hostOffer: (offer: CarryOffer, relayEpoch: String)? = nil,
-    inviteChanges: AsyncStream<InviteChange>? = nil
+    inviteChanges: AsyncStream<InviteChange>? = nil, lendsByDefault: Bool = false,
+    lendHost: String = "127.0.0.1"
   ) async throws(CommandFailure) {
     bootstrapLogs(options)
     try checkTerminal(options)
@@ -66,8 +67,11 @@ enum ParticipantRun {
       warnings.append(warning)
     }
     let clock = MonotonicClock()
+    let lending = try await LendSetup.start(
+      options: options, media: media, lendsByDefault: lendsByDefault, lendHost: lendHost,
+      command: command)
     let prepared = try await MediaSetup.makePlayer(
-      command: command, media: media, options: options, clock: clock
+      command: command, media: media, options: options, clock: clock, lending: lending
     ) { warning in
       if options.headless { Console.error("cowatch \(command): \(warning)") }
       if !options.headless || options.logFile != nil { logger.warning("\(warning)") }
@@ -86,6 +90,7 @@ enum ParticipantRun {
     let stopPlayer: @Sendable () async -> Void = {
       osd?.stop()
       await stopMedia()
+      await lending?.lender?.endpoint.stop()
     }
     let password = try options.password(command: command)
     let client: ParticipantClient
@@ -116,6 +121,7 @@ enum ParticipantRun {
       throw CommandFailure(command, error.description)
     }
     osd?.follow(client)
+    _ = await lending?.attach(client)
     carrier?.attach(client)
     carrier?.locateRooms(over: transport)
     if options.headless {

@@ -136,6 +136,58 @@ struct MpvCommandLineTests {
     for person in [ann, bob, carl] { #expect(await person.exitStatus() == 0) }
   }
 
+  @Test(
+    "carol, with no media folder, watches from ann's copy: lent over TLS, in step, through a seek and a pause"
+  )
+  func borrowsFromALender() async throws {
+    let library = try await MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
+    defer { relay.terminate() }
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
+    let ann = try CowatchProcess(
+      ["join", "127.0.0.1:\(port)", "--name", "ann", "--media", library, "--lend"] + common)
+    defer { ann.terminate() }
+    let carol = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "carol"] + common)
+    defer { carol.terminate() }
+    for person in [ann, carol] {
+      await person.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    }
+    ann.send("start night-ferry/s1e1")
+    await carol.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+    carol.send("join")
+    // carol asks, ann lends, and carol's mpv plays ann's copy with the group.
+    guard
+      let playing = await carol.waitForLine(
+        containing: [#""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#],
+        within: 20)
+    else {
+      Issue.record(
+        "carol: \(carol.output.filter { !$0.contains("sample") }.joined(separator: "\n"))\nann: \(ann.output.filter { !$0.contains("sample") }.suffix(20).joined(separator: "\n"))"
+      )
+      return
+    }
+    #expect(Self.groupPosition(playing) != nil)
+    ann.send("seek 12")
+    let seeked = try #require(
+      await carol.waitForLine(
+        after: 0,
+        containing: [#""event":"sample""#, #""rate":1"#, #""group_position":12."#], within: 10))
+    let position = seeked.line.components(separatedBy: #""position":"#).dropFirst().first
+      .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) }
+    let group = Self.groupPosition(seeked.line)
+    #expect(
+      position != nil && group != nil && abs(position! - group!) < 0.1,
+      "carol plays the lent copy where the group is: \(seeked.line)")
+    ann.send("pause")
+    await carol.waitForLine(containing: [#""event":"sample""#, #""rate":0,"#], within: 10)
+    ann.closeInput()
+    carol.closeInput()
+    #expect(await ann.exitStatus() == 0)
+    #expect(await carol.exitStatus() == 0)
+  }
+
   @Test("one whose file differs in duration from the group's is warned, once, and watches on")
   func durationMismatch() async throws {
     let library = try await MpvTools.library()

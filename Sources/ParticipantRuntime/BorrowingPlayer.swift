@@ -1,0 +1,85 @@
+import Lending
+import LinkConsent
+import PlaybackCoordination
+import Synchronization
+
+/// A player that plays what this machine lacks from a copy another member lends
+/// (``ItemLending``): the group's `load` of such an item is held back while the room is
+/// asked and the lent copy opened, the player reporting why as its problem (so the
+/// participant steps away saying so, instead of holding the group). Once the copy is open
+/// the load goes on — from the loopback address the player reads the copy at — with the
+/// commands that came meanwhile, and the participant comes back and catches up.
+public final class BorrowingPlayer: PlayerDriver {
+  public let player: any PlayerDriver
+  public let lending: ItemLending
+
+  private struct Held: Sendable {
+    var item: ItemID
+    var at: Double
+    /// The commands that came after the load while it was held.
+    var after: [PlayerCommand] = []
+  }
+
+  private let held = Mutex<Held?>(nil)
+  /// Commands held behind a load, at most (the latest of each kind matter; the rest are
+  /// dropped once there are this many).
+  static let heldCommands = 32
+
+  public init(_ player: any PlayerDriver, lending: ItemLending) {
+    self.player = player
+    self.lending = lending
+    lending.whenOpened { [weak self] item, now in self?.opened(item, at: now) }
+  }
+
+  public func perform(_ command: PlayerCommand, at now: LocalInstant) {
+    switch command {
+    case .load(let item, let at) where !lending.hasOwn(item) && !LinkItem.isLink(item):
+      if lending.borrowedURL(item) != nil {
+        held.withLock { $0 = nil }
+        player.perform(command, at: now)
+      } else {
+        held.withLock { $0 = Held(item: item, at: at) }
+        player.perform(.unload, at: now)
+        lending.need(item)
+      }
+    case .load, .unload:
+      held.withLock { $0 = nil }
+      player.perform(command, at: now)
+    default:
+      let kept = held.withLock { held -> Bool in
+        guard held != nil else { return false }
+        if held!.after.count < Self.heldCommands { held!.after.append(command) }
+        return true
+      }
+      if !kept { player.perform(command, at: now) }
+    }
+  }
+
+  /// The copy of `item` is open: the load held back goes on.
+  private func opened(_ item: ItemID, at now: LocalInstant) {
+    let resumed = held.withLock { held -> Held? in
+      guard let waiting = held, waiting.item == item else { return nil }
+      held = nil
+      return waiting
+    }
+    guard let resumed else { return }
+    player.perform(.load(item: item, at: resumed.at), at: now)
+    for command in resumed.after { player.perform(command, at: now) }
+  }
+
+  public func observe(at now: LocalInstant) -> PlayerObservation {
+    guard let waiting = held.withLock({ $0 }) else { return player.observe(at: now) }
+    let why =
+      switch lending.status(waiting.item) {
+      case .unavailable(let reason):
+        "stepping away until the group plays something you have (\(reason))"
+      case .opening(_, let name), .ready(_, _, let name):
+        "stepping away while \(name)'s copy opens"
+      case .asking, nil: "stepping away while the room is asked who lends it"
+      }
+    return PlayerObservation(
+      item: nil, position: 0, rate: 0, problem: PlayerObservation.borrowing(why))
+  }
+
+  public func takeUserActions() -> [PlayerUserAction] { player.takeUserActions() }
+}

@@ -1,0 +1,302 @@
+import Clocks
+import Lending
+import LendingEndpoint
+import Logging
+import PlaybackCoordination
+import Synchronization
+
+/// A member's lending and borrowing of the group's items: with a copy of its own it may
+/// lend it (``LenderEndpoint``, grants to members who ask, taken back when they leave or
+/// the group moves on); without one, it asks the room who lends, opens the lent copy (over
+/// TLS pinned to the lender's certificate) and serves it to its own player on loopback
+/// (``BorrowingPlayer`` holds the player back meanwhile). The decisions are the pure
+/// books' (``LendingBook``, ``BorrowingBook``); this performs them.
+public final class ItemLending: Sendable {
+  /// Where this member lends from: its endpoint, and the address borrowers reach it at.
+  public struct Lender: Sendable {
+    public var endpoint: LenderEndpoint
+    public var host: String
+    public var fingerprint: String
+    public init(endpoint: LenderEndpoint, host: String, fingerprint: String) {
+      self.endpoint = endpoint
+      self.host = host
+      self.fingerprint = fingerprint
+    }
+  }
+
+  private struct Open: Sendable {
+    var endpoint: LoopbackItemEndpoint
+    var remote: RemoteItemSource
+  }
+
+  private struct State: Sendable {
+    var book = BorrowingBook()
+    var open: [String: Open] = [:]
+    var client: ParticipantClient?
+    var timer: Task<Void, Never>?
+    var openedObservers: [@Sendable (ItemID, LocalInstant) -> Void] = []
+  }
+
+  /// This machine's own files, by the group's item id.
+  public let paths: [ItemID: String]
+  public let lender: Lender?
+  private let state = Mutex(State())
+  private let logger: Logger
+
+  public init(
+    paths: [ItemID: String], lender: Lender?, logger: Logger = Logger(label: "cowatch.lending")
+  ) {
+    self.paths = paths
+    self.lender = lender
+    self.logger = logger
+  }
+
+  /// Calls `observer` each time a lent copy opens for the player (the item, and when).
+  public func whenOpened(_ observer: @escaping @Sendable (ItemID, LocalInstant) -> Void) {
+    state.withLock { $0.openedObservers.append(observer) }
+  }
+
+  /// Whether this machine has a copy of `item` of its own.
+  public func hasOwn(_ item: ItemID) -> Bool { paths[item] != nil }
+
+  /// The loopback address the player reads a borrowed `item` at, once it is open.
+  public func borrowedURL(_ item: ItemID) -> String? {
+    state.withLock { s in
+      if case .ready(let url, _, _) = s.book.items[item.rawValue] { url } else { nil }
+    }
+  }
+
+  /// Where borrowing `item` stands (nil: not asked for).
+  public func status(_ item: ItemID) -> BorrowingBook.Status? {
+    state.withLock { $0.book.items[item.rawValue] }
+  }
+
+  /// Whether this member lends now, and who reads which item from it.
+  public var lends: Bool { lender?.endpoint.lends ?? false }
+  public var borrowers: [String: [String]] { lender?.endpoint.borrowers ?? [:] }
+
+  /// Lends from now on, or stops (every grant taken back); false when this member has no
+  /// endpoint to lend from.
+  @discardableResult
+  public func setLends(_ on: Bool) -> Bool {
+    guard let lender else { return false }
+    lender.endpoint.setLends(on)
+    return true
+  }
+
+  /// The group plays `item`, which this machine lacks: the room is asked who lends it.
+  public func need(_ item: ItemID) {
+    guard let client = state.withLock({ $0.client }) else { return }
+    let now = client.clock.nanoseconds()
+    perform(state.withLock { $0.book.need(item.rawValue, now: now) }, client: client)
+  }
+
+  /// Follows `client`: answers members' requests, hears answers to its own, and takes
+  /// grants back (and moves to another lender) as people leave and the group moves on.
+  /// Runs until the client stops.
+  public func attach(_ client: ParticipantClient) async -> Task<Void, Never> {
+    state.withLock { $0.client = client }
+    let requests = await client.messages(of: LendRequest.self)
+    let answers = await client.messages(of: LendAnswer.self)
+    // The client's events have one reader (the front, or headless mode): the room is
+    // looked at instead, each second, for who left and what the group moved on to.
+    let ended = Ended()
+    return Task(executorPreference: client.clock.taskExecutor) {
+      await withDiscardingTaskGroup { group in
+        group.addTask {
+          for await request in requests { await self.answer(request, client: client) }
+          // The messages end when the client stops.
+          ended.value.store(true, ordering: .relaxed)
+        }
+        group.addTask {
+          for await answer in answers { self.heard(answer, client: client) }
+        }
+        group.addTask {
+          while !ended.value.load(ordering: .relaxed), !Task.isCancelled {
+            self.follow(await client.groupState, client: client)
+            await client.clock.sleep(seconds: Self.followInterval)
+          }
+        }
+      }
+      self.closeAll(client: client)
+    }
+  }
+
+  /// The kinds of message lending speaks in: its own, not shown as messages.
+  public static let messageKinds: Set<MessageKind> = [LendRequest.kind, LendAnswer.kind]
+
+  /// How often the room is looked at for borrowers who left and items the group left.
+  public static let followInterval = 1.0
+
+  /// The items the group watches now or next: the session's, the queue's first, and the
+  /// series' next (where auto-advance goes).
+  public static func watched(in state: GroupState) -> Set<String> {
+    guard let session = state.session else {
+      return Set(state.queue.prefix(1).map(\.item.rawValue))
+    }
+    var items: Set<String> = [session.item.id.rawValue]
+    if let first = state.queue.first { items.insert(first.item.rawValue) }
+    let all = session.series.items
+    if let index = all.firstIndex(where: { $0.id == session.item.id }), index + 1 < all.count {
+      items.insert(all[index + 1].id.rawValue)
+    }
+    return items
+  }
+
+  // MARK: - Lending
+
+  private func answer(_ request: ReceivedMessage<LendRequest>, client: ParticipantClient) async {
+    let item = ItemID(request.message.item)
+    // Only those with a copy answer: a room of many does not hear from everyone.
+    guard let path = paths[item], let lender else { return }
+    let group = await client.groupState
+    let source: (any ItemSource)?
+    do {
+      source = try FileItemSource(path: path)
+    } catch {
+      logger.notice("cannot lend \(item.rawValue): \(error.description)")
+      source = nil
+    }
+    let answer = lender.endpoint.request(
+      item: item.rawValue, from: request.sender.rawValue, named: request.senderName,
+      isMember: group.participant(request.sender) != nil, watched: Self.watched(in: group),
+      source: source, name: String(path.split(separator: "/").last ?? "item"))
+    let reply: LendAnswer
+    switch answer {
+    case .granted(let grant):
+      reply = LendAnswer(
+        item: item.rawValue,
+        url: "https://\(Self.host(lender.host)):\(lender.endpoint.port)\(grant.path)",
+        fingerprint: lender.fingerprint)
+      logger.info("lending \(item.rawValue) to \(request.senderName)")
+    case .refused(let why):
+      reply = LendAnswer(item: item.rawValue, refusal: why)
+    }
+    try? await client.send(reply, to: .only([request.sender]))
+  }
+
+  /// An IPv6 address in a URL is written in brackets.
+  static func host(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+
+  // MARK: - Borrowing
+
+  private func heard(_ answer: ReceivedMessage<LendAnswer>, client: ParticipantClient) {
+    let now = client.clock.nanoseconds()
+    let effects = state.withLock {
+      $0.book.answered(
+        item: answer.message.item, by: answer.sender.rawValue, named: answer.senderName,
+        url: answer.message.url, fingerprint: answer.message.fingerprint,
+        refusal: answer.message.refusal, now: now)
+    }
+    perform(effects, client: client)
+  }
+
+  private func follow(_ group: GroupState, client: ParticipantClient) {
+    let members = Set(group.participants.map(\.id.rawValue))
+    let watched = Self.watched(in: group)
+    if let lender {
+      for grant in lender.endpoint.grants where !members.contains(grant.borrower) {
+        lender.endpoint.revoke(borrower: grant.borrower)
+      }
+      lender.endpoint.keep(only: watched)
+    }
+    let now = client.clock.nanoseconds()
+    let effects = state.withLock { s -> [BorrowingBook.Effect] in
+      var effects = s.book.keep(only: watched)
+      let lenders = Set(
+        s.book.items.values.compactMap { status -> String? in
+          switch status {
+          case .opening(let who, _), .ready(_, let who, _): who
+          default: nil
+          }
+        })
+      for gone in lenders.subtracting(members).sorted() { effects += s.book.left(gone, now: now) }
+      return effects
+    }
+    perform(effects, client: client)
+  }
+
+  private func perform(_ effects: [BorrowingBook.Effect], client: ParticipantClient) {
+    for effect in effects {
+      switch effect {
+      case .ask(let item):
+        Task(executorPreference: client.clock.taskExecutor) {
+          try? await client.send(LendRequest(item: item))
+        }
+      case .open(let item, let url, let fingerprint, _):
+        Task(executorPreference: client.clock.taskExecutor) {
+          await self.open(item, url: url, fingerprint: fingerprint, client: client)
+        }
+      case .close(let item):
+        if let open = state.withLock({ $0.open.removeValue(forKey: item) }) {
+          Task(executorPreference: client.clock.taskExecutor) {
+            await open.endpoint.stop()
+            await open.remote.close()
+          }
+        }
+      }
+    }
+    scheduleTick(client: client)
+  }
+
+  private func open(_ item: String, url: String, fingerprint: String, client: ParticipantClient)
+    async
+  {
+    do {
+      let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
+      let name = String(url.split(separator: "/").last ?? "item")
+      let endpoint = try await LoopbackItemEndpoint.start(serving: remote, as: name)
+      let (effects, observers) = state.withLock { s in
+        s.open[item] = Open(endpoint: endpoint, remote: remote)
+        return (s.book.opened(item: item, url: endpoint.url), s.openedObservers)
+      }
+      logger.info("borrowing \(item) from \(url.prefix(40))…")
+      perform(effects, client: client)
+      if borrowedURL(ItemID(item)) != nil {
+        for observer in observers { observer(ItemID(item), client.clock.localNow()) }
+      }
+    } catch {
+      let now = client.clock.nanoseconds()
+      let why = (error as? ItemSourceError)?.description ?? "\(error)"
+      logger.notice("cannot open the lent copy of \(item): \(why)")
+      perform(state.withLock { $0.book.failed(item: item, because: why, now: now) }, client: client)
+    }
+  }
+
+  /// One timer at a time, until the book's next deadline (an answer waited for).
+  private func scheduleTick(client: ParticipantClient) {
+    let clock = client.clock
+    state.withLock { s in
+      s.timer?.cancel()
+      s.timer = nil
+      guard let deadline = s.book.nextDeadline else { return }
+      s.timer = Task(executorPreference: clock.taskExecutor) {
+        await clock.sleep(untilNanoseconds: deadline)
+        guard !Task.isCancelled else { return }
+        let now = clock.nanoseconds()
+        let effects = self.state.withLock { $0.book.tick(now: now) }
+        self.perform(effects, client: client)
+      }
+    }
+  }
+
+  private func closeAll(client: ParticipantClient) {
+    let open = state.withLock { s -> [Open] in
+      s.timer?.cancel()
+      s.timer = nil
+      defer { s.open = [:] }
+      return Array(s.open.values)
+    }
+    for copy in open {
+      Task(executorPreference: client.clock.taskExecutor) {
+        await copy.endpoint.stop()
+        await copy.remote.close()
+      }
+    }
+  }
+}
+
+/// Whether a client's messages ended (it stopped).
+private final class Ended: Sendable {
+  let value = Atomic<Bool>(false)
+}

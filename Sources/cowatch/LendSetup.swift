@@ -1,0 +1,61 @@
+import Foundation
+import LendingEndpoint
+import ParticipantRuntime
+import RelayTLS
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The command line's side of lending: with mpv, a participant borrows what it lacks; with
+/// a library of its own and lending on, it lends over TLS with this machine's certificate
+/// (the one its relay and carrying use), at the address it reaches the room's relay from.
+enum LendSetup {
+  /// nil unless the player is mpv (the simulated one plays no bytes).
+  static func start(
+    options: ParticipantOptions, media: LoadedMedia, lendsByDefault: Bool, lendHost: String,
+    command: String
+  ) async throws(CommandFailure) -> ItemLending? {
+    guard options.player == "mpv" else { return nil }
+    let lends = lendsByDefault ? !options.noLend : options.lend
+    guard lends, !media.paths.isEmpty else { return ItemLending(paths: media.paths, lender: nil) }
+    do {
+      let identity = try RelayIdentity.loadOrCreate(in: StatePaths.directory())
+      let endpoint = try await LenderEndpoint.start(
+        host: "0.0.0.0", tls: try identity.serverContext(), lends: true)
+      return ItemLending(
+        paths: media.paths,
+        lender: ItemLending.Lender(
+          endpoint: endpoint, host: lendHost, fingerprint: identity.fingerprint))
+    } catch {
+      throw CommandFailure(
+        command, "cannot lend your copies: \(error) (--no-lend does without)")
+    }
+  }
+
+  /// The address of this machine that reaches `host` (the interface a packet to it would
+  /// leave from; nothing is sent), or nil.
+  static func address(toward host: String) -> String? {
+    var hints = addrinfo()
+    hints.ai_family = AF_INET
+    hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+    var found: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, "9", &hints, &found) == 0, let info = found else { return nil }
+    defer { freeaddrinfo(found) }
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard socket >= 0 else { return nil }
+    defer { close(socket) }
+    guard connect(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else { return nil }
+    var local = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &local) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+    }
+    guard named == 0 else { return nil }
+    var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+    guard inet_ntop(AF_INET, &local.sin_addr, &text, socklen_t(INET_ADDRSTRLEN)) != nil else {
+      return nil
+    }
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
