@@ -165,6 +165,7 @@ let package = Package(
     .testTarget(
       name: "RelayMetricsTests",
       dependencies: [
+        "TestSupport",
         "RelayMetrics", "RelayRuntime", "TCPRelayServer", "ParticipantRuntime", "Participation",
         "TCPRelayClient", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
