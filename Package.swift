@@ -335,7 +335,10 @@ let package = Package(
     .testTarget(name: "DoctorTests", dependencies: ["Doctor"]),
     .testTarget(
       name: "LendingTests",
-      dependencies: ["Lending", "LendingEndpoint", .product(name: "NIOCore", package: "swift-nio")]),
+      dependencies: [
+        "TestSupport",
+        "Lending", "LendingEndpoint", .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.
     .target(name: "Invites", dependencies: ["WireProtocol"]),
