@@ -387,7 +387,7 @@ let package = Package(
       name: "RoomCarryingTests",
       dependencies: [
         "TestSupport",
-        "RoomCarrying", "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination",
+        "RoomCarrying", "ParticipantRuntime", "Participation", "PlaybackCoordination",
         "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
