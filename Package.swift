@@ -411,6 +411,7 @@ let package = Package(
     .testTarget(
       name: "MpvPlayerTests",
       dependencies: [
+        "TestSupport",
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "ParticipantRuntime", "Participation", "RelayRuntime",
         "SyncplayHarness", "LendingEndpoint", "PlayerOSD", "Transports", "Media", "Narration",
