@@ -438,6 +438,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
+        "TestSupport",
         "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient",
         "RelayTLS",
       ]),
