@@ -166,6 +166,7 @@ let package = Package(
     .testTarget(
       name: "RelayMetricsTests",
       dependencies: [
+        "TestSupport",
         "RelayMetrics", "RelayRuntime", "TCPRelayServer", "ParticipantRuntime", "Participation",
         "TCPRelayClient", "RelayTLS",
         .product(name: "Logging", package: "swift-log"),
@@ -336,6 +337,7 @@ let package = Package(
     .testTarget(
       name: "LendingTests",
       dependencies: [
+        "TestSupport",
         "Lending", "LendingEndpoint", "RelayTLS", .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
@@ -386,7 +388,7 @@ let package = Package(
       name: "RoomCarryingTests",
       dependencies: [
         "TestSupport",
-        "RoomCarrying", "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination",
+        "RoomCarrying", "ParticipantRuntime", "Participation", "PlaybackCoordination",
         "Rooms", "RoomsTesting", "TCPRelayClient", "TCPRelayServer", "WireProtocol",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -410,6 +412,7 @@ let package = Package(
     .testTarget(
       name: "MpvPlayerTests",
       dependencies: [
+        "TestSupport",
         "Clocks",
         "MpvPlayer", "PlaybackCoordination", "ParticipantRuntime", "Participation", "RelayRuntime",
         "SyncplayHarness", "LendingEndpoint", "PlayerOSD", "Transports", "Media", "Narration",
@@ -436,6 +439,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
+        "TestSupport",
         "TmuxDriver", "SyncplayHarness", "ParticipantRuntime", "Invites", "TCPRelayClient",
         "RelayTLS",
       ]),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every command docs/BENCHMARKS.md names has a smoke run here: a tiny run of the same
@@ -82,9 +83,9 @@ import Testing
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let deadline = Date().addingTimeInterval(limit)
-    // Polled with Task.sleep, not usleep: a blocked pool thread would slow every other test.
-    while process.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+    // Waited for asynchronously, not with waitUntilExit: a blocked pool thread would slow
+    // every other test.
+    _ = await eventually(limit, poll: .milliseconds(50)) { !process.isRunning }
     if process.isRunning {
       process.terminate()
       Issue.record("the smoke run took more than \(Int(limit)) s")

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A running `cowatch` process with its output collected line by line, for tests that
@@ -122,16 +123,12 @@ final class CowatchProcess: Sendable {
     containing fragments: [String], within seconds: Double = 10,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async -> String? {
-    let deadline = Date().addingTimeInterval(seconds)
-    // Looked at once more after the deadline: a test whose task was not run for a while (a
-    // loaded machine) must not fail for a line that came meanwhile.
-    while true {
-      if let line = output.first(where: { line in fragments.allSatisfy { line.contains($0) } }) {
-        return line
-      }
-      guard Date() < deadline else { break }
-      try? await Task.sleep(nanoseconds: 20_000_000)
+    var found: String?
+    let came = await eventually(seconds, poll: .milliseconds(20)) {
+      found = output.first { line in fragments.allSatisfy { line.contains($0) } }
+      return found != nil
     }
+    if came, let found { return found }
     Issue.record(
       "no line with \(fragments) within \(seconds) s; got:\n\(output.suffix(15).joined(separator: "\n"))\nstderr: \(standardError)",
       sourceLocation: sourceLocation)
@@ -141,19 +138,13 @@ final class CowatchProcess: Sendable {
   /// Waits (bounded) for the process to exit and for what it wrote to be read (an exit
   /// can be seen before the last bytes of its output are); kills it if it does not exit.
   func exitStatus(within seconds: Double = 10) async -> Int32? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning && Date() < deadline {
-      try? await Task.sleep(nanoseconds: 20_000_000)
-    }
+    _ = await eventually(seconds, poll: .milliseconds(20)) { !process.isRunning }
     if process.isRunning {
       process.terminate()
       return nil
     }
     // A child it left behind (an mpv) may hold the pipes open: the wait is bounded.
-    let drained = Date().addingTimeInterval(2)
-    while drainedReaders.withLock({ $0 }) < 2 && Date() < drained {
-      try? await Task.sleep(nanoseconds: 5_000_000)
-    }
+    _ = await eventually(2) { drainedReaders.withLock { $0 } >= 2 }
     return process.terminationStatus
   }
 
@@ -177,19 +168,18 @@ final class CowatchProcess: Sendable {
     after start: Int, containing fragments: [String], within seconds: Double = 10,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async -> (index: Int, line: String)? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while true {
+    var found: (index: Int, line: String)?
+    let came = await eventually(seconds, poll: .milliseconds(20)) {
       let lines = output
-      if start < lines.count,
+      guard start < lines.count,
         let index = lines[start...].firstIndex(where: { line in
           fragments.allSatisfy { line.contains($0) }
         })
-      {
-        return (index, lines[index])
-      }
-      guard Date() < deadline else { break }
-      try? await Task.sleep(nanoseconds: 20_000_000)
+      else { return false }
+      found = (index, lines[index])
+      return true
     }
+    if came, let found { return found }
     Issue.record(
       "no line with \(fragments) after line \(start) within \(seconds) s; got:\n\(output.suffix(15).joined(separator: "\n"))\nstderr: \(standardError)",
       sourceLocation: sourceLocation)

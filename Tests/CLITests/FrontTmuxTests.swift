@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TmuxDriver
 
@@ -21,14 +22,14 @@ extension Tmux {
     _ target: String, within seconds: Double = 10, describing what: String,
     sourceLocation: SourceLocation = #_sourceLocation, _ read: (String) -> Found?
   ) async -> Found? {
-    let deadline = Date().addingTimeInterval(seconds)
     var screen = ""
-    while true {
+    var found: Found?
+    let came = await eventually(seconds, poll: .milliseconds(100)) {
       screen = capture(target)
-      if let found = read(screen) { return found }
-      guard Date() < deadline else { break }
-      try? await Task.sleep(nanoseconds: 100_000_000)
+      found = read(screen)
+      return found != nil
     }
+    if came, let found { return found }
     Issue.record(
       "\(target)'s screen never showed \(what) within \(seconds) s; it shows:\n\(screen)",
       sourceLocation: sourceLocation)

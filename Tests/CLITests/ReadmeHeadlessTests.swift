@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's headless example is what a script writer copies: it must be what the
@@ -73,18 +74,14 @@ struct ReadmeHeadlessTests {
       for line in shown {
         let expected = try Self.fields(ofShown: line)
         let event = try #require(expected["event"] as? String)
-        let deadline = Date().addingTimeInterval(10)
-        var found = false
-        while !found {
-          found = bot.output.contains { printed in
+        let found = await eventually(10, poll: .milliseconds(50)) {
+          bot.output.contains { printed in
             guard
               let object = try? JSONSerialization.jsonObject(with: Data(printed.utf8))
                 as? [String: Any], object["event"] as? String == event
             else { return false }
             return Self.matches(expected, object)
           }
-          guard !found, Date() < deadline else { break }
-          try await Task.sleep(nanoseconds: 50_000_000)
         }
         #expect(
           found,

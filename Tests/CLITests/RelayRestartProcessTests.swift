@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -179,15 +180,11 @@ struct RelayRestartProcessTests {
   /// Waits (10 s at most) until the relay's metrics say that everything it applied is in
   /// its store: what a kill then loses is nothing.
   static func everythingStored(_ metrics: URL) async -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline {
-      if let (data, _) = try? await URLSession.shared.data(from: metrics) {
-        let gauge = String(decoding: data, as: UTF8.self).split(separator: "\n")
-          .first { $0.hasPrefix("cowatch_store_unwritten ") }
-        if gauge.flatMap({ Double($0.split(separator: " ")[1]) }) == 0 { return true }
-      }
-      try? await Task.sleep(nanoseconds: 10_000_000)
+    await eventually(10, poll: .milliseconds(10)) {
+      guard let (data, _) = try? await URLSession.shared.data(from: metrics) else { return false }
+      let gauge = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        .first { $0.hasPrefix("cowatch_store_unwritten ") }
+      return gauge.flatMap({ Double($0.split(separator: " ")[1]) }) == 0
     }
-    return false
   }
 }

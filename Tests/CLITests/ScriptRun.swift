@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A script of `scripts/` run as the CLI tests run them (from the repository, with `BIN`
@@ -21,8 +22,7 @@ enum ScriptRun {
     process.standardError = out
     try process.run()
     let reading = Task { out.fileHandleForReading.readDataToEndOfFile() }
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+    _ = await eventually(seconds, poll: .milliseconds(100)) { !process.isRunning }
     if process.isRunning {
       process.terminate()
       Issue.record("\(script) took more than \(Int(seconds)) s", sourceLocation: sourceLocation)

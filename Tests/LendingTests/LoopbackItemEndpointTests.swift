@@ -2,6 +2,7 @@ import Foundation
 import Lending
 import LendingEndpoint
 import NIOCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -179,9 +180,7 @@ struct LoopbackItemEndpointStopTests {
     // Half a request, never finished.
     _ = Array("GET / HTTP/1.1\r\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     // Accepted (the endpoint's own threads take it), then stopped with it open.
-    for _ in 0..<500 where endpoint.connectionCount == 0 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    await eventually("the endpoint accepts the connection") { endpoint.connectionCount != 0 }
     #expect(endpoint.connectionCount == 1)
     await endpoint.stop()
   }
@@ -201,8 +200,8 @@ struct LoopbackItemEndpointAbuseTests {
       _ = Array("GET / HTTP/1.1\r\n".utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
       held.append(fd)
     }
-    for _ in 0..<500 where endpoint.connectionCount < LoopbackItemEndpoint.maximumConnections {
-      try await Task.sleep(for: .milliseconds(10))
+    await eventually("the endpoint accepts all eight") {
+      endpoint.connectionCount >= LoopbackItemEndpoint.maximumConnections
     }
     #expect(endpoint.connectionCount == LoopbackItemEndpoint.maximumConnections)
     // The ninth: closed without an answer (its read ends, nothing in it).
@@ -210,8 +209,8 @@ struct LoopbackItemEndpointAbuseTests {
     #expect(refused.status == 0 && refused.body.isEmpty)
     #expect(endpoint.connectionCount == LoopbackItemEndpoint.maximumConnections)
     close(held.removeLast())
-    for _ in 0..<500 where endpoint.connectionCount >= LoopbackItemEndpoint.maximumConnections {
-      try await Task.sleep(for: .milliseconds(10))
+    await eventually("the endpoint lets the closed one go") {
+      endpoint.connectionCount < LoopbackItemEndpoint.maximumConnections
     }
     #expect(try await LoopbackItemEndpointTests().request(endpoint).status == 200)
     await endpoint.stop()

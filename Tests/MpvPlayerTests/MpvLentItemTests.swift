@@ -3,6 +3,7 @@ import Foundation
 import LendingEndpoint
 import PlaybackCoordination
 import SyncplayHarness
+import TestSupport
 import Testing
 
 @testable import MpvPlayer
@@ -34,16 +35,16 @@ struct MpvLentItemTests {
     func until(_ what: String, _ condition: (PlayerObservation) -> Bool) async throws
       -> PlayerObservation
     {
-      let deadline = clock.nanoseconds() + 15_000_000_000
-      while true {
-        let seen = player.observe(at: clock.localNow())
-        if condition(seen) { return seen }
-        guard clock.nanoseconds() < deadline else {
-          Issue.record("no \(what) within 15 s: \(seen), endpoint \(endpoint.counts)")
-          throw CancellationError()
-        }
-        await clock.sleep(seconds: 0.02)
+      var seen = player.observe(at: clock.localNow())
+      let came = await eventually(15) {
+        seen = player.observe(at: clock.localNow())
+        return condition(seen)
       }
+      guard came else {
+        Issue.record("no \(what) within 15 s: \(seen), endpoint \(endpoint.counts)")
+        throw CancellationError()
+      }
+      return seen
     }
     let item = ItemID("lent/clip")
     player.perform(.load(item: item, at: 0), at: clock.localNow())

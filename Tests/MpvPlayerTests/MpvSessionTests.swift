@@ -10,6 +10,7 @@ import PlayerOSD
 import RelayRuntime
 import Synchronization
 import SyncplayHarness
+import TestSupport
 import Testing
 import Transports
 
@@ -159,13 +160,9 @@ struct MpvSessionTests {
     _ what: String, within seconds: Double = 10, explain: () async -> String = { "" },
     _ condition: () async -> Bool
   ) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !(await condition()) {
-      guard Date() < deadline else {
-        Issue.record("timed out waiting for \(what) \(await explain())")
-        throw CancellationError()
-      }
-      try await Task.sleep(nanoseconds: 20_000_000)
+    guard await eventually(seconds, poll: .milliseconds(20), condition) else {
+      Issue.record("timed out waiting for \(what) \(await explain())")
+      throw CancellationError()
     }
   }
 

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MpvPlayer
@@ -16,21 +17,19 @@ struct MpvSignalTests {
     // one reading can catch it blocking; a process started with them blocked never reads
     // an empty mask. Read until it does (within two seconds).
     var blocked: [String] = []
-    let readUntil = Date().addingTimeInterval(2)
-    repeat {
-      let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let unblocked = await eventually(2) {
+      guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+      else {
+        blocked.append("no /proc/\(pid)/status")
+        return false
+      }
       let mask = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
       blocked.append(String(mask ?? "no SigBlk line"))
-      if mask?.hasSuffix("0000000000000000") == true { break }
-      try await Task.sleep(nanoseconds: 5_000_000)
-    } while Date() < readUntil
-    #expect(
-      blocked.last?.hasSuffix("0000000000000000") == true,
-      "mpv's signal mask never read empty: \(Set(blocked).sorted())")
+      return mask?.hasSuffix("0000000000000000") == true
+    }
+    #expect(unblocked, "mpv's signal mask never read empty: \(Set(blocked).sorted())")
     kill(pid, SIGTERM)
-    let deadline = Date().addingTimeInterval(5)
-    while mpv.isRunning, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
-    #expect(!mpv.isRunning, "mpv still runs 5 s after SIGTERM")
+    #expect(await eventually(5) { !mpv.isRunning }, "mpv still runs 5 s after SIGTERM")
     await mpv.stop()
   }
 }

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import PlaybackCoordination
+import TestSupport
 import Testing
 
 @testable import MpvPlayer
@@ -27,16 +28,16 @@ import Testing
     _ player: MpvPlayer, _ clock: MonotonicClock, _ what: String,
     _ condition: (PlayerObservation) -> Bool
   ) async throws -> PlayerObservation {
-    let deadline = Date().addingTimeInterval(5)
-    while true {
-      let seen = player.observe(at: clock.localNow())
-      if condition(seen) { return seen }
-      guard Date() < deadline else {
-        Issue.record("no \(what) within 5 s: \(seen)")
-        throw CancellationError()
-      }
-      try await Task.sleep(for: .milliseconds(20))
+    var seen = player.observe(at: clock.localNow())
+    let came = await eventually(5) {
+      seen = player.observe(at: clock.localNow())
+      return condition(seen)
     }
+    guard came else {
+      Issue.record("no \(what) within 5 s: \(seen)")
+      throw CancellationError()
+    }
+    return seen
   }
 
   @Test(

@@ -5,6 +5,7 @@ import Participation
 import RelayTLS
 import Rooms
 import TCPRelayServer
+import TestSupport
 import Testing
 
 @testable import TCPRelayClient
@@ -229,11 +230,9 @@ struct RelayTLSSessionTests {
     await server.stop()
     let impostor = try await Self.relay(
       try RelayIdentity.makeSelfSigned(), host: host, port: port)
-    let deadline = Date().addingTimeInterval(10)
-    while await client.connectionStatus != .disconnected, Date() < deadline {
-      try await Task.sleep(nanoseconds: 20_000_000)
-    }
-    #expect(await client.connectionStatus == .disconnected)
+    #expect(
+      await eventually(10) { await client.connectionStatus == .disconnected },
+      "ann stops rather than reconnect to the impostor")
     #expect(impostor.state(ofRoom: "lobby") == nil, "it never entered the impostor's room")
     await client.stop()
     await impostor.stop()

@@ -9,6 +9,7 @@ import RelayRuntime
 import RelayTLS
 import TCPRelayClient
 import TCPRelayServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -95,9 +96,8 @@ struct TLSFailureMetricsTests {
       host: "127.0.0.1", port: relay.port,
       tls: RelayVerification(pinned: other.fingerprint, knownRelays: nil))
     _ = try? await wrong.connect()
-    let deadline = ContinuousClock.now + .seconds(5)
-    while relay.runtime.statistics.tlsHandshakeFailures == 0, ContinuousClock.now < deadline {
-      try await Task.sleep(nanoseconds: 10_000_000)
+    await eventually("the relay counts the failed handshake") {
+      relay.runtime.statistics.tlsHandshakeFailures != 0
     }
     #expect(relay.runtime.statistics.tlsHandshakeFailures == 1)
     let exporter = RelayMetricsExporter { relay.runtime.statistics }
@@ -105,19 +105,10 @@ struct TLSFailureMetricsTests {
     #expect(MetricsEndpointTests.value("cowatch_tls_handshake_failures_total", in: text) == 1)
   }
 
-  /// A raw connection to the endpoint, and whether it was closed within `seconds`.
+  /// A raw connection to the endpoint.
   static func connect(port: Int) async throws -> any Channel {
     try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: "127.0.0.1", port: port).get()
-  }
-
-  static func closed(_ channel: any Channel, within seconds: Double) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-      if !channel.isActive { return true }
-      try? await Task.sleep(nanoseconds: 10_000_000)
-    }
-    return !channel.isActive
   }
 
   /// The edges issue: the metrics endpoint had no idle timeout and no connection cap, so
@@ -133,11 +124,11 @@ struct TLSFailureMetricsTests {
     defer { Task { await metrics.stop() } }
     // Says nothing: closed after the idle timeout.
     let silent = try await Self.connect(port: metrics.port)
-    #expect(await Self.closed(silent, within: 10))
+    #expect(await eventually(10) { !silent.isActive }, "the silent connection is closed")
     // Starts a request and never finishes it: closed after the header timeout.
     let slow = try await Self.connect(port: metrics.port)
     try await slow.writeAndFlush(ByteBuffer(string: "GET /metrics HTTP/1.1\r\nHost: x\r\n")).get()
-    #expect(await Self.closed(slow, within: 10))
+    #expect(await eventually(10) { !slow.isActive }, "the unfinished request is closed")
     // Four idle connections fill an endpoint that would let them idle for a long time; a
     // scraper still gets its answer, the oldest idle one making room.
     let full = try await MetricsServer.start(
@@ -151,12 +142,7 @@ struct TLSFailureMetricsTests {
     #expect(full.openConnections <= 4)
     // One of them made room (which is the oldest depends on the order the event loops took
     // them in).
-    var madeRoom = false
-    for _ in 0..<1000 where !madeRoom {
-      madeRoom = idle.contains { !$0.isActive }
-      if !madeRoom { try await Task.sleep(nanoseconds: 10_000_000) }
-    }
-    #expect(madeRoom, "an idle connection made room")
+    #expect(await eventually(10) { idle.contains { !$0.isActive } }, "an idle connection made room")
     for channel in idle { try? await channel.close() }
   }
 }

@@ -1,4 +1,3 @@
-import Clocks
 import Logging
 import NIOConcurrencyHelpers
 import ParticipantRuntime
@@ -202,7 +201,7 @@ extension HandoverTests {
     }
     await bobRelay.server.kill()
     await bob.client.kill()
-    let alone = await waitFor(within: 10) {
+    let alone = await eventually(10) {
       let epoch = await carl.client.relayEpoch
       let status = await carl.client.connectionStatus
       return epoch == carlRelay.server.runtime.epoch && status == .connected
@@ -343,16 +342,6 @@ let testSeries = SeriesInfo(
   id: "harbour", title: "Harbour",
   items: [ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 300)])
 let testItem = testSeries.items[0]
-
-/// Whether `condition` came true within `seconds`.
-func waitFor(within seconds: Double, _ condition: @Sendable () async -> Bool) async -> Bool {
-  let deadline = MonotonicClock.monotonicNanoseconds() + Int64(seconds * 1e9)
-  while MonotonicClock.monotonicNanoseconds() < deadline {
-    if await condition() { return true }
-    try? await Task.sleep(nanoseconds: 5_000_000)
-  }
-  return await condition()
-}
 
 /// What one participant hears in the chat, in order.
 final class ChatLog: Sendable {
