@@ -13,17 +13,7 @@ public final class BorrowingPlayer: PlayerDriver {
   public let player: any PlayerDriver
   public let lending: ItemLending
 
-  private struct Held: Sendable {
-    var item: ItemID
-    var at: Double
-    /// The commands that came after the load while it was held.
-    var after: [PlayerCommand] = []
-  }
-
-  private let held = Mutex<Held?>(nil)
-  /// Commands held behind a load, at most (the latest of each kind matter; the rest are
-  /// dropped once there are this many).
-  static let heldCommands = 32
+  private let held = Mutex<HeldLoad?>(nil)
 
   public init(_ player: any PlayerDriver, lending: ItemLending) {
     self.player = player
@@ -38,7 +28,7 @@ public final class BorrowingPlayer: PlayerDriver {
         held.withLock { $0 = nil }
         player.perform(command, at: now)
       } else {
-        held.withLock { $0 = Held(item: item, at: at) }
+        held.withLock { $0 = HeldLoad(item: item, at: at) }
         player.perform(.unload, at: now)
         lending.need(item)
       }
@@ -46,18 +36,13 @@ public final class BorrowingPlayer: PlayerDriver {
       held.withLock { $0 = nil }
       player.perform(command, at: now)
     default:
-      let kept = held.withLock { held -> Bool in
-        guard held != nil else { return false }
-        if held!.after.count < Self.heldCommands { held!.after.append(command) }
-        return true
-      }
-      if !kept { player.perform(command, at: now) }
+      if !held.withLock({ HeldLoad.keep(command, in: &$0) }) { player.perform(command, at: now) }
     }
   }
 
   /// The copy of `item` is open: the load held back goes on.
   private func opened(_ item: ItemID, at now: LocalInstant) {
-    let resumed = held.withLock { held -> Held? in
+    let resumed = held.withLock { held -> HeldLoad? in
       guard let waiting = held, waiting.item == item else { return nil }
       held = nil
       return waiting

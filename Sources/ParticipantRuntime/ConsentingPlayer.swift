@@ -12,18 +12,9 @@ public final class ConsentingPlayer: PlayerDriver {
   public let player: any PlayerDriver
   public let gate: LinkGate
 
-  private struct Held: Sendable {
-    var item: ItemID
-    var at: Double
-    /// The commands that came after the load while it was held (a lookup is short).
-    var after: [PlayerCommand] = []
-    /// The participant was told a problem (asked, refused): it loads again itself.
-    var toldProblem = false
-  }
-
-  private let held = Mutex<Held?>(nil)
-  /// Commands held behind a lookup, at most.
-  static let heldCommands = 32
+  /// A link's load held back (a lookup is short; asked or refused, the participant is told
+  /// and loads again itself).
+  private let held = Mutex<HeldLoad?>(nil)
 
   public init(_ player: any PlayerDriver, gate: LinkGate) {
     self.player = player
@@ -37,19 +28,14 @@ public final class ConsentingPlayer: PlayerDriver {
         held.withLock { $0 = nil }
         player.perform(command, at: now)
       } else {
-        held.withLock { $0 = Held(item: item, at: at) }
+        held.withLock { $0 = HeldLoad(item: item, at: at) }
         player.perform(.unload, at: now)
       }
     case .load, .unload:
       held.withLock { $0 = nil }
       player.perform(command, at: now)
     default:
-      let kept = held.withLock { held -> Bool in
-        guard held != nil else { return false }
-        if held!.after.count < Self.heldCommands { held!.after.append(command) }
-        return true
-      }
-      if !kept { player.perform(command, at: now) }
+      if !held.withLock({ HeldLoad.keep(command, in: &$0) }) { player.perform(command, at: now) }
     }
   }
 
