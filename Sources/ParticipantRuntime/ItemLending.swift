@@ -71,19 +71,6 @@ public final class ItemLending: Sendable {
     state.withLock { $0.book.items[item.rawValue] }
   }
 
-  /// Whether this member lends now, and who reads which item from it.
-  public var lends: Bool { lender?.endpoint.lends ?? false }
-  public var borrowers: [String: [String]] { lender?.endpoint.borrowers ?? [:] }
-
-  /// Lends from now on, or stops (every grant taken back); false when this member has no
-  /// endpoint to lend from.
-  @discardableResult
-  public func setLends(_ on: Bool) -> Bool {
-    guard let lender else { return false }
-    lender.endpoint.setLends(on)
-    return true
-  }
-
   /// The group plays `item`, which this machine lacks: the room is asked who lends it.
   public func need(_ item: ItemID) {
     guard let client = state.withLock({ $0.client }) else { return }

@@ -62,24 +62,32 @@ struct RemoteItemSourceTests {
   @Test("a lender that never answers: the read fails within its timeout")
   func silentLender() async throws {
     // A listener that accepts and says nothing.
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let (fd, port) = try #require(listeningSocket())
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(fd, pointer, length) == 0 && listen(fd, 4) == 0
-          && getsockname(fd, pointer, &length) == 0
-      }
-    }
-    #expect(bound)
-    let port = Int(UInt16(bigEndian: address.sin_port))
     await #expect(throws: ItemSourceError.self) {
       _ = try await RemoteItemSource.open("http://127.0.0.1:\(port)/t/x", timeout: 0.3)
     }
   }
+}
+
+/// A socket listening on 127.0.0.1 at a port of the system's choosing, and that port.
+private func listeningSocket() -> (Int32, Int)? {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+      bind(fd, pointer, length) == 0 && listen(fd, 4) == 0
+        && getsockname(fd, pointer, &length) == 0
+    }
+  }
+  guard bound else {
+    close(fd)
+    return nil
+  }
+  return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// A lender of one's own: answers every request on one connection with `answer`.
@@ -88,23 +96,9 @@ private final class ForgedLender: @unchecked Sendable {
   private let fd: Int32
 
   init(answer: @escaping @Sendable (String) -> [UInt8]) throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(listener, pointer, length) == 0 && listen(listener, 4) == 0
-          && getsockname(listener, pointer, &length) == 0
-      }
-    }
-    guard bound else {
-      close(listener)
-      throw CocoaError(.fileReadUnknown)
-    }
+    guard let (listener, port) = listeningSocket() else { throw CocoaError(.fileReadUnknown) }
     fd = listener
-    port = Int(UInt16(bigEndian: address.sin_port))
+    self.port = port
     Thread.detachNewThread {
       let client = accept(listener, nil, nil)
       guard client >= 0 else { return }
