@@ -326,10 +326,13 @@ public actor DemoRunner {
       declaration: declaration, client: client, player: player,
       performer: ActionPerformer(client: client, catalog: series))
     arrivalOrder.append(name)
-    listeners.append(Task(executorPreference: clock.taskExecutor) { await self.listen(to: client, as: name) })
+    listeners.append(
+      Task(executorPreference: clock.taskExecutor) { await self.listen(to: client, as: name) })
     // Keys pressed in a real player's window (`--player mpv`) are acts of that member too.
     listeners.append(
-      Task(executorPreference: clock.taskExecutor) { for await action in client.playerActions { await self.act(name, action) } })
+      Task(executorPreference: clock.taskExecutor) {
+        for await action in client.playerActions { await self.act(name, action) }
+      })
     var options: [String] = []
     if declaration.autoAdvance { options.append("auto-advance on") }
     if declaration.player.driftPPM != 0 {
@@ -365,6 +368,8 @@ public actor DemoRunner {
     switch output {
     case .done:
       break
+    case .note(let text):
+      emit(.info, "\(name) is told: \(text)")
     case .prompt(let question):
       member.prompt = question
       emit(

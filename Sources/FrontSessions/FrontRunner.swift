@@ -20,6 +20,8 @@ public struct FrontRunner: Sendable {
   public let linkReader: LinkReader?
   /// Decides which links others start this person's player opens (mpv); nil: none.
   public let links: LinkGate?
+  /// Lends this person's copies and borrows others' (mpv); nil: the player plays no files.
+  public let lending: ItemLending?
   private let leave: ParticipantLeave?
   private let session: FrontSession
   /// News about the invite (a host's router), shown as it comes.
@@ -32,9 +34,10 @@ public struct FrontRunner: Sendable {
   public init(
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
     session: FrontSession, restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
-    links: LinkGate? = nil, leave: ParticipantLeave? = nil,
+    links: LinkGate? = nil, lending: ItemLending? = nil, leave: ParticipantLeave? = nil,
     inviteChanges: AsyncStream<InviteChange>? = nil
   ) {
+    self.lending = lending
     self.links = links
     self.linkReader = linkReader
     self.inviteChanges = inviteChanges
@@ -88,7 +91,7 @@ public struct FrontRunner: Sendable {
     // handover) runs to its end before the process goes on to close the relay.
     let performer = ActionPerformer(
       client: client, catalog: session.model.catalog, restartPlayer: restartPlayer,
-      linkReader: linkReader)
+      linkReader: linkReader, lending: lending)
     let worker = Task {
       await Self.work(requests, performer: performer, report: input, leave: leave)
     }
@@ -179,6 +182,7 @@ public struct FrontRunner: Sendable {
         }
         switch await performer.perform(action) {
         case .error(let text): report.yield(.failed(text))
+        case .note(let text): report.yield(.told(text))
         case .prompt(let question): report.yield(.asked(question))
         case .done, .refused, .catalog, .status: break
         }

@@ -29,6 +29,8 @@ public struct FrontSession: Sendable {
     case tick
     /// A request failed for a reason other than a refusal (those come as client events).
     case failed(String)
+    /// A sentence for this person about a setting of their own (``ActionOutput/note(_:)``).
+    case told(String)
     /// The client has stopped after ``Effect/stopClient``.
     case stopped
     /// The player was started again (nil), or could not be (why).
@@ -196,6 +198,8 @@ public struct FrontSession: Sendable {
       model.pruneNotices()
     case .failed(let text):
       model.post(text, kind: .error)
+    case .told(let text):
+      model.post(text, kind: .event)
     case .stopped:
       return [.finish]
     case .playerRestarted(let failure):

@@ -17,6 +17,8 @@ public struct HeadlessRunner: Sendable {
   public let restartPlayer: PlayerRestart?
   /// See ``ActionPerformer/linkReader``.
   public let linkReader: LinkReader?
+  /// See ``ActionPerformer/lending``.
+  public let lending: ItemLending?
   private let write: @Sendable (String) -> Void
   /// Run just before the client says goodbye at the end of the input (see
   /// `FrontRunner`'s).
@@ -25,8 +27,10 @@ public struct HeadlessRunner: Sendable {
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
     restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
-    leave: ParticipantLeave? = nil, write: @escaping @Sendable (String) -> Void
+    lending: ItemLending? = nil, leave: ParticipantLeave? = nil,
+    write: @escaping @Sendable (String) -> Void
   ) {
+    self.lending = lending
     self.linkReader = linkReader
     self.leave = leave
     self.client = client
@@ -92,7 +96,8 @@ public struct HeadlessRunner: Sendable {
   private func read<Lines: AsyncSequence & Sendable>(_ input: Lines) async
   where Lines.Element == String {
     var performer = ActionPerformer(
-      client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader)
+      client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader,
+      lending: lending)
     let (inputs, sink) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
     let client = self.client
     // The line reader, waiting for its line to be carried out.
@@ -156,6 +161,8 @@ public struct HeadlessRunner: Sendable {
     switch output {
     case .done:
       break
+    case .note(let text):
+      emit(.object([("event", "note"), ("text", .string(text)), ("input", .string(input))]))
     case .error(let message), .refused(let message):
       emit(.object([("event", "error"), ("message", .string(message)), ("input", .string(input))]))
     case .prompt(let question):
@@ -359,6 +366,7 @@ public struct HeadlessRunner: Sendable {
       ("autoadvance", .bool(p.autoAdvance)), ("connected", .bool(p.isConnected)),
       ("offset_ms", p.playerOffset.map { .double($0 * 1000) } ?? .null),
       ("origin", .string(OriginText.name(p.origin))),
+      ("from", p.lender.map { .string(state.participant($0)?.name ?? $0.rawValue) } ?? .null),
     ])
   }
 
@@ -474,6 +482,7 @@ public struct HeadlessRunner: Sendable {
     case .queueCleared: "queue-cleared"
     case .queuePlayed: "queue-played"
     case .personalOffsetChanged: "personal-offset"
+    case .watchingFrom: "watching-from"
     }
   }
 }

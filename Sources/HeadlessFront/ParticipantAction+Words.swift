@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension ParticipantAction {
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -93,6 +93,14 @@ extension ParticipantAction {
       case "on": return .autoAdvance(true)
       case "off": return .autoAdvance(false)
       case "": throw .missingArgument(word: word, expected: "on or off")
+      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
+      }
+    case "lend":
+      switch rest.lowercased() {
+      case "on": return .lend(true)
+      case "off": return .lend(false)
+      // Alone, the other of the two (as the front's key).
+      case "": return .lend(nil)
       default: throw .badArgument(word: word, argument: rest, expected: "on or off")
       }
     case "say":
@@ -248,6 +256,7 @@ extension ParticipantAction {
     case .resume: "resume"
     case .resumeAt(let t): "resume-at \(LineTime.format(t))"
     case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
+    case .lend(let on): on.map { "lend \($0 ? "on" : "off")" } ?? "lend"
     case .say(let text): "say \(text)"
     case .tell(.line(let arguments)): "tell \(arguments)"
     case .tell(.to(let people, let text)):

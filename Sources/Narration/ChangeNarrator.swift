@@ -80,10 +80,11 @@ public enum ChangeNarrator {
     case .waitStarted(let p, let cause):
       let why =
         switch cause {
-        case .answering: "asked to join"
-        case .loading: "loading"
-        case .stalled, .suspended(.stallRecovery): "buffering"
-        case .suspended(let reason): SuspensionText.describe(reason, you: p == local)
+        case .suspended(let reason) where reason != .stallRecovery:
+          SuspensionText.describe(reason, you: p == local)
+        default:
+          WaitText.describe(
+            cause, you: p == local, lender: WaitText.lender(of: p, in: state, local: local))
         }
       return "waiting for \(person(p)) (\(why))"
     case .waitTimedOut(let p): return "gave up waiting for \(person(p)); going on without them"
@@ -122,6 +123,11 @@ public enum ChangeNarrator {
         "\(who) moved \(episode(item)) to \(to == 0 ? "the top" : "place \(to + 1)") of the queue"
     case .queueCleared: return "\(who) cleared the queue"
     case .queuePlayed(_, _, let to): return "\(who) played \(episode(to)) from the queue"
+    case .watchingFrom(let lender):
+      let verb = isYou ? "watch" : "watches"
+      guard let lender else { return "\(who) \(verb) from \(isYou ? "your" : "their") own copy" }
+      let owner = lender == local ? "your" : "\(person(lender))'s"
+      return "\(who) \(verb) from \(owner) copy"
     case .personalOffsetChanged(let seconds):
       let whoseNow = isYou ? "your" : "\(who)'s"
       guard seconds != 0 else { return "\(whoseNow) player runs with the group again" }

@@ -11,5 +11,8 @@ public enum ActionOutput: Sendable {
   /// The relay refused it, in words (the refusal also arrives as a client event, which a
   /// front that shows events says already).
   case refused(String)
+  /// A sentence for the person who asked alone: a setting of theirs that is not the
+  /// group's changed (lending), so no group change will say so.
+  case note(String)
   case done
 }

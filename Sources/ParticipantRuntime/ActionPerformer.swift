@@ -14,6 +14,8 @@ public struct ActionPerformer: Sendable {
   /// Reads a link's title and duration with this participant's player (mpv); absent when
   /// the player cannot play links.
   public let linkReader: LinkReader?
+  /// This person's lending and borrowing (mpv); absent when the player plays no files.
+  public let lending: ItemLending?
   /// The switch waiting for `confirm`.
   public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
   /// The queue entry `queue play N` asked to switch everyone to, until confirmed.
@@ -23,8 +25,10 @@ public struct ActionPerformer: Sendable {
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo],
-    restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil
+    restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
+    lending: ItemLending? = nil
   ) {
+    self.lending = lending
     self.client = client
     self.catalog = catalog
     self.restartPlayer = restartPlayer
@@ -152,7 +156,27 @@ public struct ActionPerformer: Sendable {
       return .done
     case .catalog: return .catalog(catalog)
     case .status: return .status(await client.snapshot())
+    case .lend(let on): return await lend(on)
     }
+  }
+
+  /// Lending on or off, said back with who stops reading this person's copy.
+  private func lend(_ on: Bool?) async -> ActionOutput {
+    guard let lending, let lends = lending.lends else {
+      return .error(
+        "you have no copies to lend: lending needs --player mpv and a --media folder")
+    }
+    let wanted = on ?? !lends
+    guard wanted != lends else {
+      return .note(wanted ? "you already lend your copies" : "you do not lend your copies")
+    }
+    let stopped = lending.setLends(wanted)
+    guard !wanted else {
+      return .note("you lend your copies: members without the episode watch from yours")
+    }
+    let readers = Set(stopped.map(\.borrowerName)).sorted()
+    let who = readers.isEmpty ? "" : " (\(readers.joined(separator: ", ")) no longer read yours)"
+    return .note("you stopped lending your copies\(who)")
   }
 
   /// The participant a person means: by a name, exact first, then ignoring case.

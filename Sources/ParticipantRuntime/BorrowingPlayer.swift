@@ -5,10 +5,12 @@ import Synchronization
 
 /// A player that plays what this machine lacks from a copy another member lends
 /// (``ItemLending``): the group's `load` of such an item is held back while the room is
-/// asked and the lent copy opened, the player reporting why as its problem (so the
-/// participant steps away saying so, instead of holding the group). Once the copy is open
-/// the load goes on — from the loopback address the player reads the copy at — with the
-/// commands that came meanwhile, and the participant comes back and catches up.
+/// asked and the lent copy opened, the player still loading meanwhile (so the group waits
+/// for it as for any first load, and the others read whose copy it loads from). Once the
+/// copy is open the load goes on — from the loopback address the player reads the copy
+/// at — with the commands that came meanwhile. When nobody lends it, the player reports
+/// why as its problem, and the participant steps away saying so instead of holding the
+/// group.
 public final class BorrowingPlayer: PlayerDriver {
   public let player: any PlayerDriver
   public let lending: ItemLending
@@ -54,14 +56,11 @@ public final class BorrowingPlayer: PlayerDriver {
 
   public func observe(at now: LocalInstant) -> PlayerObservation {
     guard let waiting = held.withLock({ $0 }) else { return player.observe(at: now) }
-    let why =
-      switch lending.status(waiting.item) {
-      case .unavailable(let reason):
-        "stepping away until the group plays something you have (\(reason))"
-      case .opening(_, let name), .ready(_, _, let name):
-        "stepping away while \(name)'s copy opens"
-      case .asking, nil: "stepping away while the room is asked who lends it"
-      }
+    guard case .unavailable(let reason) = lending.status(waiting.item) else {
+      // Asking the room, or opening a copy: still loading.
+      return PlayerObservation(item: nil, position: 0, rate: 0)
+    }
+    let why = "stepping away until the group plays something you have (\(reason))"
     return PlayerObservation(
       item: nil, position: 0, rate: 0, problem: PlayerObservation.borrowing(why))
   }

@@ -56,6 +56,16 @@ public final class ItemLending: Sendable {
     state.withLock { $0.openedObservers.append(observer) }
   }
 
+  /// Whether this member lends its copies now; nil when it has none to lend.
+  public var lends: Bool? { lender?.endpoint.lends }
+
+  /// Lends from now on, or stops: every grant is taken back (a read under way ends at its
+  /// next chunk, and its borrower asks the room again). The grants taken back.
+  @discardableResult
+  public func setLends(_ on: Bool) -> [LendingBook.Grant] {
+    lender?.endpoint.setLends(on) ?? []
+  }
+
   /// Whether this machine has a copy of `item` of its own.
   public func hasOwn(_ item: ItemID) -> Bool { paths[item] != nil }
 
@@ -100,7 +110,9 @@ public final class ItemLending: Sendable {
         }
         group.addTask {
           while !ended.value.load(ordering: .relaxed), !Task.isCancelled {
-            self.follow(await client.groupState, client: client)
+            let room = await client.groupState
+            self.follow(room, client: client)
+            await self.announce(room, client: client)
             await client.clock.sleep(seconds: Self.followInterval)
           }
         }
@@ -203,6 +215,23 @@ public final class ItemLending: Sendable {
     perform(effects, client: client)
   }
 
+  /// Tells the room whose copy this member's player reads for the item the group watches
+  /// (none: its own, or nothing), when the room's state says otherwise: the others' wait
+  /// for it and their people pane say where it loads from.
+  private func announce(_ group: GroupState, client: ParticipantClient) async {
+    guard let me = await client.participantID, let mine = group.participant(me) else { return }
+    let lender = group.session.flatMap { session -> ParticipantID? in
+      switch status(session.item.id) {
+      case .opening(let who, _), .ready(_, let who, _): ParticipantID(who)
+      default: nil
+      }
+    }
+    guard mine.lender != lender, lender.map({ group.participant($0) != nil }) ?? true else {
+      return
+    }
+    _ = await client.send(.watchFrom(lender))
+  }
+
   private func perform(_ effects: [BorrowingBook.Effect], client: ParticipantClient) {
     for effect in effects {
       switch effect {
@@ -212,6 +241,7 @@ public final class ItemLending: Sendable {
         }
       case .open(let item, let url, let fingerprint, _):
         Task(executorPreference: client.clock.taskExecutor) {
+          await self.announce(await client.groupState, client: client)
           await self.open(item, url: url, fingerprint: fingerprint, client: client)
         }
       case .close(let item):

@@ -79,6 +79,8 @@ public enum ChangeKind: Hashable, Sendable {
   /// ``Participant/sealingKey``): a change of state every replica must make, with nothing
   /// to tell anyone.
   case sealingKeyAnnounced
+  /// The originator's player now reads `lender`'s copy of the item (nil: its own, or none).
+  case watchingFrom(ParticipantID?)
 
   /// Changes nobody is told of in words (a player's report, a key).
   public var isQuiet: Bool {

@@ -72,6 +72,9 @@ public enum GroupCommand: Hashable, Sendable {
   /// The key others seal private messages to this participant with (see
   /// ``Participant/sealingKey``).
   case announceSealingKey(String)
+  /// This participant's player reads another member's copy of the item (nil: its own, or
+  /// none); see ``Participant/lender``.
+  case watchFrom(ParticipantID?)
 }
 
 /// Why a participant left the room.

@@ -18,6 +18,7 @@ extension GroupTransition {
     let id = state.participants[index].id
     state.participants.remove(at: index)
     forget(id)
+    forgetLender(id)
     emit(.exited(reason))
     passOwnershipIfVacant()
     if state.participants.isEmpty, state.session != nil {
@@ -310,6 +311,27 @@ extension GroupTransition {
     guard state.participants[index].sealingKey != key else { return }
     state.participants[index].sealingKey = key
     emit(.sealingKeyAnnounced)
+  }
+
+  /// Those who read `id`'s copy read nothing of theirs once they are out of the room
+  /// (each says what it reads next).
+  mutating func forgetLender(_ id: ParticipantID) {
+    for i in state.participants.indices where state.participants[i].lender == id {
+      state.participants[i].lender = nil
+    }
+  }
+
+  /// Only another member of the room lends: a copy is read from someone who is here.
+  mutating func watchFrom(_ index: Int, _ lender: ParticipantID?) throws(Rejection) {
+    if let lender {
+      guard let lenderIndex = self.index(of: lender) else { throw .unknownParticipant(lender) }
+      guard lenderIndex != index else {
+        throw .invalidValue("you watch from your own copy: say so with no lender")
+      }
+    }
+    guard state.participants[index].lender != lender else { return }
+    state.participants[index].lender = lender
+    emit(.watchingFrom(lender))
   }
 
   mutating func setAutoAdvance(_ index: Int, _ on: Bool) {

@@ -46,6 +46,7 @@ extension GroupTransition {
     let name = state.participants[targetIndex].name
     state.participants.remove(at: targetIndex)
     forget(target)
+    forgetLender(target)
     emit(.removed(participant: target, name: name))
     startIfReady()
   }

@@ -88,6 +88,7 @@ struct GroupTransition {
     case .playQueued(let entry): try playQueued(index, entry: entry)
     case .setPersonalOffset(let seconds): try setPersonalOffset(index, seconds)
     case .announceSealingKey(let key): try announceSealingKey(index, key)
+    case .watchFrom(let lender): try watchFrom(index, lender)
     }
   }
 

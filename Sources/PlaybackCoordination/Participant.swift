@@ -39,6 +39,12 @@ public struct Participant: Hashable, Sendable, Identifiable {
   /// state, so that it is bound to the member (only its own command sets it) and reaches
   /// late joiners with everything else.
   public var sealingKey: String?
+  /// Whose copy of the item this participant's player reads (another member lends it,
+  /// see the lending guide); nil: its own, or none. In the state so that everyone sees
+  /// who watches from whose copy, and so that a wait for this participant can say where
+  /// it loads from ("loading from ann's copy"). Set by the participant itself, cleared
+  /// when the lender leaves the room.
+  public var lender: ParticipantID?
 
   /// Whether `key` has the form of a sealing key: 64 lower-case hex digits.
   public static func isSealingKey(_ key: String) -> Bool {
@@ -50,8 +56,10 @@ public struct Participant: Hashable, Sendable, Identifiable {
     id: ParticipantID, name: String, isJoined: Bool = false, readiness: Readiness = .ready,
     suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
     roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil,
-    origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0, sealingKey: String? = nil
+    origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0, sealingKey: String? = nil,
+    lender: ParticipantID? = nil
   ) {
+    self.lender = lender
     self.sealingKey = sealingKey
     self.origin = origin
     self.personalOffset = personalOffset

@@ -52,6 +52,10 @@ public enum ParticipantAction: Hashable, Sendable {
   /// Move this person's player further ahead of the group by `seconds` (negative: behind),
   /// from the offset last set, so that quick presses add up.
   case changeOffset(by: Double)
+  /// `lend on|off`: lend this person's copies to members who lack the group's item, or
+  /// stop (every grant taken back: a borrower reads elsewhere or steps away); nil: the
+  /// other of the two (the front's key).
+  case lend(Bool?)
 }
 
 /// Whom a message is for.

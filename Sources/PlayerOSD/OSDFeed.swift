@@ -147,7 +147,8 @@ public struct OSDFeed: Sendable {
     let parts = shown.map { w -> String in
       let you = w.participant == local
       let name = you ? "you" : group.participant(w.participant)?.name ?? "someone"
-      return "\(name): \(WaitText.describe(w.cause, you: you))"
+      let lender = WaitText.lender(of: w.participant, in: group, local: local)
+      return "\(name): \(WaitText.describe(w.cause, you: you, lender: lender))"
     }
     let left = shown.map { max(0, Int($0.deadline.seconds(since: now).rounded(.up))) }.max() ?? 0
     return "waiting for \(parts.joined(separator: "; ")), \(left) s left"

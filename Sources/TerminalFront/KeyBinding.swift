@@ -98,6 +98,10 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("-")], "-", "behind", "your player 50 ms further behind the group", .offsetBehind,
       inHelpLine: false),
     KeyBinding(
+      [.character("l")], "l", "lend",
+      "lend your copies to members who lack the episode / stop lending (mpv, with --media)",
+      action: .lend(nil), inHelpLine: false),
+    KeyBinding(
       [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(
       [.character("a")], "a", "auto", "auto-advance to the next episode on/off", .autoAdvance),

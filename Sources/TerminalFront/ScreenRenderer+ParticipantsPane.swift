@@ -248,7 +248,9 @@ extension ScreenRenderer {
       let left = secondsLeft(until: wait.deadline, now: model.now)
       return WaitText.line(
         name: name, cause: wait.cause, secondsLeft: left, width: width,
-        you: wait.participant == model.localParticipant)
+        you: wait.participant == model.localParticipant,
+        lender: WaitText.lender(
+          of: wait.participant, in: model.group, local: model.localParticipant))
     }
   }
 
@@ -301,6 +303,11 @@ extension ScreenRenderer {
       case .paused: .paused
       }
     let isYou = p.id == model.localParticipant
-    return (status.text(you: isYou), status.label, status.detail(you: isYou), CellStyle(role))
+    // Whose copy they watch from goes with the reason, on the line below in a wide pane.
+    let from = WaitText.lender(of: p.id, in: model.group, local: model.localParticipant)
+      .map(WaitText.fromCopy)
+    let detail = [status.detail(you: isYou), from].compactMap { $0 }.joined(separator: " · ")
+    let text = detail.isEmpty ? status.label : "\(status.label) — \(detail)"
+    return (text, status.label, detail.isEmpty ? nil : detail, CellStyle(role))
   }
 }

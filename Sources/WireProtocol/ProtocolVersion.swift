@@ -33,9 +33,11 @@
 /// - 14: resume by proof: a new member's hello gives an Ed25519 `resumeKey`; a resume
 ///   carries a `proof` (a signature naming the room, the member and the relay's
 ///   certificate) instead of a secret, and relays keep only the public keys.
+/// - 15: lent copies: a participant's `lender` (whose copy its player reads), the command
+///   `watchFrom` and its change `watchingFrom`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 14
+  public static let current = 15
 }

@@ -76,7 +76,7 @@ extension GroupCommand: WireUnion {
     case enter, exit, setConnected, start, join, decline, leave, end, play, pause, seek, setRate,
       replace, advance, beginSuspension, endSuspension, setReadiness, setAutoAdvance, report,
       setLocked, setPlaybackControl, transferOwnership, remove, queueAdd, queueRemove, queueMove,
-      queueClear, playQueued, setPersonalOffset, announceSealingKey
+      queueClear, playQueued, setPersonalOffset, announceSealingKey, watchFrom
   }
 
   var wireType: WireType {
@@ -111,6 +111,7 @@ extension GroupCommand: WireUnion {
     case .playQueued: .playQueued
     case .setPersonalOffset: .setPersonalOffset
     case .announceSealingKey: .announceSealingKey
+    case .watchFrom: .watchFrom
     }
   }
 }
@@ -140,7 +141,8 @@ extension ChangeKind: WireUnion {
       played, paused, seeked, rateChanged, replaced, autoAdvanced, reachedEnd, suspended, resumed,
       resumedProposing, readinessChanged, waitStarted, waitTimedOut, waitEnded, autoAdvanceChanged,
       reported, sealingKeyAnnounced, lockChanged, playbackControlChanged, ownerChanged, removed,
-      queueAdded, queueRemoved, queueMoved, queueCleared, personalOffsetChanged, queuePlayed
+      queueAdded, queueRemoved, queueMoved, queueCleared, personalOffsetChanged, queuePlayed,
+      watchingFrom
   }
 
   var wireType: WireType {
@@ -180,6 +182,7 @@ extension ChangeKind: WireUnion {
     case .queueCleared: .queueCleared
     case .personalOffsetChanged: .personalOffsetChanged
     case .queuePlayed: .queuePlayed
+    case .watchingFrom: .watchingFrom
     }
   }
 }

@@ -12,7 +12,8 @@ enum FrontRun {
   static func run(
     command: String, client: ParticipantClient, media: LoadedMedia, player: any ShowablePlayer,
     room: String, invite: InviteLink?, hostsRoom: Bool, restartPlayer: PlayerRestart? = nil,
-    linkReader: LinkReader? = nil, links: LinkGate? = nil, warnings: [String] = [],
+    linkReader: LinkReader? = nil, links: LinkGate? = nil, lending: ItemLending? = nil,
+    warnings: [String] = [],
     leave: ParticipantLeave? = nil,
     inviteChanges: AsyncStream<InviteChange>? = nil
   ) async throws(CommandFailure) {
@@ -30,7 +31,8 @@ enum FrontRun {
       resendWindow: client.configuration.resendWindow)
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
-      restartPlayer: restartPlayer, linkReader: linkReader, links: links, leave: leave,
+      restartPlayer: restartPlayer, linkReader: linkReader, links: links, lending: lending,
+      leave: leave,
       inviteChanges: inviteChanges
     ).run()
   }

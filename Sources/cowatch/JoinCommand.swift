@@ -56,8 +56,7 @@ struct JoinCommand: AsyncParsableCommand {
     let carrier = try await RoomCarrySetup.start(options: options, tls: !plain, command: "join")
     // Borrowers reach a lender at the address this machine reaches the relay from.
     let relayHost = (link?.addresses.first ?? address ?? "").split(separator: ":").first
-    let lendHost =
-      options.lend ? relayHost.flatMap { LendSetup.address(toward: String($0)) } : nil
+    let lendHost = relayHost.flatMap { LendSetup.address(toward: String($0)) }
     do {
       try await ParticipantRun.run(
         command: "join", transport: transport, options: options, invite: link,

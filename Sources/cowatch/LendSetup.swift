@@ -8,8 +8,9 @@ import RelayTLS
 #endif
 
 /// The command line's side of lending: with mpv, a participant borrows what it lacks; with
-/// a library of its own and lending on, it lends over TLS with this machine's certificate
-/// (the one its relay and carrying use), at the address it reaches the room's relay from.
+/// a library of its own it can lend, over TLS with this machine's certificate (the one its
+/// relay and carrying use), at the address it reaches the room's relay from — from the
+/// start (`host`, `join --lend`), or once the person says `lend on`.
 enum LendSetup {
   /// nil unless the player is mpv (the simulated one plays no bytes).
   static func start(
@@ -18,18 +19,23 @@ enum LendSetup {
   ) async throws(CommandFailure) -> ItemLending? {
     guard options.player == "mpv" else { return nil }
     let lends = lendsByDefault ? !options.noLend : options.lend
-    guard lends, !media.paths.isEmpty else { return ItemLending(paths: media.paths, lender: nil) }
+    guard !media.paths.isEmpty else { return ItemLending(paths: media.paths, lender: nil) }
     do {
       let identity = try RelayIdentity.loadOrCreate(in: StatePaths.directory())
       let endpoint = try await LenderEndpoint.start(
-        host: "0.0.0.0", tls: try identity.serverContext(), lends: true)
+        host: "0.0.0.0", tls: try identity.serverContext(), lends: lends)
       return ItemLending(
         paths: media.paths,
         lender: ItemLending.Lender(
           endpoint: endpoint, host: lendHost, fingerprint: identity.fingerprint))
     } catch {
-      throw CommandFailure(
-        command, "cannot lend your copies: \(error) (--no-lend does without)")
+      // Asked to lend: say it cannot. Otherwise borrowing still works; `lend on` will say
+      // there is nothing to lend.
+      guard !lends else {
+        throw CommandFailure(
+          command, "cannot lend your copies: \(error) (--no-lend does without)")
+      }
+      return ItemLending(paths: media.paths, lender: nil)
     }
   }
 

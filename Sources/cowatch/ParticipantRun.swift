@@ -127,7 +127,7 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        restartPlayer: restartPlayer, linkReader: linkReader, leave: leave,
+        restartPlayer: restartPlayer, linkReader: linkReader, lending: lending, leave: leave,
         write: { Console.line($0) })
       await runner.run(input: Console.inputLines(endOnStopSignals: hostsRoom))
       await stopPlayer()
@@ -136,8 +136,8 @@ enum ParticipantRun {
         try await FrontRun.run(
           command: command, client: client, media: media, player: player, room: options.room,
           invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer,
-          linkReader: linkReader, links: prepared.links, warnings: warnings, leave: leave,
-          inviteChanges: inviteChanges)
+          linkReader: linkReader, links: prepared.links, lending: lending, warnings: warnings,
+          leave: leave, inviteChanges: inviteChanges)
       } catch {
         await stopPlayer()
         throw error

@@ -121,6 +121,10 @@ struct CommandGenerator {
       case 8: return (.playQueued(entry: entry), someone(among: movers))
       default: return (.queueClear, by)
       }
+    case 95..<97:
+      // Someone here, now and then someone gone or oneself (refused), or one's own copy.
+      let lender: ParticipantID? = rng.chance(0.3) ? nil : rng.pick(people)
+      return (.watchFrom(lender), someone(among: present))
     default:
       let command = GroupCommand.report(
         roundTrip: rng.double(0...0.8), startupLatency: rng.double(0...0.5),
@@ -212,6 +216,12 @@ struct ChangeChecker {
   func checkInvariants(_ state: GroupState, sourceLocation: SourceLocation) {
     let ids = state.participants.map(\.id)
     #expect(Set(ids).count == ids.count, sourceLocation: sourceLocation)
+    // A copy is read only from someone else who is here.
+    for p in state.participants {
+      if let lender = p.lender {
+        #expect(lender != p.id && ids.contains(lender), sourceLocation: sourceLocation)
+      }
+    }
     // The queue: entries named once, by numbers the room gave, within its bounds.
     let entries = state.queue.map(\.id)
     #expect(Set(entries).count == entries.count, sourceLocation: sourceLocation)

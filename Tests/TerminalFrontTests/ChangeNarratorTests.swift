@@ -74,6 +74,24 @@ struct NoticeFormatterTests {
     #expect(text(.autoAdvanceChanged(true)) == "bob turned auto-advance on")
   }
 
+  @Test("who watches from whose copy, and a wait that says where it loads from")
+  func lentCopies() {
+    #expect(text(.watchingFrom(Fixtures.carol)) == "bob watches from carol's copy")
+    #expect(text(.watchingFrom(Fixtures.alice)) == "bob watches from your copy")
+    #expect(
+      text(.watchingFrom(Fixtures.carol), by: Fixtures.alice, name: "alice")
+        == "you watch from carol's copy")
+    #expect(text(.watchingFrom(nil)) == "bob watches from their own copy")
+    var lent = state
+    lent.participants[2].lender = Fixtures.alice
+    let wait = ChangeNarrator.notice(
+      for: ChangeEvent(
+        sequence: 1, at: Fixtures.now, originator: nil, originatorName: nil,
+        kind: .waitStarted(participant: Fixtures.carol, cause: .loading)),
+      in: lent, local: Fixtures.alice)
+    #expect(wait == "waiting for carol (loading from your copy)")
+  }
+
   @Test("reports and becoming ready make no notice")
   func silent() {
     #expect(text(.reported) == nil)

@@ -150,6 +150,27 @@ struct RendererSnapshotTests {
     #expect(narrow.hasSuffix(", 14 s left") && narrow.contains("…"), "\(narrow)")
   }
 
+  @Test("a borrower's wait and row say whose copy it loads from (you: your copy)")
+  func lentCopy() {
+    var model = Fixtures.waiting()
+    // bob loads from carol's copy; carol buffers from alice's (alice is the one reading).
+    model.group.participants[1].lender = Fixtures.carol
+    model.group.participants[2].lender = Fixtures.alice
+    let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+    // The pane's wait lines are cut to fit; the rows say it whole.
+    #expect(text.contains("bob: loading from car…, 52 s left"), "\(text)")
+    #expect(text.contains("carol: buffering from …, 8 s left"), "\(text)")
+    #expect(text.contains("— from carol's copy"), "bob's row says where from: \(text)")
+    #expect(text.contains("— from your copy"), "carol's row: \(text)")
+    #expect(
+      WaitText.line(
+        name: "bob", cause: .loading, secondsLeft: 52, width: 60, lender: "carol")
+        == "⏳ bob: loading from carol's copy, 52 s left")
+    #expect(
+      WaitText.describe(.loading, lender: "ann") == "loading from ann's copy"
+        && WaitText.describe(.suspended(.interrupted), lender: "ann") == "stepped away — a call")
+  }
+
   @Test("the waiting countdown follows the group clock")
   func countdown() {
     var model = Fixtures.waiting()

@@ -38,9 +38,10 @@ enum Fixture {
   static let ann = Participant(
     id: "p1", name: "ann", isJoined: true, readiness: .ready, suspensions: [], autoAdvance: true,
     isConnected: true, roundTrip: 0.5, startupLatency: 0.25, playerOffset: 0.125,
-    origin: .syncplay, personalOffset: 0.2, sealingKey: String(repeating: "cd", count: 32))
+    origin: .syncplay, personalOffset: 0.2, sealingKey: String(repeating: "cd", count: 32),
+    lender: "p2")
   static let annJSON =
-    #"{"autoAdvance":true,"id":"p1","isConnected":true,"isJoined":true,"name":"ann","origin":"syncplay","personalOffset":0.2,"playerOffset":0.125,"readiness":"ready","roundTrip":0.5,"sealingKey":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","startupLatency":0.25,"suspensions":[]}"#
+    #"{"autoAdvance":true,"id":"p1","isConnected":true,"isJoined":true,"lender":"p2","name":"ann","origin":"syncplay","personalOffset":0.2,"playerOffset":0.125,"readiness":"ready","roundTrip":0.5,"sealingKey":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","startupLatency":0.25,"suspensions":[]}"#
   /// `playerOffset` absent, `origin` the default (cowatch, not written).
   static let bob = Participant(
     id: "p2", name: "bob", isJoined: true, readiness: .stalled, suspensions: [.interrupted],

@@ -66,6 +66,8 @@ enum Golden {
       .announceSealingKey(String(repeating: "ab", count: 32)),
       #"{"key":"\#(String(repeating: "ab", count: 32))","type":"announceSealingKey"}"#
     ),
+    (.watchFrom("p1"), #"{"lender":"p1","type":"watchFrom"}"#),
+    (.watchFrom(nil), #"{"type":"watchFrom"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -110,6 +112,8 @@ enum Golden {
     (.autoAdvanceChanged(false), #"{"enabled":false,"type":"autoAdvanceChanged"}"#),
     (.reported, #"{"type":"reported"}"#),
     (.sealingKeyAnnounced, #"{"type":"sealingKeyAnnounced"}"#),
+    (.watchingFrom("p1"), #"{"lender":"p1","type":"watchingFrom"}"#),
+    (.watchingFrom(nil), #"{"type":"watchingFrom"}"#),
     (.lockChanged(true), #"{"locked":true,"type":"lockChanged"}"#),
     (
       .playbackControlChanged(.everyone),

@@ -7,7 +7,7 @@ import PlaybackCoordination
 extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
-    case participant, cause, enabled, locked, playback, name, entry, seconds
+    case participant, cause, enabled, locked, playback, name, entry, seconds, lender
   }
 
   public init(from decoder: any Decoder) throws {
@@ -72,6 +72,8 @@ extension ChangeKind: Codable {
       self = .reported
     case .sealingKeyAnnounced:
       self = .sealingKeyAnnounced
+    case .watchingFrom:
+      self = .watchingFrom(try c.decodeIfPresent(ParticipantID.self, forKey: .lender))
     case .lockChanged:
       self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
     case .playbackControlChanged:
@@ -174,6 +176,8 @@ extension ChangeKind: Codable {
       try c.encode(to, forKey: .to)
     case .personalOffsetChanged(let seconds):
       try c.encode(seconds, forKey: .seconds)
+    case .watchingFrom(let lender):
+      try c.encodeIfPresent(lender, forKey: .lender)
     case .queuePlayed(let entry, let from, let to):
       try c.encode(entry, forKey: .entry)
       try c.encodeIfPresent(from, forKey: .from)

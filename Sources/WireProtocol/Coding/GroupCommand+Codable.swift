@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin, entry, seconds, key
+    case locked, playback, participant, origin, entry, seconds, key, lender
   }
 
   public init(from decoder: any Decoder) throws {
@@ -108,6 +108,8 @@ extension GroupCommand: Codable {
           forKey: .key, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
       }
       self = .announceSealingKey(key)
+    case .watchFrom:
+      self = .watchFrom(try c.decodeIfPresent(ParticipantID.self, forKey: .lender))
     }
   }
 
@@ -178,6 +180,8 @@ extension GroupCommand: Codable {
       try c.encode(seconds, forKey: .seconds)
     case .announceSealingKey(let key):
       try c.encode(key, forKey: .key)
+    case .watchFrom(let lender):
+      try c.encodeIfPresent(lender, forKey: .lender)
     case .join, .decline, .leave, .end, .queueClear:
       break
     }

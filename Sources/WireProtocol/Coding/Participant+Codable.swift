@@ -2,14 +2,15 @@ import PlaybackCoordination
 
 /// Wire format: an object with every stored property by name;
 /// `playerOffset` is omitted until reported, `origin` when it is `cowatch`,
-/// `personalOffset` when it is 0 (read as 0 when absent), `sealingKey` until announced.
+/// `personalOffset` when it is 0 (read as 0 when absent), `sealingKey` until announced,
+/// `lender` when it is nil.
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension Participant: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
-      startupLatency, playerOffset, origin, personalOffset, sealingKey
+      startupLatency, playerOffset, origin, personalOffset, sealingKey, lender
   }
 
   public init(from decoder: any Decoder) throws {
@@ -36,11 +37,12 @@ extension Participant: Codable {
       throw DecodingError.dataCorruptedError(
         forKey: .sealingKey, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
     }
+    let lender = try c.decodeIfPresent(ParticipantID.self, forKey: .lender)
     self.init(
       id: id, name: name, isJoined: isJoined, readiness: readiness, suspensions: suspensions,
       autoAdvance: autoAdvance, isConnected: isConnected, roundTrip: roundTrip,
       startupLatency: startupLatency, playerOffset: playerOffset, origin: origin,
-      personalOffset: personalOffset, sealingKey: sealingKey)
+      personalOffset: personalOffset, sealingKey: sealingKey, lender: lender)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -58,5 +60,6 @@ extension Participant: Codable {
     if origin != .cowatch { try c.encode(origin, forKey: .origin) }
     if personalOffset != 0 { try c.encode(personalOffset, forKey: .personalOffset) }
     try c.encodeIfPresent(sealingKey, forKey: .sealingKey)
+    try c.encodeIfPresent(lender, forKey: .lender)
   }
 }
