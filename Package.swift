@@ -146,7 +146,7 @@ let package = Package(
     .target(
       name: "LendingEndpoint",
       dependencies: [
-        "Lending", "RelayTLS",
+        "Clocks", "Lending", "RelayTLS",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -338,7 +338,8 @@ let package = Package(
       name: "LendingTests",
       dependencies: [
         "TestSupport",
-        "Lending", "LendingEndpoint", "RelayTLS", .product(name: "NIOCore", package: "swift-nio"),
+        "Clocks", "Lending", "LendingEndpoint", "RelayTLS",
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.

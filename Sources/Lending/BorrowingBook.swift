@@ -17,6 +17,14 @@ public struct BorrowingBook: Sendable {
     /// Nobody lends it (in words).
     case unavailable(String)
 
+    /// Who lends it (their participant id), once someone does.
+    public var lender: String? {
+      switch self {
+      case .opening(let who, _), .ready(_, let who, _): who
+      default: nil
+      }
+    }
+
     /// Who lends it, by name, once someone does.
     public var lenderName: String? {
       switch self {
@@ -32,7 +40,10 @@ public struct BorrowingBook: Sendable {
     case ask(item: String)
     /// Open the lent copy at `url`, checking the lender's certificate `fingerprint`.
     case open(item: String, url: String, fingerprint: String, lender: String)
-    /// Close what was open for `item`.
+    /// Let go of the copy of `item` read now (its lender left, or it failed), keeping the
+    /// player's side open: the next lender's copy takes over, and the player sees a stall.
+    case release(item: String)
+    /// Close what was open for `item`: nobody lends it, or the group moved on.
     case close(item: String)
   }
 
@@ -75,7 +86,13 @@ public struct BorrowingBook: Sendable {
     item: String, by lender: String, named lenderName: String, url: String?,
     fingerprint: String?, refusal: String?, now: Int64
   ) -> [Effect] {
-    guard case .asking = items[item] else { return [] }
+    guard case .asking = items[item] else {
+      // The lender takes back what it lent (it stopped lending): read another's copy.
+      if url == nil, let refusal, items[item]?.lender == lender {
+        return failed(item: item, because: refusal, now: now)
+      }
+      return []
+    }
     guard let url, let fingerprint, !(failed[item]?.contains(lender) ?? false) else {
       if let refusal { refusals[item] = "\(lenderName): \(refusal)" }
       return []
@@ -103,7 +120,7 @@ public struct BorrowingBook: Sendable {
     }
     failed[item, default: []].insert(lender)
     items[item] = .asking(since: now)
-    return [.close(item: item), .ask(item: item)]
+    return [.release(item: item), .ask(item: item)]
   }
 
   /// `lender` left the room: what it lent is asked of the others.
@@ -115,21 +132,24 @@ public struct BorrowingBook: Sendable {
         .ready(_, let who, let name) where who == lender:
         refusals[item] = "\(name) left"
         items[item] = .asking(since: now)
-        effects += [.close(item: item), .ask(item: item)]
+        effects += [.release(item: item), .ask(item: item)]
       default: continue
       }
     }
     return effects
   }
 
-  /// Items asked for longer than ``answerWait`` are lent by nobody.
+  /// Items asked for longer than ``answerWait`` are lent by nobody: what was open for
+  /// them (a player waiting for another lender) closes.
   public mutating func tick(now: Int64) -> [Effect] {
-    for (item, status) in items {
+    var effects: [Effect] = []
+    for (item, status) in items.sorted(by: { $0.key < $1.key }) {
       if case .asking(let since) = status, now - since >= Self.answerWait {
         items[item] = .unavailable(refusals[item] ?? "nobody in the room lends it")
+        effects.append(.close(item: item))
       }
     }
-    return []
+    return effects
   }
 
   /// The earliest instant ``tick(now:)`` has something to do.

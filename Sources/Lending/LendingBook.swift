@@ -39,6 +39,9 @@ public struct LendingBook: Sendable {
 
   public init(lends: Bool) { self.lends = lends }
 
+  /// What a borrower is told when the lender takes its grant back by no longer lending.
+  public static let stoppedLending = "they stopped lending their copies"
+
   /// Every grant given and not revoked.
   public var all: [Grant] {
     grants.values.sorted { ($0.borrowerName, $0.item) < ($1.borrowerName, $1.item) }

@@ -15,7 +15,20 @@ public final class BorrowingPlayer: PlayerDriver {
   public let player: any PlayerDriver
   public let lending: ItemLending
 
-  private let held = Mutex<HeldLoad?>(nil)
+  private struct State: Sendable {
+    var held: HeldLoad?
+    /// The borrowed item the player plays, and the address it reads it at.
+    var loaded: (item: ItemID, url: String)?
+    /// The copy changed for another cut (another lender's file, of another size): the
+    /// player was emptied, and says so until then, so that the participant loads the item
+    /// again, from the new copy, where the group is.
+    var reopening: (lender: String, until: LocalInstant)?
+  }
+
+  private let state = Mutex(State())
+
+  /// How long a player emptied for another lender's cut says so before it loads again.
+  static let reopenNotice = 0.5
 
   public init(_ player: any PlayerDriver, lending: ItemLending) {
     self.player = player
@@ -26,43 +39,78 @@ public final class BorrowingPlayer: PlayerDriver {
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {
     switch command {
     case .load(let item, let at) where !lending.hasOwn(item) && !LinkItem.isLink(item):
-      if lending.borrowedURL(item) != nil {
-        held.withLock { $0 = nil }
+      if let url = lending.borrowedURL(item) {
+        state.withLock { $0 = State(loaded: (item, url)) }
         player.perform(command, at: now)
       } else {
-        held.withLock { $0 = HeldLoad(item: item, at: at) }
+        state.withLock { $0 = State(held: HeldLoad(item: item, at: at)) }
         player.perform(.unload, at: now)
         lending.need(item)
       }
     case .load, .unload:
-      held.withLock { $0 = nil }
+      state.withLock { $0 = State() }
       player.perform(command, at: now)
     default:
-      if !held.withLock({ HeldLoad.keep(command, in: &$0) }) { player.perform(command, at: now) }
+      if !state.withLock({ HeldLoad.keep(command, in: &$0.held) }) {
+        player.perform(command, at: now)
+      }
     }
   }
 
-  /// The copy of `item` is open: the load held back goes on.
+  /// The copy of `item` is open: the load held back goes on; or, for an item the player
+  /// already plays from a copy that went away, the player is emptied to load it again.
   private func opened(_ item: ItemID, at now: LocalInstant) {
-    let resumed = held.withLock { held -> HeldLoad? in
-      guard let waiting = held, waiting.item == item else { return nil }
-      held = nil
-      return waiting
+    enum Next {
+      case resume(HeldLoad)
+      case reopen, nothing
     }
-    guard let resumed else { return }
-    player.perform(.load(item: item, at: resumed.at), at: now)
-    for command in resumed.after { player.perform(command, at: now) }
+    let url = lending.borrowedURL(item)
+    let lender = lending.status(item)?.lenderName ?? "another member"
+    let next = state.withLock { s -> Next in
+      if let waiting = s.held, waiting.item == item {
+        s.held = nil
+        s.loaded = url.map { (item, $0) }
+        return .resume(waiting)
+      }
+      guard let loaded = s.loaded, loaded.item == item, let url, url != loaded.url else {
+        return .nothing
+      }
+      s.loaded = nil
+      s.reopening = (lender, now.advanced(bySeconds: Self.reopenNotice))
+      return .reopen
+    }
+    switch next {
+    case .resume(let resumed):
+      player.perform(.load(item: item, at: resumed.at), at: now)
+      for command in resumed.after { player.perform(command, at: now) }
+    case .reopen:
+      player.perform(.unload, at: now)
+    case .nothing:
+      break
+    }
   }
 
   public func observe(at now: LocalInstant) -> PlayerObservation {
-    guard let waiting = held.withLock({ $0 }) else { return player.observe(at: now) }
-    guard case .unavailable(let reason) = lending.status(waiting.item) else {
-      // Asking the room, or opening a copy: still loading.
-      return PlayerObservation(item: nil, position: 0, rate: 0)
+    let s = state.withLock { $0 }
+    if let waiting = s.held {
+      guard case .unavailable(let reason) = lending.status(waiting.item) else {
+        // Asking the room, or opening a copy: still loading.
+        return PlayerObservation(item: nil, position: 0, rate: 0)
+      }
+      return Self.problem("stepping away until the group plays something you have (\(reason))")
     }
-    let why = "stepping away until the group plays something you have (\(reason))"
-    return PlayerObservation(
-      item: nil, position: 0, rate: 0, problem: PlayerObservation.borrowing(why))
+    if let reopening = s.reopening, now < reopening.until {
+      return Self.problem("moving to \(reopening.lender)'s copy, another cut of it")
+    }
+    // The copy played went away and nobody else lends it.
+    if let loaded = s.loaded, case .unavailable(let reason) = lending.status(loaded.item) {
+      return Self.problem("stepping away until the group plays something you have (\(reason))")
+    }
+    return player.observe(at: now)
+  }
+
+  private static func problem(_ why: String) -> PlayerObservation {
+    PlayerObservation(item: nil, position: 0, rate: 0, problem: PlayerObservation.borrowing(why))
   }
 
   public func takeUserActions() -> [PlayerUserAction] { player.takeUserActions() }

@@ -24,9 +24,12 @@ public final class ItemLending: Sendable {
     }
   }
 
+  /// A borrowed item as the player reads it: its loopback endpoint, serving a copy that
+  /// outlives its lender, and the lender's copy read now (nil while another is sought).
   private struct Open: Sendable {
     var endpoint: LoopbackItemEndpoint
-    var remote: RemoteItemSource
+    var copy: FailoverItemSource
+    var remote: RemoteItemSource?
   }
 
   private struct State: Sendable {
@@ -61,9 +64,21 @@ public final class ItemLending: Sendable {
 
   /// Lends from now on, or stops: every grant is taken back (a read under way ends at its
   /// next chunk, and its borrower asks the room again). The grants taken back.
+  /// Each borrower is told at once, so that it reads another's copy before the player
+  /// needs its next part.
   @discardableResult
   public func setLends(_ on: Bool) -> [LendingBook.Grant] {
-    lender?.endpoint.setLends(on) ?? []
+    let taken = lender?.endpoint.setLends(on) ?? []
+    if let client = state.withLock({ $0.client }), !taken.isEmpty {
+      Task(executorPreference: client.clock.taskExecutor) {
+        for grant in taken {
+          try? await client.send(
+            LendAnswer(item: grant.item, refusal: LendingBook.stoppedLending),
+            to: .only([ParticipantID(grant.borrower)]))
+        }
+      }
+    }
+    return taken
   }
 
   /// Whether this machine has a copy of `item` of its own.
@@ -244,12 +259,20 @@ public final class ItemLending: Sendable {
           await self.announce(await client.groupState, client: client)
           await self.open(item, url: url, fingerprint: fingerprint, client: client)
         }
+      case .release(let item):
+        let remote = state.withLock { s -> RemoteItemSource? in
+          defer { s.open[item]?.remote = nil }
+          return s.open[item]?.remote
+        }
+        if let remote, let copy = state.withLock({ $0.open[item]?.copy }) {
+          Task(executorPreference: client.clock.taskExecutor) {
+            await copy.release()
+            await remote.close()
+          }
+        }
       case .close(let item):
         if let open = state.withLock({ $0.open.removeValue(forKey: item) }) {
-          Task(executorPreference: client.clock.taskExecutor) {
-            await open.endpoint.stop()
-            await open.remote.close()
-          }
+          Task(executorPreference: client.clock.taskExecutor) { await Self.shut(open) }
         }
       }
     }
@@ -261,15 +284,39 @@ public final class ItemLending: Sendable {
   {
     do {
       let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
-      let name = String(url.split(separator: "/").last ?? "item")
-      let endpoint = try await LoopbackItemEndpoint.start(serving: remote, as: name)
+      // A copy of the same size takes over where the last lender's left off: the player
+      // only waited. Another cut gets an endpoint of its own, and the player reopens.
+      let kept = state.withLock { $0.open[item] }
+      var handedOver = false
+      if let kept {
+        do {
+          try await kept.copy.replace(with: remote)
+          handedOver = true
+        } catch {
+          logger.info("the next copy of \(item) differs (\(error.description)): reopening")
+        }
+      }
+      let open: Open
+      if handedOver, let kept {
+        open = Open(endpoint: kept.endpoint, copy: kept.copy, remote: remote)
+      } else {
+        let copy = FailoverItemSource(remote, clock: client.clock) { [weak self] why in
+          self?.readFailed(item, because: why, client: client)
+        }
+        let name = String(url.split(separator: "/").last ?? "item")
+        open = Open(
+          endpoint: try await LoopbackItemEndpoint.start(serving: copy, as: name), copy: copy,
+          remote: remote)
+        if let kept { await Self.shut(kept) }
+      }
       let (effects, observers) = state.withLock { s in
-        s.open[item] = Open(endpoint: endpoint, remote: remote)
-        return (s.book.opened(item: item, url: endpoint.url), s.openedObservers)
+        s.open[item] = open
+        return (s.book.opened(item: item, url: open.endpoint.url), s.openedObservers)
       }
       logger.info("borrowing \(item) from \(url.prefix(40))…")
       perform(effects, client: client)
-      if borrowedURL(ItemID(item)) != nil {
+      await announce(await client.groupState, client: client)
+      if !handedOver, borrowedURL(ItemID(item)) != nil {
         for observer in observers { observer(ItemID(item), client.clock.localNow()) }
       }
     } catch {
@@ -278,6 +325,20 @@ public final class ItemLending: Sendable {
       logger.notice("cannot open the lent copy of \(item): \(why)")
       perform(state.withLock { $0.book.failed(item: item, because: why, now: now) }, client: client)
     }
+  }
+
+  /// A read of the lent copy failed (its lender left, stopped lending, or its file broke):
+  /// another lender is asked, while the player's read waits for its copy.
+  private func readFailed(_ item: String, because why: String, client: ParticipantClient) {
+    let now = client.clock.nanoseconds()
+    logger.notice("the lent copy of \(item) failed: \(why)")
+    perform(state.withLock { $0.book.failed(item: item, because: why, now: now) }, client: client)
+  }
+
+  private static func shut(_ open: Open) async {
+    await open.copy.close()
+    await open.endpoint.stop()
+    await open.remote?.close()
   }
 
   /// One timer at a time, until the book's next deadline (an answer waited for).
@@ -305,10 +366,7 @@ public final class ItemLending: Sendable {
       return Array(s.open.values)
     }
     for copy in open {
-      Task(executorPreference: client.clock.taskExecutor) {
-        await copy.endpoint.stop()
-        await copy.remote.close()
-      }
+      Task(executorPreference: client.clock.taskExecutor) { await Self.shut(copy) }
     }
   }
 }

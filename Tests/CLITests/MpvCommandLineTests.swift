@@ -182,9 +182,98 @@ struct MpvCommandLineTests {
       "carol plays the lent copy where the group is: \(seeked.line)")
     ann.send("pause")
     await carol.waitForLine(containing: [#""event":"sample""#, #""rate":0,"#], within: 10)
+    // Everyone sees whose copy carol watches from.
+    #expect(await ann.waitForLine(containing: ["carol watches from ann's copy"]) != nil)
+    #expect(await ann.waitForLine(containing: [#""name":"carol""#, #""from":"ann""#]) != nil)
     ann.closeInput()
     carol.closeInput()
     #expect(await ann.exitStatus() == 0)
+    #expect(await carol.exitStatus() == 0)
+  }
+
+  @Test(
+    "carol's lender stops lending: the other lender's copy takes over in step (the same file, or another cut carol's player reopens); that one leaves too: carol steps away saying why",
+    arguments: [true, false])
+  func movesToAnotherLender(sameFile: Bool) async throws {
+    let library = try await MpvTools.library()
+    defer { try? FileManager.default.removeItem(atPath: library) }
+    // bob's copy: the same file, or the same episode written out again (another size).
+    let bobs = sameFile ? library : library + "-bob"
+    if !sameFile {
+      try FileManager.default.createDirectory(
+        atPath: bobs + "/Night Ferry", withIntermediateDirectories: true)
+      let remux = Process()
+      remux.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      remux.arguments = [
+        "ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i",
+        library + "/Night Ferry/Night.Ferry.S01E01.Departure.mp4", "-c", "copy", "-metadata",
+        "comment=bob's own copy", bobs + "/Night Ferry/Night.Ferry.S01E01.Departure.mp4",
+      ]
+      try remux.run()
+      _ = try await blocking { remux.waitUntilExit() }
+    }
+    defer { if !sameFile { try? FileManager.default.removeItem(atPath: bobs) } }
+    let (relay, port) = try await CowatchProcess.relay(["--store", "memory"])
+    defer { relay.terminate() }
+    setenv("XDG_CACHE_HOME", library + "/cache", 1)
+    let common = ["--headless", "--trust-new-relay", "--player", "mpv", "--sample-ms", "200"]
+    let lenders = try [("ann", library), ("bob", bobs)].map { name, media in
+      try CowatchProcess(
+        ["join", "127.0.0.1:\(port)", "--name", name, "--media", media, "--lend"] + common)
+    }
+    defer { for lender in lenders { lender.terminate() } }
+    let carol = try CowatchProcess(["join", "127.0.0.1:\(port)", "--name", "carol"] + common)
+    defer { carol.terminate() }
+    for person in lenders + [carol] {
+      await person.waitForLine(containing: [#""event":"welcome""#], within: 20)
+    }
+    lenders[0].send("start night-ferry/s1e1")
+    for person in [lenders[1], carol] {
+      await person.waitForLine(containing: [#""event":"session""#, #""phase":"waiting""#])
+      person.send("join")
+    }
+    let told = try #require(
+      await carol.waitForLine(containing: ["carol watches from", "'s copy"], within: 20))
+    let first = told.contains("from ann's copy") ? 0 : 1
+    let (lender, other) = (lenders[first], lenders[1 - first])
+    let otherName = first == 0 ? "bob" : "ann"
+    #expect(
+      await carol.waitForLine(
+        containing: [#""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#],
+        within: 20) != nil)
+
+    // The lender stops lending: carol's reads go to the other's copy, the same file.
+    let mark = carol.output.count
+    lender.send("lend off")
+    #expect(
+      await lender.waitForLine(containing: [#""event":"note""#, "carol no longer read"]) != nil)
+    let moved = try #require(
+      await carol.waitForLine(
+        after: mark, containing: ["carol watches from \(otherName)'s copy"], within: 15))
+    let playing = try #require(
+      await carol.waitForLine(
+        after: moved.index, containing: [#""event":"sample""#, #""rate":1"#], within: 15))
+    let position = playing.line.components(separatedBy: #""position":"#).dropFirst().first
+      .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) }
+    let group = Self.groupPosition(playing.line)
+    #expect(
+      position != nil && group != nil && abs(position! - group!) < 0.25,
+      "carol plays on from the other copy where the group is: \(playing.line)")
+    // Another cut is played from its start again: carol's player reopened on it, saying so.
+    #expect(
+      carol.output[mark...].contains { $0.contains("another cut of it") } == !sameFile,
+      "\(carol.output[mark...].filter { !$0.contains("sample") }.joined(separator: "\n"))")
+
+    // The other leaves as well: nobody lends it now, and carol says why.
+    other.closeInput()
+    #expect(
+      await carol.waitForLine(
+        after: moved.index,
+        containing: ["stepping away until the group plays something you have"], within: 20)
+        != nil,
+      "\(carol.output.filter { !$0.contains("sample") }.suffix(12).joined(separator: "\n"))")
+    lender.closeInput()
+    carol.closeInput()
     #expect(await carol.exitStatus() == 0)
   }
 
