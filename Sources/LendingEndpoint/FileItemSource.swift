@@ -52,5 +52,11 @@ public final class FileItemSource: ItemSource {
 /// Why an item's bytes cannot be read.
 public struct ItemSourceError: Error, CustomStringConvertible, Sendable {
   public let description: String
-  public init(_ description: String) { self.description = description }
+  /// The connection closed before a byte of the answer came: a request that may be sent
+  /// again on a fresh connection (an idle one the other side let go just then).
+  public let unanswered: Bool
+  public init(_ description: String, unanswered: Bool = false) {
+    self.description = description
+    self.unanswered = unanswered
+  }
 }

@@ -21,7 +21,9 @@ public struct ServedCounts: Hashable, Sendable {
 /// request and before every chunk: an item taken back stops being read at the next chunk.
 ///
 /// Each body is read and written a chunk at a time, as the reader takes it, so a reader
-/// that stops holds one chunk, not the file; at most `maximumConnections` at once.
+/// that stops holds one chunk, not the file; at most `maximumConnections` at once; and a
+/// connection that sends no request, or takes no chunk, for `patience` is closed, so that
+/// a reader that never reads does not keep its place for good.
 final class ItemHTTPServer: Sendable {
   typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -32,17 +34,22 @@ final class ItemHTTPServer: Sendable {
   private let tally = Mutex(ServedCounts())
   private let open = Atomic<Int>(0)
   private let lookup: @Sendable (String) -> (any ItemSource)?
+  private let patience: TimeAmount
 
   /// The most read from the source and written at once.
   static let chunk = 64 * 1024
+  /// How long a connection may keep the endpoint waiting: for its next request, or to
+  /// take a chunk.
+  static let defaultPatience = TimeAmount.seconds(60)
 
   var counts: ServedCounts { tally.withLock { $0 } }
   var connectionCount: Int { open.load(ordering: .relaxed) }
 
   private init(
     port: Int, maximumConnections: Int, server: NIOAsyncChannel<Connection, Never>,
-    lookup: @escaping @Sendable (String) -> (any ItemSource)?
+    patience: TimeAmount, lookup: @escaping @Sendable (String) -> (any ItemSource)?
   ) {
+    self.patience = patience
     self.port = port
     self.maximumConnections = maximumConnections
     self.server = server
@@ -52,6 +59,7 @@ final class ItemHTTPServer: Sendable {
   /// Listens on `host:port` (0: a port of the system's choosing), over TLS with `tls`.
   static func start(
     host: String, port: Int, tls: NIOSSLContext?, maximumConnections: Int,
+    patience: TimeAmount = defaultPatience,
     lookup: @escaping @Sendable (String) -> (any ItemSource)?
   ) async throws -> ItemHTTPServer {
     let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -67,7 +75,7 @@ final class ItemHTTPServer: Sendable {
       }
     let endpoint = ItemHTTPServer(
       port: server.channel.localAddress?.port ?? 0, maximumConnections: maximumConnections,
-      server: server, lookup: lookup)
+      server: server, patience: patience, lookup: lookup)
     let task = Task<Void, Never> {
       try? await server.executeThenClose { connections in
         try await withThrowingDiscardingTaskGroup { group in
@@ -100,25 +108,36 @@ final class ItemHTTPServer: Sendable {
   }
 
   private func serve(_ connection: Connection) async {
+    let channel = connection.channel
+    let patience = self.patience
+    /// Closes the connection unless cancelled within `patience`.
+    @Sendable func deadline() -> Scheduled<Void> {
+      channel.eventLoop.scheduleTask(in: patience) { channel.close(promise: nil) }
+    }
     try? await connection.executeThenClose { inbound, outbound in
       var head: HTTPRequestHead?
+      var waiting = deadline()
+      defer { waiting.cancel() }
       for try await part in inbound {
+        waiting.cancel()
         switch part {
         case .head(let request): head = request
         case .body: break
         case .end:
           guard let request = head else { return }
           head = nil
-          let keepAlive = try await answer(request, to: outbound)
+          let keepAlive = try await answer(request, to: outbound, deadline: deadline)
           if !keepAlive { return }
         }
+        waiting = deadline()
       }
     }
   }
 
   /// Answers one request; returns whether the connection may serve another.
   private func answer(
-    _ request: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    _ request: HTTPRequestHead, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+    deadline: @Sendable () -> Scheduled<Void>
   ) async throws -> Bool {
     tally.withLock { $0.requests += 1 }
     func refuse(_ status: HTTPResponseStatus, _ why: String, extra: [(String, String)] = [])
@@ -179,6 +198,9 @@ final class ItemHTTPServer: Sendable {
           throw ItemSourceError("the item's source read \(chunk.readableBytes) bytes of \(wanted)")
         }
         offset += Int64(chunk.readableBytes)
+        // A reader that takes no chunk in time is let go.
+        let taking = deadline()
+        defer { taking.cancel() }
         try await outbound.write(.body(.byteBuffer(chunk)))
         tally.withLock { $0.bytesSent += Int64(chunk.readableBytes) }
       }

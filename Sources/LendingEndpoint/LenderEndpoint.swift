@@ -1,4 +1,5 @@
 import Lending
+import NIOCore
 import NIOSSL
 import Synchronization
 
@@ -37,12 +38,18 @@ public final class LenderEndpoint: Sendable {
 
   /// Listens on `host:port` (0: a port of the system's choosing) with `tls`, the member's
   /// own certificate's context; lending from the start or not.
-  public static func start(host: String, port: Int = 0, tls: NIOSSLContext, lends: Bool)
-    async throws -> LenderEndpoint
-  {
+  /// `patience`: how long a borrower's connection may sit without asking for a part or
+  /// taking the one sent (a borrower's process asks part by part and takes each at once,
+  /// reconnecting after a pause), before it is closed: one that never reads keeps no
+  /// place for good.
+  public static func start(
+    host: String, port: Int = 0, tls: NIOSSLContext, lends: Bool,
+    patience: TimeAmount = .seconds(60)
+  ) async throws -> LenderEndpoint {
     let shelf = Shelf(lends: lends)
     let server = try await ItemHTTPServer.start(
-      host: host, port: port, tls: tls, maximumConnections: maximumConnections
+      host: host, port: port, tls: tls, maximumConnections: maximumConnections,
+      patience: patience
     ) { path in
       shelf.state.withLock { s in s.book.grant(forPath: path).flatMap { s.sources[$0.token] } }
     }

@@ -39,8 +39,11 @@ public final class LoopbackItemEndpoint: Sendable {
     var random = SystemRandomNumberGenerator()
     let token = (0..<2).map { _ in String(random.next(), radix: 16) }.joined(separator: "")
     let path = "/\(token)/\(LendingBook.pathName(name))"
+    // This machine's own player, paused for as long as the evening's break lasts, holds its
+    // connection with a part unread: it is let go only after hours.
     let server = try await ItemHTTPServer.start(
-      host: "127.0.0.1", port: 0, tls: nil, maximumConnections: maximumConnections
+      host: "127.0.0.1", port: 0, tls: nil, maximumConnections: maximumConnections,
+      patience: .hours(6)
     ) { requested in
       // Compared in time that does not depend on where it differs: the token is a secret.
       LendingBook.sameBytes(requested, path) ? source : nil

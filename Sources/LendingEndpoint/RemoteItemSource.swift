@@ -80,18 +80,31 @@ public actor RemoteItemSource: ItemSource {
   public func read(from offset: Int64, maximum: Int) async throws -> ByteBuffer {
     guard offset >= 0, offset < size, maximum > 0 else { return ByteBuffer() }
     let range = ByteRange(first: offset, last: min(size - 1, offset + Int64(maximum) - 1))
-    let link: HTTPLink
+    let request = HTTPLink.Request(
+      method: .GET, host: host, path: path, range: range, maximum: Int(range.count))
+    var link: HTTPLink
+    var kept = false
     if let open = self.link, open.isOpen {
       link = open
+      kept = true
     } else {
       link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: timeout)
       self.link = link
     }
     let (head, body): (HTTPResponseHead, ByteBuffer)
     do {
-      (head, body) = try await link.exchange(
-        HTTPLink.Request(
-          method: .GET, host: host, path: path, range: range, maximum: Int(range.count)))
+      (head, body) = try await link.exchange(request)
+    } catch let error as ItemSourceError where kept && error.unanswered {
+      // The lender let an idle connection go as this request left: once more, afresh.
+      link.close()
+      link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: timeout)
+      self.link = link
+      do {
+        (head, body) = try await link.exchange(request)
+      } catch {
+        link.close()
+        throw error
+      }
     } catch {
       link.close()
       throw error
@@ -215,7 +228,8 @@ final class HTTPLink: Sendable {
       requests.finish()
       // Whoever still waits in line is told the connection is gone.
       for await pending in stream {
-        pending.reply.resume(throwing: ItemSourceError("the connection to the lender closed"))
+        pending.reply.resume(
+          throwing: ItemSourceError("the connection to the lender closed", unanswered: true))
       }
     }
     return link
@@ -224,7 +238,8 @@ final class HTTPLink: Sendable {
   func exchange(_ request: Request) async throws -> (HTTPResponseHead, ByteBuffer) {
     try await withCheckedThrowingContinuation { reply in
       if case .terminated = requests.yield(Pending(request: request, reply: reply)) {
-        reply.resume(throwing: ItemSourceError("the connection to the lender closed"))
+        reply.resume(
+          throwing: ItemSourceError("the connection to the lender closed", unanswered: true))
       }
     }
   }
@@ -263,6 +278,10 @@ final class HTTPLink: Sendable {
         return (head, body)
       }
     }
-    throw ItemSourceError("the lender closed the connection mid-answer")
+    throw ItemSourceError(
+      head == nil
+        ? "the lender closed the connection before answering"
+        : "the lender closed the connection mid-answer",
+      unanswered: head == nil && body.readableBytes == 0)
   }
 }

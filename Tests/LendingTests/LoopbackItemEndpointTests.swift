@@ -1,9 +1,10 @@
 import Foundation
 import Lending
-import LendingEndpoint
 import NIOCore
 import TestSupport
 import Testing
+
+@testable import LendingEndpoint
 
 #if canImport(Glibc)
   import Glibc
@@ -214,5 +215,62 @@ struct LoopbackItemEndpointAbuseTests {
     }
     #expect(try await LoopbackItemEndpointTests().request(endpoint).status == 200)
     await endpoint.stop()
+  }
+}
+
+@Suite("A reader that keeps the endpoint waiting", .timeLimit(.minutes(1)))
+struct ItemHTTPServerPatienceTests {
+  /// A gibibyte that is never stored: more than any socket buffer holds.
+  struct EndlessItem: ItemSource {
+    var size: Int64 { 1 << 30 }
+    func read(from offset: Int64, maximum: Int) async throws -> ByteBuffer {
+      ByteBuffer(repeating: 7, count: Int(min(Int64(maximum), size - offset)))
+    }
+  }
+
+  static func server(_ item: any ItemSource) async throws -> ItemHTTPServer {
+    try await ItemHTTPServer.start(
+      host: "127.0.0.1", port: 0, tls: nil, maximumConnections: 4, patience: .milliseconds(300)
+    ) { $0 == "/item" ? item : nil }
+  }
+
+  @Test("a connection that asks for nothing is let go after the server's patience")
+  func silent() async throws {
+    let server = try await Self.server(MemoryItem(10))
+    let fd = try RawHTTP.connected(to: server.port)
+    defer { close(fd) }
+    await eventually("the server accepts the connection") { server.connectionCount == 1 }
+    await eventually("the server lets the silent connection go") { server.connectionCount == 0 }
+    await server.stop()
+  }
+
+  @Test("a borrower's reader whose idle connection the lender let go reads on, afresh")
+  func readsAfterIdleClose() async throws {
+    let item = MemoryItem(200_000)
+    let server = try await Self.server(item)
+    let remote = try await RemoteItemSource.open("http://127.0.0.1:\(server.port)/item")
+    #expect(Array(buffer: try await remote.read(from: 0, maximum: 10)) == Array(item.bytes[0..<10]))
+    await eventually("the server lets the idle connection go") { server.connectionCount == 0 }
+    let later = try await remote.read(from: 100_000, maximum: 10)
+    #expect(Array(buffer: later) == Array(item.bytes[100_000..<100_010]))
+    await remote.close()
+    await server.stop()
+  }
+
+  @Test("a reader that asks for a big item and never reads holds its place only for a while")
+  func neverReads() async throws {
+    let server = try await Self.server(EndlessItem())
+    let fd = try RawHTTP.connected(to: server.port)
+    defer { close(fd) }
+    var small: Int32 = 4096
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    let request = "GET /item HTTP/1.1\r\nHost: x\r\n\r\n"
+    _ = Array(request.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    await eventually("the server starts answering") { server.counts.requests == 1 }
+    await eventually("the server lets the reader that never reads go") {
+      server.connectionCount == 0
+    }
+    #expect(server.counts.bytesSent < 1 << 30, "it did not send the whole item")
+    await server.stop()
   }
 }
