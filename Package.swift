@@ -279,7 +279,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
-        "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto",
+        "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto", "LendingEndpoint",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Clocks
 import Foundation
+import LendingEndpoint
 import MpvPlayer
 import ParticipantRuntime
 import Participation
@@ -30,6 +31,11 @@ struct MpvBenchCommand: AsyncParsableCommand {
       "Also run the workload with syncplay-server and Syncplay's own client driving mpv (installs Debian's syncplay; runs in `unshare -n`)."
   )
   var syncplay = false
+  @Flag(
+    help:
+      "The third player borrows the clip, as a member without the file: from a lender's endpoint over TLS, through its own loopback endpoint (written as the lending section)."
+  )
+  var lent = false
 
   func run() async throws {
     if syncplay && !NetworkNamespace.isInside {
@@ -48,6 +54,8 @@ struct MpvBenchCommand: AsyncParsableCommand {
     let clock = MonotonicClock()
     let relay = InMemoryRelay(clock: clock)
     relay.start()
+    // Borrowed: the third player reads the lender's copy as a member without the file would.
+    let lending = lent ? try await LentClip.open(clip) : nil
     var players: [MpvPlayer] = []
     var clients: [ParticipantClient] = []
     // Each player's personal offset, seconds: where it is meant to be beside the others.
@@ -55,8 +63,9 @@ struct MpvBenchCommand: AsyncParsableCommand {
     for (i, error) in [-driftPpm, 0, driftPpm].enumerated() {
       var configuration = MpvPlaybackMachine.Configuration()
       configuration.injectedSpeedError = error * 1e-6
+      let path = i == 2 ? lending?.url ?? clip : clip
       let player = try await MpvPlayer.launch(
-        arguments: ["--vo=null", "--ao=null"], resolver: { _ in clip }, clock: clock,
+        arguments: ["--vo=null", "--ao=null"], resolver: { _ in path }, clock: clock,
         configuration: configuration)
       var participant = ParticipantConfiguration(name: "p\(i)")
       participant.personalOffset = offsets[i]
@@ -102,8 +111,17 @@ struct MpvBenchCommand: AsyncParsableCommand {
       }
       return values
     }
+    let started = monoNow()
     _ = try await clients[0].send(.start(series: series, item: "clip/e1")).get()
     for c in clients.dropFirst() { _ = try await c.send(.join).get() }
+    // When each player first has the clip loaded, ready to show its first frame.
+    var firstFrame: [Double?] = [nil, nil, nil]
+    _ = await until(15) {
+      for (i, o) in seen().enumerated() where firstFrame[i] == nil && o.item != nil && !o.isBusy {
+        firstFrame[i] = Double(monoNow() - started) / 1e6
+      }
+      return !firstFrame.contains(nil)
+    }
     _ = await until(15) { seen().allSatisfy { $0.rate > 0 && !$0.isBusy } }
     await sleepSeconds(3)
 
@@ -115,6 +133,9 @@ struct MpvBenchCommand: AsyncParsableCommand {
     var pausePointError: [Double] = []
     var seekTogether: [Double] = []
     var remotePause: [Double] = []
+    // Each player's time from a seek to playing at the target (local ones, the borrower).
+    var seekLocal: [Double] = []
+    var seekBorrowed: [Double] = []
     for round in 0..<rounds {
       let originator = round % 3
       _ = await clients[originator].pause()
@@ -137,9 +158,19 @@ struct MpvBenchCommand: AsyncParsableCommand {
       let seekStart = monoNow()
       let target = Double(30 + 20 * round)
       _ = await clients[(round + 2) % 3].seek(to: target)
+      var arrived: [Double?] = [nil, nil, nil]
       if await until(
-        5, { seen().allSatisfy { $0.rate > 0 && !$0.isBusy && $0.position >= target } })
+        5,
+        {
+          for (i, o) in seen().enumerated()
+          where arrived[i] == nil && o.rate > 0 && !o.isBusy && o.position >= target {
+            arrived[i] = Double(monoNow() - seekStart) / 1e6
+          }
+          return !arrived.contains(nil)
+        })
       {
+        seekLocal += arrived[0..<2].compactMap { $0 }
+        seekBorrowed += arrived[2...].compactMap { $0 }
         if await until(5, { spread() < 2 }) {
           seekTogether.append(Double(monoNow() - seekStart) / 1e6)
         }
@@ -190,9 +221,18 @@ struct MpvBenchCommand: AsyncParsableCommand {
       if end - monoNow() < 1_000_000_000 { steadyEnd.append(s) }
       await sleepSeconds(0.01)
     }
+    let elapsed = Double(monoNow() - started) / 1e9
     for c in clients { await c.stop() }
     for p in players { await p.stop() }
     await relay.stop()
+    if let lending {
+      await lending.close()
+      LentClip.report(
+        lending, elapsed: elapsed, seconds: seconds, firstFrame: firstFrame.map { $0 ?? .nan },
+        seekLocal: seekLocal, seekBorrowed: seekBorrowed, startSpread: startSpread,
+        seekSpread: seekSpread, steady: steady, smoke: common.smoke)
+      return
+    }
 
     var t = Table("measure", "samples", "p50 / p99 / max (ms)")
     let rows: [(String, [Double])] = [
