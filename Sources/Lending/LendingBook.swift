@@ -19,6 +19,9 @@ public struct LendingBook: Sendable {
     public var borrowerName: String
     /// The path the borrower reads: `/TOKEN/NAME`.
     public var path: String
+    /// The path of the item's external subtitle file, when the lender has one beside it:
+    /// `/TOKEN/subtitle.EXT`, read through the same grant.
+    public var subtitlePath: String?
   }
 
   /// What comes of a request.
@@ -57,10 +60,11 @@ public struct LendingBook: Sendable {
   /// A member asks to read `item`. `watched`: the items the group watches now or queued
   /// next (only those are lent); `has`: whether this machine has the item; `name`: what
   /// the file is called (the end of the path, for the player's title). `token`: 32 hex
-  /// digits fresh from the CSPRNG, used if a grant is made.
+  /// digits fresh from the CSPRNG, used if a grant is made. `subtitle`: the extension of
+  /// the external subtitle file lent with the item, if any (`srt`, `ass`, …).
   public mutating func request(
     item: String, from borrower: String, named borrowerName: String, isMember: Bool,
-    watched: Set<String>, has: Bool, name: String, token: String
+    watched: Set<String>, has: Bool, name: String, token: String, subtitle: String? = nil
   ) -> Answer {
     guard lends else { return .refused("they do not lend their copies") }
     guard isMember else { return .refused("only members of the room borrow") }
@@ -79,7 +83,8 @@ public struct LendingBook: Sendable {
     }
     let grant = Grant(
       token: token, item: item, borrower: borrower, borrowerName: borrowerName,
-      path: "/\(token)/\(Self.pathName(name))")
+      path: "/\(token)/\(Self.pathName(name))",
+      subtitlePath: subtitle.map { "/\(token)/subtitle.\(Self.pathName($0))" })
     grants[token] = grant
     return .granted(grant)
   }
@@ -91,6 +96,17 @@ public struct LendingBook: Sendable {
     guard parts.count == 3, parts[0].isEmpty, Self.isToken(String(parts[1])) else { return nil }
     for (token, grant) in grants where Self.sameBytes(token, String(parts[1])) {
       return Self.sameBytes(grant.path, path) ? grant : nil
+    }
+    return nil
+  }
+
+  /// The grant whose subtitle file `path` names, if any (compared as ``grant(forPath:)``).
+  public func grant(forSubtitlePath path: String) -> Grant? {
+    let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0].isEmpty, Self.isToken(String(parts[1])) else { return nil }
+    for (token, grant) in grants where Self.sameBytes(token, String(parts[1])) {
+      guard let subtitle = grant.subtitlePath else { return nil }
+      return Self.sameBytes(subtitle, path) ? grant : nil
     }
     return nil
   }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -30,6 +31,38 @@ public final class FileItemSource: ItemSource {
   }
 
   deinit { close(descriptor) }
+
+  /// The external subtitle file mpv would load beside the video at `path` by itself
+  /// (`sub-auto=exact`): the video's name with a subtitle extension, or with a language
+  /// between (`Name.en.srt`); the one without a language first, then by name. Its path
+  /// and extension; nil when there is none, or it is larger than ``maximumSubtitleBytes``.
+  public static func subtitle(besides path: String) -> (path: String, extension: String)? {
+    let url = URL(fileURLWithPath: path)
+    let base = url.deletingPathExtension().lastPathComponent
+    let folder = url.deletingLastPathComponent()
+    guard
+      let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+    else { return nil }
+    let found = names.compactMap { name -> (rank: Int, name: String, extension: String)? in
+      let ext = (name as NSString).pathExtension.lowercased()
+      guard subtitleExtensions.contains(ext), name.hasPrefix(base + ".") else { return nil }
+      let middle = name.dropFirst(base.count + 1).dropLast(ext.count + 1)
+      // Nothing between, or one language tag.
+      guard middle.isEmpty || (!middle.contains(".") && middle.count <= 12) else { return nil }
+      return (middle.isEmpty ? 0 : 1, name, ext)
+    }.sorted { ($0.rank, $0.name) < ($1.rank, $1.name) }
+    for candidate in found {
+      let full = folder.appendingPathComponent(candidate.name).path
+      let size = (try? FileManager.default.attributesOfItem(atPath: full)[.size] as? Int) ?? nil
+      if let size, size <= maximumSubtitleBytes { return (full, candidate.extension) }
+    }
+    return nil
+  }
+
+  /// Text subtitle formats mpv reads.
+  public static let subtitleExtensions: Set<String> = ["srt", "ass", "ssa", "vtt", "sub"]
+  /// A subtitle file is text: a few hundred kilobytes for a film; larger is not lent.
+  public static let maximumSubtitleBytes = 4 << 20
 
   public func read(from offset: Int64, maximum: Int) async throws -> ByteBuffer {
     let fd = descriptor

@@ -15,8 +15,10 @@ public final class LenderEndpoint: Sendable {
 
   /// The book and the copies its grants read, shared with the server's lookup.
   final class Shelf: Sendable {
+    /// The sources by grant token: the item's, and its subtitle file's.
     let state: Mutex<(book: LendingBook, sources: [String: any ItemSource])>
     init(lends: Bool) { state = Mutex((LendingBook(lends: lends), [:])) }
+    static func subtitleKey(_ token: String) -> String { token + "/subtitle" }
   }
 
   /// Borrowers open a connection or two each (a player's read-ahead and a seek).
@@ -51,24 +53,34 @@ public final class LenderEndpoint: Sendable {
       host: host, port: port, tls: tls, maximumConnections: maximumConnections,
       patience: patience
     ) { path in
-      shelf.state.withLock { s in s.book.grant(forPath: path).flatMap { s.sources[$0.token] } }
+      shelf.state.withLock { s in
+        if let grant = s.book.grant(forPath: path) { return s.sources[grant.token] }
+        return s.book.grant(forSubtitlePath: path).flatMap {
+          s.sources[Shelf.subtitleKey($0.token)]
+        }
+      }
     }
     return LenderEndpoint(server: server, shelf: shelf)
   }
 
-  /// A member asks to read `item` (see ``LendingBook/request(item:from:named:isMember:watched:has:name:token:)``);
-  /// `source`: this machine's copy, if it has one, and `name` its file's name.
+  /// A member asks to read `item` (see ``LendingBook/request(item:from:named:isMember:watched:has:name:token:subtitle:)``);
+  /// `source`: this machine's copy, if it has one, and `name` its file's name;
+  /// `subtitle`: the external subtitle file beside it, lent with it, and its extension.
   public func request(
     item: String, from borrower: String, named borrowerName: String, isMember: Bool,
-    watched: Set<String>, source: (any ItemSource)?, name: String
+    watched: Set<String>, source: (any ItemSource)?, name: String,
+    subtitle: (source: any ItemSource, extension: String)? = nil
   ) -> LendingBook.Answer {
     let token = Self.freshToken()
     return shelf.state.withLock { s in
       let answer = s.book.request(
         item: item, from: borrower, named: borrowerName, isMember: isMember, watched: watched,
-        has: source != nil, name: name, token: token)
+        has: source != nil, name: name, token: token, subtitle: subtitle?.extension)
       if case .granted(let grant) = answer, s.sources[grant.token] == nil, let source {
         s.sources[grant.token] = source
+        if grant.subtitlePath != nil, let subtitle {
+          s.sources[Shelf.subtitleKey(grant.token)] = subtitle.source
+        }
       }
       return answer
     }
@@ -98,7 +110,10 @@ public final class LenderEndpoint: Sendable {
     _ grants: [LendingBook.Grant],
     in s: inout (book: LendingBook, sources: [String: any ItemSource])
   ) -> [LendingBook.Grant] {
-    for grant in grants { s.sources[grant.token] = nil }
+    for grant in grants {
+      s.sources[grant.token] = nil
+      s.sources[Shelf.subtitleKey(grant.token)] = nil
+    }
     return grants
   }
 

@@ -94,8 +94,9 @@ public actor RemoteItemSource: ItemSource {
     let (head, body): (HTTPResponseHead, ByteBuffer)
     do {
       (head, body) = try await link.exchange(request)
-    } catch let error as ItemSourceError where kept && error.unanswered {
-      // The lender let an idle connection go as this request left: once more, afresh.
+    } catch  where kept && ((error as? ItemSourceError)?.unanswered ?? true) {
+      // The lender let an idle connection go as this request left (the connection closed,
+      // or would not take it): once more, afresh. A wrong answer is not asked again.
       link.close()
       link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: timeout)
       self.link = link

@@ -14,7 +14,8 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// Opens `path` in place of the current file, at `start` seconds, paused.
   /// Opens `path` paused at `start`; `extractor`: mpv may hand a link's page to yt-dlp
   /// (only for a site the person trusts: yt-dlp parses whatever the page holds).
-  case loadPaused(path: String, start: Double, extractor: Bool = false)
+  /// `subtitle`: an external subtitle file (a path or an address) for this file only.
+  case loadPaused(path: String, start: Double, extractor: Bool = false, subtitle: String? = nil)
   case setPause(Bool)
   case setSpeed(Double)
   /// An exact seek: mpv lands on the frame at or just after `to`.
@@ -34,10 +35,12 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     switch self {
     case .observe(let id, let property):
       ["observe_property", .number(Double(id)), .string(property.name)]
-    case .loadPaused(let path, let start, let extractor):
+    case .loadPaused(let path, let start, let extractor, let subtitle):
       [
         "loadfile", .string(path), "replace",
-        .string("start=\(start),pause=yes\(extractor ? "" : ",ytdl=no")"),
+        .string(
+          "start=\(start),pause=yes\(extractor ? "" : ",ytdl=no")"
+            + (subtitle.map { ",sub-files-append=" + Self.quoted($0) } ?? "")),
       ]
     case .setPause(let paused): ["set_property", "pause", .bool(paused)]
     case .setSpeed(let speed): ["set_property", "speed", .number(speed)]
@@ -50,6 +53,11 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     case .other(let arguments): arguments
     }
   }
+
+  /// A value in a `loadfile` options list, whatever it holds (`,` `=` `:`): mpv's
+  /// `%LENGTH%VALUE` form, the length in bytes. (`sub-files-append` takes one file whole;
+  /// a second in the same list makes mpv refuse the load, so one is given.)
+  static func quoted(_ value: String) -> String { "%\(value.utf8.count)%\(value)" }
 
   /// The names mpv gives the arguments after the command's own name, when it must read
   /// them by name (a JSON object) rather than by position; nil: by position.

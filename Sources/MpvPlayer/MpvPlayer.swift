@@ -28,6 +28,7 @@ public final class MpvPlayer: PlayerDriver {
 
   private let state: Mutex<State>
   private let resolver: @Sendable (ItemID) -> String?
+  private let subtitles: @Sendable (ItemID) -> String?
   private let extractor: @Sendable (String) -> Bool
   private let clock: any SessionClock
   private let process: Process
@@ -38,9 +39,11 @@ public final class MpvPlayer: PlayerDriver {
   private init(
     process: Process, socketDirectory: URL, channel: any Channel,
     resolver: @escaping @Sendable (ItemID) -> String?,
+    subtitles: @escaping @Sendable (ItemID) -> String?,
     extractor: @escaping @Sendable (String) -> Bool, clock: any SessionClock, logger: Logger,
     configuration: MpvPlaybackMachine.Configuration
   ) {
+    self.subtitles = subtitles
     self.extractor = extractor
     self.process = process
     self.socketDirectory = socketDirectory
@@ -53,13 +56,15 @@ public final class MpvPlayer: PlayerDriver {
   }
 
   /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
-  /// connects to it. `resolver` gives the file of an item; `extractor` says whether
+  /// connects to it. `resolver` gives the file of an item, `subtitles` an external
+  /// subtitle file to load with it (a lent item's); `extractor` says whether
   /// yt-dlp may read a link (only a trusted site's: never, unless given); `arguments` are passed to mpv
   /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`). `terminalLog`: a
   /// file for what mpv writes to its terminal.
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?,
+    subtitles: @escaping @Sendable (ItemID) -> String? = { _ in nil },
     extractor: @escaping @Sendable (String) -> Bool = { _ in false },
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
@@ -167,6 +172,7 @@ public final class MpvPlayer: PlayerDriver {
     guard let channel = connected else { throw giveUp(.cannotStart("no IPC connection")) }
     let player = MpvPlayer(
       process: process, socketDirectory: directory, channel: channel, resolver: resolver,
+      subtitles: subtitles,
       extractor: extractor,
       clock: clock, logger: logger, configuration: configuration)
     box.player.withLock { $0 = player }
@@ -243,16 +249,20 @@ public final class MpvPlayer: PlayerDriver {
 
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {
     var path: String?
+    var subtitle: String?
     var extractor = false
     // A link needs no file of one's own: mpv opens it (see `LinkItem`).
     if case .load(let item, _) = command {
       path = resolver(item)
+      subtitle = path.flatMap { _ in subtitles(item) }
       if path == nil, LinkItem.isLink(item) {
         path = item.rawValue
         extractor = self.extractor(item.rawValue)
       }
     }
-    apply { [extractor] in $0.perform(command, path: path, extractor: extractor, at: now) }
+    apply { [extractor, subtitle] in
+      $0.perform(command, path: path, extractor: extractor, subtitle: subtitle, at: now)
+    }
   }
 
   public func observe(at now: LocalInstant) -> PlayerObservation {

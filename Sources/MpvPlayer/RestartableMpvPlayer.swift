@@ -25,13 +25,15 @@ public final class RestartableMpvPlayer: PlayerDriver {
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?,
+    subtitles: @escaping @Sendable (ItemID) -> String? = { _ in nil },
     extractor: @escaping @Sendable (String) -> Bool = { _ in false },
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), videoTerminal: String? = nil
   ) async throws(MpvError) -> RestartableMpvPlayer {
     let start: @Sendable () async throws(MpvError) -> MpvPlayer = { () async throws(MpvError) in
       try await MpvPlayer.launch(
-        executable: executable, arguments: arguments, resolver: resolver, extractor: extractor,
+        executable: executable, arguments: arguments, resolver: resolver, subtitles: subtitles,
+        extractor: extractor,
         clock: clock,
         logger: logger, videoTerminal: videoTerminal)
     }

@@ -37,6 +37,8 @@ public final class ItemLending: Sendable {
     var open: [String: Open] = [:]
     var client: ParticipantClient?
     var timer: Task<Void, Never>?
+    /// Subtitle files offered with grants, by item and lender, until opened.
+    var subtitleOffers: [String: String] = [:]
     var openedObservers: [@Sendable (ItemID, LocalInstant) -> Void] = []
   }
 
@@ -89,6 +91,12 @@ public final class ItemLending: Sendable {
     state.withLock { s in
       if case .ready(let url, _, _) = s.book.items[item.rawValue] { url } else { nil }
     }
+  }
+
+  /// The loopback address the player reads a borrowed `item`'s subtitle file at, when the
+  /// lender lent one with it.
+  public func borrowedSubtitleURL(_ item: ItemID) -> String? {
+    state.withLock { $0.open[item.rawValue]?.endpoint.subtitleURL }
   }
 
   /// Where borrowing `item` stands (nil: not asked for).
@@ -171,17 +179,22 @@ public final class ItemLending: Sendable {
       logger.notice("cannot lend \(item.rawValue): \(error.description)")
       source = nil
     }
+    // The subtitle file mpv would load beside it comes too.
+    let subtitle = FileItemSource.subtitle(besides: path).flatMap { found in
+      (try? FileItemSource(path: found.path)).map { ($0 as any ItemSource, found.extension) }
+    }
     let answer = lender.endpoint.request(
       item: item.rawValue, from: request.sender.rawValue, named: request.senderName,
       isMember: group.participant(request.sender) != nil, watched: Self.watched(in: group),
-      source: source, name: String(path.split(separator: "/").last ?? "item"))
+      source: source, name: String(path.split(separator: "/").last ?? "item"),
+      subtitle: subtitle)
     let reply: LendAnswer
     switch answer {
     case .granted(let grant):
+      let origin = "https://\(Self.host(lender.host)):\(lender.endpoint.port)"
       reply = LendAnswer(
-        item: item.rawValue,
-        url: "https://\(Self.host(lender.host)):\(lender.endpoint.port)\(grant.path)",
-        fingerprint: lender.fingerprint)
+        item: item.rawValue, url: origin + grant.path, fingerprint: lender.fingerprint,
+        subtitle: grant.subtitlePath.map { origin + $0 })
       logger.info("lending \(item.rawValue) to \(request.senderName)")
     case .refused(let why):
       reply = LendAnswer(item: item.rawValue, refusal: why)
@@ -196,6 +209,13 @@ public final class ItemLending: Sendable {
 
   private func heard(_ answer: ReceivedMessage<LendAnswer>, client: ParticipantClient) {
     let now = client.clock.nanoseconds()
+    if let subtitle = answer.message.subtitle, answer.message.url != nil {
+      state.withLock { s in
+        // A few at a time: the items asked for now.
+        if s.subtitleOffers.count >= 4 * BorrowingBook.maximumItems { s.subtitleOffers = [:] }
+        s.subtitleOffers[Self.offerKey(answer.message.item, answer.sender.rawValue)] = subtitle
+      }
+    }
     let effects = state.withLock {
       $0.book.answered(
         item: answer.message.item, by: answer.sender.rawValue, named: answer.senderName,
@@ -254,10 +274,14 @@ public final class ItemLending: Sendable {
         Task(executorPreference: client.clock.taskExecutor) {
           try? await client.send(LendRequest(item: item))
         }
-      case .open(let item, let url, let fingerprint, _):
+      case .open(let item, let url, let fingerprint, let lender):
+        let subtitle = state.withLock {
+          $0.subtitleOffers.removeValue(forKey: Self.offerKey(item, lender))
+        }
         Task(executorPreference: client.clock.taskExecutor) {
           await self.announce(await client.groupState, client: client)
-          await self.open(item, url: url, fingerprint: fingerprint, client: client)
+          await self.open(
+            item, url: url, fingerprint: fingerprint, subtitle: subtitle, client: client)
         }
       case .release(let item):
         let remote = state.withLock { s -> RemoteItemSource? in
@@ -279,9 +303,34 @@ public final class ItemLending: Sendable {
     scheduleTick(client: client)
   }
 
-  private func open(_ item: String, url: String, fingerprint: String, client: ParticipantClient)
-    async
-  {
+  static func offerKey(_ item: String, _ lender: String) -> String { item + "\n" + lender }
+
+  /// The lent subtitle file, read whole (it is small); nil, with a note, when it cannot be.
+  private func subtitle(_ url: String?, pinned fingerprint: String) async -> (
+    source: any ItemSource, extension: String
+  )? {
+    guard let url else { return nil }
+    do {
+      let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
+      do {
+        let bytes = try await BytesItemSource.reading(
+          remote, limit: FileItemSource.maximumSubtitleBytes)
+        await remote.close()
+        return (bytes, String(url.split(separator: ".").last ?? "srt"))
+      } catch {
+        await remote.close()
+        throw error
+      }
+    } catch {
+      logger.notice("the lent subtitles could not be read: \(error)")
+      return nil
+    }
+  }
+
+  private func open(
+    _ item: String, url: String, fingerprint: String, subtitle subtitleURL: String?,
+    client: ParticipantClient
+  ) async {
     do {
       let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
       // A copy of the same size takes over where the last lender's left off: the player
@@ -304,9 +353,10 @@ public final class ItemLending: Sendable {
           self?.readFailed(item, because: why, client: client)
         }
         let name = String(url.split(separator: "/").last ?? "item")
+        let subtitle = await subtitle(subtitleURL, pinned: fingerprint)
         open = Open(
-          endpoint: try await LoopbackItemEndpoint.start(serving: copy, as: name), copy: copy,
-          remote: remote)
+          endpoint: try await LoopbackItemEndpoint.start(
+            serving: copy, as: name, subtitle: subtitle), copy: copy, remote: remote)
         if let kept { await Self.shut(kept) }
       }
       let (effects, observers) = state.withLock { s in

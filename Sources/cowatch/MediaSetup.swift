@@ -90,6 +90,7 @@ enum MediaSetup {
         let mpv = try await RestartableMpvPlayer.launch(
           // A borrowed item is read from the loopback copy of the lender's.
           arguments: arguments, resolver: { paths[$0] ?? lending?.borrowedURL($0) },
+          subtitles: { lending?.borrowedSubtitleURL($0) },
           extractor: { links.allowsExtractor($0) }, clock: clock,
           logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)
         let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {

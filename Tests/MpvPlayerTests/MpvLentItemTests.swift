@@ -70,4 +70,67 @@ struct MpvLentItemTests {
     await borrowed.close()
     await lender.stop()
   }
+
+  @Test(
+    "a subtitle file lent with the item: mpv loads it beside the lent video, for that file only")
+  func lentSubtitle() async throws {
+    let clip = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-lent-sub-\(UInt64.random(in: 0...UInt64.max)).mp4").path
+    try await blocking { try TestClip.make(clip, seconds: 10) }
+    defer { try? FileManager.default.removeItem(atPath: clip) }
+    let srt = clip.replacingOccurrences(of: ".mp4", with: ".en.srt")
+    try "1\n00:00:01,000 --> 00:00:04,000\nAhoy\n\n".write(
+      toFile: srt, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: srt) }
+    // The lender finds it as mpv would, and lends it with the video.
+    let found = try #require(FileItemSource.subtitle(besides: clip))
+    #expect(found.path == srt && found.extension == "srt")
+    let lender = try await LoopbackItemEndpoint.start(
+      serving: try FileItemSource(path: clip), as: "clip.mp4",
+      subtitle: (try FileItemSource(path: found.path), found.extension))
+    let borrowed = try await RemoteItemSource.open(lender.url)
+    let subtitle = try await BytesItemSource.reading(
+      try await RemoteItemSource.open(try #require(lender.subtitleURL)), limit: 1 << 20)
+    let endpoint = try await LoopbackItemEndpoint.start(
+      serving: borrowed, as: "clip.mp4", subtitle: (subtitle, "srt"))
+    let subtitleURL = try #require(endpoint.subtitleURL)
+    let clock = MonotonicClock()
+    let item = ItemID("lent/clip")
+    let player = try await MpvPlayer.launch(
+      arguments: ["--vo=null", "--ao=null"], resolver: { _ in endpoint.url },
+      subtitles: { $0 == item ? subtitleURL : nil }, clock: clock)
+    player.perform(.load(item: item, at: 0), at: clock.localNow())
+    // mpv's tracks, by their external files (the subtitle's is the endpoint's address).
+    var external: [String] = []
+    let came = await eventually(15) {
+      external = []
+      let count = Int(await player.property(.named("track-list/count"))?.number ?? 0)
+      for index in 0..<count {
+        if case .string(let file)? = await player.property(
+          .named("track-list/\(index)/external-filename"))
+        {
+          external.append(file)
+        }
+      }
+      return external.contains(subtitleURL)
+    }
+    #expect(came, "mpv's external tracks: \(external)")
+    // The next file loaded has no subtitle of its own: none is carried over.
+    let other = ItemID("lent/other")
+    player.perform(.load(item: other, at: 0), at: clock.localNow())
+    #expect(
+      await eventually(15) {
+        let seen = player.observe(at: clock.localNow())
+        return seen.item == other && !seen.isBusy
+      })
+    let count = Int(await player.property(.named("track-list/count"))?.number ?? 0)
+    for index in 0..<count {
+      let file = await player.property(.named("track-list/\(index)/external-filename"))
+      #expect(file == nil || file == .null, "\(String(describing: file))")
+    }
+    await player.stop()
+    await endpoint.stop()
+    await borrowed.close()
+    await lender.stop()
+  }
 }
