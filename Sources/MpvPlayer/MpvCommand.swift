@@ -14,8 +14,9 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
   /// Opens `path` in place of the current file, at `start` seconds, paused.
   /// Opens `path` paused at `start`; `extractor`: mpv may hand a link's page to yt-dlp
   /// (only for a site the person trusts: yt-dlp parses whatever the page holds).
-  /// `subtitle`: an external subtitle file (a path or an address) for this file only.
-  case loadPaused(path: String, start: Double, extractor: Bool = false, subtitle: String? = nil)
+  /// `options`: a lent file's subtitle and read-ahead, for this file only.
+  case loadPaused(
+    path: String, start: Double, extractor: Bool = false, options: MpvFileOptions = .init())
   case setPause(Bool)
   case setSpeed(Double)
   /// An exact seek: mpv lands on the frame at or just after `to`.
@@ -35,12 +36,11 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     switch self {
     case .observe(let id, let property):
       ["observe_property", .number(Double(id)), .string(property.name)]
-    case .loadPaused(let path, let start, let extractor, let subtitle):
+    case .loadPaused(let path, let start, let extractor, let options):
       [
         "loadfile", .string(path), "replace",
         .string(
-          "start=\(start),pause=yes\(extractor ? "" : ",ytdl=no")"
-            + (subtitle.map { ",sub-files-append=" + Self.quoted($0) } ?? "")),
+          "start=\(start),pause=yes\(extractor ? "" : ",ytdl=no")" + options.loadfileOptions),
       ]
     case .setPause(let paused): ["set_property", "pause", .bool(paused)]
     case .setSpeed(let speed): ["set_property", "speed", .number(speed)]

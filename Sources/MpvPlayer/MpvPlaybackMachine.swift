@@ -185,15 +185,15 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// A coordinator's command; `path` is the file for a `load`, if there is one;
   /// `extractor`: yt-dlp may read it (a link of a trusted site).
-  /// `subtitle`: an external subtitle file for a `load` (a lent one).
+  /// `options`: what a `load` opens the file with beyond its address (a lent one's).
   public mutating func perform(
-    _ command: PlayerCommand, path: String?, extractor: Bool = false, subtitle: String? = nil,
-    at now: LocalInstant
+    _ command: PlayerCommand, path: String?, extractor: Bool = false,
+    options: MpvFileOptions = .init(), at now: LocalInstant
   ) -> [Effect] {
     settle(at: now)
     switch command {
     case .load(let id, let at):
-      return load(id, at: at, path: path, extractor: extractor, subtitle: subtitle, now: now)
+      return load(id, at: at, path: path, extractor: extractor, options: options, now: now)
     case .play(let itemTime, let startAt, let rate):
       return play(itemTime, startAt: startAt, rate: rate, now: now)
     case .pause(let at): return pause(at: at, now: now)
@@ -205,7 +205,7 @@ public struct MpvPlaybackMachine: Sendable {
 
   /// Opens the item's file (paused, at `at`), or says there is none.
   private mutating func load(
-    _ id: ItemID, at: Double, path: String?, extractor: Bool, subtitle: String?,
+    _ id: ItemID, at: Double, path: String?, extractor: Bool, options: MpvFileOptions,
     now: LocalInstant
   ) -> [Effect] {
     cancelScheduled()
@@ -223,7 +223,7 @@ public struct MpvPlaybackMachine: Sendable {
     intent = .pause(at: at)
     freeze(at: max(0, at))
     let load = request(
-      .loadPaused(path: path, start: max(0, at), extractor: extractor, subtitle: subtitle))
+      .loadPaused(path: path, start: max(0, at), extractor: extractor, options: options))
     loadedAt = max(0, at)
     return [load] + prepare(after: load, at: now, load: true)
   }

@@ -28,7 +28,7 @@ public final class MpvPlayer: PlayerDriver {
 
   private let state: Mutex<State>
   private let resolver: @Sendable (ItemID) -> String?
-  private let subtitles: @Sendable (ItemID) -> String?
+  private let fileOptions: @Sendable (ItemID) -> MpvFileOptions
   private let extractor: @Sendable (String) -> Bool
   private let clock: any SessionClock
   private let process: Process
@@ -39,11 +39,11 @@ public final class MpvPlayer: PlayerDriver {
   private init(
     process: Process, socketDirectory: URL, channel: any Channel,
     resolver: @escaping @Sendable (ItemID) -> String?,
-    subtitles: @escaping @Sendable (ItemID) -> String?,
+    fileOptions: @escaping @Sendable (ItemID) -> MpvFileOptions,
     extractor: @escaping @Sendable (String) -> Bool, clock: any SessionClock, logger: Logger,
     configuration: MpvPlaybackMachine.Configuration
   ) {
-    self.subtitles = subtitles
+    self.fileOptions = fileOptions
     self.extractor = extractor
     self.process = process
     self.socketDirectory = socketDirectory
@@ -56,15 +56,15 @@ public final class MpvPlayer: PlayerDriver {
   }
 
   /// Starts mpv (idle, paused, with an IPC socket in a private temporary directory) and
-  /// connects to it. `resolver` gives the file of an item, `subtitles` an external
-  /// subtitle file to load with it (a lent item's); `extractor` says whether
+  /// connects to it. `resolver` gives the file of an item, `fileOptions` what to open it
+  /// with (a lent item's subtitle and read-ahead); `extractor` says whether
   /// yt-dlp may read a link (only a trusted site's: never, unless given); `arguments` are passed to mpv
   /// after Cowatch's own (e.g. `--vo=null --ao=null`, or `--vo=tct`). `terminalLog`: a
   /// file for what mpv writes to its terminal.
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?,
-    subtitles: @escaping @Sendable (ItemID) -> String? = { _ in nil },
+    fileOptions: @escaping @Sendable (ItemID) -> MpvFileOptions = { _ in .init() },
     extractor: @escaping @Sendable (String) -> Bool = { _ in false },
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), timeout: Double = 10,
@@ -172,7 +172,7 @@ public final class MpvPlayer: PlayerDriver {
     guard let channel = connected else { throw giveUp(.cannotStart("no IPC connection")) }
     let player = MpvPlayer(
       process: process, socketDirectory: directory, channel: channel, resolver: resolver,
-      subtitles: subtitles,
+      fileOptions: fileOptions,
       extractor: extractor,
       clock: clock, logger: logger, configuration: configuration)
     box.player.withLock { $0 = player }
@@ -249,19 +249,19 @@ public final class MpvPlayer: PlayerDriver {
 
   public func perform(_ command: PlayerCommand, at now: LocalInstant) {
     var path: String?
-    var subtitle: String?
+    var options = MpvFileOptions()
     var extractor = false
     // A link needs no file of one's own: mpv opens it (see `LinkItem`).
     if case .load(let item, _) = command {
       path = resolver(item)
-      subtitle = path.flatMap { _ in subtitles(item) }
+      if path != nil { options = fileOptions(item) }
       if path == nil, LinkItem.isLink(item) {
         path = item.rawValue
         extractor = self.extractor(item.rawValue)
       }
     }
-    apply { [extractor, subtitle] in
-      $0.perform(command, path: path, extractor: extractor, subtitle: subtitle, at: now)
+    apply { [extractor, options] in
+      $0.perform(command, path: path, extractor: extractor, options: options, at: now)
     }
   }
 

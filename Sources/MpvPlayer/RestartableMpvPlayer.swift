@@ -25,14 +25,14 @@ public final class RestartableMpvPlayer: PlayerDriver {
   public static func launch(
     executable: String = "mpv", arguments: [String] = [],
     resolver: @escaping @Sendable (ItemID) -> String?,
-    subtitles: @escaping @Sendable (ItemID) -> String? = { _ in nil },
+    fileOptions: @escaping @Sendable (ItemID) -> MpvFileOptions = { _ in .init() },
     extractor: @escaping @Sendable (String) -> Bool = { _ in false },
     clock: any SessionClock = MonotonicClock(),
     logger: Logger = Logger(label: "cowatch.mpv"), videoTerminal: String? = nil
   ) async throws(MpvError) -> RestartableMpvPlayer {
     let start: @Sendable () async throws(MpvError) -> MpvPlayer = { () async throws(MpvError) in
       try await MpvPlayer.launch(
-        executable: executable, arguments: arguments, resolver: resolver, subtitles: subtitles,
+        executable: executable, arguments: arguments, resolver: resolver, fileOptions: fileOptions,
         extractor: extractor,
         clock: clock,
         logger: logger, videoTerminal: videoTerminal)

@@ -147,6 +147,12 @@ public final class ItemLending: Sendable {
   /// The kinds of message lending speaks in: its own, not shown as messages.
   public static let messageKinds: Set<MessageKind> = [LendRequest.kind, LendAnswer.kind]
 
+  /// Seconds of the film a borrower's player reads ahead of where it plays: 30 s of the
+  /// evening at the fastest rate a relay allows by default (4×), so that a slow moment of
+  /// the lender's link is not a stall at any rate the group plays; not the whole film at
+  /// once, which would spend the lender's upload for nothing at every seek.
+  public static let readAhead = 120.0
+
   /// How often the room is looked at for borrowers who left and items the group left.
   public static let followInterval = 1.0
 

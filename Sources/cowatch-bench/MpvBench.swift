@@ -64,9 +64,11 @@ struct MpvBenchCommand: AsyncParsableCommand {
       var configuration = MpvPlaybackMachine.Configuration()
       configuration.injectedSpeedError = error * 1e-6
       let path = i == 2 ? lending?.url ?? clip : clip
+      let options =
+        i == 2 && lending != nil ? MpvFileOptions(readAhead: ItemLending.readAhead) : .init()
       let player = try await MpvPlayer.launch(
-        arguments: ["--vo=null", "--ao=null"], resolver: { _ in path }, clock: clock,
-        configuration: configuration)
+        arguments: ["--vo=null", "--ao=null"], resolver: { _ in path },
+        fileOptions: { _ in options }, clock: clock, configuration: configuration)
       var participant = ParticipantConfiguration(name: "p\(i)")
       participant.personalOffset = offsets[i]
       let client = ParticipantClient(

@@ -90,7 +90,11 @@ enum MediaSetup {
         let mpv = try await RestartableMpvPlayer.launch(
           // A borrowed item is read from the loopback copy of the lender's.
           arguments: arguments, resolver: { paths[$0] ?? lending?.borrowedURL($0) },
-          subtitles: { lending?.borrowedSubtitleURL($0) },
+          fileOptions: { item in
+            guard let lending, lending.borrowedURL(item) != nil else { return .init() }
+            return MpvFileOptions(
+              subtitle: lending.borrowedSubtitleURL(item), readAhead: ItemLending.readAhead)
+          },
           extractor: { links.allowsExtractor($0) }, clock: clock,
           logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)
         let restart = PlayerRestart(isNeeded: { mpv.hasQuit }) {

@@ -98,7 +98,8 @@ struct MpvLentItemTests {
     let item = ItemID("lent/clip")
     let player = try await MpvPlayer.launch(
       arguments: ["--vo=null", "--ao=null"], resolver: { _ in endpoint.url },
-      subtitles: { $0 == item ? subtitleURL : nil }, clock: clock)
+      fileOptions: { $0 == item ? MpvFileOptions(subtitle: subtitleURL, readAhead: 120) : .init() },
+      clock: clock)
     player.perform(.load(item: item, at: 0), at: clock.localNow())
     // mpv's tracks, by their external files (the subtitle's is the endpoint's address).
     var external: [String] = []
@@ -115,6 +116,8 @@ struct MpvLentItemTests {
       return external.contains(subtitleURL)
     }
     #expect(came, "mpv's external tracks: \(external)")
+    // Read ahead as far as it was told, for this file.
+    #expect(await player.property(.named("cache-secs"))?.number == 120)
     // The next file loaded has no subtitle of its own: none is carried over.
     let other = ItemID("lent/other")
     player.perform(.load(item: other, at: 0), at: clock.localNow())

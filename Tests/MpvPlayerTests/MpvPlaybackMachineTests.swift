@@ -71,7 +71,10 @@ struct MpvPlaybackMachineTests {
     var m = MpvPlaybackMachine()
     #expect(commands(m.start()).map { $0.first } == Array(repeating: "observe_property", count: 5))
     let load = m.perform(.load(item: "clip", at: 12.5), path: "/media/clip.mp4", at: t(1))
-    #expect(commands(load) == [["loadfile", "/media/clip.mp4", "replace", "start=12.5,pause=yes,ytdl=no"]])
+    #expect(
+      commands(load) == [
+        ["loadfile", "/media/clip.mp4", "replace", "start=12.5,pause=yes,ytdl=no"]
+      ])
     #expect(m.observation(at: t(1.02)).isBusy)
     // mpv's restart before the reply is an earlier seek's, not this load's.
     _ = m.received(.event("playback-restart"), at: t(1.02))

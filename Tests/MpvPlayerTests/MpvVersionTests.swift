@@ -24,12 +24,16 @@ import Testing
     #expect(trusted.line.contains(#""options":"start=0.0,pause=yes"}"#), "\(trusted.line)")
     // A lent subtitle file, its address whole whatever it holds (`%LENGTH%`, in bytes).
     let url = "http://127.0.0.1:5/t/subtitle.srt"
-    let subtitled = MpvRequest(id: 5, .loadPaused(path: "/m/a.mp4", start: 0, subtitle: url))
+    let subtitled = MpvRequest(
+      id: 5,
+      .loadPaused(
+        path: "/m/a.mp4", start: 0, options: MpvFileOptions(subtitle: url, readAhead: 120)))
     let withSubtitle = try #require(
       try JSONSerialization.jsonObject(with: Data(subtitled.line.utf8)) as? [String: Any])
     #expect(
       (withSubtitle["command"] as? [String: String])?["options"]
-        == "start=0.0,pause=yes,ytdl=no,sub-files-append=%33%\(url)", "\(subtitled.line)")
+        == "start=0.0,pause=yes,ytdl=no,sub-files-append=%33%\(url),cache=yes,cache-secs=120",
+      "\(subtitled.line)")
   }
 
   @Test("every other command keeps the positional form, unchanged from 0.34 to 0.40")
