@@ -52,9 +52,9 @@ extension LentClip {
     let sent = lending.lender.counts.bytesSent
     var table = Table("measure", "samples", "p50 / p99 / max (ms)")
     table.add(
-      "start to first frame, the two with the file", "2",
+      "start to loaded and ready, the two with the file", "2",
       Summary(Array(firstFrame[0..<2])).text(1))
-    table.add("start to first frame, the borrower", "1", Summary([firstFrame[2]]).text(1))
+    table.add("start to loaded and ready, the borrower", "1", Summary([firstFrame[2]]).text(1))
     table.add(
       "a seek to playing there, the two with the file", "\(seekLocal.count)",
       Summary(seekLocal).text(1))
