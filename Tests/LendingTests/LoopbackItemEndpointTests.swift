@@ -171,6 +171,47 @@ struct LoopbackItemEndpointTests {
   }
 }
 
+@Suite("A lender's file that changes under it", .timeLimit(.minutes(1)))
+struct FileUnderLenderTests {
+  @Test(
+    "removed or replaced after it was opened: the one opened is still read whole; cut short: a read past its new end is an error, nothing sent short, and nothing else is read"
+  )
+  func changes() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-lend-change-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("film.mp4")
+    let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 13) }
+    try Data(bytes).write(to: file)
+    let source = try FileItemSource(path: file.path)
+    // Removed, and another file written in its place: the one opened is what is read.
+    try FileManager.default.removeItem(at: file)
+    try Data(repeating: 0, count: 10).write(to: file)
+    #expect(
+      Array(buffer: try await source.read(from: 250_000, maximum: 100))
+        == Array(bytes[250_000..<250_100]))
+
+    // Cut short under an open copy: the endpoint fails the read rather than send less.
+    let other = folder.appendingPathComponent("other.mp4")
+    try Data(bytes).write(to: other)
+    let shrinking = try FileItemSource(path: other.path)
+    let handle = try FileHandle(forWritingTo: other)
+    try handle.truncate(atOffset: 100_000)
+    try handle.close()
+    let error = await #expect(throws: ItemSourceError.self) {
+      _ = try await shrinking.read(from: 150_000, maximum: 1000)
+    }
+    #expect(error?.description.contains("changed under it") == true)
+    let endpoint = try await LoopbackItemEndpoint.start(serving: shrinking, as: "other.mp4")
+    let answer = try await LoopbackItemEndpointTests().request(endpoint, range: "bytes=90000-")
+    #expect(answer.body.count < 300_000 - 90_000, "what was promised is not made up")
+    // What is sent is the file's own bytes (here none: the first part read crosses the cut).
+    #expect(answer.body == Array(bytes[90_000..<(90_000 + answer.body.count)]))
+    await endpoint.stop()
+  }
+}
+
 @Suite("Stopping the endpoint", .timeLimit(.minutes(1)))
 struct LoopbackItemEndpointStopTests {
   @Test("a player that keeps its connection open does not keep the endpoint from stopping")
