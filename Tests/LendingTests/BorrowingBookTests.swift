@@ -53,16 +53,21 @@ struct BorrowingBookTests {
     #expect(refused.nextDeadline == nil)
   }
 
+  /// A book that asked at 0, was granted ann's (p3) copy at 1 and opened it.
+  static func readingAnns() -> BorrowingBook {
+    var book = BorrowingBook()
+    _ = book.need(item, now: 0)
+    _ = book.answered(
+      item: item, by: "p3", named: "ann", url: url, fingerprint: "f", refusal: nil, now: 1)
+    _ = book.opened(item: item, url: "http://127.0.0.1:5/t/x")
+    return book
+  }
+
   @Test(
     "the lender leaves, or its copy fails: the player's side is kept for the next copy, the others are asked, never it again"
   )
   func anotherLender() {
-    var book = BorrowingBook()
-    _ = book.need(Self.item, now: 0)
-    _ = book.answered(
-      item: Self.item, by: "p3", named: "ann", url: Self.url, fingerprint: "f", refusal: nil,
-      now: 1)
-    _ = book.opened(item: Self.item, url: "http://127.0.0.1:5/t/x")
+    var book = Self.readingAnns()
     #expect(book.left("p9", now: 2).isEmpty, "someone else left")
     #expect(book.left("p3", now: 2) == [.release(item: Self.item), .ask(item: Self.item)])
     _ = book.answered(
@@ -87,12 +92,7 @@ struct BorrowingBookTests {
     "the lender takes back what it lent: another's copy is asked for; others' refusals change nothing"
   )
   func takenBack() {
-    var book = BorrowingBook()
-    _ = book.need(Self.item, now: 0)
-    _ = book.answered(
-      item: Self.item, by: "p3", named: "ann", url: Self.url, fingerprint: "f", refusal: nil,
-      now: 1)
-    _ = book.opened(item: Self.item, url: "http://127.0.0.1:5/t/x")
+    var book = Self.readingAnns()
     let late = book.answered(
       item: Self.item, by: "p4", named: "bob", url: nil, fingerprint: nil,
       refusal: "they do not lend their copies", now: 2)
