@@ -33,9 +33,13 @@
 /// - 14: resume by proof: a new member's hello gives an Ed25519 `resumeKey`; a resume
 ///   carries a `proof` (a signature naming the room, the member and the relay's
 ///   certificate) instead of a secret, and relays keep only the public keys.
+/// - 16: tunnels for lent copies: `tunnelOpen` (a member asks for one to a lender),
+///   `tunnelTicket`, `tunnelRefused`, `tunnelCall` (the lender is called), a tunnel's first
+///   line `tunnel` and the relay's `tunnelReady`, and the error code `tunnelRefused`; the
+///   relay splices the two halves' bytes (TLS between the members) without reading them.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 14
+  public static let current = 16
 }
