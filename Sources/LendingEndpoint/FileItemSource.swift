@@ -52,5 +52,11 @@ public final class FileItemSource: ItemSource {
 /// Why an item's bytes cannot be read.
 public struct ItemSourceError: Error, CustomStringConvertible, Sendable {
   public let description: String
-  public init(_ description: String) { self.description = description }
+  /// The lender's address could not be connected to at all (another way, through the
+  /// relay, may still reach it).
+  public let unreachable: Bool
+  public init(_ description: String, unreachable: Bool = false) {
+    self.description = description
+    self.unreachable = unreachable
+  }
 }

@@ -42,6 +42,12 @@ public final class ItemLending: Sendable {
   public let lender: Lender?
   private let state = Mutex(State())
   private let logger: Logger
+  /// The relayed path, when the member's relay may carry it (see ``useTunnels(_:)``).
+  private let tunnels = Mutex<RelayTunnels?>(nil)
+
+  /// Reads a lender it cannot reach through the room's relay, and answers the relay's calls
+  /// as a lender (set before ``attach(_:)``).
+  public func useTunnels(_ tunnels: RelayTunnels) { self.tunnels.withLock { $0 = tunnels } }
 
   public init(
     paths: [ItemID: String], lender: Lender?, logger: Logger = Logger(label: "cowatch.lending")
@@ -97,6 +103,9 @@ public final class ItemLending: Sendable {
         }
         group.addTask {
           for await answer in answers { self.heard(answer, client: client) }
+        }
+        if let tunnels = self.tunnels.withLock({ $0 }), let lender = self.lender {
+          group.addTask { await tunnels.answerCalls(of: client, from: lender.endpoint) }
         }
         group.addTask {
           while !ended.value.load(ordering: .relaxed), !Task.isCancelled {
@@ -210,9 +219,9 @@ public final class ItemLending: Sendable {
         Task(executorPreference: client.clock.taskExecutor) {
           try? await client.send(LendRequest(item: item))
         }
-      case .open(let item, let url, let fingerprint, _):
+      case .open(let item, let url, let fingerprint, let lender):
         Task(executorPreference: client.clock.taskExecutor) {
-          await self.open(item, url: url, fingerprint: fingerprint, client: client)
+          await self.open(item, url: url, fingerprint: fingerprint, lender: lender, client: client)
         }
       case .close(let item):
         if let open = state.withLock({ $0.open.removeValue(forKey: item) }) {
@@ -226,11 +235,11 @@ public final class ItemLending: Sendable {
     scheduleTick(client: client)
   }
 
-  private func open(_ item: String, url: String, fingerprint: String, client: ParticipantClient)
-    async
-  {
+  private func open(
+    _ item: String, url: String, fingerprint: String, lender: String, client: ParticipantClient
+  ) async {
     do {
-      let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
+      let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
       let name = String(url.split(separator: "/").last ?? "item")
       let endpoint = try await LoopbackItemEndpoint.start(serving: remote, as: name)
       let (effects, observers) = state.withLock { s in
@@ -248,6 +257,28 @@ public final class ItemLending: Sendable {
       logger.notice("cannot open the lent copy of \(item): \(why)")
       perform(state.withLock { $0.book.failed(item: item, because: why, now: now) }, client: client)
     }
+  }
+
+  /// How long the lender's own address is tried before the relay is asked, seconds.
+  static let directConnectTimeout = 2.0
+
+  /// Opens a lent copy at the lender's address, or (when that cannot be connected to and
+  /// the relay may carry it) through a tunnel of the room's relay.
+  private func reach(_ url: String, pinned: String, lender: String, client: ParticipantClient)
+    async throws(ItemSourceError) -> RemoteItemSource
+  {
+    guard let tunnels = tunnels.withLock({ $0 }) else {
+      return try await RemoteItemSource.open(url, pinned: pinned)
+    }
+    do {
+      return try await RemoteItemSource.open(
+        url, pinned: pinned, connectTimeout: Self.directConnectTimeout)
+    } catch {
+      guard error.unreachable else { throw error }
+    }
+    logger.info("cannot reach the lender at \(url.prefix(40))… directly; asking the relay")
+    return try await RemoteItemSource.open(
+      url, pinned: pinned, route: tunnels.route(to: ParticipantID(lender), via: client))
   }
 
   /// One timer at a time, until the book's next deadline (an answer waited for).
