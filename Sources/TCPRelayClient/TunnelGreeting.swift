@@ -25,6 +25,7 @@ final class TunnelGreeting: ChannelInboundHandler {
   init(answer: EventLoopPromise<ServerMessage>) { self.answer = answer }
 
   func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+  func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     var buffer = unwrapInboundIn(data)

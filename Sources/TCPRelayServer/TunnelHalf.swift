@@ -79,7 +79,11 @@ final class TunnelHalf: ChannelDuplexHandler {
   }
 
   func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-  func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+  func handlerRemoved(context: ChannelHandlerContext) {
+    self.context = nil
+    // The end and its reader hold each other (and the peer's end): let them go.
+    own.reader.withLock { $0 = nil }
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     let buffer = unwrapInboundIn(data)

@@ -1,6 +1,7 @@
 import Lending
 import LendingEndpoint
 import NIOCore
+import RelayRuntime
 import RelayTLS
 import Rooms
 import TCPRelayClient
