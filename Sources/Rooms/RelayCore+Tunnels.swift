@@ -48,47 +48,56 @@ extension RelayCore {
     if tunnels.tunnels.count >= policy.maximumTotal {
       return refuse("the relay carries \(policy.maximumTotal) tunnels already, the most it allows")
     }
-    var secret = makeSecret()
-    // A collision would pair strangers' halves; 128 random bits make it a formality.
-    while tunnels.bySecret[secret] != nil || !TunnelSecret.isPlausible(secret) {
-      secret = makeSecret()
-    }
+    let ticket = freshTunnelSecret()
+    let call = freshTunnelSecret(besides: ticket)
     let tunnel = tunnels.add(
-      secret: secret, room: roomName, borrower: borrower, lender: lender, at: now)
+      secrets: [.borrower: ticket, .lender: call], room: roomName, borrower: borrower,
+      lender: lender, at: now)
     return [
-      .send(.tunnelTicket(ref: ref, secret: secret), to: id),
-      .send(.tunnelCall(secret: secret, borrower: borrower), to: lenderConnection),
+      .send(.tunnelTicket(ref: ref, secret: ticket), to: id),
+      .send(.tunnelCall(secret: call, borrower: borrower), to: lenderConnection),
       .log(.info, "\(roomName): tunnel \(tunnel) from \(borrower) to \(lender) asked for"),
     ]
   }
 
-  /// A connection's first line names a ticket: it becomes a half of that tunnel (it is no
-  /// longer a line connection of the core's); the second half splices them.
+  /// A secret no tunnel has (a collision would pair strangers' halves; 128 random bits make
+  /// the check a formality).
+  private func freshTunnelSecret(besides other: String? = nil) -> String {
+    var secret = makeSecret()
+    while tunnels.bySecret[secret] != nil || secret == other || !TunnelSecret.isPlausible(secret) {
+      secret = makeSecret()
+    }
+    return secret
+  }
+
+  /// A connection's first line names a side's secret: it becomes that half of the tunnel
+  /// (it is no longer a line connection of the core's); the other side's splices them.
   mutating func attachTunnel(secret: String, on id: ConnectionID, at now: GroupInstant)
     -> [RelayAction]
   {
     guard configuration.tunnels != nil else {
       return fatal(id, .tunnelRefused, "this relay does not carry lent copies", at: now)
     }
-    guard let tunnelID = tunnels.bySecret[secret], var tunnel = tunnels.tunnels[tunnelID],
-      tunnel.halves.count < 2
+    // A secret pairs one connection: once used it is forgotten, so a second connection
+    // with it is as unknown as a forged one.
+    guard let (tunnelID, side) = tunnels.bySecret.removeValue(forKey: secret),
+      var tunnel = tunnels.tunnels[tunnelID], tunnel.halves[side] == nil
     else {
       return fatal(
         id, .tunnelRefused, "no tunnel has that ticket (it expired, or was never given)", at: now)
     }
     connections[id] = nil
-    tunnel.halves.append(id)
+    tunnel.halves[side] = id
     tunnels.byHalf[id] = tunnelID
-    guard tunnel.halves.count == 2 else {
+    guard let borrowerHalf = tunnel.halves[.borrower], let lenderHalf = tunnel.halves[.lender]
+    else {
       tunnels.tunnels[tunnelID] = tunnel
       return []
     }
     tunnel.spliced = true
-    // Spliced, the secret has done its work: it pairs nothing more.
-    tunnels.bySecret[secret] = nil
     tunnels.tunnels[tunnelID] = tunnel
     return [
-      .splice(tunnelID, tunnel.halves[0], tunnel.halves[1], room: tunnel.room),
+      .splice(tunnelID, borrowerHalf, lenderHalf, room: tunnel.room),
       .log(.info, "\(tunnel.room): tunnel \(tunnelID) spliced"),
     ]
   }
@@ -106,7 +115,7 @@ extension RelayCore {
       return []
     }
     if tunnel.spliced { return [.closeTunnel(tunnelID)] }
-    return tunnel.halves.filter { $0 != id }.map { .close($0) }
+    return tunnel.connections.filter { $0 != id }.map { .close($0) }
   }
 
   /// `participant` left `roomName` (nil: everyone, the room goes): its tunnels close.
@@ -123,7 +132,7 @@ extension RelayCore {
       if tunnel.spliced {
         actions.append(.closeTunnel(tunnel.id))
       } else {
-        for half in tunnel.halves {
+        for half in tunnel.connections {
           actions.append(
             .send(
               .error(
@@ -145,7 +154,7 @@ extension RelayCore {
     var actions: [RelayAction] = []
     for tunnel in expired {
       tunnels.remove(tunnel.id)
-      for half in tunnel.halves {
+      for half in tunnel.connections {
         let text = "the other side of the tunnel did not come within \(Self.seconds(lifetime))"
         actions.append(.send(.error(code: .tunnelRefused, message: text, fatal: true), to: half))
         actions.append(.close(half))

@@ -52,8 +52,9 @@ public enum ClientMessage: Hashable, Sendable {
   /// the answer: ``ServerMessage/tunnelTicket(ref:secret:)`` or
   /// ``ServerMessage/tunnelRefused(ref:reason:)``.
   case tunnelOpen(ref: UInt64, lender: ParticipantID)
-  /// Instead of a hello, on a fresh connection: this connection is one half of the tunnel
-  /// whose ticket is `secret`. Once both halves are there the relay answers
+  /// Instead of a hello, on a fresh connection: this connection is one half of a tunnel,
+  /// the borrower's (`secret` from its ticket) or the lender's (from its call). Once both
+  /// halves are there the relay answers
   /// ``ServerMessage/tunnelReady`` and from then on carries bytes, not lines.
   case tunnel(secret: String)
 }

@@ -48,7 +48,7 @@ public enum ServerMessage: Hashable, Sendable {
   /// ``StoredRoom/term``; the connection closes after it).
   case located(room: String, here: Bool, term: UInt64? = nil)
   /// Answer to `tunnelOpen` `ref`: the ticket's secret, for the tunnel's first line
-  /// (``ClientMessage/tunnel(secret:)``). The lender was called with the same secret.
+  /// (``ClientMessage/tunnel(secret:)``). The lender was called with a secret of its own.
   case tunnelTicket(ref: UInt64, secret: String)
   /// Answer to `tunnelOpen` `ref`: no tunnel, and why, in words.
   case tunnelRefused(ref: UInt64, reason: String)

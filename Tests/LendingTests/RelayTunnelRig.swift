@@ -51,6 +51,25 @@ struct RelayTunnelRig {
       return answer ?? .failure(TunnelRefusalText(text: "no answer"))
     }
 
+    /// The secret of the relay's latest call to this member from `borrower` not taken yet.
+    func call(from borrower: ParticipantID) async throws -> String {
+      var secret: String?
+      _ = await eventually(5) {
+        secret = heard.withLock { heard in
+          for (index, message) in heard.enumerated() {
+            if case .tunnelCall(let called, borrower) = message {
+              heard.remove(at: index)
+              return called
+            }
+          }
+          return nil
+        }
+        return secret != nil
+      }
+      guard let secret else { throw TunnelRefusalText(text: "the lender was not called") }
+      return secret
+    }
+
     func leave() async {
       pinger.cancel()
       try? connection.send(.bye)
@@ -105,13 +124,9 @@ struct RelayTunnelRig {
     -> (borrower: Collector, lender: Collector)
   {
     let secret = try await borrower.ask(for: lender.id).get()
-    await eventually("the lender is called") {
-      lender.heard.withLock {
-        $0.contains { if case .tunnelCall(secret, _) = $0 { true } else { false } }
-      }
-    }
+    let call = try await lender.call(from: borrower.id)
     let dialer = self.dialer
-    async let lenderHalf = dialer.dial(secret: secret, relay: nil, fingerprint: nil)
+    async let lenderHalf = dialer.dial(secret: call, relay: nil, fingerprint: nil)
     let borrowerHalf = try await dialer.dial(secret: secret, relay: nil, fingerprint: nil)
     return (
       try await Collector.attach(to: borrowerHalf),

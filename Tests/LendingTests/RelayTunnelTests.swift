@@ -179,9 +179,10 @@ struct RelayTunnelTests {
   ) -> LenderRoute {
     LenderRoute(description: "through the room's relay") {
       let secret = try await borrower.ask(for: lender.id).get()
+      let call = try await lender.call(from: borrower.id)
       let dialer = rig.dialer
       Task {
-        guard let half = try? await dialer.dial(secret: secret, relay: nil, fingerprint: nil)
+        guard let half = try? await dialer.dial(secret: call, relay: nil, fingerprint: nil)
         else { return }
         await endpoint.adopt(LenderRoute.Opened(channel: half.channel, release: half.release))
       }

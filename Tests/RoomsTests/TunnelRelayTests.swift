@@ -115,22 +115,25 @@ struct TunnelRelayTests {
     let (ref, secret) = try #require(r.tickets(2).first)
     #expect(ref == 7)
     #expect(TunnelSecret.isPlausible(secret))
-    #expect(r.calls(1).map(\.0) == [secret])
-    #expect(r.calls(1).map(\.1) == [bob])
+    // The lender's half has a secret of its own.
+    let call = try #require(r.calls(1).first)
+    #expect(TunnelSecret.isPlausible(call.0) && call.0 != secret)
+    #expect(call.1 == bob)
     #expect(r.core.tunnelCounts.waiting == 1)
   }
 
-  @Test("the two halves that come with the secret are spliced, and the secret pairs no third")
+  @Test("the two halves that come with their secrets are spliced, and a secret pairs no third")
   func splice() throws {
     var r = TunnelDriver.annAndBob()
     r.send(.tunnelOpen(ref: 1, lender: try #require(r.participants[1])), from: 2)
     let secret = try #require(r.tickets(2).first?.1)
+    let call = try #require(r.calls(1).first?.0)
     r.connect(10)
     r.send(.tunnel(secret: secret), from: 10)
     #expect(r.splices.isEmpty)
     #expect(r.errors(10).isEmpty)
     r.connect(11)
-    r.send(.tunnel(secret: secret), from: 11)
+    r.send(.tunnel(secret: call), from: 11)
     #expect(r.splices.map { [$0.1.rawValue, $0.2.rawValue] } == [[10, 11]])
     #expect(r.core.tunnelCounts.open == 1)
     // A third connection with the same secret: refused, and the tunnel is untouched.
@@ -141,6 +144,26 @@ struct TunnelRelayTests {
     #expect(r.closed.contains(12))
     #expect(r.core.tunnelCounts.open == 1)
     #expect(r.closedTunnels.isEmpty)
+  }
+
+  @Test(
+    "the borrower's secret cannot open the lender's half: a borrower (or whom it tells) is never both ends"
+  )
+  func borrowerIsNotTheLender() throws {
+    var r = TunnelDriver.annAndBob()
+    r.send(.tunnelOpen(ref: 1, lender: try #require(r.participants[1])), from: 2)
+    let secret = try #require(r.tickets(2).first?.1)
+    r.connect(10)
+    r.send(.tunnel(secret: secret), from: 10)
+    r.connect(11)
+    r.send(.tunnel(secret: secret), from: 11)
+    #expect(r.errors(11).map(\.0) == [.tunnelRefused])
+    #expect(r.closed.contains(11))
+    #expect(r.splices.isEmpty)
+    // The lender's half still splices with the borrower's.
+    r.connect(12)
+    r.send(.tunnel(secret: try #require(r.calls(1).first?.0)), from: 12)
+    #expect(r.splices.map { [$0.1.rawValue, $0.2.rawValue] } == [[10, 12]])
   }
 
   @Test("a forged secret gets one clear error and changes nothing")
@@ -253,9 +276,9 @@ struct TunnelRelayTests {
     #expect(r.errors(10).first?.1.contains("did not come within 10 s") == true)
     #expect(r.closed.contains(10))
     #expect(r.core.tunnelCounts.waiting == 0)
-    // The lender's half, late: the secret is gone.
+    // The lender's half, late: its secret is gone.
     r.connect(11)
-    r.send(.tunnel(secret: secret), from: 11)
+    r.send(.tunnel(secret: try #require(r.calls(1).first?.0)), from: 11)
     #expect(r.errors(11).map(\.0) == [.tunnelRefused])
     #expect(r.splices.isEmpty)
   }
@@ -267,10 +290,11 @@ struct TunnelRelayTests {
     r.send(.tunnelOpen(ref: 1, lender: ann), from: 2)
     r.send(.tunnelOpen(ref: 2, lender: ann), from: 2)
     let secrets = r.tickets(2).map(\.1)
+    let calls = r.calls(1).map(\.0)
     r.connect(10)
     r.send(.tunnel(secret: secrets[0]), from: 10)
     r.connect(11)
-    r.send(.tunnel(secret: secrets[0]), from: 11)
+    r.send(.tunnel(secret: calls[0]), from: 11)
     r.connect(12)
     r.send(.tunnel(secret: secrets[1]), from: 12)
     let spliced = try #require(r.splices.first?.0)
@@ -290,7 +314,8 @@ struct TunnelRelayTests {
     r.connect(10)
     r.send(.tunnel(secret: secret), from: 10)
     r.connect(11)
-    r.send(.tunnel(secret: secret), from: 11)
+    r.send(.tunnel(secret: try #require(r.calls(1).first?.0)), from: 11)
+    #expect(r.splices.count == 1)
     r.perform(r.core.disconnected(ConnectionID(1), at: r.now))
     r.advance(3)
     #expect(r.closedTunnels.isEmpty)
@@ -305,17 +330,18 @@ struct TunnelRelayTests {
     r.send(.tunnelOpen(ref: 1, lender: ann), from: 2)
     r.send(.tunnelOpen(ref: 2, lender: ann), from: 2)
     let secrets = r.tickets(2).map(\.1)
+    let calls = r.calls(1).map(\.0)
     r.connect(10)
     r.send(.tunnel(secret: secrets[0]), from: 10)
     r.perform(r.core.disconnected(ConnectionID(10), at: r.now))
     #expect(r.core.tunnelCounts.waiting == 1)
     r.connect(11)
-    r.send(.tunnel(secret: secrets[0]), from: 11)
+    r.send(.tunnel(secret: calls[0]), from: 11)
     #expect(r.errors(11).map(\.0) == [.tunnelRefused])
     r.connect(12)
     r.send(.tunnel(secret: secrets[1]), from: 12)
     r.connect(13)
-    r.send(.tunnel(secret: secrets[1]), from: 13)
+    r.send(.tunnel(secret: calls[1]), from: 13)
     let tunnel = try #require(r.splices.first?.0)
     r.perform(r.core.tunnelEnded(tunnel, at: r.now))
     #expect(r.core.tunnelCounts.open == 0)
