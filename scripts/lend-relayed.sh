@@ -3,8 +3,9 @@
 # bridge): a relay, ann (who lends, with a media folder) and carol (no media, mpv), where
 # nftables on the bridge drops everything between carol and ann but both reach the relay.
 # Checks that carol's mpv plays ann's copy in step, through the relay (a `cowatch serve`
-# with --lend-relay-rate), through a seek; and that a `serve` relay without
-# --lend-relay-rate does not carry it: carol steps away saying why. Tears everything down on
+# with --lend-relay-rate), through a seek; that a `serve` relay without --lend-relay-rate
+# does not carry it (carol steps away saying why); and that a `cowatch host` relay (hal's,
+# on the relay's machine) carries it for its room by default. Tears everything down on
 # exit.
 #
 # usage: scripts/lend-relayed.sh    (root; BIN=DIR where cowatch is, default .build/debug)
@@ -192,4 +193,27 @@ has carol-refused 0 '"event":"sample"' '"rate":1' '"item":"night-ferry/s1e1"' &&
 refused=$(metric cowatch_tunnels_refused_total)
 at_least "$refused" 1 || fail "the refusal is not counted ($refused)"
 echo "lend-relayed: a relay without --lend-relay-rate does not carry it; carol steps away saying why"
+stop ann
+stop carol
+stop relay
+
+# 3. A host's relay carries lent copies for its own room, without being told.
+run relay hal host --headless --name hal --room movie-night --bind "${ADDRESS[relay]}" \
+  --port 7700 --no-advertise --no-port-mapping
+seen hal 15 0 '"event":"invite"' || fail "hal's room did not start"
+link=$(grep -m1 '"event":"invite"' "$OUT/hal.log" | sed 's/.*"link":"\([^"]*\)".*/\1/')
+run ann ann-hosted join "$link" --name ann --media "$MEDIA" --lend "${COMMON[@]}"
+run carol carol-hosted join "$link" --name carol "${COMMON[@]}"
+for person in ann-hosted carol-hosted; do
+  seen "$person" 20 0 '"event":"welcome"' || fail "$person did not get into hal's room"
+done
+say ann-hosted "start night-ferry/s1e1"
+for person in hal carol-hosted; do
+  seen "$person" 15 0 '"event":"session"' '"phase":"waiting"' || fail "$person: no session (hosted)"
+  say "$person" join
+done
+seen carol-hosted 40 0 '"event":"sample"' '"item":"night-ferry/s1e1"' '"rate":1' ||
+  fail "carol's mpv did not play ann's copy through hal's relay"
+has carol-hosted 0 "directly; asking the relay" || fail "carol did not go through hal's relay"
+echo "lend-relayed: a host's relay carries ann's copy for its room: carol plays it"
 echo "lend-relayed: all checks passed"
