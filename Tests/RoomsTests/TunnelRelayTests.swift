@@ -409,3 +409,41 @@ struct TunnelRateTests {
     #expect(TunnelPolicy(bytesPerSecond: 500e3).bytesPerSecondPerRoom == 500e3)
   }
 }
+
+@Suite("Tunnels: the relay's runtime on the in-memory path")
+struct TunnelRuntimeTests {
+  @Test(
+    "an edge that cannot splice (in memory) closes both halves and frees the tunnel; refusals are counted"
+  )
+  func cannotSplice() throws {
+    var configuration = RelayConfiguration()
+    configuration.tunnels = TunnelPolicy(bytesPerSecond: 1e6)
+    var r = RelayDriver(configuration)
+    r.hello(1, "ann")
+    r.hello(2, "bob")
+    let ann = try #require(r.welcome(1)?.participant)
+    r.send(.tunnelOpen(ref: 1, lender: ParticipantID("p9")), from: 2)
+    r.send(.tunnelOpen(ref: 2, lender: ann), from: 2)
+    let ticket = try #require(
+      (r.outbox[ConnectionID(2)] ?? []).compactMap {
+        if case .tunnelTicket(2, let secret) = $0 { secret } else { nil }
+      }.first)
+    let call = try #require(
+      (r.outbox[ConnectionID(1)] ?? []).compactMap {
+        if case .tunnelCall(let secret, _) = $0 { secret } else { nil }
+      }.first)
+    r.connect(10)
+    r.send(.tunnel(secret: ticket), from: 10)
+    r.connect(11)
+    r.send(.tunnel(secret: call), from: 11)
+    #expect(r.closed.isSuperset(of: [ConnectionID(10), ConnectionID(11)]))
+    #expect(r.runtime.statistics.openTunnels == 0)
+    #expect(r.runtime.statistics.tunnelsRefused == 1)
+    // The tunnel is gone: bob may ask again, up to his bound.
+    for ref in UInt64(3)...6 { r.send(.tunnelOpen(ref: ref, lender: ann), from: 2) }
+    let tickets = (r.outbox[ConnectionID(2)] ?? []).count {
+      if case .tunnelTicket = $0 { true } else { false }
+    }
+    #expect(tickets == 5)
+  }
+}
