@@ -23,6 +23,9 @@ public final class TunnelMeter: Sendable {
     self.clock = clock
   }
 
+  /// Seconds a tunnel may carry nothing before it is closed.
+  public var idleTimeout: Double { rates.state.withLock { $0.policy.idleTimeout } }
+
   /// `bytes` were read from a half: seconds that half waits before reading again.
   public func charge(_ bytes: Int) -> Double {
     let now = clock.nanoseconds()

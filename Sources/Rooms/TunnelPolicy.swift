@@ -12,10 +12,14 @@ public struct TunnelPolicy: Sendable, Hashable {
   public var maximumTotal: Int
   /// Seconds a ticket waits for both halves to arrive; then it is gone.
   public var ticketLifetime: Double
+  /// Seconds a spliced tunnel may carry nothing either way before it is closed (a paused
+  /// player's reader opens another when it reads again).
+  public var idleTimeout: Double
 
   public init(
     bytesPerSecond: Double, bytesPerSecondPerRoom: Double? = nil, maximumPerBorrower: Int = 4,
-    maximumPerRoom: Int = 16, maximumTotal: Int = 256, ticketLifetime: Double = 10
+    maximumPerRoom: Int = 16, maximumTotal: Int = 256, ticketLifetime: Double = 10,
+    idleTimeout: Double = 120
   ) {
     self.bytesPerSecond = bytesPerSecond
     self.bytesPerSecondPerRoom = bytesPerSecondPerRoom ?? Self.roomShare(of: bytesPerSecond)
@@ -23,6 +27,7 @@ public struct TunnelPolicy: Sendable, Hashable {
     self.maximumPerRoom = maximumPerRoom
     self.maximumTotal = maximumTotal
     self.ticketLifetime = ticketLifetime
+    self.idleTimeout = idleTimeout
   }
 
   /// One room's share of a total: a quarter, but at least what one 1080p stream needs

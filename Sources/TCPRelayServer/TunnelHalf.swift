@@ -11,6 +11,8 @@ final class TunnelEnd: Sendable {
   let channel: any Channel
   /// Bytes handed to this end's channel and not yet written to its socket.
   let pending = Atomic<Int>(0)
+  /// When this end last read anything (`NIODeadline` nanoseconds).
+  let lastRead = Atomic<UInt64>(NIODeadline.now().uptimeNanoseconds)
   /// The handler reading this end, once it is in place (touched on its event loop only).
   let reader = Mutex<NIOLoopBound<TunnelHalf>?>(nil)
 
@@ -71,6 +73,8 @@ final class TunnelHalf: ChannelDuplexHandler {
   private var readWanted = false
   /// Until when the rates hold this side's reading back.
   private var pacedUntil: NIODeadline?
+  /// Looks every quarter of the idle timeout whether either side read anything.
+  private var idleCheck: RepeatedTask?
 
   init(own: TunnelEnd, peer: TunnelEnd, meter: TunnelMeter) {
     self.own = own
@@ -78,8 +82,23 @@ final class TunnelHalf: ChannelDuplexHandler {
     self.meter = meter
   }
 
-  func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+  func handlerAdded(context: ChannelHandlerContext) {
+    self.context = context
+    let idle = TimeAmount.nanoseconds(Int64(meter.idleTimeout * 1e9))
+    let quarter = TimeAmount.nanoseconds(idle.nanoseconds / 4)
+    let (own, peer, channel) = (self.own, self.peer, context.channel)
+    idleCheck = context.eventLoop.scheduleRepeatedTask(initialDelay: quarter, delay: quarter) {
+      _ in
+      let last = max(own.lastRead.load(ordering: .relaxed), peer.lastRead.load(ordering: .relaxed))
+      if NIODeadline.now().uptimeNanoseconds &- last > UInt64(idle.nanoseconds) {
+        channel.close(promise: nil)
+      }
+    }
+  }
+
   func handlerRemoved(context: ChannelHandlerContext) {
+    idleCheck?.cancel()
+    idleCheck = nil
     self.context = nil
     // The end and its reader hold each other (and the peer's end): let them go.
     own.reader.withLock { $0 = nil }
@@ -89,6 +108,7 @@ final class TunnelHalf: ChannelDuplexHandler {
     let buffer = unwrapInboundIn(data)
     let count = buffer.readableBytes
     guard count > 0 else { return }
+    own.lastRead.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
     let delay = meter.charge(count)
     if delay > 0 {
       let until = NIODeadline.now() + .nanoseconds(Int64(delay * 1e9))

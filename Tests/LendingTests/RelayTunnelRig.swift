@@ -180,11 +180,13 @@ final class Collector: ChannelInboundHandler, Sendable {
     received.add(buffer.readableBytes, ordering: .relaxed)
   }
 
-  /// Writes `count` bytes of the pattern in chunks of `chunk`, counting those the socket took.
-  func write(_ count: Int, chunk: Int = 1 << 20) {
-    var offset = 0
-    while offset < count {
-      let n = min(chunk, count - offset)
+  /// Writes `count` bytes of the pattern (from byte `from` of it) in chunks of `chunk`,
+  /// counting those the socket took.
+  func write(_ count: Int, from start: Int = 0, chunk: Int = 1 << 20) {
+    var offset = start
+    let end = start + count
+    while offset < end {
+      let n = min(chunk, end - offset)
       let buffer = channel.allocator.buffer(bytes: Self.pattern(from: offset, count: n))
       let promise = channel.eventLoop.makePromise(of: Void.self)
       promise.futureResult.whenSuccess { self.written.add(n, ordering: .relaxed) }

@@ -100,6 +100,29 @@ struct RelayTunnelTests {
     }
   }
 
+  @Test(
+    "a tunnel that carries nothing either way for its idle timeout is closed; one in use is not")
+  func idle() async throws {
+    let rig = try await RelayTunnelRig.start(
+      TunnelPolicy(bytesPerSecond: 1e9, bytesPerSecondPerRoom: 1e9, idleTimeout: 0.6))
+    let ann = try await rig.enter("ann")
+    let bob = try await rig.enter("bob")
+    let (busyBorrower, busyLender) = try await rig.tunnel(from: bob, to: ann)
+    let (borrower, lender) = try await rig.tunnel(from: bob, to: ann)
+    // One tunnel carries a little every 0.1 s for 1.5 s; the other nothing.
+    for round in 0..<15 {
+      busyBorrower.write(100, from: round * 100)
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    await eventually("the idle tunnel closes") {
+      !borrower.channel.isActive && !lender.channel.isActive
+    }
+    #expect(busyBorrower.channel.isActive && busyLender.channel.isActive)
+    #expect(busyLender.received.load(ordering: .relaxed) == 1500)
+    #expect(busyLender.wrong.load(ordering: .relaxed) == 0)
+    await rig.server.stop()
+  }
+
   @Test("a member who leaves the room closes its tunnel")
   func memberLeaves() async throws {
     let rig = try await RelayTunnelRig.start(Self.fast)
