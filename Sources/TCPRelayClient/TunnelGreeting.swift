@@ -62,7 +62,12 @@ final class TunnelGreeting: ChannelInboundHandler {
   func release() {
     guard !released, let context else { return }
     released = true
-    if let held, held.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(held)) }
+    if let held, held.readableBytes > 0 {
+      // A read as the channel would have delivered it: the bytes, then the end of the read
+      // (TLS acts on what it was given, and flushes its answer, at the end of a read).
+      context.fireChannelRead(wrapInboundOut(held))
+      context.fireChannelReadComplete()
+    }
     held = nil
   }
 

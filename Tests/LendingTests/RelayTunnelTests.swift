@@ -194,11 +194,35 @@ struct RelayTunnelTests {
     await rig.server.stop()
   }
 
+  @Test(
+    "a borrower's first bytes that reach the lender before its endpoint takes the stream are served all the same"
+  )
+  func firstBytesHeld() async throws {
+    let rig = try await RelayTunnelRig.start(Self.fast)
+    let ann = try await rig.enter("ann")
+    let carol = try await rig.enter("carol")
+    let (endpoint, identity) = try await LenderEndpointTests.lender()
+    let item = MemoryItem(100_000)
+    let grant = try LenderEndpointTests.grant(endpoint, item)
+    // The lender takes the stream only once the borrower's TLS hello has surely arrived and
+    // been held (the race a real lender loses when its process is busy).
+    let route = Self.route(
+      rig, from: carol, to: ann, serving: endpoint, adoptAfter: .milliseconds(300))
+    let remote = try await RemoteItemSource.open(
+      "https://127.0.0.1:1\(grant.path)", pinned: identity.fingerprint, timeout: 5, route: route)
+    let part = try await remote.read(from: 0, maximum: 100_000)
+    #expect(Array(part.readableBytesView) == item.bytes)
+    await remote.close()
+    await endpoint.stop()
+    await rig.server.stop()
+  }
+
   /// The way a borrower's process reaches a lender through the relay: each connection asks
-  /// for a ticket; the lender answers the call and serves its half from its endpoint.
+  /// for a ticket; the lender answers the call and serves its half from its endpoint
+  /// (`adoptAfter` later than it could).
   static func route(
     _ rig: RelayTunnelRig, from borrower: RelayTunnelRig.Member, to lender: RelayTunnelRig.Member,
-    serving endpoint: LenderEndpoint
+    serving endpoint: LenderEndpoint, adoptAfter delay: Duration = .zero
   ) -> LenderRoute {
     LenderRoute(description: "through the room's relay") {
       let secret = try await borrower.ask(for: lender.id).get()
@@ -207,6 +231,7 @@ struct RelayTunnelTests {
       Task {
         guard let half = try? await dialer.dial(secret: call, relay: nil, fingerprint: nil)
         else { return }
+        if delay > .zero { try? await Task.sleep(for: delay) }
         await endpoint.adopt(LenderRoute.Opened(channel: half.channel, release: half.release))
       }
       let half = try await dialer.dial(secret: secret, relay: nil, fingerprint: nil)
