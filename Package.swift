@@ -340,6 +340,9 @@ let package = Package(
         "TestSupport",
         "Clocks", "Lending", "LendingEndpoint", "RelayTLS",
         .product(name: "NIOCore", package: "swift-nio"),
+        // The relayed path: a real relay's tunnels, dialled as a member's process does.
+        "Rooms", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Transports", "WireProtocol",
+        "PlaybackCoordination",
       ]),
     .testTarget(name: "RouterPortMappingTests", dependencies: ["RouterPortMapping"]),
     // Invite links: one word that carries a room's addresses, name and certificate.

@@ -88,8 +88,12 @@ public struct ItemSourceError: Error, CustomStringConvertible, Sendable {
   /// The connection closed before a byte of the answer came: a request that may be sent
   /// again on a fresh connection (an idle one the other side let go just then).
   public let unanswered: Bool
-  public init(_ description: String, unanswered: Bool = false) {
+  /// The lender's address could not be connected to at all (another way, through the
+  /// relay, may still reach it).
+  public let unreachable: Bool
+  public init(_ description: String, unanswered: Bool = false, unreachable: Bool = false) {
     self.description = description
     self.unanswered = unanswered
+    self.unreachable = unreachable
   }
 }

@@ -35,6 +35,10 @@ final class ItemHTTPServer: Sendable {
   private let open = Atomic<Int>(0)
   private let lookup: @Sendable (String) -> (any ItemSource)?
   private let patience: TimeAmount
+  /// What connections come with (TLS for a lender), for the streams it adopts.
+  private let tls: NIOSSLContext?
+  /// Streams it adopted (tunnels through the relay), served until they end or it stops.
+  private let adopted = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
 
   /// The most read from the source and written at once.
   static let chunk = 64 * 1024
@@ -47,9 +51,11 @@ final class ItemHTTPServer: Sendable {
 
   private init(
     port: Int, maximumConnections: Int, server: NIOAsyncChannel<Connection, Never>,
-    patience: TimeAmount, lookup: @escaping @Sendable (String) -> (any ItemSource)?
+    patience: TimeAmount, tls: NIOSSLContext?,
+    lookup: @escaping @Sendable (String) -> (any ItemSource)?
   ) {
     self.patience = patience
+    self.tls = tls
     self.port = port
     self.maximumConnections = maximumConnections
     self.server = server
@@ -75,7 +81,7 @@ final class ItemHTTPServer: Sendable {
       }
     let endpoint = ItemHTTPServer(
       port: server.channel.localAddress?.port ?? 0, maximumConnections: maximumConnections,
-      server: server, patience: patience, lookup: lookup)
+      server: server, patience: patience, tls: tls, lookup: lookup)
     let task = Task<Void, Never> {
       try? await server.executeThenClose { connections in
         try await withThrowingDiscardingTaskGroup { group in
@@ -98,6 +104,42 @@ final class ItemHTTPServer: Sendable {
     return endpoint
   }
 
+  /// Serves a stream opened another way than by listening (a tunnel through the relay) as
+  /// it serves a connection: the same TLS, the same paths, within the same connection
+  /// limit. `release` lets the stream's first bytes through once the handlers are added.
+  func adopt(_ channel: any Channel, release: @escaping @Sendable () -> Void) async {
+    guard open.add(1, ordering: .relaxed).newValue <= maximumConnections else {
+      open.subtract(1, ordering: .relaxed)
+      try? await channel.close()
+      return
+    }
+    let tls = self.tls
+    let connection: Connection
+    do {
+      connection = try await channel.eventLoop.submit {
+        if let tls {
+          try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+        }
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+        return try Connection(wrappingChannelSynchronously: channel)
+      }.get()
+    } catch {
+      open.subtract(1, ordering: .relaxed)
+      try? await channel.close()
+      return
+    }
+    release()
+    let key = ObjectIdentifier(channel)
+    // Started under the lock: its own removal, which takes the lock, comes after this.
+    adopted.withLock { tasks in
+      tasks[key] = Task {
+        await self.serve(connection)
+        self.open.subtract(1, ordering: .relaxed)
+        _ = self.adopted.withLock { $0.removeValue(forKey: key) }
+      }
+    }
+  }
+
   /// Stops listening and closes every connection (cancelled, each closes, a reader's
   /// half-sent request or not).
   func stop() async {
@@ -105,6 +147,11 @@ final class ItemHTTPServer: Sendable {
     let task = serving.withLock { $0 }
     task?.cancel()
     await task?.value
+    let streams = adopted.withLock { $0 }
+    for stream in streams.values {
+      stream.cancel()
+      await stream.value
+    }
   }
 
   private func serve(_ connection: Connection) async {

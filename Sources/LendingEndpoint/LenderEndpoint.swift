@@ -104,6 +104,13 @@ public final class LenderEndpoint: Sendable {
     shelf.state.withLock { s in Self.forget(s.book.setLends(on), in: &s) }
   }
 
+  /// Serves a borrower who reached this member through a tunnel of the room's relay: the
+  /// stream is served as a connection to the endpoint is (TLS with this member's
+  /// certificate, grants checked at every request), within the same limit.
+  public func adopt(_ stream: LenderRoute.Opened) async {
+    await server.adopt(stream.channel, release: stream.release)
+  }
+
   public func stop() async { await server.stop() }
 
   private static func forget(

@@ -20,15 +20,21 @@ public actor RemoteItemSource: ItemSource {
   private let path: String
   private let timeout: TimeAmount
   private let tls: RelayVerification?
+  /// How the lender is reached when not at its address (nil: at its address).
+  private let route: LenderRoute?
   private var link: HTTPLink?
 
   /// Asks `url` (`http://HOST:PORT/PATH`, or `https://…` with the lender's certificate
   /// `pinned`: the only one accepted) for the item's size: an endpoint that cannot be
   /// reached, or does not serve ranges, is one error. `timeout`: the longest one exchange
-  /// may take, seconds.
-  public static func open(_ url: String, pinned: String? = nil, timeout: Double = 10)
-    async throws(ItemSourceError) -> RemoteItemSource
-  {
+  /// may take, seconds; `connectTimeout` the longest a connection may take to open (a
+  /// borrower tries the lender's address briefly before asking the relay). With `route`,
+  /// every connection goes that way (a tunnel through the relay) instead of to the URL's
+  /// address, and TLS with the lender is the same inside it.
+  public static func open(
+    _ url: String, pinned: String? = nil, timeout: Double = 10, connectTimeout: Double? = nil,
+    route: LenderRoute? = nil
+  ) async throws(ItemSourceError) -> RemoteItemSource {
     guard let (secure, host, port, path) = Self.parse(url) else {
       throw ItemSourceError("not an http(s)://HOST:PORT/PATH address: \(url.prefix(100))")
     }
@@ -41,17 +47,24 @@ public actor RemoteItemSource: ItemSource {
       throw ItemSourceError("a timeout is 0.1–120 s, not \(timeout)")
     }
     let wait = TimeAmount.milliseconds(Int64(timeout * 1000))
+    let connectWait = TimeAmount.milliseconds(
+      Int64(min(timeout, max(0.1, connectTimeout ?? timeout)) * 1000))
     var opened: HTTPLink?
     let head: HTTPResponseHead
     do {
-      let link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: wait)
+      let link = try await HTTPLink.connect(
+        host: host, port: port, tls: tls, timeout: wait, connectTimeout: connectWait,
+        route: route)
       opened = link
       (head, _) = try await link.exchange(
         HTTPLink.Request(method: .HEAD, host: host, path: path, range: nil, maximum: 0))
     } catch {
       // A refused certificate says why in words of its own.
       let why = opened?.refusal.text ?? "\(error)"
-      throw ItemSourceError("cannot read the item at \(host):\(port): \(why)")
+      let way = route.map { " \($0.description)" } ?? ""
+      throw ItemSourceError(
+        "cannot read the item at \(host):\(port)\(way): \(why)",
+        unreachable: opened == nil && route == nil)
     }
     guard let link = opened else { throw ItemSourceError("no connection to \(host):\(port)") }
     guard head.status == .ok, let length = head.headers.first(name: "Content-Length"),
@@ -61,14 +74,16 @@ public actor RemoteItemSource: ItemSource {
       throw ItemSourceError("\(host):\(port) does not serve the item by ranges (\(head.status))")
     }
     return RemoteItemSource(
-      size: size, host: host, port: port, path: path, timeout: wait, tls: tls, link: link)
+      size: size, host: host, port: port, path: path, timeout: wait, tls: tls, route: route,
+      link: link)
   }
 
   private init(
     size: Int64, host: String, port: Int, path: String, timeout: TimeAmount,
-    tls: RelayVerification?, link: HTTPLink
+    tls: RelayVerification?, route: LenderRoute?, link: HTTPLink
   ) {
     self.tls = tls
+    self.route = route
     self.size = size
     self.host = host
     self.port = port
@@ -88,7 +103,8 @@ public actor RemoteItemSource: ItemSource {
       link = open
       kept = true
     } else {
-      link = try await HTTPLink.connect(host: host, port: port, tls: tls, timeout: timeout)
+      link = try await HTTPLink.connect(
+        host: host, port: port, tls: tls, timeout: timeout, connectTimeout: timeout, route: route)
       self.link = link
     }
     let (head, body): (HTTPResponseHead, ByteBuffer)
@@ -180,25 +196,40 @@ final class HTTPLink: Sendable {
 
   var isOpen: Bool { open.load(ordering: .relaxed) && channel.isActive }
 
-  /// `tls`: over TLS, the certificate checked as it says (pinned, for a lender).
+  /// `tls`: over TLS, the certificate checked as it says (pinned, for a lender). `route`:
+  /// through that stream instead of to `host:port`.
   static func connect(
-    host: String, port: Int, tls: RelayVerification? = nil, timeout: TimeAmount
+    host: String, port: Int, tls: RelayVerification? = nil, timeout: TimeAmount,
+    connectTimeout: TimeAmount? = nil, route: LenderRoute? = nil
   ) async throws -> HTTPLink {
     typealias Connection = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
     let refusal = RelayVerification.Refusal()
-    let connection: Connection = try await ClientBootstrap(
-      group: MultiThreadedEventLoopGroup.singleton
-    )
-    .connectTimeout(timeout)
-    .connect(host: host, port: port) { channel in
-      channel.eventLoop.makeCompletedFuture {
-        if let tls {
-          try channel.pipeline.syncOperations.addHandler(
-            tls.clientHandler(host: host, endpoint: "\(host):\(port)", refusal: refusal))
-        }
-        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-        return try Connection(wrappingChannelSynchronously: channel)
+    @Sendable func configure(_ channel: any Channel) throws -> Connection {
+      if let tls {
+        try channel.pipeline.syncOperations.addHandler(
+          tls.clientHandler(host: host, endpoint: "\(host):\(port)", refusal: refusal))
       }
+      try channel.pipeline.syncOperations.addHTTPClientHandlers()
+      return try Connection(wrappingChannelSynchronously: channel)
+    }
+    let connection: Connection
+    if let route {
+      let opened = try await route.connect()
+      do {
+        connection = try await opened.channel.eventLoop.submit {
+          try configure(opened.channel)
+        }.get()
+      } catch {
+        opened.channel.close(promise: nil)
+        throw error
+      }
+      opened.release()
+    } else {
+      connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connectTimeout(connectTimeout ?? timeout)
+        .connect(host: host, port: port) { channel in
+          channel.eventLoop.makeCompletedFuture { try configure(channel) }
+        }
     }
     let (stream, requests) = AsyncStream<Pending>.makeStream(bufferingPolicy: .unbounded)
     let link = HTTPLink(channel: connection.channel, requests: requests, refusal: refusal)

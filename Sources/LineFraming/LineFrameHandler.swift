@@ -15,7 +15,7 @@ public enum InboundFrame: Sendable, Hashable {
 /// A plain inbound handler rather than NIO's `ByteToMessageHandler`: the framer already
 /// keeps the partial line, so a second buffer (and the handler's own queue) would only add
 /// to what every idle connection costs a relay with thousands of them.
-public final class LineFrameHandler: ChannelInboundHandler {
+public final class LineFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
   public typealias InboundIn = ByteBuffer
   public typealias InboundOut = InboundFrame
   private var framer: LineFramer

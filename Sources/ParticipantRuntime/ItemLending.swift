@@ -47,6 +47,12 @@ public final class ItemLending: Sendable {
   public let lender: Lender?
   private let state = Mutex(State())
   private let logger: Logger
+  /// The relayed path, when the member's relay may carry it (see ``useTunnels(_:)``).
+  private let tunnels = Mutex<RelayTunnels?>(nil)
+
+  /// Reads a lender it cannot reach through the room's relay, and answers the relay's calls
+  /// as a lender (set before ``attach(_:)``).
+  public func useTunnels(_ tunnels: RelayTunnels) { self.tunnels.withLock { $0 = tunnels } }
 
   public init(
     paths: [ItemID: String], lender: Lender?, logger: Logger = Logger(label: "cowatch.lending")
@@ -130,6 +136,9 @@ public final class ItemLending: Sendable {
         }
         group.addTask {
           for await answer in answers { self.heard(answer, client: client) }
+        }
+        if let tunnels = self.tunnels.withLock({ $0 }), let lender = self.lender {
+          group.addTask { await tunnels.answerCalls(of: client, from: lender.endpoint) }
         }
         group.addTask {
           while !ended.value.load(ordering: .relaxed), !Task.isCancelled {
@@ -287,7 +296,8 @@ public final class ItemLending: Sendable {
         Task(executorPreference: client.clock.taskExecutor) {
           await self.announce(await client.groupState, client: client)
           await self.open(
-            item, url: url, fingerprint: fingerprint, subtitle: subtitle, client: client)
+            item, url: url, fingerprint: fingerprint, lender: lender, subtitle: subtitle,
+            client: client)
         }
       case .release(let item):
         let remote = state.withLock { s -> RemoteItemSource? in
@@ -312,12 +322,12 @@ public final class ItemLending: Sendable {
   static func offerKey(_ item: String, _ lender: String) -> String { item + "\n" + lender }
 
   /// The lent subtitle file, read whole (it is small); nil, with a note, when it cannot be.
-  private func subtitle(_ url: String?, pinned fingerprint: String) async -> (
-    source: any ItemSource, extension: String
-  )? {
+  private func subtitle(
+    _ url: String?, pinned fingerprint: String, lender: String, client: ParticipantClient
+  ) async -> (source: any ItemSource, extension: String)? {
     guard let url else { return nil }
     do {
-      let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
+      let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
       do {
         let bytes = try await BytesItemSource.reading(
           remote, limit: FileItemSource.maximumSubtitleBytes)
@@ -334,11 +344,11 @@ public final class ItemLending: Sendable {
   }
 
   private func open(
-    _ item: String, url: String, fingerprint: String, subtitle subtitleURL: String?,
-    client: ParticipantClient
+    _ item: String, url: String, fingerprint: String, lender: String,
+    subtitle subtitleURL: String?, client: ParticipantClient
   ) async {
     do {
-      let remote = try await RemoteItemSource.open(url, pinned: fingerprint)
+      let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
       // A copy of the same size takes over where the last lender's left off: the player
       // only waited. Another cut gets an endpoint of its own, and the player reopens.
       let kept = state.withLock { $0.open[item] }
@@ -359,7 +369,8 @@ public final class ItemLending: Sendable {
           self?.readFailed(item, because: why, client: client)
         }
         let name = String(url.split(separator: "/").last ?? "item")
-        let subtitle = await subtitle(subtitleURL, pinned: fingerprint)
+        let subtitle = await subtitle(
+          subtitleURL, pinned: fingerprint, lender: lender, client: client)
         open = Open(
           endpoint: try await LoopbackItemEndpoint.start(
             serving: copy, as: name, subtitle: subtitle), copy: copy, remote: remote)
@@ -395,6 +406,28 @@ public final class ItemLending: Sendable {
     await open.copy.close()
     await open.endpoint.stop()
     await open.remote?.close()
+  }
+
+  /// How long the lender's own address is tried before the relay is asked, seconds.
+  static let directConnectTimeout = 2.0
+
+  /// Opens a lent copy at the lender's address, or (when that cannot be connected to and
+  /// the relay may carry it) through a tunnel of the room's relay.
+  private func reach(_ url: String, pinned: String, lender: String, client: ParticipantClient)
+    async throws(ItemSourceError) -> RemoteItemSource
+  {
+    guard let tunnels = tunnels.withLock({ $0 }) else {
+      return try await RemoteItemSource.open(url, pinned: pinned)
+    }
+    do {
+      return try await RemoteItemSource.open(
+        url, pinned: pinned, connectTimeout: Self.directConnectTimeout)
+    } catch {
+      guard error.unreachable else { throw error }
+    }
+    logger.info("cannot reach the lender at \(url.prefix(40))… directly; asking the relay")
+    return try await RemoteItemSource.open(
+      url, pinned: pinned, route: tunnels.route(to: ParticipantID(lender), via: client))
   }
 
   /// One timer at a time, until the book's next deadline (an answer waited for).

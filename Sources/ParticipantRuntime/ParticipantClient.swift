@@ -38,7 +38,7 @@ public actor ParticipantClient {
   private let carrier: (any RoomCarrier)?
 
   private var core: ParticipantCore
-  private var connection: (any TransportConnection)?
+  var connection: (any TransportConnection)?
   /// Counts connections, so that what an old one reports is ignored.
   private var generation: UInt64 = 0
   private var nextTicket: UInt64 = 1
@@ -49,6 +49,11 @@ public actor ParticipantClient {
   private var timerDeadline: LocalInstant?
   private var messageSubscribers: [UInt64: MessageSubscriber] = [:]
   private var nextSubscriber: UInt64 = 1
+  /// Tunnels asked of the relay and not answered yet, and who hears the relay's calls to
+  /// this member as a lender (see ParticipantClient+Tunnels.swift).
+  var tunnelWaiters: [UInt64: CheckedContinuation<Result<String, TunnelRefusal>, Never>] = [:]
+  var nextTunnelRef: UInt64 = 1
+  var tunnelCallSinks: [UInt64: AsyncStream<TunnelCall>.Continuation] = [:]
 
   private struct MessageSubscriber {
     var kind: MessageKind
@@ -323,6 +328,7 @@ public actor ParticipantClient {
         messageSubscribers = [:]
         for (_, waiter) in waiters { waiter.resume(returning: .failure(.stopped)) }
         waiters = [:]
+        endTunnels()
         eventSink.finish()
         playerActionSink.finish()
       }
@@ -440,6 +446,7 @@ public actor ParticipantClient {
     do {
       for try await message in stream {
         guard generation == self.generation else { return }
+        tunnelNews(message)
         let now = clock.localNow()
         perform(core.received(message, at: now, seen: player?.observe(at: now)))
       }

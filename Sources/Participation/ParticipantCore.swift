@@ -417,6 +417,9 @@ public struct ParticipantCore: Sendable {
     switch message {
     case .welcome, .challenge, .located:
       return []
+    case .tunnelTicket, .tunnelRefused, .tunnelCall, .tunnelReady:
+      // Lending's, heard by the runtime (ParticipantClient+Tunnels.swift).
+      return []
     case .redirect(let room, let relay):
       return moved(room: room, to: relay, at: now)
     case .succession(let list):

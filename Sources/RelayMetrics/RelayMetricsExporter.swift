@@ -20,6 +20,9 @@ public final class RelayMetricsExporter: Sendable {
   private let storeSeconds: Counter
   private let longestStoreWrite: Gauge
   private let storeUnwritten: Gauge
+  private let openTunnels: Gauge
+  private let tunnelBytes: Counter
+  private let tunnelsRefused: Counter
   /// What each counter showed at the last scrape (counters only go up, by the difference).
   private let last = NIOLockedValueBox(RelayStatistics())
 
@@ -75,6 +78,18 @@ public final class RelayMetricsExporter: Sendable {
         "store_unwritten",
         help:
           "1 while changes wait for the store or a write is under way; 0: all applied is stored."))
+    openTunnels = registry.makeGauge(
+      descriptor: Self.named(
+        "tunnels_open",
+        help: "Tunnels carrying a lent copy between two members now."))
+    tunnelBytes = registry.makeCounter(
+      descriptor: Self.named(
+        "tunnel_bytes_total",
+        help: "Bytes of lent copies carried through tunnels (both directions)."))
+    tunnelsRefused = registry.makeCounter(
+      descriptor: Self.named(
+        "tunnels_refused_total",
+        help: "Tunnels asked for and refused (not carried here, bounds, not members)."))
   }
 
   /// `cowatch_NAME`, with its help line.
@@ -101,6 +116,9 @@ public final class RelayMetricsExporter: Sendable {
         by: Double(max(0, now.storeWriteNanoseconds - before.storeWriteNanoseconds)) / 1e9)
       longestStoreWrite.set(Double(now.longestStoreWrite) / 1e9)
       storeUnwritten.set(now.storeUnwritten ? 1.0 : 0.0)
+      openTunnels.set(Double(now.openTunnels))
+      tunnelBytes.increment(by: max(0, now.tunnelBytes - before.tunnelBytes))
+      tunnelsRefused.increment(by: Int64(max(0, now.tunnelsRefused - before.tunnelsRefused)))
       for (code, count) in now.refusals {
         let delta = count - (before.refusals[code] ?? 0)
         guard delta > 0 else { continue }

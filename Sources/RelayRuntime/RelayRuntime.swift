@@ -78,7 +78,14 @@ public final class RelayRuntime: Sendable {
     var locateRequests: [LocateRequest]?
     /// What the relay sent, counted (see ``statistics``).
     var counted = RelayStatistics()
+    /// Spliced tunnels' two connections, no longer line connections (see
+    /// ``RelayAction/splice(_:_:_:room:)``), and which tunnel each connection is half of.
+    var tunnels: [TunnelID: (CountedOutlet, CountedOutlet, room: String)] = [:]
+    var tunnelOf: [ConnectionID: TunnelID] = [:]
   }
+
+  /// The bytes a second tunnels may carry (nil: the relay carries none).
+  let tunnelRates: TunnelMeter.Shared?
 
   /// A token bucket of log lines.
   struct LogBudget {
@@ -130,6 +137,9 @@ public final class RelayRuntime: Sendable {
     self.logger = logger
     self.store = store
     self.wallClock = wallClock
+    tunnelRates = configuration.tunnels.map {
+      TunnelMeter.Shared(TunnelRates(policy: $0, at: outsideClock.nanoseconds()))
+    }
     state = Mutex(
       State(
         core: RelayCore(
@@ -252,6 +262,11 @@ public final class RelayRuntime: Sendable {
   public func closed(_ id: ConnectionID) {
     defer { trafficMoved() }
     state.withLock { s in
+      if let tunnel = s.tunnelOf[id] {
+        endTunnel(tunnel, in: &s)
+        perform(s.core.tunnelEnded(tunnel, at: clock.groupNow()), in: &s)
+        return
+      }
       if s.held.removeValue(forKey: id) != nil { directory?.helloGone(on: id) }
       Self.forget(id, in: &s)
       guard s.outlets.removeValue(forKey: id) != nil else { return }
@@ -281,6 +296,7 @@ public final class RelayRuntime: Sendable {
       s.abandoned = true
       for (_, outlet) in s.outlets { outlet.close(flush: false) }
       s.outlets = [:]
+      for tunnel in s.tunnels.keys { endTunnel(tunnel, in: &s) }
     }
   }
 
@@ -300,6 +316,7 @@ public final class RelayRuntime: Sendable {
         outlet.close(flush: true)
       }
       s.outlets = [:]
+      for tunnel in s.tunnels.keys { endTunnel(tunnel, in: &s) }
     }
   }
 
@@ -433,6 +450,10 @@ public final class RelayRuntime: Sendable {
           let reachable = await locator(room, endpoint).answered
           self.reachability(of: participant, in: room, at: endpoint, reachable: reachable)
         }
+      case .splice(let tunnel, let a, let b, let room):
+        pending += splice(tunnel, a, b, room: room, in: &s)
+      case .closeTunnel(let tunnel):
+        endTunnel(tunnel, in: &s)
       case .log(let level, let raw, let about):
         let loggerLevel: Logger.Level =
           switch level {
@@ -456,6 +477,7 @@ public final class RelayRuntime: Sendable {
     case .step: counted.steps += 1
     case .message: counted.messages += recipients
     case .error(let code, _, _): counted.refusals[code, default: 0] += recipients
+    case .tunnelRefused: counted.tunnelsRefused += recipients
     default: break
     }
   }
@@ -473,8 +495,10 @@ public final class RelayRuntime: Sendable {
       statistics.members = members
       statistics.connectedMembers = connected
       statistics.storeUnwritten = store != nil && s.core.hasStoreChanges
+      statistics.openTunnels = s.tunnels.count
       return statistics
     }
+    if let tunnelRates { statistics.tunnelBytes = tunnelRates.state.withLock { $0.carried } }
     storeWriter.withLock { w in
       if w.writing { statistics.storeUnwritten = true }
       statistics.storeWrites = w.batches
@@ -537,6 +561,48 @@ public final class RelayRuntime: Sendable {
       }
     }
     return out
+  }
+
+  /// Makes two connections one tunnel: each is told `tunnelReady`, then the edge carries
+  /// bytes between them. An edge that cannot (in memory) closes both.
+  private func splice(
+    _ tunnel: TunnelID, _ a: ConnectionID, _ b: ConnectionID, room: String, in s: inout State
+  ) -> [RelayAction] {
+    let first = s.outlets.removeValue(forKey: a)
+    let second = s.outlets.removeValue(forKey: b)
+    guard let first, let second, let rates = tunnelRates,
+      let near = first.base as? any SplicingOutlet, let far = second.base as? any SplicingOutlet
+    else {
+      first?.close(flush: false)
+      second?.close(flush: false)
+      Self.forget(a, in: &s)
+      Self.forget(b, in: &s)
+      return s.core.tunnelEnded(tunnel, at: clock.groupNow())
+    }
+    let ready = codec.encode(ServerMessage.tunnelReady)
+    _ = first.write(ready)
+    _ = second.write(ready)
+    s.tunnels[tunnel] = (first, second, room)
+    s.tunnelOf[a] = tunnel
+    s.tunnelOf[b] = tunnel
+    near.splice(with: far, meter: TunnelMeter(room: room, rates: rates, clock: outsideClock))
+    return []
+  }
+
+  /// Closes a tunnel's two connections (whichever ended first, the other goes too).
+  private func endTunnel(_ tunnel: TunnelID, in s: inout State) {
+    guard let (first, second, room) = s.tunnels.removeValue(forKey: tunnel) else { return }
+    // After what was on its way (the last bytes of an answer).
+    first.close(flush: true)
+    second.close(flush: true)
+    for (id, owner) in s.tunnelOf where owner == tunnel {
+      s.tunnelOf[id] = nil
+      Self.forget(id, in: &s)
+    }
+    if let tunnelRates, !s.tunnels.values.contains(where: { $0.room == room }) {
+      let now = outsideClock.nanoseconds()
+      tunnelRates.state.withLock { $0.forget(room: room, at: now) }
+    }
   }
 
   /// Writes to one outlet; a reader that lets more than the limit pile up is closed and

@@ -26,6 +26,10 @@ public struct RelayStatistics: Sendable, Hashable {
   /// Whether changes wait to be written, or a write is under way: 0 means that what the
   /// relay has applied is in the store (a crash now would lose nothing).
   public var storeUnwritten = false
+  /// Tunnels for lent copies: spliced now, bytes carried, asked for and refused.
+  public var openTunnels = 0
+  public var tunnelBytes: Int64 = 0
+  public var tunnelsRefused = 0
 
   public init() {}
 }

@@ -20,6 +20,12 @@ public enum RelayAction: Sendable, Hashable {
   /// here (a `locate` that gets any answer), and tell the core
   /// (``RelayCore/reachability(of:in:at:reachable:at:)``).
   case checkReachable(room: String, participant: ParticipantID, at: RelayEndpoint)
+  /// Both halves of a tunnel of `room` are there: tell each ``ServerMessage/tunnelReady``,
+  /// then carry bytes between the two connections (which are no longer line connections),
+  /// and report its end with ``RelayCore/tunnelEnded(_:at:)``.
+  case splice(TunnelID, ConnectionID, ConnectionID, room: String)
+  /// Close a spliced tunnel's two connections (one of its members left the room).
+  case closeTunnel(TunnelID)
 }
 
 public enum RelayLogLevel: String, Sendable, Hashable {

@@ -65,6 +65,10 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// what resume proofs addressed to it name. Empty over plain TCP (and in memory), where
   /// proofs name no relay.
   public var certificateFingerprints: [String] = []
+  /// Whether the relay carries lent copies between members who cannot reach each other
+  /// (tunnels, docs/LENDING.md), and how much; nil: it does not (`cowatch serve` without
+  /// `--lend-relay-rate`), and asking is refused in words.
+  public var tunnels: TunnelPolicy?
 
   public init(
     maximumFrameBytes: Int = 64 * 1024,

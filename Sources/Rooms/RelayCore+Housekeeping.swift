@@ -80,7 +80,8 @@ extension RelayCore {
     room.carrying.cutOff.accountedFor(participant)
     rooms[roomName] = room
     markDeparted(roomName, member: participant)
-    var actions = applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
+    var actions = closeTunnels(of: participant, in: roomName)
+    actions += applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
     actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
     if rooms[roomName]?.members.isEmpty == true {
       dropRoom(roomName)
@@ -102,6 +103,7 @@ extension RelayCore {
     rooms[roomName] = room
     markDeparted(roomName, member: target)
     var actions: [RelayAction] = [.log(.info, "\(roomName)/\(target) removed by \(owner)")]
+    actions += closeTunnels(of: target, in: roomName)
     if let connection = member.connection {
       connections[connection]?.member = nil
       connections[connection] = nil

@@ -47,6 +47,8 @@ public struct RelayCore: Sendable {
   /// waiting for one of them to end (see ``RelayCore/maximumReachabilityChecks``).
   var reachabilityChecks: Set<String> = []
   var reachabilityWaiting: [(room: String, participant: ParticipantID)] = []
+  /// Tunnels between members for lent copies (see ``RelayCore/openTunnel``).
+  var tunnels = TunnelBook()
 
   /// Other relays of the same database, listed in every welcome (see ``Welcome/relays``).
   public var peers: [RelayEndpoint] = []
@@ -226,6 +228,7 @@ public struct RelayCore: Sendable {
     storeChanges.departed[name] = nil
     if let creator = room.creator { admission.removed(createdBy: creator) }
     var actions: [RelayAction] = [.log(.notice, "room \(name) left to another relay: \(reason)")]
+    actions += closeTunnels(of: nil, in: name)
     for id in room.connections {
       connections[id] = nil
       actions.append(
@@ -309,6 +312,9 @@ public struct RelayCore: Sendable {
         return prove(id, entry: entry, signature: signature, at: now)
       }
       if case .locate(let room) = message { return answerLocate(room, on: id) }
+      if case .tunnel(let secret) = message {
+        return attachTunnel(secret: secret, on: id, at: now)
+      }
       if case .hello(let version, let name, let room, let resume, let protect, let key) = message {
         return hello(
           id,
@@ -320,7 +326,7 @@ public struct RelayCore: Sendable {
       return fatal(id, .helloRequired, "say hello first", at: now)
     }
     switch message {
-    case .hello, .proof, .locate:
+    case .hello, .proof, .locate, .tunnel:
       return [
         .send(.error(code: .alreadyGreeted, message: "already said hello", fatal: false), to: id)
       ]
@@ -384,11 +390,15 @@ public struct RelayCore: Sendable {
       return [.close(id)] + remove(connection: id, reason: .quit, at: now)
     case .carry(let offer):
       return carry(offer, from: member.participant, in: member.room, via: id)
+    case .tunnelOpen(let ref, let lender):
+      return openTunnel(
+        ref: ref, to: lender, from: member.participant, in: member.room, via: id, at: now)
     }
   }
 
   /// The transport closed. A member keeps its place for the reconnect grace.
   public mutating func disconnected(_ id: ConnectionID, at now: GroupInstant) -> [RelayAction] {
+    if tunnels.byHalf[id] != nil { return tunnelHalfClosed(id) }
     guard let connection = connections.removeValue(forKey: id) else { return [] }
     guard let (roomName, participant) = connection.member,
       var room = rooms[roomName], var member = room.members[participant],
@@ -431,6 +441,7 @@ public struct RelayCore: Sendable {
     if lastSweep.map({ now.seconds(since: $0) >= 0.2 }) ?? true {
       lastSweep = now
       actions += sweepConnections(at: now)
+      actions += expireTunnels(at: now)
       if feedsSuccessors {
         forgivePassedOver(at: now)
         actions += locateLostSuccessors(at: now)

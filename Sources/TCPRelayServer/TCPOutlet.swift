@@ -9,7 +9,7 @@ import Synchronization
 /// place: the runtime calls in while holding its lock, and a write or close that ran
 /// synchronously could call back into it (a failed write closes the channel, whose
 /// handler reports the close).
-final class TCPOutlet: RelayOutlet {
+final class TCPOutlet: SplicingOutlet {
   private let channel: any Channel
   private let queued = Atomic<Int>(0)
 
@@ -26,6 +26,15 @@ final class TCPOutlet: RelayOutlet {
     let buffer = channel.allocator.buffer(bytes: line)
     channel.eventLoop.execute { channel.writeAndFlush(buffer, promise: promise) }
     return total
+  }
+
+  func splice(with other: any SplicingOutlet, meter: TunnelMeter) {
+    guard let other = other as? TCPOutlet else {
+      close(flush: false)
+      other.close(flush: false)
+      return
+    }
+    TunnelEnd.splice(channel, other.channel, meter: meter)
   }
 
   func close(flush: Bool) {

@@ -47,6 +47,16 @@ public enum ClientMessage: Hashable, Sendable {
   /// successors without a word (its machine slept, or its network went), to learn whether
   /// one of them carries the room on now; answered with `located`, then closed.
   case locate(room: String)
+  /// Asks for a tunnel to `lender`, a member of the same room, to read its lent copy through
+  /// the relay when it cannot be reached directly. `ref` (the asker's choice) comes back in
+  /// the answer: ``ServerMessage/tunnelTicket(ref:secret:)`` or
+  /// ``ServerMessage/tunnelRefused(ref:reason:)``.
+  case tunnelOpen(ref: UInt64, lender: ParticipantID)
+  /// Instead of a hello, on a fresh connection: this connection is one half of a tunnel,
+  /// the borrower's (`secret` from its ticket) or the lender's (from its call). Once both
+  /// halves are there the relay answers
+  /// ``ServerMessage/tunnelReady`` and from then on carries bytes, not lines.
+  case tunnel(secret: String)
 }
 
 /// Lets a participant resume its place in a room after a dropped connection: who it was,
@@ -72,7 +82,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body, port, fingerprint, runsRelay, relayKey, resumeKey
+      body, port, fingerprint, runsRelay, relayKey, resumeKey, ref, lender, secret
   }
 
   public init(from decoder: any Decoder) throws {
@@ -132,6 +142,17 @@ extension ClientMessage: Codable {
           relayKey: relayKey))
     case .locate:
       self = .locate(room: try c.decode(String.self, forKey: .room))
+    case .tunnelOpen:
+      self = .tunnelOpen(
+        ref: try c.decode(UInt64.self, forKey: .ref),
+        lender: try c.decode(ParticipantID.self, forKey: .lender))
+    case .tunnel:
+      let secret = try c.decode(String.self, forKey: .secret)
+      guard TunnelSecret.isPlausible(secret) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .secret, in: c, debugDescription: "not a tunnel secret (32 hex digits)")
+      }
+      self = .tunnel(secret: secret)
     }
   }
 
@@ -170,6 +191,11 @@ extension ClientMessage: Codable {
       try c.encodeIfPresent(offer.relayKey, forKey: .relayKey)
     case .locate(let room):
       try c.encode(room, forKey: .room)
+    case .tunnelOpen(let ref, let lender):
+      try c.encode(ref, forKey: .ref)
+      try c.encode(lender, forKey: .lender)
+    case .tunnel(let secret):
+      try c.encode(secret, forKey: .secret)
     case .resync, .bye:
       break
     }

@@ -35,9 +35,13 @@
 ///   certificate) instead of a secret, and relays keep only the public keys.
 /// - 15: lent copies: a participant's `lender` (whose copy its player reads), the command
 ///   `watchFrom` and its change `watchingFrom`.
+/// - 16: tunnels for lent copies: `tunnelOpen` (a member asks for one to a lender),
+///   `tunnelTicket`, `tunnelRefused`, `tunnelCall` (the lender is called), a tunnel's first
+///   line `tunnel` and the relay's `tunnelReady`, and the error code `tunnelRefused`; the
+///   relay splices the two halves' bytes (TLS between the members) without reading them.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 15
+  public static let current = 16
 }

@@ -47,6 +47,15 @@ public enum ServerMessage: Hashable, Sendable {
   /// Answer to `locate`: whether this relay runs `room` now, and at which term (see
   /// ``StoredRoom/term``; the connection closes after it).
   case located(room: String, here: Bool, term: UInt64? = nil)
+  /// Answer to `tunnelOpen` `ref`: the ticket's secret, for the tunnel's first line
+  /// (``ClientMessage/tunnel(secret:)``). The lender was called with a secret of its own.
+  case tunnelTicket(ref: UInt64, secret: String)
+  /// Answer to `tunnelOpen` `ref`: no tunnel, and why, in words.
+  case tunnelRefused(ref: UInt64, reason: String)
+  /// To a lender: `borrower` asked for a tunnel to you; open the other half with `secret`.
+  case tunnelCall(secret: String, borrower: ParticipantID)
+  /// On a tunnel's connection: both halves are there; what follows is the other side's bytes.
+  case tunnelReady
 }
 
 /// The relay's answer to a hello.
@@ -123,6 +132,9 @@ public enum ErrorCode: String, Hashable, Sendable, CaseIterable {
   /// carrying the room on elsewhere (a network cut in two): changes and messages wait until
   /// they are back. Sent again, with other words, when they are.
   case cutOff
+  /// Fatal, on a tunnel's connection: no tunnel has that secret (its ticket expired, or was
+  /// never given), or this relay does not carry lent copies.
+  case tunnelRefused
 }
 
 extension ServerMessage: Codable {
@@ -130,6 +142,7 @@ extension ServerMessage: Codable {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
     case kind, body, code, message, fatal, room, relay, to, successors, change, here, term
+    case ref, secret, borrower
   }
 
   public init(from decoder: any Decoder) throws {
@@ -192,6 +205,27 @@ extension ServerMessage: Codable {
         room: try c.decode(String.self, forKey: .room),
         here: try c.decode(Bool.self, forKey: .here),
         term: try c.decodeIfPresent(UInt64.self, forKey: .term))
+    case .tunnelTicket:
+      let secret = try c.decode(String.self, forKey: .secret)
+      guard TunnelSecret.isPlausible(secret) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .secret, in: c, debugDescription: "not a tunnel secret (32 hex digits)")
+      }
+      self = .tunnelTicket(ref: try c.decode(UInt64.self, forKey: .ref), secret: secret)
+    case .tunnelRefused:
+      self = .tunnelRefused(
+        ref: try c.decode(UInt64.self, forKey: .ref),
+        reason: try c.decode(String.self, forKey: .reason))
+    case .tunnelCall:
+      let secret = try c.decode(String.self, forKey: .secret)
+      guard TunnelSecret.isPlausible(secret) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .secret, in: c, debugDescription: "not a tunnel secret (32 hex digits)")
+      }
+      self = .tunnelCall(
+        secret: secret, borrower: try c.decode(ParticipantID.self, forKey: .borrower))
+    case .tunnelReady:
+      self = .tunnelReady
     }
   }
 
@@ -243,6 +277,17 @@ extension ServerMessage: Codable {
       try c.encode(room, forKey: .room)
       try c.encode(here, forKey: .here)
       try c.encodeIfPresent(term, forKey: .term)
+    case .tunnelTicket(let ref, let secret):
+      try c.encode(ref, forKey: .ref)
+      try c.encode(secret, forKey: .secret)
+    case .tunnelRefused(let ref, let reason):
+      try c.encode(ref, forKey: .ref)
+      try c.encode(reason, forKey: .reason)
+    case .tunnelCall(let secret, let borrower):
+      try c.encode(secret, forKey: .secret)
+      try c.encode(borrower, forKey: .borrower)
+    case .tunnelReady:
+      break
     }
   }
 }

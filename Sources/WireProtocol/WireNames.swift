@@ -20,7 +20,7 @@ extension ClientMessage: WireUnion {
   static let wireUnionName = "message"
 
   enum WireType: String, CaseIterable, Sendable {
-    case hello, proof, command, ping, send, expire, resync, bye, carry, locate
+    case hello, proof, command, ping, send, expire, resync, bye, carry, locate, tunnelOpen, tunnel
   }
 
   var wireType: WireType {
@@ -35,6 +35,8 @@ extension ClientMessage: WireUnion {
     case .bye: .bye
     case .carry: .carry
     case .locate: .locate
+    case .tunnelOpen: .tunnelOpen
+    case .tunnel: .tunnel
     }
   }
 }
@@ -45,7 +47,7 @@ extension ServerMessage: WireUnion {
 
   enum WireType: String, CaseIterable, Sendable {
     case welcome, challenge, update, step, accepted, rejected, pong, message, error, redirect,
-      succession, replica, handover, located
+      succession, replica, handover, located, tunnelTicket, tunnelRefused, tunnelCall, tunnelReady
   }
 
   var wireType: WireType {
@@ -64,6 +66,10 @@ extension ServerMessage: WireUnion {
     case .replica: .replica
     case .handover: .handover
     case .located: .located
+    case .tunnelTicket: .tunnelTicket
+    case .tunnelRefused: .tunnelRefused
+    case .tunnelCall: .tunnelCall
+    case .tunnelReady: .tunnelReady
     }
   }
 }

@@ -48,6 +48,8 @@ struct HostCommand: AsyncParsableCommand {
     do {
       var configuration = RelayConfiguration()
       configuration.onlyRoom = options.room
+      // Lent copies between members who cannot reach each other go through it.
+      configuration.tunnels = .host
       // Resumes addressed to this relay name its certificate.
       configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
       server = try await RelayServer.start(

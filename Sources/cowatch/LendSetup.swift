@@ -2,6 +2,8 @@ import Foundation
 import LendingEndpoint
 import ParticipantRuntime
 import RelayTLS
+import TCPRelayClient
+import Transports
 
 #if canImport(Glibc)
   import Glibc
@@ -36,6 +38,24 @@ enum LendSetup {
           command, "cannot lend your copies: \(error) (--no-lend does without)")
       }
       return ItemLending(paths: media.paths, lender: nil)
+    }
+  }
+
+  /// The relayed path over a TCP relay's addresses (nil in memory): tunnels opened as
+  /// ``TunnelDialer`` opens them, pinned to the certificate the member's connection checked.
+  static func tunnels(over transport: any Transport) -> RelayTunnels? {
+    let addresses: [TCPTransport]
+    if let tcp = transport as? TCPTransport {
+      addresses = [tcp]
+    } else if let racing = transport as? RacingTransport {
+      addresses = racing.addresses + racing.fallbacks
+    } else {
+      return nil
+    }
+    let dialer = TunnelDialer(transports: addresses)
+    return RelayTunnels { secret, relay, fingerprint in
+      let half = try await dialer.dial(secret: secret, relay: relay, fingerprint: fingerprint)
+      return LenderRoute.Opened(channel: half.channel, release: half.release)
     }
   }
 

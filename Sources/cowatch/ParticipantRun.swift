@@ -121,6 +121,7 @@ enum ParticipantRun {
       throw CommandFailure(command, error.description)
     }
     osd?.follow(client)
+    if let lending, let tunnels = LendSetup.tunnels(over: transport) { lending.useTunnels(tunnels) }
     _ = await lending?.attach(client)
     carrier?.attach(client)
     carrier?.locateRooms(over: transport)

@@ -29,6 +29,8 @@ enum RoomCarrySetup {
       // the room, is refused in words (as the host's relay does).
       var configuration = RelayConfiguration()
       configuration.onlyRoom = options.room
+      // Carrying the room on, it carries its lent copies as the host's relay did.
+      configuration.tunnels = .host
       return try await StandbyRelay.start(
         port: options.carryPort, tls: context, fingerprint: identity?.fingerprint,
         configuration: configuration, logger: Logger(label: "cowatch.carry"))

@@ -74,9 +74,17 @@ struct ServeCommand: AsyncParsableCommand {
       "Advertise this relay's rooms on the local network (DNS-SD, _cowatch._tcp: see cowatch nearby).",
       discussion: "Off unless given; needs --host beyond loopback (0.0.0.0: every interface)."))
   var advertiseNearby = false
+  @Option(
+    help:
+      "Carry lent copies between members who cannot reach each other, at most this fast in all (4MB/s, 500KB/s, or bytes a second); a room gets a quarter, and at least 1MB/s if the total allows. Without it, the relay carries none."
+  )
+  var lendRelayRate: String?
   @OptionGroup var tls: RelayTLSOptions
 
   func validate() throws {
+    if let lendRelayRate, case .failure(let error) = TunnelPolicy.parseRate(lendRelayRate) {
+      throw ValidationError("--lend-relay-rate: \(error.description)")
+    }
     if advertiseNearby, RelayTLSOptions.isLoopback(host) {
       throw ValidationError(
         "--advertise-nearby needs --host beyond loopback (e.g. 0.0.0.0): nobody nearby can reach \(host)"
@@ -234,6 +242,9 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.reconnectGrace = heartbeatTimeout
     // Resumes addressed to this relay name its certificate.
     configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
+    if let lendRelayRate, case .success(let rate) = TunnelPolicy.parseRate(lendRelayRate) {
+      configuration.tunnels = TunnelPolicy(bytesPerSecond: rate)
+    }
     return ServedRelayOptions(
       host: host, port: port, configuration: configuration, store: storePath,
       storeRetention: storeRetention, advertise: advertise, lease: lease,

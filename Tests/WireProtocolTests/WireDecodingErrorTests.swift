@@ -105,7 +105,7 @@ struct WireDecodingErrorTests {
     ),
     (
       #"{"type":"error","code":"oops","message":"x","fatal":true}"#,
-      #"code: unknown error code "oops" (expected malformedFrame, frameTooLarge, unsupportedVersion, helloRequired, alreadyGreeted, roomFull, invalidHello, rateLimited, messageTooLarge, unknownRecipient, tooManyConnections, tooManyRooms, messagesLost, heartbeatTimeout, serverShuttingDown, roomLocked, removedFromRoom, wrongPassword, roomNotProtected, tlsRequired, storeUnavailable, roomClosed or cutOff)"#
+      #"code: unknown error code "oops" (expected malformedFrame, frameTooLarge, unsupportedVersion, helloRequired, alreadyGreeted, roomFull, invalidHello, rateLimited, messageTooLarge, unknownRecipient, tooManyConnections, tooManyRooms, messagesLost, heartbeatTimeout, serverShuttingDown, roomLocked, removedFromRoom, wrongPassword, roomNotProtected, tlsRequired, storeUnavailable, roomClosed, cutOff or tunnelRefused)"#
     ),
     (
       #"{"type":"update","state":{"sequence":1,"participants":[{"id":"p1"}],"sessionCounter":0},"events":[]}"#,

@@ -254,6 +254,11 @@ enum Golden {
       #"{"fingerprint":"SHA256:abc","port":7701,"type":"carry"}"#
     ),
     (.locate(room: "lobby"), #"{"room":"lobby","type":"locate"}"#),
+    (.tunnelOpen(ref: 2, lender: "p1"), #"{"lender":"p1","ref":2,"type":"tunnelOpen"}"#),
+    (
+      .tunnel(secret: "0123456789abcdef0123456789abcdef"),
+      #"{"secret":"0123456789abcdef0123456789abcdef","type":"tunnel"}"#
+    ),
   ]
 
   static let serverMessages: [(ServerMessage, String)] = [
@@ -325,6 +330,19 @@ enum Golden {
       #"{"here":true,"room":"lobby","term":3,"type":"located"}"#
     ),
     (.located(room: "attic", here: false), #"{"here":false,"room":"attic","type":"located"}"#),
+    (
+      .tunnelTicket(ref: 2, secret: "0123456789abcdef0123456789abcdef"),
+      #"{"ref":2,"secret":"0123456789abcdef0123456789abcdef","type":"tunnelTicket"}"#
+    ),
+    (
+      .tunnelRefused(ref: 3, reason: "this relay does not carry lent copies"),
+      #"{"reason":"this relay does not carry lent copies","ref":3,"type":"tunnelRefused"}"#
+    ),
+    (
+      .tunnelCall(secret: "0123456789abcdef0123456789abcdef", borrower: "p2"),
+      #"{"borrower":"p2","secret":"0123456789abcdef0123456789abcdef","type":"tunnelCall"}"#
+    ),
+    (.tunnelReady, #"{"type":"tunnelReady"}"#),
   ]
 
   static let readiness: [(Readiness, String)] = [
@@ -354,6 +372,7 @@ enum Golden {
     (.roomLocked, #""roomLocked""#), (.removedFromRoom, #""removedFromRoom""#),
     (.wrongPassword, #""wrongPassword""#), (.roomNotProtected, #""roomNotProtected""#),
     (.tlsRequired, #""tlsRequired""#), (.storeUnavailable, #""storeUnavailable""#),
+    (.tunnelRefused, #""tunnelRefused""#),
     (.cutOff, #""cutOff""#),
     (.roomClosed, #""roomClosed""#),
   ]
