@@ -124,8 +124,9 @@ public enum ChangeNarrator {
     case .queueCleared: return "\(who) cleared the queue"
     case .queuePlayed(_, _, let to): return "\(who) played \(episode(to)) from the queue"
     case .watchingFrom(let lender):
+      // None: between two lenders, or back on one's own file; what comes next says which.
+      guard let lender else { return nil }
       let verb = isYou ? "watch" : "watches"
-      guard let lender else { return "\(who) \(verb) from \(isYou ? "your" : "their") own copy" }
       let owner = lender == local ? "your" : "\(person(lender))'s"
       return "\(who) \(verb) from \(owner) copy"
     case .personalOffsetChanged(let seconds):

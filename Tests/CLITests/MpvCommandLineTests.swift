@@ -192,7 +192,7 @@ struct MpvCommandLineTests {
   }
 
   @Test(
-    "carol's lender stops lending: the other lender's copy takes over in step (the same file, or another cut carol's player reopens); that one leaves too: carol steps away saying why",
+    "carol's lender leaves (or stops lending): bob's copy takes over in step (the same file, or another cut carol's player reopens); bob stops lending (or leaves) too: carol steps away saying why",
     arguments: [true, false])
   func movesToAnotherLender(sameFile: Bool) async throws {
     let library = try await MpvTools.library()
@@ -242,11 +242,17 @@ struct MpvCommandLineTests {
         containing: [#""event":"sample""#, #""item":"night-ferry/s1e1""#, #""rate":1"#],
         within: 20) != nil)
 
-    // The lender stops lending: carol's reads go to the other's copy, the same file.
+    // The lender leaves (with the same file) or stops lending (another cut): carol's reads
+    // go to the other's copy.
     let mark = carol.output.count
-    lender.send("lend off")
-    #expect(
-      await lender.waitForLine(containing: [#""event":"note""#, "carol no longer read"]) != nil)
+    if sameFile {
+      lender.closeInput()
+      #expect(await lender.exitStatus() == 0)
+    } else {
+      lender.send("lend off")
+      #expect(
+        await lender.waitForLine(containing: [#""event":"note""#, "carol no longer read"]) != nil)
+    }
     let moved = try #require(
       await carol.waitForLine(
         after: mark, containing: ["carol watches from \(otherName)'s copy"], within: 15))
@@ -264,15 +270,25 @@ struct MpvCommandLineTests {
       carol.output[mark...].contains { $0.contains("another cut of it") } == !sameFile,
       "\(carol.output[mark...].filter { !$0.contains("sample") }.joined(separator: "\n"))")
 
-    // The other leaves as well: nobody lends it now, and carol says why.
-    other.closeInput()
+    // Paused, so that the 20 s episode does not end first.
+    other.send("pause")
+    #expect(
+      await carol.waitForLine(
+        after: playing.index, containing: [#""event":"sample""#, #""rate":0,"#], within: 10)
+        != nil)
+    // The other stops lending, or leaves, in turn: nobody lends it now, and carol says why
+    // (the last answer heard: the first lender no longer lends).
+    if sameFile { other.send("lend off") } else { other.closeInput() }
     #expect(
       await carol.waitForLine(
         after: moved.index,
-        containing: ["stepping away until the group plays something you have"], within: 20)
-        != nil,
+        containing: [
+          "stepping away until the group plays something you have", "lend their copies",
+        ],
+        within: 20) != nil,
       "\(carol.output.filter { !$0.contains("sample") }.suffix(12).joined(separator: "\n"))")
     lender.closeInput()
+    other.closeInput()
     carol.closeInput()
     #expect(await carol.exitStatus() == 0)
   }

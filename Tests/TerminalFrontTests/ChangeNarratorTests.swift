@@ -81,7 +81,7 @@ struct NoticeFormatterTests {
     #expect(
       text(.watchingFrom(Fixtures.carol), by: Fixtures.alice, name: "alice")
         == "you watch from carol's copy")
-    #expect(text(.watchingFrom(nil)) == "bob watches from their own copy")
+    #expect(text(.watchingFrom(nil)) == nil, "between lenders, or back on one's own file")
     var lent = state
     lent.participants[2].lender = Fixtures.alice
     let wait = ChangeNarrator.notice(
