@@ -19,9 +19,9 @@ public struct LendingBook: Sendable {
     public var borrowerName: String
     /// The path the borrower reads: `/TOKEN/NAME`.
     public var path: String
-    /// The path of the item's external subtitle file, when the lender has one beside it:
-    /// `/TOKEN/subtitle.EXT`, read through the same grant.
-    public var subtitlePath: String?
+    /// The paths of the item's external subtitle files, those the lender has beside it:
+    /// `/TOKEN/sub/NAME`, read through the same grant.
+    public var subtitlePaths: [String] = []
   }
 
   /// What comes of a request.
@@ -60,11 +60,11 @@ public struct LendingBook: Sendable {
   /// A member asks to read `item`. `watched`: the items the group watches now or queued
   /// next (only those are lent); `has`: whether this machine has the item; `name`: what
   /// the file is called (the end of the path, for the player's title). `token`: 32 hex
-  /// digits fresh from the CSPRNG, used if a grant is made. `subtitle`: the extension of
-  /// the external subtitle file lent with the item, if any (`srt`, `ass`, …).
+  /// digits fresh from the CSPRNG, used if a grant is made. `subtitles`: the names of the
+  /// external subtitle files lent with the item (at most ``maximumSubtitles``).
   public mutating func request(
     item: String, from borrower: String, named borrowerName: String, isMember: Bool,
-    watched: Set<String>, has: Bool, name: String, token: String, subtitle: String? = nil
+    watched: Set<String>, has: Bool, name: String, token: String, subtitles: [String] = []
   ) -> Answer {
     guard lends else { return .refused("they do not lend their copies") }
     guard isMember else { return .refused("only members of the room borrow") }
@@ -84,7 +84,7 @@ public struct LendingBook: Sendable {
     let grant = Grant(
       token: token, item: item, borrower: borrower, borrowerName: borrowerName,
       path: "/\(token)/\(Self.pathName(name))",
-      subtitlePath: subtitle.map { "/\(token)/subtitle.\(Self.pathName($0))" })
+      subtitlePaths: Self.subtitleNames(subtitles).map { "/\(token)/sub/\($0)" })
     grants[token] = grant
     return .granted(grant)
   }
@@ -100,15 +100,24 @@ public struct LendingBook: Sendable {
     return nil
   }
 
-  /// The grant whose subtitle file `path` names, if any (compared as ``grant(forPath:)``).
-  public func grant(forSubtitlePath path: String) -> Grant? {
+  /// The grant one of whose subtitle files `path` names, and which (its place in
+  /// ``Grant/subtitlePaths``), if any (compared as ``grant(forPath:)``).
+  public func grant(forSubtitlePath path: String) -> (grant: Grant, index: Int)? {
     let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
     guard parts.count == 3, parts[0].isEmpty, Self.isToken(String(parts[1])) else { return nil }
     for (token, grant) in grants where Self.sameBytes(token, String(parts[1])) {
-      guard let subtitle = grant.subtitlePath else { return nil }
-      return Self.sameBytes(subtitle, path) ? grant : nil
+      return grant.subtitlePaths.firstIndex { Self.sameBytes($0, path) }.map { (grant, $0) }
     }
     return nil
+  }
+
+  /// A film's subtitles: a language or two, or a few; more are not lent.
+  public static let maximumSubtitles = 8
+
+  /// Subtitle file names as paths' last parts, the first few, none twice.
+  static func subtitleNames(_ names: [String]) -> [String] {
+    var seen: Set<String> = []
+    return names.prefix(maximumSubtitles).map(pathName).filter { seen.insert($0).inserted }
   }
 
   /// `borrower` left the room (or was removed): what they were given goes. Returns it, so

@@ -32,17 +32,19 @@ public final class FileItemSource: ItemSource {
 
   deinit { close(descriptor) }
 
-  /// The external subtitle file mpv would load beside the video at `path` by itself
+  /// The external subtitle files mpv would load beside the video at `path` by itself
   /// (`sub-auto=exact`): the video's name with a subtitle extension, or with a language
-  /// between (`Name.en.srt`); the one without a language first, then by name. Its path
-  /// and extension; nil when there is none, or it is larger than ``maximumSubtitleBytes``.
-  public static func subtitle(besides path: String) -> (path: String, extension: String)? {
+  /// between (`Name.en.srt`); the one without a language first, then by name; none
+  /// larger than ``maximumSubtitleBytes``, at most `limit`. Their paths and names.
+  public static func subtitles(besides path: String, limit: Int = 8) -> [(
+    path: String, name: String
+  )] {
     let url = URL(fileURLWithPath: path)
     let base = url.deletingPathExtension().lastPathComponent
     let folder = url.deletingLastPathComponent()
     guard
       let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-    else { return nil }
+    else { return [] }
     let found = names.compactMap { name -> (rank: Int, name: String, extension: String)? in
       let ext = (name as NSString).pathExtension.lowercased()
       guard subtitleExtensions.contains(ext), name.hasPrefix(base + ".") else { return nil }
@@ -51,12 +53,13 @@ public final class FileItemSource: ItemSource {
       guard middle.isEmpty || (!middle.contains(".") && middle.count <= 12) else { return nil }
       return (middle.isEmpty ? 0 : 1, name, ext)
     }.sorted { ($0.rank, $0.name) < ($1.rank, $1.name) }
-    for candidate in found {
+    let fitting = found.compactMap { candidate -> (path: String, name: String)? in
       let full = folder.appendingPathComponent(candidate.name).path
       let size = (try? FileManager.default.attributesOfItem(atPath: full)[.size] as? Int) ?? nil
-      if let size, size <= maximumSubtitleBytes { return (full, candidate.extension) }
+      guard let size, size <= maximumSubtitleBytes else { return nil }
+      return (full, candidate.name)
     }
-    return nil
+    return Array(fitting.prefix(limit))
   }
 
   /// Text subtitle formats mpv reads.

@@ -15,10 +15,10 @@ public final class LenderEndpoint: Sendable {
 
   /// The book and the copies its grants read, shared with the server's lookup.
   final class Shelf: Sendable {
-    /// The sources by grant token: the item's, and its subtitle file's.
+    /// The sources by grant token: the item's, and its subtitle files' (by place).
     let state: Mutex<(book: LendingBook, sources: [String: any ItemSource])>
     init(lends: Bool) { state = Mutex((LendingBook(lends: lends), [:])) }
-    static func subtitleKey(_ token: String) -> String { token + "/subtitle" }
+    static func subtitleKey(_ token: String, _ index: Int) -> String { token + "/sub/\(index)" }
   }
 
   /// Borrowers open a connection or two each (a player's read-ahead and a seek).
@@ -56,7 +56,7 @@ public final class LenderEndpoint: Sendable {
       shelf.state.withLock { s in
         if let grant = s.book.grant(forPath: path) { return s.sources[grant.token] }
         return s.book.grant(forSubtitlePath: path).flatMap {
-          s.sources[Shelf.subtitleKey($0.token)]
+          s.sources[Shelf.subtitleKey($0.grant.token, $0.index)]
         }
       }
     }
@@ -65,21 +65,21 @@ public final class LenderEndpoint: Sendable {
 
   /// A member asks to read `item` (see ``LendingBook/request(item:from:named:isMember:watched:has:name:token:subtitle:)``);
   /// `source`: this machine's copy, if it has one, and `name` its file's name;
-  /// `subtitle`: the external subtitle file beside it, lent with it, and its extension.
+  /// `subtitles`: the external subtitle files beside it, lent with it, by name.
   public func request(
     item: String, from borrower: String, named borrowerName: String, isMember: Bool,
     watched: Set<String>, source: (any ItemSource)?, name: String,
-    subtitle: (source: any ItemSource, extension: String)? = nil
+    subtitles: [(name: String, source: any ItemSource)] = []
   ) -> LendingBook.Answer {
     let token = Self.freshToken()
     return shelf.state.withLock { s in
       let answer = s.book.request(
         item: item, from: borrower, named: borrowerName, isMember: isMember, watched: watched,
-        has: source != nil, name: name, token: token, subtitle: subtitle?.extension)
+        has: source != nil, name: name, token: token, subtitles: subtitles.map(\.name))
       if case .granted(let grant) = answer, s.sources[grant.token] == nil, let source {
         s.sources[grant.token] = source
-        if grant.subtitlePath != nil, let subtitle {
-          s.sources[Shelf.subtitleKey(grant.token)] = subtitle.source
+        for (index, subtitle) in subtitles.prefix(grant.subtitlePaths.count).enumerated() {
+          s.sources[Shelf.subtitleKey(grant.token, index)] = subtitle.source
         }
       }
       return answer
@@ -119,7 +119,9 @@ public final class LenderEndpoint: Sendable {
   ) -> [LendingBook.Grant] {
     for grant in grants {
       s.sources[grant.token] = nil
-      s.sources[Shelf.subtitleKey(grant.token)] = nil
+      for index in grant.subtitlePaths.indices {
+        s.sources[Shelf.subtitleKey(grant.token, index)] = nil
+      }
     }
     return grants
   }

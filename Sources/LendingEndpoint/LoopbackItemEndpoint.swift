@@ -15,8 +15,6 @@ public final class LoopbackItemEndpoint: Sendable {
 
   /// Where the player reads the item.
   public let url: String
-  /// Where the player reads the item's subtitle file, when one was lent with it.
-  public let subtitleURL: String?
   public var port: Int { server.port }
   private let server: ItemHTTPServer
 
@@ -28,22 +26,19 @@ public final class LoopbackItemEndpoint: Sendable {
   /// Connections open now.
   public var connectionCount: Int { server.connectionCount }
 
-  private init(url: String, subtitleURL: String?, server: ItemHTTPServer) {
+  private init(url: String, server: ItemHTTPServer) {
     self.url = url
-    self.subtitleURL = subtitleURL
     self.server = server
   }
 
   /// Serves `source` as `name` (what the player shows as the file's name) on 127.0.0.1, at
-  /// a port of its own; and `subtitle`, its subtitle file, with its extension.
-  public static func start(
-    serving source: any ItemSource, as name: String,
-    subtitle: (source: any ItemSource, extension: String)? = nil
-  ) async throws -> LoopbackItemEndpoint {
+  /// a port of its own.
+  public static func start(serving source: any ItemSource, as name: String) async throws
+    -> LoopbackItemEndpoint
+  {
     var random = SystemRandomNumberGenerator()
     let token = (0..<2).map { _ in String(random.next(), radix: 16) }.joined(separator: "")
     let path = "/\(token)/\(LendingBook.pathName(name))"
-    let subtitlePath = subtitle.map { "/\(token)/subtitle.\(LendingBook.pathName($0.extension))" }
     // This machine's own player, paused for as long as the evening's break lasts, holds its
     // connection with a part unread: it is let go only after hours.
     let server = try await ItemHTTPServer.start(
@@ -51,15 +46,9 @@ public final class LoopbackItemEndpoint: Sendable {
       patience: .hours(6)
     ) { requested in
       // Compared in time that does not depend on where it differs: the token is a secret.
-      if LendingBook.sameBytes(requested, path) { return source }
-      if let subtitlePath, LendingBook.sameBytes(requested, subtitlePath) {
-        return subtitle?.source
-      }
-      return nil
+      LendingBook.sameBytes(requested, path) ? source : nil
     }
-    let origin = "http://127.0.0.1:\(server.port)"
-    return LoopbackItemEndpoint(
-      url: origin + path, subtitleURL: subtitlePath.map { origin + $0 }, server: server)
+    return LoopbackItemEndpoint(url: "http://127.0.0.1:\(server.port)\(path)", server: server)
   }
 
   /// Stops listening and closes every connection (cancelled, each closes, a player's

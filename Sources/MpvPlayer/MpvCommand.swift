@@ -54,9 +54,8 @@ public enum MpvCommand: Hashable, Sendable, ExpressibleByArrayLiteral {
     }
   }
 
-  /// A value in a `loadfile` options list, whatever it holds (`,` `=` `:`): mpv's
-  /// `%LENGTH%VALUE` form, the length in bytes. (`sub-files-append` takes one file whole;
-  /// a second in the same list makes mpv refuse the load, so one is given.)
+  /// A value in a `loadfile` options list, whatever it holds (`,` `=`): mpv's
+  /// `%LENGTH%VALUE` form, the length in bytes.
   static func quoted(_ value: String) -> String { "%\(value.utf8.count)%\(value)" }
 
   /// The names mpv gives the arguments after the command's own name, when it must read

@@ -1,22 +1,26 @@
 /// What a file is opened with beyond its address, for this file only: a lent file's
-/// subtitle, and how far ahead mpv reads a file that comes over the network.
+/// subtitles, and how far ahead mpv reads a file that comes over the network.
 public struct MpvFileOptions: Hashable, Sendable {
-  /// An external subtitle file (a path or an address).
-  public var subtitle: String?
+  /// External subtitle files, as paths on this machine (mpv takes them as a list of
+  /// paths, `:` between them: a path holding one is left out).
+  public var subtitles: [String]
   /// Seconds of the film mpv reads ahead (`cache-secs`, with the cache on): enough that a
   /// slow moment of the link is not a stall, not so much that the whole film is fetched
   /// at once. Nil: mpv's own choice.
   public var readAhead: Double?
 
-  public init(subtitle: String? = nil, readAhead: Double? = nil) {
-    self.subtitle = subtitle
+  public init(subtitles: [String] = [], readAhead: Double? = nil) {
+    self.subtitles = subtitles
     self.readAhead = readAhead
   }
 
-  /// The `loadfile` options these add (`,sub-files-append=…,cache=yes,cache-secs=…`).
+  /// The `loadfile` options these add (`,sub-files=…,cache=yes,cache-secs=…`).
   var loadfileOptions: String {
     var text = ""
-    if let subtitle { text += ",sub-files-append=" + MpvCommand.quoted(subtitle) }
+    let files = subtitles.filter { !$0.isEmpty && !$0.contains(":") }
+    if !files.isEmpty {
+      text += ",sub-files=" + MpvCommand.quoted(files.joined(separator: ":"))
+    }
     if let readAhead, readAhead.isFinite, readAhead > 0 {
       text += ",cache=yes,cache-secs=\(Int(readAhead.rounded(.up)))"
     }

@@ -30,6 +30,9 @@ public final class ItemLending: Sendable {
     var endpoint: LoopbackItemEndpoint
     var copy: FailoverItemSource
     var remote: RemoteItemSource?
+    /// The lent subtitle files, written where the player reads them (a folder of this
+    /// process's own, removed with the copy).
+    var subtitles = LentSubtitles()
   }
 
   private struct State: Sendable {
@@ -38,7 +41,7 @@ public final class ItemLending: Sendable {
     var client: ParticipantClient?
     var timer: Task<Void, Never>?
     /// Subtitle files offered with grants, by item and lender, until opened.
-    var subtitleOffers: [String: String] = [:]
+    var subtitleOffers: [String: [String]] = [:]
     var openedObservers: [@Sendable (ItemID, LocalInstant) -> Void] = []
   }
 
@@ -99,10 +102,10 @@ public final class ItemLending: Sendable {
     }
   }
 
-  /// The loopback address the player reads a borrowed `item`'s subtitle file at, when the
-  /// lender lent one with it.
-  public func borrowedSubtitleURL(_ item: ItemID) -> String? {
-    state.withLock { $0.open[item.rawValue]?.endpoint.subtitleURL }
+  /// The files the player reads a borrowed `item`'s subtitles from, those the lender lent
+  /// with it.
+  public func borrowedSubtitles(_ item: ItemID) -> [String] {
+    state.withLock { $0.open[item.rawValue]?.subtitles.files ?? [] }
   }
 
   /// Where borrowing `item` stands (nil: not asked for).
@@ -194,22 +197,26 @@ public final class ItemLending: Sendable {
       logger.notice("cannot lend \(item.rawValue): \(error.description)")
       source = nil
     }
-    // The subtitle file mpv would load beside it comes too.
-    let subtitle = FileItemSource.subtitle(besides: path).flatMap { found in
-      (try? FileItemSource(path: found.path)).map { ($0 as any ItemSource, found.extension) }
+    // The subtitle files mpv would load beside it come too.
+    let subtitles = FileItemSource.subtitles(
+      besides: path, limit: LendingBook.maximumSubtitles
+    ).compactMap { found in
+      (try? FileItemSource(path: found.path)).map {
+        (name: found.name, source: $0 as any ItemSource)
+      }
     }
     let answer = lender.endpoint.request(
       item: item.rawValue, from: request.sender.rawValue, named: request.senderName,
       isMember: group.participant(request.sender) != nil, watched: Self.watched(in: group),
       source: source, name: String(path.split(separator: "/").last ?? "item"),
-      subtitle: subtitle)
+      subtitles: subtitles)
     let reply: LendAnswer
     switch answer {
     case .granted(let grant):
       let origin = "https://\(Self.host(lender.host)):\(lender.endpoint.port)"
       reply = LendAnswer(
         item: item.rawValue, url: origin + grant.path, fingerprint: lender.fingerprint,
-        subtitle: grant.subtitlePath.map { origin + $0 })
+        subtitles: grant.subtitlePaths.isEmpty ? nil : grant.subtitlePaths.map { origin + $0 })
       logger.info("lending \(item.rawValue) to \(request.senderName)")
     case .refused(let why):
       reply = LendAnswer(item: item.rawValue, refusal: why)
@@ -224,11 +231,12 @@ public final class ItemLending: Sendable {
 
   private func heard(_ answer: ReceivedMessage<LendAnswer>, client: ParticipantClient) {
     let now = client.clock.nanoseconds()
-    if let subtitle = answer.message.subtitle, answer.message.url != nil {
+    if let subtitles = answer.message.subtitles, answer.message.url != nil {
       state.withLock { s in
-        // A few at a time: the items asked for now.
+        // A few at a time: the items asked for now, their few files each.
         if s.subtitleOffers.count >= 4 * BorrowingBook.maximumItems { s.subtitleOffers = [:] }
-        s.subtitleOffers[Self.offerKey(answer.message.item, answer.sender.rawValue)] = subtitle
+        s.subtitleOffers[Self.offerKey(answer.message.item, answer.sender.rawValue)] = Array(
+          subtitles.prefix(LendingBook.maximumSubtitles))
       }
     }
     let effects = state.withLock {
@@ -290,13 +298,13 @@ public final class ItemLending: Sendable {
           try? await client.send(LendRequest(item: item))
         }
       case .open(let item, let url, let fingerprint, let lender):
-        let subtitle = state.withLock {
+        let offered = state.withLock {
           $0.subtitleOffers.removeValue(forKey: Self.offerKey(item, lender))
         }
         Task(executorPreference: client.clock.taskExecutor) {
           await self.announce(await client.groupState, client: client)
           await self.open(
-            item, url: url, fingerprint: fingerprint, lender: lender, subtitle: subtitle,
+            item, url: url, fingerprint: fingerprint, lender: lender, subtitles: offered ?? [],
             client: client)
         }
       case .release(let item):
@@ -321,31 +329,39 @@ public final class ItemLending: Sendable {
 
   static func offerKey(_ item: String, _ lender: String) -> String { item + "\n" + lender }
 
-  /// The lent subtitle file, read whole (it is small); nil, with a note, when it cannot be.
-  private func subtitle(
-    _ url: String?, pinned fingerprint: String, lender: String, client: ParticipantClient
-  ) async -> (source: any ItemSource, extension: String)? {
-    guard let url else { return nil }
-    do {
-      let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
+  /// The lent subtitle files, each read whole (they are small) and written for the
+  /// player; one that cannot be read is left out, with a note.
+  private func subtitles(
+    _ urls: [String], pinned fingerprint: String, lender: String, client: ParticipantClient
+  ) async -> LentSubtitles {
+    var read: [(name: String, bytes: BytesItemSource)] = []
+    for url in urls {
       do {
-        let bytes = try await BytesItemSource.reading(
-          remote, limit: FileItemSource.maximumSubtitleBytes)
-        await remote.close()
-        return (bytes, String(url.split(separator: ".").last ?? "srt"))
+        let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
+        do {
+          let bytes = try await BytesItemSource.reading(
+            remote, limit: FileItemSource.maximumSubtitleBytes)
+          await remote.close()
+          read.append((String(url.split(separator: "/").last ?? "subtitle.srt"), bytes))
+        } catch {
+          await remote.close()
+          throw error
+        }
       } catch {
-        await remote.close()
-        throw error
+        logger.notice("a lent subtitle file could not be read: \(error)")
       }
+    }
+    do {
+      return try LentSubtitles.write(read)
     } catch {
-      logger.notice("the lent subtitles could not be read: \(error)")
-      return nil
+      logger.notice("the lent subtitles could not be kept: \(error)")
+      return LentSubtitles()
     }
   }
 
   private func open(
     _ item: String, url: String, fingerprint: String, lender: String,
-    subtitle subtitleURL: String?, client: ParticipantClient
+    subtitles subtitleURLs: [String], client: ParticipantClient
   ) async {
     do {
       let remote = try await reach(url, pinned: fingerprint, lender: lender, client: client)
@@ -369,11 +385,11 @@ public final class ItemLending: Sendable {
           self?.readFailed(item, because: why, client: client)
         }
         let name = String(url.split(separator: "/").last ?? "item")
-        let subtitle = await subtitle(
-          subtitleURL, pinned: fingerprint, lender: lender, client: client)
+        let subtitles = await subtitles(
+          subtitleURLs, pinned: fingerprint, lender: lender, client: client)
         open = Open(
-          endpoint: try await LoopbackItemEndpoint.start(
-            serving: copy, as: name, subtitle: subtitle), copy: copy, remote: remote)
+          endpoint: try await LoopbackItemEndpoint.start(serving: copy, as: name), copy: copy,
+          remote: remote, subtitles: subtitles)
         if let kept { await Self.shut(kept) }
       }
       let (effects, observers) = state.withLock { s in
@@ -403,6 +419,7 @@ public final class ItemLending: Sendable {
   }
 
   private static func shut(_ open: Open) async {
+    open.subtitles.remove()
     await open.copy.close()
     await open.endpoint.stop()
     await open.remote?.close()

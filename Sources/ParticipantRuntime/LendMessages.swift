@@ -8,23 +8,23 @@ public struct LendRequest: GroupMessage, Hashable {
 }
 
 /// A member's answer, to the asker alone: a grant (`url`, over TLS with the lender's
-/// certificate `fingerprint`; `subtitle`, the address of the external subtitle file lent
-/// with it) or why not.
+/// certificate `fingerprint`; `subtitles`, the addresses of the external subtitle files
+/// lent with it) or why not.
 public struct LendAnswer: GroupMessage, Hashable {
   public static let kind: MessageKind = "lend-answer"
   public var item: String
   public var url: String?
   public var fingerprint: String?
   public var refusal: String?
-  public var subtitle: String?
+  public var subtitles: [String]?
   public init(
     item: String, url: String? = nil, fingerprint: String? = nil, refusal: String? = nil,
-    subtitle: String? = nil
+    subtitles: [String]? = nil
   ) {
     self.item = item
     self.url = url
     self.fingerprint = fingerprint
     self.refusal = refusal
-    self.subtitle = subtitle
+    self.subtitles = subtitles
   }
 }

@@ -93,7 +93,7 @@ enum MediaSetup {
           fileOptions: { item in
             guard let lending, lending.borrowedURL(item) != nil else { return .init() }
             return MpvFileOptions(
-              subtitle: lending.borrowedSubtitleURL(item), readAhead: ItemLending.readAhead)
+              subtitles: lending.borrowedSubtitles(item), readAhead: ItemLending.readAhead)
           },
           extractor: { links.allowsExtractor($0) }, clock: clock,
           logger: Logger(label: "cowatch.mpv"), videoTerminal: videoTerminal)

@@ -2,6 +2,7 @@ import Lending
 import LendingEndpoint
 import NIOCore
 import RelayTLS
+import TestSupport
 import Testing
 
 /// A lender's endpoint, over TLS with the member's own certificate, read by borrowers'
@@ -40,6 +41,8 @@ struct LenderEndpointTests {
     let part = try await remote.read(from: 150_000, maximum: 60_000)
     #expect(Array(part.readableBytesView) == Array(item.bytes[150_000..<200_000]))
     #expect(lender.borrowers == ["night-ferry/s1e1": ["carol"]])
+    // Counted once each write is done, which can be after the reader has the bytes.
+    await eventually("the lender counts what it sent") { lender.counts.bytesSent == 50_000 }
     #expect(lender.counts.refused == 0 && lender.counts.bytesSent == 50_000)
     await remote.close()
     await lender.stop()

@@ -48,23 +48,27 @@ struct LendingBookTests {
     #expect(book.all.isEmpty, "nothing granted by a refusal")
   }
 
-  @Test("a subtitle file lent with the item has a path of the grant's own; nothing else reads it")
-  func subtitlePath() throws {
+  @Test("subtitle files lent with the item have paths of the grant's own; nothing else reads them")
+  func subtitlePaths() throws {
     var book = LendingBook(lends: true)
     let answer = book.request(
       item: "night-ferry/s1e1", from: "p2", named: "carol", isMember: true,
-      watched: ["night-ferry/s1e1"], has: true, name: "a.mp4", token: Self.token, subtitle: "srt")
+      watched: ["night-ferry/s1e1"], has: true, name: "a.mp4", token: Self.token,
+      subtitles: ["a.en.srt", "a fr.srt", "a.en.srt"])
     guard case .granted(let grant) = answer else { throw CancellationError() }
-    #expect(grant.subtitlePath == "/\(Self.token)/subtitle.srt")
-    #expect(book.grant(forSubtitlePath: "/\(Self.token)/subtitle.srt") == grant)
-    #expect(book.grant(forPath: "/\(Self.token)/subtitle.srt") == nil, "not the item's path")
+    #expect(
+      grant.subtitlePaths == ["/\(Self.token)/sub/a.en.srt", "/\(Self.token)/sub/a_fr.srt"],
+      "names made safe, none twice")
+    #expect(book.grant(forSubtitlePath: "/\(Self.token)/sub/a_fr.srt")?.index == 1)
+    #expect(book.grant(forSubtitlePath: "/\(Self.token)/sub/a_fr.srt")?.grant == grant)
+    #expect(book.grant(forPath: "/\(Self.token)/sub/a.en.srt") == nil, "not the item's path")
     #expect(book.grant(forSubtitlePath: grant.path) == nil)
-    #expect(book.grant(forSubtitlePath: "/\(Self.other)/subtitle.srt") == nil)
+    #expect(book.grant(forSubtitlePath: "/\(Self.other)/sub/a.en.srt") == nil)
     var plain = LendingBook(lends: true)
     _ = plain.request(
       item: "night-ferry/s1e1", from: "p2", named: "carol", isMember: true,
       watched: ["night-ferry/s1e1"], has: true, name: "a.mp4", token: Self.token)
-    #expect(plain.grant(forSubtitlePath: "/\(Self.token)/subtitle.srt") == nil)
+    #expect(plain.grant(forSubtitlePath: "/\(Self.token)/sub/a.en.srt") == nil)
   }
 
   @Test("paths that are not a grant's read nothing: another token, another name, a path, garbage")

@@ -72,53 +72,54 @@ struct MpvLentItemTests {
   }
 
   @Test(
-    "a subtitle file lent with the item: mpv loads it beside the lent video, for that file only")
-  func lentSubtitle() async throws {
-    let clip = FileManager.default.temporaryDirectory
-      .appendingPathComponent("cowatch-lent-sub-\(UInt64.random(in: 0...UInt64.max)).mp4").path
+    "the subtitle files mpv would find beside the lender's video: found, and loaded beside the lent video by the borrower's mpv, for that file only; read 120 s ahead"
+  )
+  func lentSubtitles() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cowatch-lent-sub-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let clip = folder.appendingPathComponent("Night.Ferry.S01E01.mp4").path
     try await blocking { try TestClip.make(clip, seconds: 10) }
-    defer { try? FileManager.default.removeItem(atPath: clip) }
-    let srt = clip.replacingOccurrences(of: ".mp4", with: ".en.srt")
-    try "1\n00:00:01,000 --> 00:00:04,000\nAhoy\n\n".write(
-      toFile: srt, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(atPath: srt) }
-    // The lender finds it as mpv would, and lends it with the video.
-    let found = try #require(FileItemSource.subtitle(besides: clip))
-    #expect(found.path == srt && found.extension == "srt")
-    let lender = try await LoopbackItemEndpoint.start(
-      serving: try FileItemSource(path: clip), as: "clip.mp4",
-      subtitle: (try FileItemSource(path: found.path), found.extension))
-    let borrowed = try await RemoteItemSource.open(lender.url)
-    let subtitle = try await BytesItemSource.reading(
-      try await RemoteItemSource.open(try #require(lender.subtitleURL)), limit: 1 << 20)
+    for name in ["Night.Ferry.S01E01.en.srt", "Night.Ferry.S01E01.fr.srt", "Other.srt"] {
+      try "1\n00:00:01,000 --> 00:00:04,000\nAhoy\n\n".write(
+        to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    // The lender finds them as mpv would: the video's name, a language, an extension.
+    let found = FileItemSource.subtitles(besides: clip)
+    #expect(found.map(\.name) == ["Night.Ferry.S01E01.en.srt", "Night.Ferry.S01E01.fr.srt"])
+    // The borrower's mpv reads the video from its endpoint and the files as they were
+    // written for it.
     let endpoint = try await LoopbackItemEndpoint.start(
-      serving: borrowed, as: "clip.mp4", subtitle: (subtitle, "srt"))
-    let subtitleURL = try #require(endpoint.subtitleURL)
+      serving: try FileItemSource(path: clip), as: "clip.mp4")
+    let files = found.map(\.path)
     let clock = MonotonicClock()
     let item = ItemID("lent/clip")
     let player = try await MpvPlayer.launch(
       arguments: ["--vo=null", "--ao=null"], resolver: { _ in endpoint.url },
-      fileOptions: { $0 == item ? MpvFileOptions(subtitle: subtitleURL, readAhead: 120) : .init() },
+      fileOptions: { $0 == item ? MpvFileOptions(subtitles: files, readAhead: 120) : .init() },
       clock: clock)
-    player.perform(.load(item: item, at: 0), at: clock.localNow())
-    // mpv's tracks, by their external files (the subtitle's is the endpoint's address).
-    var external: [String] = []
-    let came = await eventually(15) {
-      external = []
+    func external() async -> [String] {
+      var names: [String] = []
       let count = Int(await player.property(.named("track-list/count"))?.number ?? 0)
       for index in 0..<count {
         if case .string(let file)? = await player.property(
           .named("track-list/\(index)/external-filename"))
         {
-          external.append(file)
+          names.append(file)
         }
       }
-      return external.contains(subtitleURL)
+      return names
     }
-    #expect(came, "mpv's external tracks: \(external)")
-    // Read ahead as far as it was told, for this file.
+    player.perform(.load(item: item, at: 0), at: clock.localNow())
+    var seen: [String] = []
+    let came = await eventually(15) {
+      seen = await external()
+      return seen == files
+    }
+    #expect(came, "mpv's external tracks: \(seen)")
     #expect(await player.property(.named("cache-secs"))?.number == 120)
-    // The next file loaded has no subtitle of its own: none is carried over.
+    // The next file loaded has none of its own: none is carried over.
     let other = ItemID("lent/other")
     player.perform(.load(item: other, at: 0), at: clock.localNow())
     #expect(
@@ -126,14 +127,8 @@ struct MpvLentItemTests {
         let seen = player.observe(at: clock.localNow())
         return seen.item == other && !seen.isBusy
       })
-    let count = Int(await player.property(.named("track-list/count"))?.number ?? 0)
-    for index in 0..<count {
-      let file = await player.property(.named("track-list/\(index)/external-filename"))
-      #expect(file == nil || file == .null, "\(String(describing: file))")
-    }
+    #expect(await external().isEmpty)
     await player.stop()
     await endpoint.stop()
-    await borrowed.close()
-    await lender.stop()
   }
 }

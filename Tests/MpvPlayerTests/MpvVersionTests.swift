@@ -23,16 +23,17 @@ import Testing
       id: 4, .loadPaused(path: "https://a.example/v", start: 0, extractor: true))
     #expect(trusted.line.contains(#""options":"start=0.0,pause=yes"}"#), "\(trusted.line)")
     // A lent subtitle file, its address whole whatever it holds (`%LENGTH%`, in bytes).
-    let url = "http://127.0.0.1:5/t/subtitle.srt"
     let subtitled = MpvRequest(
       id: 5,
       .loadPaused(
-        path: "/m/a.mp4", start: 0, options: MpvFileOptions(subtitle: url, readAhead: 120)))
+        path: "/m/a.mp4", start: 0,
+        options: MpvFileOptions(
+          subtitles: ["/t/0-a.en.srt", "/t/b:c.srt", "/t/1-a,fr.srt"], readAhead: 120)))
     let withSubtitle = try #require(
       try JSONSerialization.jsonObject(with: Data(subtitled.line.utf8)) as? [String: Any])
     #expect(
       (withSubtitle["command"] as? [String: String])?["options"]
-        == "start=0.0,pause=yes,ytdl=no,sub-files-append=%33%\(url),cache=yes,cache-secs=120",
+        == "start=0.0,pause=yes,ytdl=no,sub-files=%27%/t/0-a.en.srt:/t/1-a,fr.srt,cache=yes,cache-secs=120",
       "\(subtitled.line)")
   }
 
