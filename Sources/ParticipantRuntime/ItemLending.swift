@@ -224,6 +224,14 @@ public final class ItemLending: Sendable {
     try? await client.send(reply, to: .only([request.sender]))
   }
 
+  /// `https://HOST:PORT` of an address, or nil.
+  static func origin(of url: String) -> String? {
+    guard url.hasPrefix("https://") else { return nil }
+    let rest = url.dropFirst("https://".count)
+    guard let slash = rest.firstIndex(of: "/") else { return nil }
+    return "https://" + rest[..<slash]
+  }
+
   /// An IPv6 address in a URL is written in brackets.
   static func host(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
@@ -231,12 +239,15 @@ public final class ItemLending: Sendable {
 
   private func heard(_ answer: ReceivedMessage<LendAnswer>, client: ParticipantClient) {
     let now = client.clock.nanoseconds()
-    if let subtitles = answer.message.subtitles, answer.message.url != nil {
+    if let subtitles = answer.message.subtitles, let url = answer.message.url {
+      // Only from where the copy itself is lent: a grant sends nobody anywhere else.
+      let origin = Self.origin(of: url)
+      let same = subtitles.filter { origin != nil && Self.origin(of: $0) == origin }
       state.withLock { s in
         // A few at a time: the items asked for now, their few files each.
         if s.subtitleOffers.count >= 4 * BorrowingBook.maximumItems { s.subtitleOffers = [:] }
         s.subtitleOffers[Self.offerKey(answer.message.item, answer.sender.rawValue)] = Array(
-          subtitles.prefix(LendingBook.maximumSubtitles))
+          same.prefix(LendingBook.maximumSubtitles))
       }
     }
     let effects = state.withLock {

@@ -31,3 +31,14 @@ struct LentSubtitlesTests {
     #expect(try LentSubtitles.write([]).files.isEmpty)
   }
 }
+
+@Suite("Where lent subtitle files are read from")
+struct LentSubtitleOriginTests {
+  @Test("only from the lender's own address: a grant sends the borrower nowhere else")
+  func sameOrigin() {
+    #expect(ItemLending.origin(of: "https://10.0.0.2:7000/abc/film.mp4") == "https://10.0.0.2:7000")
+    #expect(ItemLending.origin(of: "https://[fe80::1]:7000/t/x") == "https://[fe80::1]:7000")
+    #expect(ItemLending.origin(of: "http://10.0.0.2:7000/t/x") == nil)
+    #expect(ItemLending.origin(of: "https://nowhere") == nil)
+  }
+}
