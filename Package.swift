@@ -406,8 +406,9 @@ let package = Package(
         "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto", "Narration",
-        "RelayTLS", "RoomsTesting",
+        "RelayTLS", "RoomsTesting", "LendingEndpoint",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "MediaTests", dependencies: ["Media", "PlaybackCoordination"]),
     .testTarget(

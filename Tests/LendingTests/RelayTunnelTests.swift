@@ -4,6 +4,7 @@ import NIOCore
 import RelayRuntime
 import RelayTLS
 import Rooms
+import Synchronization
 import TCPRelayClient
 import TestSupport
 import Testing
@@ -104,21 +105,30 @@ struct RelayTunnelTests {
     "a tunnel that carries nothing either way for its idle timeout is closed; one in use is not")
   func idle() async throws {
     let rig = try await RelayTunnelRig.start(
-      TunnelPolicy(bytesPerSecond: 1e9, bytesPerSecondPerRoom: 1e9, idleTimeout: 0.6))
+      TunnelPolicy(bytesPerSecond: 1e9, bytesPerSecondPerRoom: 1e9, idleTimeout: 2))
     let ann = try await rig.enter("ann")
     let bob = try await rig.enter("bob")
     let (busyBorrower, busyLender) = try await rig.tunnel(from: bob, to: ann)
     let (borrower, lender) = try await rig.tunnel(from: bob, to: ann)
-    // One tunnel carries a little every 0.1 s for 1.5 s; the other nothing.
-    for round in 0..<15 {
+    // One tunnel carries a little every 0.1 s for 4 s, twice its idle timeout; the other
+    // nothing. The writes are the event loop's, so that a busy task pool cannot space them
+    // out past the timeout.
+    let rounds = Atomic<Int>(0)
+    busyBorrower.channel.eventLoop.scheduleRepeatedTask(
+      initialDelay: .zero, delay: .milliseconds(100)
+    ) { task in
+      let round = rounds.add(1, ordering: .relaxed).oldValue
       busyBorrower.write(100, from: round * 100)
-      try await Task.sleep(for: .milliseconds(100))
+      if round + 1 >= 40 { task.cancel() }
     }
     await eventually("the idle tunnel closes") {
       !borrower.channel.isActive && !lender.channel.isActive
     }
+    await eventually("the busy tunnel carries it all") {
+      busyLender.received.load(ordering: .relaxed) == 4000
+    }
     #expect(busyBorrower.channel.isActive && busyLender.channel.isActive)
-    #expect(busyLender.received.load(ordering: .relaxed) == 1500)
+    #expect(busyLender.received.load(ordering: .relaxed) == 4000)
     #expect(busyLender.wrong.load(ordering: .relaxed) == 0)
     await rig.server.stop()
   }
