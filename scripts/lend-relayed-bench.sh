@@ -11,6 +11,7 @@
 #   (root; BIN=DIR where cowatch is, default .build/release; MBPS=video Mbit/s, default 6)
 set -euo pipefail
 source "$(dirname "$0")/lib/unblock-signals.sh" "$0" "$@"
+source "$(dirname "$0")/lib/bridged-machines.sh"
 cd "$(dirname "$0")/.."
 STREAMS=${1:-4}
 WINDOW=${2:-20}
@@ -30,11 +31,7 @@ SWITCH=cw-lb-switch
 OUT=$(mktemp -d)
 cleanup() {
   set +e
-  for name in "${NAMES[@]}"; do
-    for pid in $(ip netns pids "cw-lb-$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del "cw-lb-$name" 2>/dev/null
-  done
-  ip netns del "$SWITCH" 2>/dev/null
+  machines_down lb "${NAMES[@]}"
   [[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP" && cp "$OUT"/*.log "$KEEP"/
   rm -rf "$OUT"
 }
@@ -61,24 +58,7 @@ size=$(stat -c %s "$CLIP")
 clip_rate=$((size / 90))
 echo "lend-relayed-bench: clip 1920x1080, 90 s, $((size / 1000000)) MB: $((clip_rate * 8 / 1000)) kbit/s ($(( $(now_ms) - started )) ms to make)"
 
-for name in "${NAMES[@]}"; do ip netns del "cw-lb-$name" 2>/dev/null || true; done
-ip netns del "$SWITCH" 2>/dev/null || true
-ip netns add "$SWITCH"
-ip -n "$SWITCH" link add br0 type bridge
-ip -n "$SWITCH" link set br0 up
-number=1
-declare -A ADDRESS
-for name in "${NAMES[@]}"; do
-  ns="cw-lb-$name"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip link add "lb-$name" netns "$SWITCH" type veth peer name eth0 netns "$ns"
-  ip -n "$SWITCH" link set "lb-$name" master br0 up
-  ip -n "$ns" addr add "10.82.0.$number/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ADDRESS[$name]="10.82.0.$number"
-  number=$((number + 1))
-done
+machines_up lb 82 "${NAMES[@]}"
 ip netns exec "$SWITCH" nft -f - <<'NFT'
 table bridge apart {
   chain forward {

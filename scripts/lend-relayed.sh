@@ -11,6 +11,7 @@
 # usage: scripts/lend-relayed.sh    (root; BIN=DIR where cowatch is, default .build/debug)
 set -euo pipefail
 source "$(dirname "$0")/lib/unblock-signals.sh" "$0" "$@"
+source "$(dirname "$0")/lib/bridged-machines.sh"
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/debug}
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
@@ -28,11 +29,7 @@ OUT=$(mktemp -d)
 declare -A PID
 cleanup() {
   set +e
-  for name in "${NAMES[@]}"; do
-    for pid in $(ip netns pids "cw-lr-$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del "cw-lr-$name" 2>/dev/null
-  done
-  ip netns del "$SWITCH" 2>/dev/null
+  machines_down lr "${NAMES[@]}"
   # KEEP=DIR keeps the logs there.
   [[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP" && cp "$OUT"/*.log "$KEEP"/
   rm -rf "$OUT"
@@ -55,24 +52,7 @@ ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc=size=160x120:rate=24 
   -c:a aac -shortest "$MEDIA/Night Ferry/Night.Ferry.S01E01.Departure.mp4"
 
 # The machines: one bridge (the switch) and a port for each, 10.81.0.1 to .3.
-for name in "${NAMES[@]}"; do ip netns del "cw-lr-$name" 2>/dev/null || true; done
-ip netns del "$SWITCH" 2>/dev/null || true
-ip netns add "$SWITCH"
-ip -n "$SWITCH" link add br0 type bridge
-ip -n "$SWITCH" link set br0 up
-number=1
-declare -A ADDRESS
-for name in "${NAMES[@]}"; do
-  ns="cw-lr-$name"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip link add "lr-$name" netns "$SWITCH" type veth peer name eth0 netns "$ns"
-  ip -n "$SWITCH" link set "lr-$name" master br0 up
-  ip -n "$ns" addr add "10.81.0.$number/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ADDRESS[$name]="10.81.0.$number"
-  number=$((number + 1))
-done
+machines_up lr 81 "${NAMES[@]}"
 # carol and ann cannot reach each other (dropped, not refused: as across two home routers);
 # both reach the relay.
 ip netns exec "$SWITCH" nft -f - <<'NFT'

@@ -12,6 +12,7 @@
 # usage: scripts/partition.sh    (root; BIN=DIR where cowatch is, default .build/debug)
 set -euo pipefail
 source "$(dirname "$0")/lib/unblock-signals.sh" "$0" "$@"
+source "$(dirname "$0")/lib/bridged-machines.sh"
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/debug}
 if [[ $(id -u) -ne 0 ]] || ! ip netns list >/dev/null 2>&1; then
@@ -26,11 +27,7 @@ OUT=$(mktemp -d)
 declare -A PID
 cleanup() {
   set +e
-  for name in "${NAMES[@]}"; do
-    for pid in $(ip netns pids "cw-pt-$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del "cw-pt-$name" 2>/dev/null
-  done
-  ip netns del "$SWITCH" 2>/dev/null
+  machines_down pt "${NAMES[@]}"
   pkill -f "tail -n \+1 -f $OUT/" 2>/dev/null
   # KEEP=DIR keeps the five logs there.
   [[ -n "${KEEP:-}" ]] && mkdir -p "$KEEP" && cp "$OUT"/*.log "$KEEP"/
@@ -46,24 +43,7 @@ now_ms() { date +%s%3N; }
 export XDG_CONFIG_HOME="$OUT/config"
 
 # The machines: one bridge (the switch) and a port for each, 10.79.0.1 to .5.
-for name in "${NAMES[@]}"; do ip netns del "cw-pt-$name" 2>/dev/null || true; done
-ip netns del "$SWITCH" 2>/dev/null || true
-ip netns add "$SWITCH"
-ip -n "$SWITCH" link add br0 type bridge
-ip -n "$SWITCH" link set br0 up
-number=1
-declare -A ADDRESS
-for name in "${NAMES[@]}"; do
-  ns="cw-pt-$name"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip link add "pt-$name" netns "$SWITCH" type veth peer name eth0 netns "$ns"
-  ip -n "$SWITCH" link set "pt-$name" master br0 up
-  ip -n "$ns" addr add "10.79.0.$number/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ADDRESS[$name]="10.79.0.$number"
-  number=$((number + 1))
-done
+machines_up pt 79 "${NAMES[@]}"
 
 # One person at one machine, headless, reading what is appended to $OUT/NAME.in.
 person() {  # name cowatch-arguments…
