@@ -34,7 +34,9 @@ struct LentSubtitlesTests {
 
 @Suite("Where lent subtitle files are read from")
 struct LentSubtitleOriginTests {
-  @Test("only from the lender's own address: a grant sends the borrower nowhere else")
+  @Test(
+    "a lent file's origin, the one its subtitle files must share: https, host and port; anything else has none"
+  )
   func sameOrigin() {
     #expect(ItemLending.origin(of: "https://10.0.0.2:7000/abc/film.mp4") == "https://10.0.0.2:7000")
     #expect(ItemLending.origin(of: "https://[fe80::1]:7000/t/x") == "https://[fe80::1]:7000")
