@@ -215,6 +215,16 @@ public struct HeadlessRunner: Sendable {
             fields.append(("text", .string(text)))
           }
           emit(.object(fields))
+          // A ready check's countdown: when the group starts, for programs to count down to
+          // (group clock, as `startsAt` in the protocol) and the seconds it runs.
+          if case .readyCheckEnded(let end, let startsAt?) = change.kind {
+            emit(
+              .object([
+                ("event", "countdown"), ("reason", .string(end.rawValue)),
+                ("seconds", .double(startsAt.seconds(since: change.at))),
+                ("starts_at", .int(Int64(startsAt.nanoseconds))),
+              ]))
+          }
           // Removed by the owner: the reason this participant ends, as an error line like
           // the room closing's (the relay's own farewell, which would repeat it, is not
           // passed on).
@@ -367,6 +377,7 @@ public struct HeadlessRunner: Sendable {
       ("offset_ms", p.playerOffset.map { .double($0 * 1000) } ?? .null),
       ("origin", .string(OriginText.name(p.origin))),
       ("from", p.lender.map { .string(state.participant($0)?.name ?? $0.rawValue) } ?? .null),
+      ("ready", .bool(p.readyToWatch)),
     ])
   }
 
@@ -483,6 +494,10 @@ public struct HeadlessRunner: Sendable {
     case .queuePlayed: "queue-played"
     case .personalOffsetChanged: "personal-offset"
     case .watchingFrom: "watching-from"
+    case .readyCheckStarted: "ready-check"
+    case .readyToWatchChanged(let ready): ready ? "ready" : "not-ready"
+    case .readyCheckEnded: "ready-check-ended"
+    case .startWhenAllReadyChanged: "start-when-ready"
     }
   }
 }

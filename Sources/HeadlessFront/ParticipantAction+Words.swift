@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension ParticipantAction {
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, ready-check, ready, not-ready, start-anyway, cancel-check, start-when-ready on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -101,6 +101,19 @@ extension ParticipantAction {
       case "off": return .lend(false)
       // Alone, the other of the two (as the front's key).
       case "": return .lend(nil)
+      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
+      }
+    case "ready-check": return try noArgument(.readyCheck)
+    case "ready": return try noArgument(.ready(true))
+    case "not-ready": return try noArgument(.ready(false))
+    case "ready-toggle": return try noArgument(.ready(nil))
+    case "start-anyway": return try noArgument(.startAnyway)
+    case "cancel-check": return try noArgument(.cancelReadyCheck)
+    case "start-when-ready":
+      switch rest.lowercased() {
+      case "on": return .startWhenAllReady(true)
+      case "off": return .startWhenAllReady(false)
+      case "": throw .missingArgument(word: word, expected: "on or off")
       default: throw .badArgument(word: word, argument: rest, expected: "on or off")
       }
     case "say":
@@ -257,6 +270,11 @@ extension ParticipantAction {
     case .resumeAt(let t): "resume-at \(LineTime.format(t))"
     case .autoAdvance(let on): "autoadvance \(on ? "on" : "off")"
     case .lend(let on): on.map { "lend \($0 ? "on" : "off")" } ?? "lend"
+    case .readyCheck: "ready-check"
+    case .ready(let ready): ready.map { $0 ? "ready" : "not-ready" } ?? "ready-toggle"
+    case .startAnyway: "start-anyway"
+    case .cancelReadyCheck: "cancel-check"
+    case .startWhenAllReady(let on): "start-when-ready \(on ? "on" : "off")"
     case .say(let text): "say \(text)"
     case .tell(.line(let arguments)): "tell \(arguments)"
     case .tell(.to(let people, let text)):

@@ -129,6 +129,37 @@ public enum ChangeNarrator {
       let verb = isYou ? "watch" : "watches"
       let owner = lender == local ? "your" : "\(person(lender))'s"
       return "\(who) \(verb) from \(owner) copy"
+    case .readyCheckStarted:
+      let waiting = notReady(in: state, local: local)
+      let asks = isYou ? "you asked" : "\(who) asks"
+      return "\(asks): is everyone ready?"
+        + (waiting.isEmpty ? "" : " (waiting for \(waiting.joined(separator: ", ")))")
+    case .readyToWatchChanged(let ready):
+      let verb = isYou ? "are" : "is"
+      return ready ? "\(who) \(verb) ready" : "\(who) \(verb) not ready"
+    case .readyCheckEnded(let end, let startsAt):
+      let countdown =
+        startsAt.map { " — starting in \(Int(($0.seconds(since: event.at)).rounded())) s" } ?? ""
+      switch end {
+      case .allReady: return "everyone is ready" + countdown
+      case .startedAnyway:
+        let missing = notReady(in: state, local: local)
+        return "\(who) started anyway"
+          + (missing.isEmpty ? "" : " (without \(missing.joined(separator: ", ")) ready)")
+          + countdown
+      case .cancelled:
+        return event.originator == nil
+          ? "the ready check ended: nobody is left to answer it"
+          : "\(who) took the ready check back"
+      case .timedOut:
+        let missing = notReady(in: state, local: local)
+        return "the ready check lapsed"
+          + (missing.isEmpty ? "" : ": \(missing.joined(separator: ", ")) did not say ready")
+      }
+    case .startWhenAllReadyChanged(let on):
+      return on
+        ? "\(who) set the room to start only when everyone is ready"
+        : "\(who) let a play start without asking who is ready"
     case .personalOffsetChanged(let seconds):
       let whoseNow = isYou ? "your" : "\(who)'s"
       guard seconds != 0 else { return "\(whoseNow) player runs with the group again" }
@@ -147,6 +178,11 @@ public enum ChangeNarrator {
       return "* \(name) \(text.dropFirst(4))" + (to == nil ? "" : " (\(only.dropFirst(3)) only)")
     }
     return "\(name)\(only): \(text)"
+  }
+
+  /// Those a ready check still waits for, as shown ("you", names), in room order.
+  public static func notReady(in state: GroupState, local: ParticipantID?) -> [String] {
+    state.notReadyToWatch.map { $0.id == local ? "you" : $0.name }
   }
 
   /// Who caused a change, as shown: "you", their name, or "the group".

@@ -157,6 +157,20 @@ public struct ActionPerformer: Sendable {
     case .catalog: return .catalog(catalog)
     case .status: return .status(await client.snapshot())
     case .lend(let on): return await lend(on)
+    case .readyCheck: return Self.outcome(await client.send(.askReady))
+    case .ready(let ready):
+      let wanted: Bool
+      if let ready {
+        wanted = ready
+      } else {
+        let snapshot = await client.snapshot()
+        wanted = !(snapshot.participant.flatMap(snapshot.state.participant)?.readyToWatch ?? false)
+      }
+      return Self.outcome(await client.send(.setReadyToWatch(wanted)))
+    case .startAnyway: return Self.outcome(await client.send(.startAnyway))
+    case .cancelReadyCheck: return Self.outcome(await client.send(.cancelReadyCheck))
+    case .startWhenAllReady(let on):
+      return Self.outcome(await client.send(.setStartWhenAllReady(on)))
     }
   }
 

@@ -81,6 +81,15 @@ public enum ChangeKind: Hashable, Sendable {
   case sealingKeyAnnounced
   /// The originator's player now reads `lender`'s copy of the item (nil: its own, or none).
   case watchingFrom(ParticipantID?)
+  /// The originator asked the room whether it is ready; the question lapses at `deadline`.
+  case readyCheckStarted(deadline: GroupInstant)
+  /// The originator said ready to watch (or took it back).
+  case readyToWatchChanged(Bool)
+  /// The ready check ended; when it starts the group, playback starts at `startsAt`, the
+  /// end of the countdown (nil while the group still waits for a player to load first).
+  case readyCheckEnded(ReadyCheckEnd, startsAt: GroupInstant?)
+  /// The owner set whether a play waits for everyone to be ready.
+  case startWhenAllReadyChanged(Bool)
 
   /// Changes nobody is told of in words (a player's report, a key).
   public var isQuiet: Bool {

@@ -23,6 +23,11 @@ public struct EngineConfiguration: Hashable, Sendable {
   /// An `advance(endedItem:)` is accepted only once the group is within this many
   /// seconds of the item's end (players end a little apart).
   public var endTolerance: Double
+  /// How long a ready check's countdown runs before the group starts, seconds: long enough
+  /// to read "3… 2… 1…" and put the phone down.
+  public var readyCountdown: Double
+  /// How long a ready check waits for answers before it lapses, seconds.
+  public var readyCheckTimeout: Double
 
   public init(
     waitingReasons: Set<SuspensionReason> = [.stallRecovery],
@@ -34,8 +39,12 @@ public struct EngineConfiguration: Hashable, Sendable {
     minimumStartDelay: Double = 0.1,
     maximumStartDelay: Double = 3,
     allowedRates: ClosedRange<Double> = 0.25...4,
-    endTolerance: Double = 3
+    endTolerance: Double = 3,
+    readyCountdown: Double = 3,
+    readyCheckTimeout: Double = 120
   ) {
+    self.readyCountdown = readyCountdown
+    self.readyCheckTimeout = readyCheckTimeout
     self.waitingReasons = waitingReasons
     self.answerTimeout = answerTimeout
     self.firstLoadTimeout = firstLoadTimeout

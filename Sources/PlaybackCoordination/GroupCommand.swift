@@ -75,6 +75,18 @@ public enum GroupCommand: Hashable, Sendable {
   /// This participant's player reads another member's copy of the item (nil: its own, or
   /// none); see ``Participant/lender``.
   case watchFrom(ParticipantID?)
+  /// Ask everyone present whether they are ready (a ``ReadyCheck``); the group pauses until
+  /// they are. Whoever may move playback may ask; the asker counts as ready.
+  case askReady
+  /// Say ready to watch, or not (any time, not only when asked).
+  case setReadyToWatch(Bool)
+  /// The asker (or the owner) starts without waiting for the rest of a ready check.
+  case startAnyway
+  /// The asker (or the owner) takes a ready check back.
+  case cancelReadyCheck
+  /// Owner only: a play from a paused group starts only when everyone present is ready
+  /// (see ``RoomControl/startWhenAllReady``).
+  case setStartWhenAllReady(Bool)
 }
 
 /// Why a participant left the room.

@@ -27,6 +27,13 @@
 ///   timeout. A timed-out participant is ``WatchSession/excused`` until it is ready again.
 /// - ``WatchSession/playbackRate`` is the rate the group plays at; paused groups remember
 ///   it and a play without a rate resumes at it.
+/// - Ready checks (``ReadyCheck``) ask the joined, connected Cowatch participants; the asker
+///   counts as ready; asking pauses a playing group. Once all are ready (checked after every
+///   command and tick), or the asker or owner starts anyway (also by pressing play), the
+///   group starts ``EngineConfiguration/readyCountdown`` ahead (``WatchSession/countdown``).
+///   Anyone else's play during a check says ready. A play says ready, a pause takes it back.
+///   With ``RoomControl/startWhenAllReady``, a play from a paused group while someone is not
+///   ready opens a check instead. An unanswered check lapses at its deadline.
 public struct GroupEngine: Sendable {
   public private(set) var state: GroupState
   public let configuration: EngineConfiguration
@@ -74,7 +81,8 @@ public struct GroupEngine: Sendable {
   /// The earliest group time at which ``tick(at:)`` would change something, if any.
   public func nextDeadline() -> GroupInstant? {
     guard let session = state.session else { return nil }
-    var deadline = session.waits.map { $0.deadline }.min()
+    var deadline =
+      (session.waits.map { $0.deadline } + [session.readyCheck?.deadline].compactMap { $0 }).min()
     if !session.reachedEnd, let end = session.timeline.groupTime(reaching: session.item.duration) {
       deadline = min(deadline ?? end, end)
     }

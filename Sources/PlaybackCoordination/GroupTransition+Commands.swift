@@ -146,6 +146,9 @@ extension GroupTransition {
     guard !current.reachedEnd, current.position(at: now) < current.item.duration else {
       throw .invalidValue("at the end; seek back or switch item")
     }
+    if playAsReadiness(index, current) { return }
+    // Playing says ready (and pausing takes it back), as Syncplay's readiness does.
+    state.participants[index].readyToWatch = true
     let newRate = rate ?? current.playbackRate
     let holds = current.intendedRate > 0 ? [] : pendingHolds()
     session.playbackRate = newRate
@@ -175,6 +178,7 @@ extension GroupTransition {
     session.timeline = Timeline(itemTime: position, groupTime: now, rate: 0)
     session.intendedRate = 0
     session.reachedEnd = current.reachedEnd && position >= current.item.duration
+    state.participants[index].readyToWatch = false
     emit(.paused(at: position))
   }
 
@@ -218,7 +222,10 @@ extension GroupTransition {
     guard confirmed else { throw .needsConfirmation(item) }
     // After the end of an episode, switching to another one is going on watching (as
     // auto-advance would): it plays, where a switch while paused stays paused.
-    if current.reachedEnd { session.intendedRate = session.playbackRate }
+    // (Not while a ready check holds the group: it starts when the check ends.)
+    if current.reachedEnd && current.readyCheck == nil {
+      session.intendedRate = session.playbackRate
+    }
     switchItem(to: info, of: series)
     emit(.replaced(from: current.item.id, to: item))
     startIfReady()

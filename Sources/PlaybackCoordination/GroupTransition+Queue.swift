@@ -67,7 +67,10 @@ extension GroupTransition {
     let current = try requireMover(index, item: nil)
     state.queue.remove(at: place)
     // After the end of an episode, going on with another is watching on: it plays.
-    if current.reachedEnd { session.intendedRate = session.playbackRate }
+    // (Not while a ready check holds the group: it starts when the check ends.)
+    if current.reachedEnd && current.readyCheck == nil {
+      session.intendedRate = session.playbackRate
+    }
     switchItem(to: info, of: queued.series)
     emit(.queuePlayed(entry: entry, from: current.item.id, to: queued.item))
     startIfReady()

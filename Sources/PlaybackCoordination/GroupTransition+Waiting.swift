@@ -171,5 +171,6 @@ extension GroupTransition {
     {
       finishItem()
     }
+    settleReadyCheck()
   }
 }

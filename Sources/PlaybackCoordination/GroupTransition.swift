@@ -33,6 +33,10 @@ struct GroupTransition {
     case .sessionStarted, .played, .paused, .seeked, .rateChanged, .replaced, .autoAdvanced,
       .reachedEnd, .resumedProposing, .waitEnded, .queuePlayed:
       state.session?.lastPlaybackChange = event
+      // Something else moved the timeline: no countdown runs any more.
+      state.session?.countdown = nil
+    case .readyCheckEnded(let end, let startsAt) where end.starts && startsAt != nil:
+      state.session?.lastPlaybackChange = event
     default: break
     }
   }
@@ -89,7 +93,13 @@ struct GroupTransition {
     case .setPersonalOffset(let seconds): try setPersonalOffset(index, seconds)
     case .announceSealingKey(let key): try announceSealingKey(index, key)
     case .watchFrom(let lender): try watchFrom(index, lender)
+    case .askReady: try askReady(index)
+    case .setReadyToWatch(let ready): try setReadyToWatch(index, ready)
+    case .startAnyway: try startAnyway(index)
+    case .cancelReadyCheck: try cancelReadyCheck(index)
+    case .setStartWhenAllReady(let on): try setStartWhenAllReady(index, on)
     }
+    settleReadyCheck()
   }
 
   // MARK: - Checks shared by commands
@@ -242,5 +252,6 @@ struct GroupTransition {
   mutating func freeze() {
     guard session.timeline.rate != 0 else { return }
     session.timeline = Timeline(itemTime: session.position(at: now), groupTime: now, rate: 0)
+    session.countdown = nil
   }
 }

@@ -45,6 +45,10 @@ public struct Participant: Hashable, Sendable, Identifiable {
   /// it loads from ("loading from ann's copy"). Set by the participant itself, cleared
   /// when the lender leaves the room.
   public var lender: ParticipantID?
+  /// Said "I'm ready" to watch (a ready check's answer, or on their own at any time);
+  /// pausing takes it back, playing gives it. Not the player's ``readiness``: this is the
+  /// person's.
+  public var readyToWatch: Bool
 
   /// Whether `key` has the form of a sealing key: 64 lower-case hex digits.
   public static func isSealingKey(_ key: String) -> Bool {
@@ -57,8 +61,9 @@ public struct Participant: Hashable, Sendable, Identifiable {
     suspensions: [SuspensionReason] = [], autoAdvance: Bool = false, isConnected: Bool = true,
     roundTrip: Double = 0, startupLatency: Double = 0, playerOffset: Double? = nil,
     origin: ParticipantOrigin = .cowatch, personalOffset: Double = 0, sealingKey: String? = nil,
-    lender: ParticipantID? = nil
+    lender: ParticipantID? = nil, readyToWatch: Bool = false
   ) {
+    self.readyToWatch = readyToWatch
     self.lender = lender
     self.sealingKey = sealingKey
     self.origin = origin

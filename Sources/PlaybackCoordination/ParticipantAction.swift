@@ -56,6 +56,17 @@ public enum ParticipantAction: Hashable, Sendable {
   /// stop (every grant taken back: a borrower reads elsewhere or steps away); nil: the
   /// other of the two (the front's key).
   case lend(Bool?)
+  /// `ready-check`: ask everyone present whether they are ready (see ``ReadyCheck``).
+  case readyCheck
+  /// `ready` / `not-ready`: this person's own answer, any time; nil: the other of the two
+  /// (the front's key).
+  case ready(Bool?)
+  /// `start-anyway`: the asker (or owner) starts the countdown without the rest.
+  case startAnyway
+  /// `cancel-check`: the asker (or owner) takes the ready check back.
+  case cancelReadyCheck
+  /// Owner only: `start-when-ready on|off`, whether a play waits for everyone to be ready.
+  case startWhenAllReady(Bool)
 }
 
 /// Whom a message is for.

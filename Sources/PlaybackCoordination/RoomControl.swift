@@ -12,10 +12,15 @@ public struct RoomControl: Hashable, Sendable {
   /// to their kept place) stay.
   public var locked: Bool
   public var playback: PlaybackControl
+  /// A play from a paused group starts only once everyone present said ready: otherwise
+  /// it asks them (a ``ReadyCheck``), for rooms where someone is always still in the kitchen.
+  public var startWhenAllReady: Bool
 
   public init(
-    owner: ParticipantID? = nil, locked: Bool = false, playback: PlaybackControl = .everyone
+    owner: ParticipantID? = nil, locked: Bool = false, playback: PlaybackControl = .everyone,
+    startWhenAllReady: Bool = false
   ) {
+    self.startWhenAllReady = startWhenAllReady
     self.owner = owner
     self.locked = locked
     self.playback = playback

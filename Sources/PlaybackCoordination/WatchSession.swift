@@ -33,14 +33,21 @@ public struct WatchSession: Hashable, Sendable {
   /// The last change that moved the timeline (play, pause, seek, rate, switch, a start
   /// after a wait) with its originator: "⏸ paused by bob" even for someone who joined later.
   public var lastPlaybackChange: ChangeEvent?
+  /// The ready check under way, if any (the group holds paused meanwhile).
+  public var readyCheck: ReadyCheck?
+  /// The instant a ready check's countdown ends and the group starts: fronts and players'
+  /// screens count down to it. Nil once anything else moved the timeline.
+  public var countdown: GroupInstant?
 
   public init(
     id: UInt64, series: SeriesInfo, item: ItemInfo, timeline: Timeline, intendedRate: Double,
     waits: [GroupWait] = [], excused: [ParticipantID] = [], reachedEnd: Bool = false,
     playbackRate: Double = 1, catchingUp: [ParticipantID] = [],
     lastPlaybackChange: ChangeEvent? = nil, startedBy: String? = nil,
-    invited: [ParticipantID] = []
+    invited: [ParticipantID] = [], readyCheck: ReadyCheck? = nil, countdown: GroupInstant? = nil
   ) {
+    self.readyCheck = readyCheck
+    self.countdown = countdown
     self.invited = invited
     self.startedBy = startedBy
     self.id = id

@@ -138,10 +138,16 @@ public struct OSDFeed: Sendable {
     return ChangeNarrator.notice(for: change, in: state, local: local)
   }
 
+  /// The group's wait, with a ready check or its countdown ("▶ starting in 3…") first.
   private func waitLine(_ group: GroupState, at groupTime: GroupInstant?) -> String? {
-    guard let now = groupTime, let waits = group.session?.waits, !waits.isEmpty else {
-      return nil
-    }
+    guard let now = groupTime else { return nil }
+    let lines = [ReadyText.line(group, now: now, local: local), playerWaitLine(group, at: now)]
+      .compactMap { $0 }
+    return lines.isEmpty ? nil : lines.joined(separator: "\n")
+  }
+
+  private func playerWaitLine(_ group: GroupState, at now: GroupInstant) -> String? {
+    guard let waits = group.session?.waits, !waits.isEmpty else { return nil }
     let shown = waits.filter { now.seconds(since: $0.since) >= timing.waitShownAfter }
     guard !shown.isEmpty else { return nil }
     let parts = shown.map { w -> String in
@@ -172,7 +178,8 @@ public struct OSDFeed: Sendable {
 
   private mutating func refresh(at now: LocalInstant) -> Action? {
     lines.removeAll { !($0.until > now) }
-    let all = (wait.map { [fitted($0)] } ?? []) + lines.map(\.text)
+    let all =
+      (wait.map { $0.split(separator: "\n").map { fitted(String($0)) } } ?? []) + lines.map(\.text)
     guard !all.isEmpty else {
       guard shown != nil else { return nil }
       shown = nil

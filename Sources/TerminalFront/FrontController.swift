@@ -16,6 +16,8 @@ public struct FrontController: Hashable, Sendable {
   public private(set) var helpPage = 0
   /// The last session offered with the Join / Not now prompt (not offered twice).
   public private(set) var offeredSession: UInt64?
+  /// The last ready check asked about with the Ready / Not yet prompt (not asked twice).
+  public private(set) var askedReadyCheck: GroupInstant?
   public var seekStep: Double
   public var bigSeekStep: Double
   /// How much `[` and `]` change the speed.
@@ -86,8 +88,19 @@ public struct FrontController: Hashable, Sendable {
       case .replaceSession: return model.isJoined || model.session == nil
       case .comeBack: return model.localSuspensions.isEmpty
       case .linkConsent(let link): return !model.linkQuestions.contains(link)
+      case .readyAsked(let since):
+        return model.session?.readyCheck?.since != since || model.isLocallyReady
+      case .readyCheckMenu: return model.session?.readyCheck == nil
       default: return false
       }
+    }
+    // A ready check this person has not answered: asked once, on top of nothing else.
+    if let check = model.session?.readyCheck, model.isJoined, !model.isLocallyReady,
+      check.askedBy != model.localParticipant, askedReadyCheck != check.since, prompts.isEmpty,
+      !showsHelp
+    {
+      askedReadyCheck = check.since
+      prompts.append(.readyAsked(check: check, local: model.localParticipant))
     }
     if let session = model.session, let id = waitingSession, offeredSession != id,
       prompts.isEmpty, !showsHelp
@@ -230,6 +243,16 @@ public struct FrontController: Hashable, Sendable {
       let others = model.group.participants.filter { $0.id != model.localParticipant }
       present(.chat(names: others.map(\.name)))
       return [.redraw]
+    case .readyCheck:
+      // One's own question open: what to do with it; otherwise ask.
+      if let check = model.session?.readyCheck, let me = model.localParticipant,
+        me == check.askedBy || me == model.group.control.owner
+      {
+        let waiting = model.group.notReadyToWatch.map { $0.id == me ? "you" : $0.name }
+        present(.readyCheckMenu(waitingFor: waiting))
+        return [.redraw]
+      }
+      return [.act(.readyCheck)]
     case .quit:
       let inRoom = model.group.participants.filter { $0.id != model.localParticipant }
       // With someone to carry the room on, the host leaves as anyone does.
@@ -475,6 +498,13 @@ public struct FrontController: Hashable, Sendable {
     case (.queue, .acted(let action, let choice)):
       return queueAction(action, on: choice, from: prompt, model: model)
     case (.roomMenu, .chosen(.lock(let locked))): return [.act(.lock(locked))]
+    case (.roomMenu, .chosen(.startWhenAllReady(let on))): return [.act(.startWhenAllReady(on))]
+    case (.readyAsked, .chosen(.ready(let ready))): return [.act(.ready(ready))]
+    // Esc: not answered yet; y answers later.
+    case (.readyAsked, _): return []
+    case (.readyCheckMenu, .chosen(.startAnyway)): return [.act(.startAnyway)]
+    case (.readyCheckMenu, .chosen(.takeBack)): return [.act(.cancelReadyCheck)]
+    case (.readyCheckMenu, _): return []
     case (.roomMenu, .chosen(.control(let control))):
       return [.act(.control(control))]
     case (.roomMenu, .chosen(.handOver)), (.roomMenu, .chosen(.removeSomeone)):

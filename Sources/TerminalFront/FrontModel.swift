@@ -172,6 +172,11 @@ public struct FrontModel: Hashable, Sendable {
 
   public var isJoined: Bool { membership == .joined }
 
+  /// Whether this person said ready to watch.
+  public var isLocallyReady: Bool {
+    localParticipant.flatMap(group.participant)?.readyToWatch ?? false
+  }
+
   /// Whether this person may move the group (everyone may, unless the owner keeps
   /// playback to themselves).
   public var controlsPlayback: Bool {

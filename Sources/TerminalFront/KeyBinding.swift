@@ -25,6 +25,9 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case queue
   /// This person's player a step further ahead of the group, or behind (a personal offset).
   case offsetAhead, offsetBehind
+  /// Ask everyone whether they are ready; while this person's own question is open, what
+  /// to do with it (start anyway, take it back).
+  case readyCheck
   /// A key that stands for an action of the group's as it is (``KeyBinding/action``): the
   /// runtime carries it out, asking first where it asks.
   case groupAction
@@ -101,6 +104,13 @@ public struct KeyBinding: Hashable, Sendable {
       [.character("l")], "l", "lend",
       "lend your copies to members who lack the episode / stop lending (mpv, with --media)",
       action: .lend(nil), inHelpLine: false),
+    KeyBinding(
+      [.character("g")], "g", "ready?",
+      "ask everyone whether they are ready: the group starts together after a countdown (asked: start anyway or take it back)",
+      .readyCheck, inHelpLine: false),
+    KeyBinding(
+      [.character("y")], "y", "ready", "say you are ready to watch, or not (any time)",
+      action: .ready(nil), inHelpLine: false),
     KeyBinding(
       [.character("s")], "s", "step away", "step away (say why) / come back", .suspendResume),
     KeyBinding(

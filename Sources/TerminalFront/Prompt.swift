@@ -56,6 +56,11 @@ public struct Prompt: Hashable, Sendable {
     /// A question an action asked (the runtime's ``ActionQuestion``): Yes answers it with
     /// `confirm`, No with `cancel`.
     case question(ActionQuestion)
+    /// Someone asked whether everyone is ready (the check opened at `since`): Ready / Not
+    /// yet.
+    case readyAsked(since: GroupInstant)
+    /// The asker's (or owner's) own ready check: Start anyway / Take it back / Keep waiting.
+    case readyCheckMenu
   }
 
   /// What an option stands for.
@@ -78,6 +83,11 @@ public struct Prompt: Hashable, Sendable {
     case queueEntry(UInt64)
     /// An answer about a link someone else wants to play.
     case link(LinkAnswer)
+    /// This person's answer to a ready check.
+    case ready(Bool)
+    case startAnyway, takeBack
+    /// Whether the room starts only when everyone is ready.
+    case startWhenAllReady(Bool)
   }
 
   public struct Option: Hashable, Sendable {
@@ -309,6 +319,29 @@ extension Prompt {
       ])
   }
 
+  /// "ann asks: ready?" Ready / Not yet.
+  public static func readyAsked(check: ReadyCheck, local: ParticipantID?) -> Prompt {
+    Prompt(
+      kind: .readyAsked(since: check.since), title: "Ready?",
+      message:
+        "\(check.askedByName) asks whether everyone is ready. The group starts together, after a countdown, once all are.",
+      options: [
+        Option("Ready", choice: .ready(true)), Option("Not yet", choice: .ready(false)),
+      ])
+  }
+
+  /// The asker's own question, still open: who it waits for, and what to do with it.
+  public static func readyCheckMenu(waitingFor: [String]) -> Prompt {
+    let who = waitingFor.isEmpty ? "nobody" : waitingFor.joined(separator: ", ")
+    return Prompt(
+      kind: .readyCheckMenu, title: "Is everyone ready?",
+      message: "Waiting for \(who).",
+      options: [
+        Option("Start anyway", choice: .startAnyway), Option("Take it back", choice: .takeBack),
+        Option("Keep waiting", hotkey: "k", choice: .cancel),
+      ])
+  }
+
   /// Someone started a watch session: Join / Not now.
   public static func sessionOffered(
     sessionID: UInt64, startedBy: String?, seriesTitle: String, item: ItemInfo
@@ -514,12 +547,20 @@ extension Prompt {
       : Option(
         "Only I control playback (the others can still step away)", hotkey: "p",
         choice: .control(.owner))
+    let ready =
+      control.startWhenAllReady
+      ? Option(
+        "Let a play start without asking who is ready", hotkey: "w",
+        choice: .startWhenAllReady(false))
+      : Option(
+        "Start only when everyone is ready (a play asks them first)", hotkey: "w",
+        choice: .startWhenAllReady(true))
     return Prompt(
       kind: .roomMenu, title: "Your room",
       message:
-        "\(control.locked ? "Locked" : "Open") · \(control.playback == .owner ? "only you control playback" : "everyone controls playback")",
+        "\(control.locked ? "Locked" : "Open") · \(control.playback == .owner ? "only you control playback" : "everyone controls playback")\(control.startWhenAllReady ? " · starts when all are ready" : "")",
       options: [
-        lock, playback, Option("Hand the room to…", hotkey: "h", choice: .handOver),
+        lock, playback, ready, Option("Hand the room to…", hotkey: "h", choice: .handOver),
         Option("Remove someone…", hotkey: "r", choice: .removeSomeone),
         Option("Cancel", hotkey: "x", choice: .cancel),
       ])

@@ -110,6 +110,8 @@ extension ScreenRenderer {
   ) -> [String] {
     [
       OriginText.mark(p.origin), p.id == model.group.control.owner ? " ★" : "",
+      // Said ready: shown while it matters, when the group is not playing.
+      p.readyToWatch && p.isJoined && model.session?.status != .playing ? " ✓" : "",
       p.id == model.localParticipant ? " (you)" : "",
       // A player that runs ahead or behind on purpose (Bluetooth sound): not sync error.
       p.personalOffset != 0 ? " ↦\(OffsetText.short(p.personalOffset))" : "",
@@ -241,17 +243,20 @@ extension ScreenRenderer {
   /// "⏳ bob: loading · 52s" for each wait of the group.
   static func waitLines(_ model: FrontModel, width: Int) -> [String] {
     guard let session = model.session else { return [] }
-    return session.waits.map { wait in
-      let name =
-        wait.participant == model.localParticipant
-        ? "you" : (model.group.participant(wait.participant)?.name ?? wait.participant.rawValue)
-      let left = secondsLeft(until: wait.deadline, now: model.now)
-      return WaitText.line(
-        name: name, cause: wait.cause, secondsLeft: left, width: width,
-        you: wait.participant == model.localParticipant,
-        lender: WaitText.lender(
-          of: wait.participant, in: model.group, local: model.localParticipant))
-    }
+    // A ready check or its countdown first: what everyone is about to do.
+    let ready = ReadyText.line(model.group, now: model.now, local: model.localParticipant)
+    return [ready].compactMap { $0 }
+      + session.waits.map { wait in
+        let name =
+          wait.participant == model.localParticipant
+          ? "you" : (model.group.participant(wait.participant)?.name ?? wait.participant.rawValue)
+        let left = secondsLeft(until: wait.deadline, now: model.now)
+        return WaitText.line(
+          name: name, cause: wait.cause, secondsLeft: left, width: width,
+          you: wait.participant == model.localParticipant,
+          lender: WaitText.lender(
+            of: wait.participant, in: model.group, local: model.localParticipant))
+      }
   }
 
   static func secondsLeft(until deadline: GroupInstant, now: GroupInstant) -> Int {

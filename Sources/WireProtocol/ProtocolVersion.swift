@@ -39,9 +39,14 @@
 ///   `tunnelTicket`, `tunnelRefused`, `tunnelCall` (the lender is called), a tunnel's first
 ///   line `tunnel` and the relay's `tunnelReady`, and the error code `tunnelRefused`; the
 ///   relay splices the two halves' bytes (TLS between the members) without reading them.
+/// - 17: ready checks: a participant's `readyToWatch`, the room's `startWhenAllReady`, the
+///   session's `readyCheck` and `countdown`, the commands `askReady`, `setReadyToWatch`,
+///   `startAnyway`, `cancelReadyCheck`, `setStartWhenAllReady`, their changes
+///   `readyCheckStarted`, `readyToWatchChanged`, `readyCheckEnded`,
+///   `startWhenAllReadyChanged`, and the policies `readyCountdown`, `readyCheckTimeout`.
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 16
+  public static let current = 17
 }

@@ -82,7 +82,8 @@ extension GroupCommand: WireUnion {
     case enter, exit, setConnected, start, join, decline, leave, end, play, pause, seek, setRate,
       replace, advance, beginSuspension, endSuspension, setReadiness, setAutoAdvance, report,
       setLocked, setPlaybackControl, transferOwnership, remove, queueAdd, queueRemove, queueMove,
-      queueClear, playQueued, setPersonalOffset, announceSealingKey, watchFrom
+      queueClear, playQueued, setPersonalOffset, announceSealingKey, watchFrom, askReady,
+      setReadyToWatch, startAnyway, cancelReadyCheck, setStartWhenAllReady
   }
 
   var wireType: WireType {
@@ -118,6 +119,11 @@ extension GroupCommand: WireUnion {
     case .setPersonalOffset: .setPersonalOffset
     case .announceSealingKey: .announceSealingKey
     case .watchFrom: .watchFrom
+    case .askReady: .askReady
+    case .setReadyToWatch: .setReadyToWatch
+    case .startAnyway: .startAnyway
+    case .cancelReadyCheck: .cancelReadyCheck
+    case .setStartWhenAllReady: .setStartWhenAllReady
     }
   }
 }
@@ -148,7 +154,8 @@ extension ChangeKind: WireUnion {
       resumedProposing, readinessChanged, waitStarted, waitTimedOut, waitEnded, autoAdvanceChanged,
       reported, sealingKeyAnnounced, lockChanged, playbackControlChanged, ownerChanged, removed,
       queueAdded, queueRemoved, queueMoved, queueCleared, personalOffsetChanged, queuePlayed,
-      watchingFrom
+      watchingFrom, readyCheckStarted, readyToWatchChanged, readyCheckEnded,
+      startWhenAllReadyChanged
   }
 
   var wireType: WireType {
@@ -189,6 +196,10 @@ extension ChangeKind: WireUnion {
     case .personalOffsetChanged: .personalOffsetChanged
     case .queuePlayed: .queuePlayed
     case .watchingFrom: .watchingFrom
+    case .readyCheckStarted: .readyCheckStarted
+    case .readyToWatchChanged: .readyToWatchChanged
+    case .readyCheckEnded: .readyCheckEnded
+    case .startWhenAllReadyChanged: .startWhenAllReadyChanged
     }
   }
 }

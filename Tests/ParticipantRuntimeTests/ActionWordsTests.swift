@@ -16,6 +16,8 @@ struct ActionWordsTests {
       "tell bob psst", "leave", "end", "catalog", "status", "lock", "unlock", "remove bob",
       "control owner", "owner bob", "restart-player", "queue add harbour/s1e2", "queue remove 2",
       "queue move 3 1", "queue clear", "queue play 1", "offset 200", "lend on", "lend off", "lend",
+      "ready-check", "ready", "not-ready", "ready-toggle", "start-anyway", "cancel-check",
+      "start-when-ready on", "start-when-ready off",
     ])
   func roundTrip(line: String) throws {
     let action = try ParticipantAction.parse(line)

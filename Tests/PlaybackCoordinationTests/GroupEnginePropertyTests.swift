@@ -45,7 +45,7 @@ struct CommandGenerator {
     let present = state.participants
     let joined = state.joinedParticipants
     let movers = joined.filter { !$0.isSuspended }
-    switch rng.int(100) {
+    switch rng.int(106) {
     case 0..<4:
       let absent = people.filter { state.participant($0) == nil }
       let id = absent.isEmpty || rng.chance(0.1) ? rng.pick(people) : rng.pick(absent)
@@ -125,6 +125,18 @@ struct CommandGenerator {
       // Someone here, now and then someone gone or oneself (refused), or one's own copy.
       let lender: ParticipantID? = rng.chance(0.3) ? nil : rng.pick(people)
       return (.watchFrom(lender), someone(among: present))
+    case 100..<106:
+      // Ready checks: mostly answers, now and then a question, an end, or the room's rule.
+      switch rng.int(10) {
+      case 0..<2: return (.askReady, someone(among: movers))
+      case 2..<7: return (.setReadyToWatch(rng.chance(0.7)), someone(among: present))
+      case 7: return (.startAnyway, someone(among: joined))
+      case 8: return (.cancelReadyCheck, someone(among: joined))
+      default:
+        let by =
+          state.control.owner.map { rng.chance(0.85) ? $0 : rng.pick(people) } ?? rng.pick(people)
+        return (.setStartWhenAllReady(rng.chance(0.5)), by)
+      }
     default:
       let command = GroupCommand.report(
         roundTrip: rng.double(0...0.8), startupLatency: rng.double(0...0.5),
@@ -261,6 +273,22 @@ struct ChangeChecker {
     #expect(Set(waited).isDisjoint(with: session.excused), sourceLocation: sourceLocation)
     #expect(session.waits.allSatisfy { $0.deadline > $0.since }, sourceLocation: sourceLocation)
     let timeline = session.timeline
+    // A ready check holds a paused group and is settled: someone asked is not yet ready.
+    if let check = session.readyCheck {
+      #expect(
+        session.intendedRate == 0,
+        "means to play during a check after \(String(describing: state.lastChange?.kind))",
+        sourceLocation: sourceLocation)
+      #expect(check.deadline > check.since, sourceLocation: sourceLocation)
+      #expect(
+        !state.notReadyToWatch.isEmpty, "everyone ready, still asking",
+        sourceLocation: sourceLocation)
+    }
+    // A countdown is the start the timeline still holds for.
+    if let countdown = session.countdown {
+      #expect(
+        countdown == timeline.groupTime && timeline.rate > 0, sourceLocation: sourceLocation)
+    }
     #expect((0...session.item.duration).contains(timeline.itemTime), sourceLocation: sourceLocation)
     #expect(
       session.intendedRate == 0 || session.intendedRate == session.playbackRate,

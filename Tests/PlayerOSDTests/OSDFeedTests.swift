@@ -121,6 +121,31 @@ struct OSDFeedTests {
     #expect(last.count == 90 && last.hasSuffix("…"))
   }
 
+  @Test("a ready check shows whom it waits for; its countdown counts down in the picture")
+  func readyCheck() {
+    var feed = feed()
+    var asked = Self.group()
+    asked.session?.intendedRate = 0
+    asked.session?.readyCheck = ReadyCheck(
+      askedBy: Self.bob, askedByName: "bob", since: GroupInstant(seconds: 100),
+      deadline: GroupInstant(seconds: 220))
+    asked.participants[1].readyToWatch = true
+    #expect(
+      feed.saw(asked, groupTime: GroupInstant(seconds: 100.2), at: at(0))
+        == .show("ready? waiting for you, dan (2:00)", seconds: 1.5))
+    var counting = Self.group()
+    let startsAt = GroupInstant(seconds: 203)
+    counting.session?.timeline = Timeline(itemTime: 754, groupTime: startsAt, rate: 1)
+    counting.session?.countdown = startsAt
+    #expect(
+      feed.saw(counting, groupTime: GroupInstant(seconds: 200.5), at: at(1))
+        == .show("▶ starting in 3…", seconds: 1.5))
+    #expect(
+      feed.saw(counting, groupTime: GroupInstant(seconds: 201.5), at: at(2))
+        == .show("▶ starting in 2…", seconds: 1.5))
+    #expect(feed.saw(counting, groupTime: GroupInstant(seconds: 203), at: at(3.5)) == .clear)
+  }
+
   @Test("a wait shows after a second with the seconds left counting down, and goes when it ends")
   func waits() {
     var feed = feed()

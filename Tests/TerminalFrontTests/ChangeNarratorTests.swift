@@ -74,6 +74,37 @@ struct NoticeFormatterTests {
     #expect(text(.autoAdvanceChanged(true)) == "bob turned auto-advance on")
   }
 
+  @Test("ready checks: who asks, who is ready, how it ended and when the group starts")
+  func readyChecks() {
+    // Nobody in the fixture said ready: all three are asked.
+    #expect(
+      text(.readyCheckStarted(deadline: Fixtures.now.advanced(bySeconds: 120)))
+        == "bob asks: is everyone ready? (waiting for you, bob, carol)")
+    #expect(
+      text(.readyCheckStarted(deadline: Fixtures.now), by: Fixtures.alice, name: "alice")
+        == "you asked: is everyone ready? (waiting for you, bob, carol)")
+    #expect(text(.readyToWatchChanged(true)) == "bob is ready")
+    #expect(
+      text(.readyToWatchChanged(false), by: Fixtures.alice, name: "alice") == "you are not ready")
+    let startsAt = Fixtures.now.advanced(bySeconds: 3)
+    #expect(
+      text(.readyCheckEnded(.allReady, startsAt: startsAt), by: nil)
+        == "everyone is ready — starting in 3 s")
+    #expect(
+      text(.readyCheckEnded(.startedAnyway, startsAt: startsAt))
+        == "bob started anyway (without you, bob, carol ready) — starting in 3 s")
+    #expect(text(.readyCheckEnded(.cancelled, startsAt: nil)) == "bob took the ready check back")
+    #expect(
+      text(.readyCheckEnded(.cancelled, startsAt: nil), by: nil)
+        == "the ready check ended: nobody is left to answer it")
+    #expect(
+      text(.readyCheckEnded(.timedOut, startsAt: nil), by: nil)
+        == "the ready check lapsed: you, bob, carol did not say ready")
+    #expect(
+      text(.startWhenAllReadyChanged(true))
+        == "bob set the room to start only when everyone is ready")
+  }
+
   @Test("who watches from whose copy, and a wait that says where it loads from")
   func lentCopies() {
     #expect(text(.watchingFrom(Fixtures.carol)) == "bob watches from carol's copy")

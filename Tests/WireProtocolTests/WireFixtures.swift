@@ -39,9 +39,9 @@ enum Fixture {
     id: "p1", name: "ann", isJoined: true, readiness: .ready, suspensions: [], autoAdvance: true,
     isConnected: true, roundTrip: 0.5, startupLatency: 0.25, playerOffset: 0.125,
     origin: .syncplay, personalOffset: 0.2, sealingKey: String(repeating: "cd", count: 32),
-    lender: "p2")
+    lender: "p2", readyToWatch: true)
   static let annJSON =
-    #"{"autoAdvance":true,"id":"p1","isConnected":true,"isJoined":true,"lender":"p2","name":"ann","origin":"syncplay","personalOffset":0.2,"playerOffset":0.125,"readiness":"ready","roundTrip":0.5,"sealingKey":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","startupLatency":0.25,"suspensions":[]}"#
+    #"{"autoAdvance":true,"id":"p1","isConnected":true,"isJoined":true,"lender":"p2","name":"ann","origin":"syncplay","personalOffset":0.2,"playerOffset":0.125,"readiness":"ready","readyToWatch":true,"roundTrip":0.5,"sealingKey":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","startupLatency":0.25,"suspensions":[]}"#
   /// `playerOffset` absent, `origin` the default (cowatch, not written).
   static let bob = Participant(
     id: "p2", name: "bob", isJoined: true, readiness: .stalled, suspensions: [.interrupted],
@@ -67,16 +67,21 @@ enum Fixture {
   static let session = WatchSession(
     id: 3, series: series, item: item1, timeline: timeline, intendedRate: 1, waits: [wait],
     excused: ["p3"], reachedEnd: false, playbackRate: 1.5, catchingUp: ["p4"],
-    lastPlaybackChange: played, startedBy: "ann", invited: ["p5"])
+    lastPlaybackChange: played, startedBy: "ann", invited: ["p5"],
+    readyCheck: ReadyCheck(
+      askedBy: "p1", askedByName: "ann", since: GroupInstant(nanoseconds: 3_600_000_000_000),
+      deadline: GroupInstant(nanoseconds: 3_720_000_000_000)),
+    countdown: GroupInstant(nanoseconds: 3_603_000_000_000))
   static let sessionJSON =
-    #"{"catchingUp":["p4"],"excused":["p3"],"id":3,"intendedRate":1,"invited":["p5"],"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"series":\#(seriesJSON),"startedBy":"ann","timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
+    #"{"catchingUp":["p4"],"countdown":3603000000000,"excused":["p3"],"id":3,"intendedRate":1,"invited":["p5"],"item":\#(item1JSON),"lastPlaybackChange":\#(playedJSON),"playbackRate":1.5,"reachedEnd":false,"readyCheck":{"askedBy":"p1","askedByName":"ann","deadline":3720000000000,"since":3600000000000},"series":\#(seriesJSON),"startedBy":"ann","timeline":\#(timelineJSON),"waits":[\#(waitJSON)]}"#
 
   /// Every optional field present.
   static let state = GroupState(
     sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
-    sessionCounter: 3, control: RoomControl(owner: "p1", locked: true, playback: .owner))
+    sessionCounter: 3,
+    control: RoomControl(owner: "p1", locked: true, playback: .owner, startWhenAllReady: true))
   static let stateJSON =
-    #"{"control":{"locked":true,"owner":"p1","playback":"owner"},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+    #"{"control":{"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   static let queueEntry = QueueEntry(
     id: 3, series: series, item: "harbour/s1e2", addedBy: "p2", addedByName: "bob")
   static let queueEntryJSON =
@@ -84,10 +89,11 @@ enum Fixture {
   /// The same room with a queue: every field there is.
   static let queuedState = GroupState(
     sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
-    sessionCounter: 3, control: RoomControl(owner: "p1", locked: true, playback: .owner),
+    sessionCounter: 3,
+    control: RoomControl(owner: "p1", locked: true, playback: .owner, startWhenAllReady: true),
     queue: [queueEntry], queueCounter: 3)
   static let queuedStateJSON =
-    #"{"control":{"locked":true,"owner":"p1","playback":"owner"},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"queue":[\#(queueEntryJSON)],"queueCounter":3,"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+    #"{"control":{"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"queue":[\#(queueEntryJSON)],"queueCounter":3,"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   /// A fresh room: no session, no last change.
   static let emptyState = GroupState()
   static let emptyStateJSON =
@@ -95,13 +101,13 @@ enum Fixture {
 
   static let configuration = EngineConfiguration()
   static let configurationJSON =
-    #"{"allowedRates":{"max":4,"min":0.25},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["stallRecovery"]}"#
+    #"{"allowedRates":{"max":4,"min":0.25},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"readyCheckTimeout":120,"readyCountdown":3,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["stallRecovery"]}"#
   /// Several waiting reasons: a `Set` in Swift, always written sorted.
   static let strictConfiguration = EngineConfiguration(
     waitingReasons: [.stallRecovery, .interrupted, .changingTime, "phone call"],
     allowedRates: 0.5...2)
   static let strictConfigurationJSON =
-    #"{"allowedRates":{"max":2,"min":0.5},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["changingTime","interrupted","phone call","stallRecovery"]}"#
+    #"{"allowedRates":{"max":2,"min":0.5},"answerTimeout":30,"endTolerance":3,"firstLoadTimeout":60,"maximumStartDelay":3,"minimumStartDelay":0.1,"readyCheckTimeout":120,"readyCountdown":3,"rebufferTimeout":10,"roundTripFactor":2,"suspensionWaitTimeout":10,"waitingReasons":["changingTime","interrupted","phone call","stallRecovery"]}"#
 
   static let token = ResumeToken(participant: "p1")
   static let tokenJSON = #"{"participant":"p1"}"#

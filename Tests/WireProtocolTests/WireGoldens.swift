@@ -68,6 +68,11 @@ enum Golden {
     ),
     (.watchFrom("p1"), #"{"lender":"p1","type":"watchFrom"}"#),
     (.watchFrom(nil), #"{"type":"watchFrom"}"#),
+    (.askReady, #"{"type":"askReady"}"#),
+    (.setReadyToWatch(true), #"{"ready":true,"type":"setReadyToWatch"}"#),
+    (.startAnyway, #"{"type":"startAnyway"}"#),
+    (.cancelReadyCheck, #"{"type":"cancelReadyCheck"}"#),
+    (.setStartWhenAllReady(true), #"{"enabled":true,"type":"setStartWhenAllReady"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -114,6 +119,17 @@ enum Golden {
     (.sealingKeyAnnounced, #"{"type":"sealingKeyAnnounced"}"#),
     (.watchingFrom("p1"), #"{"lender":"p1","type":"watchingFrom"}"#),
     (.watchingFrom(nil), #"{"type":"watchingFrom"}"#),
+    (
+      .readyCheckStarted(deadline: GroupInstant(nanoseconds: 3_720_000_000_000)),
+      #"{"deadline":3720000000000,"type":"readyCheckStarted"}"#
+    ),
+    (.readyToWatchChanged(false), #"{"ready":false,"type":"readyToWatchChanged"}"#),
+    (
+      .readyCheckEnded(.allReady, startsAt: GroupInstant(nanoseconds: 3_603_000_000_000)),
+      #"{"end":"allReady","startsAt":3603000000000,"type":"readyCheckEnded"}"#
+    ),
+    (.readyCheckEnded(.timedOut, startsAt: nil), #"{"end":"timedOut","type":"readyCheckEnded"}"#),
+    (.startWhenAllReadyChanged(true), #"{"enabled":true,"type":"startWhenAllReadyChanged"}"#),
     (.lockChanged(true), #"{"locked":true,"type":"lockChanged"}"#),
     (
       .playbackControlChanged(.everyone),

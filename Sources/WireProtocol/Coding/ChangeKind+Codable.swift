@@ -8,6 +8,7 @@ extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
     case participant, cause, enabled, locked, playback, name, entry, seconds, lender
+    case deadline, ready, end
   }
 
   public init(from decoder: any Decoder) throws {
@@ -74,6 +75,16 @@ extension ChangeKind: Codable {
       self = .sealingKeyAnnounced
     case .watchingFrom:
       self = .watchingFrom(try c.decodeIfPresent(ParticipantID.self, forKey: .lender))
+    case .readyCheckStarted:
+      self = .readyCheckStarted(deadline: try c.decode(GroupInstant.self, forKey: .deadline))
+    case .readyToWatchChanged:
+      self = .readyToWatchChanged(try c.decode(Bool.self, forKey: .ready))
+    case .readyCheckEnded:
+      self = .readyCheckEnded(
+        try c.decode(ReadyCheckEnd.self, forKey: .end),
+        startsAt: try c.decodeIfPresent(GroupInstant.self, forKey: .startsAt))
+    case .startWhenAllReadyChanged:
+      self = .startWhenAllReadyChanged(try c.decode(Bool.self, forKey: .enabled))
     case .lockChanged:
       self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
     case .playbackControlChanged:
@@ -178,6 +189,15 @@ extension ChangeKind: Codable {
       try c.encode(seconds, forKey: .seconds)
     case .watchingFrom(let lender):
       try c.encodeIfPresent(lender, forKey: .lender)
+    case .readyCheckStarted(let deadline):
+      try c.encode(deadline, forKey: .deadline)
+    case .readyToWatchChanged(let ready):
+      try c.encode(ready, forKey: .ready)
+    case .readyCheckEnded(let end, let startsAt):
+      try c.encode(end, forKey: .end)
+      try c.encodeIfPresent(startsAt, forKey: .startsAt)
+    case .startWhenAllReadyChanged(let enabled):
+      try c.encode(enabled, forKey: .enabled)
     case .queuePlayed(let entry, let from, let to):
       try c.encode(entry, forKey: .entry)
       try c.encodeIfPresent(from, forKey: .from)

@@ -1,7 +1,8 @@
 import PlaybackCoordination
 
 /// Wire format: an object with every policy by name, all required but `answerTimeout`
-/// (added in version 13; a stored configuration without it reads as the default), e.g.
+/// (added in version 13), `readyCountdown` and `readyCheckTimeout` (added in version 17; a
+/// stored configuration without them reads as the default), e.g.
 /// `"allowedRates":{"min":0.25,"max":4}` and `"waitingReasons":["stallRecovery"]`.
 ///
 /// `waitingReasons` is a set in Swift, whose iteration order changes from one process to
@@ -11,6 +12,7 @@ extension EngineConfiguration: Codable {
   private enum CodingKeys: String, CodingKey {
     case waitingReasons, answerTimeout, firstLoadTimeout, rebufferTimeout, suspensionWaitTimeout
     case roundTripFactor, minimumStartDelay, maximumStartDelay, allowedRates, endTolerance
+    case readyCountdown, readyCheckTimeout
   }
 
   public init(from decoder: any Decoder) throws {
@@ -27,12 +29,19 @@ extension EngineConfiguration: Codable {
     let maximumStartDelay = try c.decode(Double.self, forKey: .maximumStartDelay)
     let allowedRates = try c.decodeRange(forKey: .allowedRates)
     let endTolerance = try c.decode(Double.self, forKey: .endTolerance)
+    let readyCountdown =
+      try c.decodeIfPresent(Double.self, forKey: .readyCountdown)
+      ?? EngineConfiguration().readyCountdown
+    let readyCheckTimeout =
+      try c.decodeIfPresent(Double.self, forKey: .readyCheckTimeout)
+      ?? EngineConfiguration().readyCheckTimeout
     self.init(
       waitingReasons: waitingReasons, answerTimeout: answerTimeout,
       firstLoadTimeout: firstLoadTimeout,
       rebufferTimeout: rebufferTimeout, suspensionWaitTimeout: suspensionWaitTimeout,
       roundTripFactor: roundTripFactor, minimumStartDelay: minimumStartDelay,
-      maximumStartDelay: maximumStartDelay, allowedRates: allowedRates, endTolerance: endTolerance)
+      maximumStartDelay: maximumStartDelay, allowedRates: allowedRates, endTolerance: endTolerance,
+      readyCountdown: readyCountdown, readyCheckTimeout: readyCheckTimeout)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -47,5 +56,7 @@ extension EngineConfiguration: Codable {
     try c.encode(maximumStartDelay, forKey: .maximumStartDelay)
     try c.encodeRange(allowedRates, forKey: .allowedRates)
     try c.encode(endTolerance, forKey: .endTolerance)
+    try c.encode(readyCountdown, forKey: .readyCountdown)
+    try c.encode(readyCheckTimeout, forKey: .readyCheckTimeout)
   }
 }

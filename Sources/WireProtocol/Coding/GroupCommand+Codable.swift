@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin, entry, seconds, key, lender
+    case locked, playback, participant, origin, entry, seconds, key, lender, ready
   }
 
   public init(from decoder: any Decoder) throws {
@@ -110,6 +110,16 @@ extension GroupCommand: Codable {
       self = .announceSealingKey(key)
     case .watchFrom:
       self = .watchFrom(try c.decodeIfPresent(ParticipantID.self, forKey: .lender))
+    case .askReady:
+      self = .askReady
+    case .setReadyToWatch:
+      self = .setReadyToWatch(try c.decode(Bool.self, forKey: .ready))
+    case .startAnyway:
+      self = .startAnyway
+    case .cancelReadyCheck:
+      self = .cancelReadyCheck
+    case .setStartWhenAllReady:
+      self = .setStartWhenAllReady(try c.decode(Bool.self, forKey: .enabled))
     }
   }
 
@@ -182,7 +192,11 @@ extension GroupCommand: Codable {
       try c.encode(key, forKey: .key)
     case .watchFrom(let lender):
       try c.encodeIfPresent(lender, forKey: .lender)
-    case .join, .decline, .leave, .end, .queueClear:
+    case .setReadyToWatch(let ready):
+      try c.encode(ready, forKey: .ready)
+    case .setStartWhenAllReady(let enabled):
+      try c.encode(enabled, forKey: .enabled)
+    case .join, .decline, .leave, .end, .queueClear, .askReady, .startAnyway, .cancelReadyCheck:
       break
     }
   }

@@ -2,7 +2,8 @@ import PlaybackCoordination
 
 /// Wire format: an object with every stored property by name; `session` and
 /// `lastChange` are omitted when absent. `control` is
-/// `{"owner":"p1","locked":false,"playback":"everyone"}` (`owner` omitted in an empty room);
+/// `{"owner":"p1","locked":false,"playback":"everyone"}` (`owner` omitted in an empty room,
+/// `startWhenAllReady` while false);
 /// read as an open room owned by nobody when absent (rooms stored before protocol 4).
 /// `queue` and `queueCounter` are omitted while nothing was ever queued (and read as such
 /// when absent: rooms stored before protocol 10).
@@ -73,14 +74,17 @@ extension QueueEntry: Codable {
 }
 
 extension RoomControl: Codable {
-  private enum CodingKeys: String, CodingKey { case owner, locked, playback }
+  private enum CodingKeys: String, CodingKey { case owner, locked, playback, startWhenAllReady }
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let owner = try c.decodeIfPresent(ParticipantID.self, forKey: .owner)
     let locked = try c.decode(Bool.self, forKey: .locked)
     let playback = try c.decode(PlaybackControl.self, forKey: .playback)
-    self.init(owner: owner, locked: locked, playback: playback)
+    let startWhenAllReady =
+      try c.decodeIfPresent(Bool.self, forKey: .startWhenAllReady) ?? false
+    self.init(
+      owner: owner, locked: locked, playback: playback, startWhenAllReady: startWhenAllReady)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -88,5 +92,6 @@ extension RoomControl: Codable {
     try c.encodeIfPresent(owner, forKey: .owner)
     try c.encode(locked, forKey: .locked)
     try c.encode(playback, forKey: .playback)
+    if startWhenAllReady { try c.encode(startWhenAllReady, forKey: .startWhenAllReady) }
   }
 }

@@ -3,14 +3,14 @@ import PlaybackCoordination
 /// Wire format: an object with every stored property by name;
 /// `playerOffset` is omitted until reported, `origin` when it is `cowatch`,
 /// `personalOffset` when it is 0 (read as 0 when absent), `sealingKey` until announced,
-/// `lender` when it is nil.
+/// `lender` when it is nil, `readyToWatch` when false (read as false when absent).
 ///
 /// Written by hand, not synthesized, so that the format is a decision that a Swift
 /// refactor cannot change by accident; see docs/PROTOCOL.md.
 extension Participant: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, name, isJoined, readiness, suspensions, autoAdvance, isConnected, roundTrip,
-      startupLatency, playerOffset, origin, personalOffset, sealingKey, lender
+      startupLatency, playerOffset, origin, personalOffset, sealingKey, lender, readyToWatch
   }
 
   public init(from decoder: any Decoder) throws {
@@ -38,11 +38,13 @@ extension Participant: Codable {
         forKey: .sealingKey, in: c, debugDescription: "a sealing key is 64 lower-case hex digits")
     }
     let lender = try c.decodeIfPresent(ParticipantID.self, forKey: .lender)
+    let readyToWatch = try c.decodeIfPresent(Bool.self, forKey: .readyToWatch) ?? false
     self.init(
       id: id, name: name, isJoined: isJoined, readiness: readiness, suspensions: suspensions,
       autoAdvance: autoAdvance, isConnected: isConnected, roundTrip: roundTrip,
       startupLatency: startupLatency, playerOffset: playerOffset, origin: origin,
-      personalOffset: personalOffset, sealingKey: sealingKey, lender: lender)
+      personalOffset: personalOffset, sealingKey: sealingKey, lender: lender,
+      readyToWatch: readyToWatch)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -61,5 +63,6 @@ extension Participant: Codable {
     if personalOffset != 0 { try c.encode(personalOffset, forKey: .personalOffset) }
     try c.encodeIfPresent(sealingKey, forKey: .sealingKey)
     try c.encodeIfPresent(lender, forKey: .lender)
+    if readyToWatch { try c.encode(readyToWatch, forKey: .readyToWatch) }
   }
 }
