@@ -60,6 +60,8 @@ import Testing
       ("queue", ["A queue edit reaching everyone"]),
       // Auto-advance into the queue with three real mpv players (mpv, ffmpeg).
       ("queue-advance", ["Auto-advance into the queue"]),
+      // A ready check's countdown start: five simulated and two real mpv players.
+      ("ready", ["A ready check's countdown start", "two mpv players"]),
       // A member's own client against a real `cowatch host` room (it exits non-zero unless
       // nobody moved, nothing leaked, the host lived and the honest handover worked).
       ("member-attacks", ["Attacks by a member against a cowatch host room", "nobody moved"]),
