@@ -149,6 +149,11 @@ public enum ChangeNarrator {
     return "\(name)\(only): \(text)"
   }
 
+  /// A reaction as a line: "ann reacted 😂 at 12:34" ("you reacted …" for one's own).
+  public static func reaction(from name: String, _ reaction: Reaction) -> String {
+    "\(name) reacted \(reaction.text) at \(TimeFormat.clock(reaction.at))"
+  }
+
   /// Who caused a change, as shown: "you", their name, or "the group".
   public static func name(of event: ChangeEvent, in state: GroupState, local: ParticipantID?)
     -> String

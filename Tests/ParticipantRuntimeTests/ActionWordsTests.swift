@@ -16,9 +16,17 @@ struct ActionWordsTests {
       "tell bob psst", "leave", "end", "catalog", "status", "lock", "unlock", "remove bob",
       "control owner", "owner bob", "restart-player", "queue add harbour/s1e2", "queue remove 2",
       "queue move 3 1", "queue clear", "queue play 1", "offset 200", "lend on", "lend off", "lend",
+      "react 😂", "react what a twist", "react ❤️",
     ])
   func roundTrip(line: String) throws {
     let action = try ParticipantAction.parse(line)
     #expect(try ParticipantAction.parse(action.words) == action, "\(line) → \(action.words)")
+  }
+
+  @Test("react takes an emoji or a few words, and says what it wants when given nothing")
+  func react() throws {
+    #expect(try ParticipantAction.parse("react 😂") == .react("😂"))
+    #expect(try ParticipantAction.parse("react what a twist") == .react("what a twist"))
+    #expect(throws: (any Error).self) { try ParticipantAction.parse("react") }
   }
 }

@@ -181,7 +181,7 @@ struct SessionTests {
     for (name, client) in [("bob", bob), ("cat", cat)] {
       relay.task {
         for await event in client.events {
-          if case .message(_, let from, let kind, let body, let to) = event {
+          if case .message(_, let from, let kind, let body, let to, _) = event {
             let only = to.map { " (only \($0.map(\.rawValue).joined(separator: ",")))" } ?? ""
             await received.add("\(name)<-\(from):\(kind):\(body)\(only)")
           }
@@ -212,7 +212,7 @@ struct SessionTests {
     let runtime = try #require(relay.memory?.runtime ?? relay.server?.runtime)
     let kept = runtime.storedRooms().flatMap(\.members).flatMap(\.messages)
     let bodies = kept.compactMap { stored -> (MessageKind, String)? in
-      if case .message(_, _, _, let kind, let body, _) = stored.message {
+      if case .message(_, _, _, let kind, let body, _, _) = stored.message {
         (kind, body)
       } else {
         nil
