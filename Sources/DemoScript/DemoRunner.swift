@@ -473,7 +473,11 @@ public actor DemoRunner {
           emit(.notice(observer: name), "\(name) sees: \(sentence)")
         }
       }
-    case .message(_, let from, let kind, let body, _):
+    case .reaction(_, let from, let reaction, _):
+      let line = ChangeNarrator.reaction(from: from, reaction)
+      member.chats.append(line)
+      if !finishing { emit(.chat(participant: name), "\(name) sees: \(line)") }
+    case .message(_, let from, let kind, let body, _, _):
       member.chats.append("\(from): \(body)")
       if !finishing {
         let what = kind == .chat ? "a message" : "a \(kind) message"

@@ -114,6 +114,7 @@ public struct FrontRunner: Sendable {
           terminal.show(ScreenRenderer.render(session.model, rows: size.rows, cols: size.cols))
         case .repaint: terminal.repaint()
         case .copyToClipboard(let text): terminal.copyToClipboard(text)
+        case .bell: terminal.bell()
         case .restartPlayer:
           if let restartPlayer {
             Task { input.yield(.playerRestarted(await restartPlayer.run())) }

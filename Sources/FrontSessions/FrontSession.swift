@@ -70,6 +70,8 @@ public struct FrontSession: Sendable {
     case restartPlayer
     /// Put the text on the terminal's clipboard (OSC 52).
     case copyToClipboard(String)
+    /// Ring the terminal's bell once: a chat line named this person.
+    case bell
     /// Read a link's title and duration with the player; report ``Input/linkRead(_:_:)``.
     case readLink(String, LinkUse)
     /// Tell the link gate the person's answer about a link someone else wants to play.
@@ -182,7 +184,7 @@ public struct FrontSession: Sendable {
       if let invite = model.invite { model.post("Others join with: \(invite)") }
       redrawRequested = true
     case .client(let event):
-      receive(event)
+      if receive(event) { effects.append(.bell) }
       effects += queuedLinksToConsider()
     case .clientEnded:
       if case .disconnected = model.connection {
@@ -236,7 +238,9 @@ public struct FrontSession: Sendable {
 
   // MARK: - Client events
 
-  private mutating func receive(_ event: ClientEvent) {
+  /// Returns whether the bell rings: a live chat line from someone else names this person.
+  @discardableResult
+  private mutating func receive(_ event: ClientEvent) -> Bool {
     switch event {
     case .welcomed(let participant, let resumed, let epoch, let relay):
       // The same relay, but a new member: this person was away longer than their place
@@ -287,8 +291,18 @@ public struct FrontSession: Sendable {
         }
       case .invalidated(let reason): model.membership = .invalidated(reason: reason.description)
       }
-    case .message(_, let name, let kind, let body, let to):
-      if kind == .chat { model.receiveChat(from: name, text: body, to: to.map(names(of:))) }
+    case .message(let from, let name, let kind, let body, let to, let earlier):
+      guard kind == .chat else { break }
+      let me = model.localParticipant.flatMap { model.group.participant($0)?.name }
+      let mention = from != model.localParticipant && me.map { Mention.names($0, in: body) } == true
+      model.receiveChat(
+        from: name, text: body, to: to.map(names(of:)),
+        emphasis: earlier ? .earlier : mention ? .mention : .none)
+      // Once a line, and never for what was said before this person came.
+      return mention && !earlier
+    case .reaction(let from, let name, let reaction, let earlier):
+      model.receiveReaction(
+        from: from == model.localParticipant ? "you" : name, reaction, earlier: earlier)
     case .rejected(let command, let rejection, _):
       // In words, episodes by their labels; nothing for a race the group already settled
       // (another player's request to advance from the same ending came first).
@@ -311,6 +325,7 @@ public struct FrontSession: Sendable {
       model.passedOverCarriers = successors.filter { $0.reachable && !$0.feedable }
         .map(\.participant)
     }
+    return false
   }
 
   /// The room now runs at `relay`, one of its successors: the invite names it (its

@@ -254,14 +254,29 @@ public struct HeadlessRunner: Sendable {
         emit(.object([("event", "connection"), ("status", .string(status.rawValue))]))
       case .session(let phase):
         emit(Self.phaseLine(phase))
-      case .message(_, _, let kind, _, _) where ItemLending.messageKinds.contains(kind):
+      case .message(_, _, let kind, _, _, _) where ItemLending.messageKinds.contains(kind):
         // Lending's own questions and grants (a grant's secret among them) are not shown.
         break
-      case .message(_, let name, let kind, let body, let to):
+      case .reaction(let from, let name, let reaction, let earlier):
+        var fields: [(String, OrderedJSON)] = [
+          ("event", "reaction"), ("from", .string(name)), ("text", .string(reaction.text)),
+          ("at", .double(reaction.at)),
+          ("line", .string(ChangeNarrator.reaction(from: from == me ? "you" : name, reaction))),
+        ]
+        // One's own, heard as it goes out (the relay does not echo it).
+        if from == me { fields.append(("mine", true)) }
+        if earlier { fields.append(("earlier", true)) }
+        emit(.object(fields))
+      case .message(let from, let name, let kind, let body, let to, let earlier):
         var fields: [(String, OrderedJSON)] = [
           ("event", kind == .chat ? "chat" : "message"), ("from", .string(name)),
           ("kind", .string(kind.rawValue)), ("text", .string(body)),
         ]
+        // Names this person: a program watching for it need not match names itself.
+        if kind == .chat, from != me, Mention.names(client.configuration.name, in: body) {
+          fields.append(("mention", true))
+        }
+        if earlier { fields.append(("earlier", true)) }
         // Meant for some people only: their names, as `tell` takes them.
         if let to {
           let names = to.map { id in

@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension ParticipantAction {
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, ready-check, ready, not-ready, start-anyway, cancel-check, start-when-ready on|off, say TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, ready-check, ready, not-ready, start-anyway, cancel-check, start-when-ready on|off, say TEXT, react TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -119,6 +119,11 @@ extension ParticipantAction {
     case "say":
       guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "some text") }
       return .say(rest)
+    case "react":
+      guard !rest.isEmpty else {
+        throw .missingArgument(word: word, expected: "an emoji or a few words")
+      }
+      return .react(rest)
     case "tell":
       guard !rest.splitOnce().1.isEmpty else {
         throw .missingArgument(word: word, expected: "NAME[,NAME] TEXT")
@@ -276,6 +281,7 @@ extension ParticipantAction {
     case .cancelReadyCheck: "cancel-check"
     case .startWhenAllReady(let on): "start-when-ready \(on ? "on" : "off")"
     case .say(let text): "say \(text)"
+    case .react(let text): "react \(text)"
     case .tell(.line(let arguments)): "tell \(arguments)"
     case .tell(.to(let people, let text)):
       "tell \(people.map(\.rawValue).joined(separator: ",")) \(text)"

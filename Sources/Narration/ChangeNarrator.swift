@@ -185,6 +185,11 @@ public enum ChangeNarrator {
     state.notReadyToWatch.map { $0.id == local ? "you" : $0.name }
   }
 
+  /// A reaction as a line: "ann reacted 😂 at 12:34" ("you reacted …" for one's own).
+  public static func reaction(from name: String, _ reaction: Reaction) -> String {
+    "\(name) reacted \(reaction.text) at \(TimeFormat.clock(reaction.at))"
+  }
+
   /// Who caused a change, as shown: "you", their name, or "the group".
   public static func name(of event: ChangeEvent, in state: GroupState, local: ParticipantID?)
     -> String

@@ -125,6 +125,12 @@ public struct ActionPerformer: Sendable {
     case .say(let text):
       await client.sendMessage(kind: .chat, body: text)
       return .done
+    case .react(let text):
+      // Refused here in words, before it goes: the relay refuses it too.
+      let text = text.split(separator: " ").joined(separator: " ")
+      if let refusal = Reaction.refusal(text) { return .error(refusal) }
+      await client.submit(.react(text))
+      return .done
     case .tell(.to(let people, let text)):
       await client.sendMessage(kind: .chat, body: text, to: .only(people))
       return .done

@@ -298,7 +298,7 @@ public actor ParticipantClient {
       case .player(let command):
         player?.perform(command, at: clock.localNow())
       case .event(let event):
-        if case .message(let from, let name, let kind, let body, _) = event {
+        if case .message(let from, let name, let kind, let body, _, _) = event {
           for subscriber in messageSubscribers.values where subscriber.kind == kind {
             subscriber.continuation.yield((from, name, body))
           }

@@ -56,10 +56,15 @@ public enum ClientEvent: Sendable, Hashable {
   case connection(ConnectionStatus)
   case session(SessionPhase)
   /// A messenger payload; `to` lists its recipients when it was meant for some people
-  /// only (nil: everyone).
+  /// only (nil: everyone). `earlier`: said before this participant entered the room (the
+  /// relay's backlog, sent once on entering): show it as such, do not flash it.
   case message(
     from: ParticipantID, name: String, kind: MessageKind, body: String,
-    to: [ParticipantID]? = nil)
+    to: [ParticipantID]? = nil, earlier: Bool = false)
+  /// A reaction at a moment of the film, from someone (this participant's own too, as it
+  /// goes out): who, what and the film time it was made at. The one place a front or a
+  /// room's memory hears of reactions. `earlier`: as for messages.
+  case reaction(from: ParticipantID, name: String, Reaction, earlier: Bool = false)
   /// The relay refused a command. `awaited`: whoever asked is waiting for the answer and
   /// hears of it there too (headless mode reports it once, with the action that asked).
   case rejected(GroupCommand, Rejection, awaited: Bool)

@@ -7,6 +7,13 @@ struct OutboxRequest: Sendable {
   enum Body: Sendable, Hashable {
     case command(GroupCommand)
     case message(kind: MessageKind, body: String, to: Recipients)
+
+    /// Whether the relay keeps it for people who enter later: the room's conversation
+    /// (chat and reactions) said to everyone; never a private message.
+    var keep: Bool {
+      guard case .message(let kind, _, .all) = self else { return false }
+      return MessageKind.conversation.contains(kind)
+    }
   }
 
   /// Who asked: the person's own requests are the ones they must hear about when they go
@@ -38,7 +45,8 @@ struct OutboxRequest: Sendable {
   var message: ClientMessage {
     switch body {
     case .command(let command): .command(id: id, command)
-    case .message(let kind, let text, let to): .send(seq: id, to: to, kind: kind, body: text)
+    case .message(let kind, let text, let to):
+      .send(seq: id, to: to, kind: kind, body: text, keep: body.keep)
     }
   }
 }

@@ -292,7 +292,16 @@ public struct ParticipantCore: Sendable {
       request, session: state.session, current: currentPosition(at: now, seen: seen),
       allowedRates: replica.configuration?.allowedRates ?? 0.25...4, at: now)
     switch resolved {
-    case .success(let body): return enqueue(body, origin: .user, ticket: ticket, at: now)
+    case .success(let body):
+      var effects = enqueue(body, origin: .user, ticket: ticket, at: now)
+      // The relay does not echo one's own payloads: a reaction is heard here as it goes
+      // out, so that this person's front and the room's memory have it too.
+      if case .react = request, case .message(_, let text, _) = body, let participant,
+        case .success(let reaction) = Reaction.read(body: text)
+      {
+        effects.append(.event(.reaction(from: participant, name: configuration.name, reaction)))
+      }
+      return effects
     case .failure(let error): return fail(error)
     }
   }
@@ -377,6 +386,23 @@ public struct ParticipantCore: Sendable {
     }
   }
 
+  /// A payload as opened, as the person hears of it: a reaction read (one out of bounds
+  /// reported, never shown), and what came from the room's backlog marked earlier.
+  static func delivered(_ event: ClientEvent, earlier: Bool) -> ClientEvent {
+    guard case .message(let from, let name, let kind, let body, let to, _) = event else {
+      return event
+    }
+    guard kind == .reaction else {
+      return .message(from: from, name: name, kind: kind, body: body, to: to, earlier: earlier)
+    }
+    switch Reaction.read(body: body) {
+    case .success(let reaction):
+      return .reaction(from: from, name: name, reaction, earlier: earlier)
+    case .failure(let why):
+      return .notice(.messageHidden(from: name, .unopenable(why.description)))
+    }
+  }
+
   /// The relay answered request `id`.
   private mutating func settle(_ id: UInt64, _ result: Result<Void, Rejection>)
     -> [ParticipantEffect]
@@ -452,12 +478,13 @@ public struct ParticipantCore: Sendable {
       }
       return perform(following.clockArrived(estimate, state: state, at: now), at: now)
         + report(at: now, onlyIfNew: true)
-    case .message(let from, let name, _, let kind, let body, let to):
+    case .message(let from, let name, _, let kind, let body, let to, let earlier):
       link.messageReceived()
-      if kind == MemberKeys.sealedKind {
-        return [.event(openPrivately(body, from: from, name: name, to: to))]
-      }
-      return [.event(password.open(from: from, name: name, kind: kind, body: body, to: to))]
+      let opened =
+        kind == MemberKeys.sealedKind
+        ? openPrivately(body, from: from, name: name, to: to)
+        : password.open(from: from, name: name, kind: kind, body: body, to: to)
+      return [.event(Self.delivered(opened, earlier: earlier))]
     case .error(let code, let text, let fatal):
       // Removed by the owner: the room's own change already said so ("ann removed you from
       // the room"); the relay's farewell would say it twice.

@@ -9,4 +9,7 @@ public enum ParticipantRequest: Sendable, Hashable {
   case playback(PlaybackIntent)
   /// A messenger payload, reliable and ordered with this participant's commands.
   case message(kind: MessageKind, body: String, to: Recipients)
+  /// A reaction to everyone (text already within ``Reaction``'s bounds), at where the group
+  /// is now as this participant sees it: the core adds the film time.
+  case react(String)
 }

@@ -45,6 +45,14 @@ struct PendingIntents: Sendable {
     switch request {
     case .command(let command): .success(.command(command))
     case .message(let kind, let text, let to): .success(.message(kind: kind, body: text, to: to))
+    case .react(let text):
+      if let refusal = Reaction.refusal(text) {
+        .failure(.invalid(refusal))
+      } else {
+        .success(
+          .message(
+            kind: .reaction, body: Reaction(text: text, at: current ?? 0).body, to: .all))
+      }
     case .playback(let intent):
       resolve(intent, session: session, current: current, allowedRates: allowedRates, at: now)
         .map { .command($0) }

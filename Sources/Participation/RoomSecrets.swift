@@ -52,7 +52,8 @@ struct RoomSecrets: Sendable {
     guard case .message(let kind, let text, let to) = request.body, let keys, let participant
     else { return request.message }
     let sealed = keys.seal(kind: kind, body: text, room: room, sender: participant.rawValue)
-    return .send(seq: request.id, to: to, kind: RoomKeys.sealedKind, body: sealed)
+    return .send(
+      seq: request.id, to: to, kind: RoomKeys.sealedKind, body: sealed, keep: request.body.keep)
   }
 
   /// A messenger payload as the person may see it. With a password, only what opens with

@@ -16,6 +16,12 @@ public struct MessageKind: RawRepresentable, Hashable, Sendable, ExpressibleBySt
 
   /// A line of chat, shown to the people it is for.
   public static let chat: MessageKind = "chat"
+  /// A short reaction at a moment of the film (``Reaction``): its body is the text and the
+  /// film time.
+  public static let reaction: MessageKind = "reaction"
+  /// The kinds that make up the room's conversation: sent to everyone, they are kept for
+  /// people who enter later (the relay's backlog).
+  public static let conversation: Set<MessageKind> = [.chat, .reaction]
   /// A payload sealed with the room's password: its own kind travels inside it.
   public static let sealed: MessageKind = "sealed"
   /// A payload sealed for its recipients only, with their own keys: its own kind travels

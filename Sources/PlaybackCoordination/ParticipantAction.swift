@@ -26,6 +26,9 @@ public enum ParticipantAction: Hashable, Sendable {
   case resumeAt(Double)
   case autoAdvance(Bool)
   case say(String)
+  /// A short reaction at this moment of the film, to everyone (`react 😂`; bounded: see
+  /// ``Reaction``), with where the group is.
+  case react(String)
   /// A message to chosen participants only (see ``TellText``).
   case tell(TellText)
   case leave

@@ -72,8 +72,12 @@ public struct OSDFeed: Sendable {
       for change in events {
         if let text = sentence(for: change) { add(text, for: timing.change, at: now) }
       }
-    case .message(let from, let name, let kind, let body, let to):
-      guard mode == .chat, kind == .chat, from != local else { break }
+    case .reaction(let from, let name, let reaction, let earlier):
+      // What was said before this person came is not news on the picture.
+      guard mode == .chat, !earlier, from != local else { break }
+      add(ChangeNarrator.reaction(from: name, reaction), for: timing.chat, at: now)
+    case .message(let from, let name, let kind, let body, let to, let earlier):
+      guard mode == .chat, kind == .chat, from != local, !earlier else { break }
       let names = to.map { ids in
         ids.map { id in id == local ? "you" : state.participant(id)?.name ?? id.rawValue }
       }

@@ -201,6 +201,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     )
     """,
     "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS group_ns BIGINT NOT NULL DEFAULT 0",
+    // The room's conversation for newcomers (JSON, bounded by the relay); NULL: none.
+    "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS backlog TEXT",
     """
     CREATE TABLE IF NOT EXISTS cowatch_lease (
       room TEXT PRIMARY KEY,
@@ -237,14 +239,14 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       }
       var rooms: [StoredRoom] = []
       let roomRows = try await client.query(
-        "SELECT name, state, next_number, protection FROM cowatch_room ORDER BY name",
+        "SELECT name, state, next_number, protection, backlog FROM cowatch_room ORDER BY name",
         logger: logger)
-      for try await (name, state, next, protection) in roomRows.decode(
-        (String, String, Int64, String?).self)
+      for try await (name, state, next, protection, backlog) in roomRows.decode(
+        (String, String, Int64, String?, String?).self)
       {
         rooms.append(
           try Self.storedRoom(
-            name, state: state, nextNumber: next, protection: protection,
+            name, state: state, nextNumber: next, protection: protection, backlog: backlog,
             members: members[name] ?? [], decoder: decoder))
       }
       var clock: ClockReading?
@@ -259,7 +261,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
 
   public func write(_ batch: RoomStoreBatch) async throws(RoomStoreError) {
     let encoder = JSONEncoder()
-    let rooms: [(RoomChange, String, String?, [(String, String)])]
+    let rooms: [(RoomChange, String, String?, [(String, String)], String?)]
     do {
       rooms = try batch.changed.map { change in
         (
@@ -267,7 +269,8 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           try change.protection.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
           try change.members.map {
             ($0.participant.rawValue, String(decoding: try encoder.encode($0), as: UTF8.self))
-          }
+          },
+          try change.backlog.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         )
       }
     } catch {
@@ -308,17 +311,22 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           let nexts = kept.map { Int64(clamping: $0.0.nextNumber) }
           // No NULL in a bound array here: an empty string stands for "no password".
           let protections = kept.map { $0.2 ?? "" }
+          // Likewise an empty string for "the backlog as written before".
+          let backlogs = kept.map { $0.4 ?? "" }
           let wall = batch.clock.wallNanoseconds
           let group = batch.clock.group.nanoseconds
           try await connection.query(
             """
-            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns)
-            SELECT r.name, r.state, r.next, \(wall), NULLIF(r.protection, ''), \(group)
-            FROM UNNEST(\(names)::text[], \(states)::text[], \(nexts)::int8[], \(protections)::text[])
-              AS r(name, state, next, protection)
+            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns, backlog)
+            SELECT r.name, r.state, r.next, \(wall), NULLIF(r.protection, ''), \(group),
+              NULLIF(r.backlog, '')
+            FROM UNNEST(\(names)::text[], \(states)::text[], \(nexts)::int8[], \(protections)::text[],
+              \(backlogs)::text[])
+              AS r(name, state, next, protection, backlog)
             ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state,
               next_number = EXCLUDED.next_number, written_wall_ns = EXCLUDED.written_wall_ns,
-              protection = EXCLUDED.protection, group_ns = EXCLUDED.group_ns
+              protection = EXCLUDED.protection, group_ns = EXCLUDED.group_ns,
+              backlog = COALESCE(EXCLUDED.backlog, cowatch_room.backlog)
             """, logger: logger)
           let memberRooms = kept.flatMap { change in change.3.map { _ in change.0.name } }
           let participants = kept.flatMap { $0.3.map(\.0) }
@@ -442,7 +450,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
   /// One room as stored, and the clocks it was written on.
   /// A room as its row keeps it (state and protection as JSON text).
   private static func storedRoom(
-    _ name: String, state: String, nextNumber: Int64, protection: String?,
+    _ name: String, state: String, nextNumber: Int64, protection: String?, backlog: String?,
     members: [StoredMember], decoder: JSONDecoder
   ) throws -> StoredRoom {
     StoredRoom(
@@ -450,7 +458,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       nextNumber: UInt64(max(0, nextNumber)), members: members,
       protection: try protection.map {
         try decoder.decode(RoomProtection.self, from: Data($0.utf8))
-      })
+      },
+      backlog: try backlog.map { try decoder.decode([StoredMessage].self, from: Data($0.utf8)) }
+        ?? [])
   }
 
   private func loadRoom(_ room: String) async throws(RoomStoreError) -> (StoredRoom?, ClockReading?)
@@ -467,15 +477,15 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
       }
       let rows = try await client.query(
         """
-        SELECT state, next_number, protection, group_ns, written_wall_ns FROM cowatch_room
+        SELECT state, next_number, protection, group_ns, written_wall_ns, backlog FROM cowatch_room
         WHERE name = \(room)
         """, logger: logger)
-      for try await (state, next, protection, group, wall) in rows.decode(
-        (String, Int64, String?, Int64, Int64).self)
+      for try await (state, next, protection, group, wall, backlog) in rows.decode(
+        (String, Int64, String?, Int64, Int64, String?).self)
       {
         let stored = try Self.storedRoom(
-          room, state: state, nextNumber: next, protection: protection, members: members,
-          decoder: decoder)
+          room, state: state, nextNumber: next, protection: protection, backlog: backlog,
+          members: members, decoder: decoder)
         return (
           stored, ClockReading(group: GroupInstant(nanoseconds: group), wallNanoseconds: wall)
         )

@@ -34,6 +34,12 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// successor's feed, so the bytes stay well below a participant's frame limit (1 MiB).
   public var maximumPendingMessages: Int
   public var maximumPendingMessageBytes: Int
+  /// The room's conversation kept for people who enter later (chat and reactions sent to
+  /// everyone with `keep`, sealed or not): at most this many, and this many bytes as
+  /// encoded, the oldest dropped first. Small enough to travel in a store row and in a
+  /// successor's feed.
+  public var maximumBacklogMessages: Int
+  public var maximumBacklogBytes: Int
   /// How many of a member's latest request ids the relay remembers the answers to, so
   /// that requests resent after a reconnection apply once. Participants keep fewer than
   /// this unanswered.
@@ -84,6 +90,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     reconnectGrace: Double = 6,
     maximumPendingMessages: Int = 256,
     maximumPendingMessageBytes: Int = 256 * 1024,
+    maximumBacklogMessages: Int = 50,
+    maximumBacklogBytes: Int = 32 * 1024,
     requestWindow: Int = 512,
     maximumQueuedBytes: Int = 1 << 20,
     resyncInterval: Double = 1,
@@ -105,6 +113,8 @@ public struct RelayConfiguration: Sendable, Hashable {
     self.reconnectGrace = reconnectGrace
     self.maximumPendingMessages = maximumPendingMessages
     self.maximumPendingMessageBytes = maximumPendingMessageBytes
+    self.maximumBacklogMessages = maximumBacklogMessages
+    self.maximumBacklogBytes = maximumBacklogBytes
     self.requestWindow = requestWindow
     self.maximumQueuedBytes = maximumQueuedBytes
     self.resyncInterval = resyncInterval

@@ -104,12 +104,20 @@ extension RelayCore {
     if isNew, let creator = room.creator { admission.created(by: creator) }
     room.engine = engine
     room.engineDeadline = engine.nextDeadline()
+    var messages = MessageLog(
+      maximumCount: configuration.maximumPendingMessages,
+      maximumBytes: configuration.maximumPendingMessageBytes)
+    // What the room said before this member came, once, in order: numbered in its log
+    // like any payload, so that a resume neither repeats nor loses it.
+    let earlier = room.backlog.entries.map { stored in
+      let message = RoomBacklog.markedEarlier(stored.message)
+      messages.append(message, size: stored.bytes, live: true)
+      return message
+    }
     room.members[participant] = Member(
       name: name, resumeKey: resumeKey, connection: id,
       requests: RequestWindow(capacity: configuration.requestWindow),
-      messages: MessageLog(
-        maximumCount: configuration.maximumPendingMessages,
-        maximumBytes: configuration.maximumPendingMessageBytes))
+      messages: messages)
     rooms[roomName] = room
     connections[id]?.member = (roomName, participant)
     markChanged(roomName, member: participant)
@@ -119,9 +127,8 @@ extension RelayCore {
       resume: ResumeToken(participant: participant),
       configuration: configuration.engine, state: engine.state, resumed: false,
       relayEpoch: epoch, relays: peers)
-    return [
-      .send(.welcome(welcome), to: id),
-      .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id),
+    return [.send(.welcome(welcome), to: id)] + earlier.map { RelayAction.send($0, to: id) } + [
+      .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id)
     ]
       + broadcastStep(
         in: roomName, before: before, at: now,

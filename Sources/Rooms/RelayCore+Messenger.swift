@@ -10,7 +10,7 @@ extension RelayCore {
   public static let maximumKindBytes = 64
 
   mutating func deliver(
-    seq: UInt64, to recipients: Recipients, kind: MessageKind, body: String,
+    seq: UInt64, to recipients: Recipients, kind: MessageKind, body: String, keep: Bool = false,
     from participant: ParticipantID, in roomName: String
   ) -> (actions: [RelayAction], answer: ServerMessage) {
     guard var room = rooms[roomName], let sender = room.members[participant] else {
@@ -31,6 +31,11 @@ extension RelayCore {
     if room.protection != nil, kind != RoomProtection.sealedKind, kind != .sealedPrivately {
       let text = "room \(roomName) has a password: its messages travel sealed end to end"
       return ([], .rejected(id: seq, reason: .invalidValue(text)))
+    }
+    if let refusal = Self.conversationRefusal(
+      kind: kind, body: body, keep: keep, to: recipients, sealed: room.protection != nil)
+    {
+      return ([], .rejected(id: seq, reason: .invalidValue(refusal)))
     }
     let targets: [ParticipantID]
     switch recipients {
@@ -67,7 +72,7 @@ extension RelayCore {
       // Nothing lost silently: whoever sent a payload that had to be dropped hears of it
       // (the member hears how many on its return).
       var bySender: [ParticipantID: Int] = [:]
-      for case .message(let from, _, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
+      for case .message(let from, _, _, _, _, _, _) in dropped { bySender[from, default: 0] += 1 }
       for (from, n) in bySender.sorted(by: { $0.key < $1.key }) {
         guard let c = room.members[from]?.connection else { continue }
         let text =
@@ -75,11 +80,39 @@ extension RelayCore {
         notices.append(.send(.error(code: .messagesLost, message: text, fatal: false), to: c))
       }
     }
+    if keep {
+      // As it went to everyone; marked earlier only when a newcomer is sent it.
+      room.backlog.append(
+        message, size: size, maximumCount: configuration.maximumBacklogMessages,
+        maximumBytes: configuration.maximumBacklogBytes)
+      markBacklogChanged(roomName)
+    }
     rooms[roomName] = room
     let sequence = room.engine.state.sequence
     return (
       (live.isEmpty ? [] : [.broadcast(message, to: live)]) + notices,
       .accepted(id: seq, sequence: sequence)
     )
+  }
+
+  /// Why a payload cannot be taken as it says, in words: one marked `keep` must be the
+  /// room's conversation — for everyone, chat or a reaction (sealed: the relay takes the
+  /// sender's word, as it cannot read the kind) —, and a reaction in the clear must hold
+  /// what a reaction may (the bounds are checked here too, on the wire, not only by the
+  /// sender's front).
+  static func conversationRefusal(
+    kind: MessageKind, body: String, keep: Bool, to recipients: Recipients, sealed: Bool
+  ) -> String? {
+    if kind == .reaction, case .failure(let rejection) = Reaction.read(body: body) {
+      return rejection.description
+    }
+    guard keep else { return nil }
+    guard case .all = recipients else {
+      return "a message for some people only is never kept for those who come later"
+    }
+    if sealed ? kind != RoomProtection.sealedKind : !MessageKind.conversation.contains(kind) {
+      return "only chat and reactions to everyone are kept for those who come later, not \(kind)"
+    }
+    return nil
   }
 }

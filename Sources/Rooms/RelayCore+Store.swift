@@ -13,6 +13,8 @@ extension RelayCore {
     var members: [String: Set<ParticipantID>] = [:]
     var departed: [String: Set<ParticipantID>] = [:]
     var removed: Set<String> = []
+    /// Rooms whose backlog changed (written, and fed, only then).
+    var backlogs: Set<String> = []
 
     var isEmpty: Bool { rooms.isEmpty && removed.isEmpty }
 
@@ -27,8 +29,14 @@ extension RelayCore {
       departed[room, default: []].insert(member)
     }
 
+    mutating func backlogChanged(_ room: String) {
+      rooms.insert(room)
+      backlogs.insert(room)
+    }
+
     mutating func removed(_ room: String) {
       rooms.remove(room)
+      backlogs.remove(room)
       members[room] = nil
       departed[room] = nil
       removed.insert(room)
@@ -38,6 +46,11 @@ extension RelayCore {
   mutating func markChanged(_ room: String, member: ParticipantID? = nil) {
     if tracksStoreChanges { storeChanges.changed(room, member: member) }
     if feedsSuccessors { successorChanges.changed(room, member: member) }
+  }
+
+  mutating func markBacklogChanged(_ room: String) {
+    if tracksStoreChanges { storeChanges.backlogChanged(room) }
+    if feedsSuccessors { successorChanges.backlogChanged(room) }
   }
 
   mutating func markDeparted(_ room: String, member: ParticipantID) {
@@ -74,7 +87,8 @@ extension RelayCore {
         RoomChange(
           name: name, state: stored.state, nextNumber: stored.nextNumber,
           members: stored.members, departed: (changes.departed[name] ?? []).sorted(),
-          protection: stored.protection, term: stored.term))
+          protection: stored.protection, term: stored.term,
+          backlog: changes.backlogs.contains(name) ? stored.backlog : nil))
     }
     return batch
   }
@@ -86,6 +100,7 @@ extension RelayCore {
     for name in batch.removed where rooms[name] == nil { storeChanges.removed.insert(name) }
     for change in batch.changed where rooms[change.name] != nil {
       storeChanges.rooms.insert(change.name)
+      if change.backlog != nil { storeChanges.backlogs.insert(change.name) }
       for member in change.members {
         storeChanges.members[change.name, default: []].insert(member.participant)
       }
@@ -117,7 +132,7 @@ extension RelayCore {
       }
     return StoredRoom(
       name: name, state: room.engine.state, nextNumber: room.nextNumber, members: members,
-      protection: room.protection, term: room.term)
+      protection: room.protection, term: room.term, backlog: room.backlog.entries)
   }
 
   /// Brings back rooms a store kept, at group time `now`: every member away, keeping its
@@ -138,6 +153,9 @@ extension RelayCore {
       restored.nextNumber = room.nextNumber
       restored.protection = room.protection
       restored.term = room.term
+      restored.backlog.restore(
+        room.backlog, maximumCount: configuration.maximumBacklogMessages,
+        maximumBytes: configuration.maximumBacklogBytes)
       for stored in room.members {
         var messages = MessageLog(
           maximumCount: configuration.maximumPendingMessages,

@@ -250,7 +250,7 @@ extension RelayCore {
         name: roomName, state: stored.state, nextNumber: stored.nextNumber, members: [],
         departed: [], protection: stored.protection, restart: true,
         host: rooms[roomName]?.carrying.host,
-        term: stored.term)
+        term: stored.term, backlog: stored.backlog)
     ]
     for group in Self.lines(of: stored.members) where !group.isEmpty {
       changes.append(
@@ -316,7 +316,8 @@ extension RelayCore {
           name: roomName, state: nil, nextNumber: room.nextNumber, members: group,
           departed: index == 0 ? departed : [], protection: room.protection,
           host: room.carrying.host,
-          term: room.term)
+          term: room.term,
+          backlog: index == 0 && changes.backlogs.contains(roomName) ? room.backlog.entries : nil)
         actions.append(.broadcast(.replica(change), to: targets))
       }
     }

@@ -145,6 +145,8 @@ public struct RelayCore: Sendable {
     /// The relays that may carry it on: the host's, the successors fed, those lost, and
     /// whether it is cut off from them.
     var carrying = CarryingState()
+    /// Its recent conversation, for people who enter later.
+    var backlog = RoomBacklog()
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
@@ -343,7 +345,7 @@ public struct RelayCore: Sendable {
       return request(commandID, from: member.participant, in: member.room, via: id) {
         $0.apply(command, id: commandID, from: member.participant, in: member.room, at: now)
       }
-    case .send(let seq, let to, let kind, let body):
+    case .send(let seq, let to, let kind, let body, let keep):
       if let refusal = cutOffRefusal(member.room) {
         return request(seq, from: member.participant, in: member.room, via: id) { _ in
           ([], .rejected(id: seq, reason: .unavailable(refusal)))
@@ -368,7 +370,8 @@ public struct RelayCore: Sendable {
       }
       return request(seq, from: member.participant, in: member.room, via: id) {
         $0.deliver(
-          seq: seq, to: to, kind: kind, body: body, from: member.participant, in: member.room)
+          seq: seq, to: to, kind: kind, body: body, keep: keep, from: member.participant,
+          in: member.room)
       }
     case .expire(let requestID):
       return request(requestID, from: member.participant, in: member.room, via: id) { _ in

@@ -117,6 +117,10 @@ public final class SQLiteRoomStore: RoomStore {
     migrator.registerMigration("rooms-2-protection") { db in
       try db.execute(sql: "ALTER TABLE room ADD COLUMN protection BLOB")
     }
+    // The room's recent conversation for newcomers (JSON, bounded by the relay); NULL: none.
+    migrator.registerMigration("rooms-3-backlog") { db in
+      try db.execute(sql: "ALTER TABLE room ADD COLUMN backlog BLOB")
+    }
     return migrator
   }
 
@@ -135,18 +139,23 @@ public final class SQLiteRoomStore: RoomStore {
           }
           var rooms: [StoredRoom] = []
           for row in try Row.fetchAll(
-            db, sql: "SELECT name, state, next_number, protection FROM room ORDER BY name")
+            db,
+            sql: "SELECT name, state, next_number, protection, backlog FROM room ORDER BY name")
           {
             let name: String = row["name"]
             let state: Data = row["state"]
             let next: Int64 = row["next_number"]
             let protection: Data? = row["protection"]
+            let backlog: Data? = row["backlog"]
             rooms.append(
               StoredRoom(
                 name: name, state: try decoder.decode(GroupState.self, from: state),
                 nextNumber: UInt64(max(0, next)), members: members[name] ?? [],
-                protection: try protection.map { try decoder.decode(RoomProtection.self, from: $0) }
-              ))
+                protection: try protection.map {
+                  try decoder.decode(RoomProtection.self, from: $0)
+                },
+                backlog: try backlog.map { try decoder.decode([StoredMessage].self, from: $0) }
+                  ?? []))
           }
           let clock = try Row.fetchOne(db, sql: "SELECT group_ns, wall_ns FROM clock WHERE id = 1")
             .map { row in
@@ -173,6 +182,7 @@ public final class SQLiteRoomStore: RoomStore {
               change,
               try encoder.encode(try change.storedState()),
               try change.protection.map { try encoder.encode($0) },
+              try change.backlog.map { try encoder.encode($0) },
               try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
             )
           }
@@ -180,18 +190,20 @@ public final class SQLiteRoomStore: RoomStore {
             try db.execute(sql: "DELETE FROM member WHERE room = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM room WHERE name = ?", arguments: [name])
           }
-          for (change, state, protection, members) in rooms {
+          for (change, state, protection, backlog, members) in rooms {
+            // A change without a backlog leaves the one written before.
             try db.execute(
               sql: """
-                INSERT INTO room (name, state, next_number, written_wall_ns, protection)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO room (name, state, next_number, written_wall_ns, protection, backlog)
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET state = excluded.state,
                   next_number = excluded.next_number, written_wall_ns = excluded.written_wall_ns,
-                  protection = excluded.protection
+                  protection = excluded.protection,
+                  backlog = COALESCE(excluded.backlog, room.backlog)
                 """,
               arguments: [
                 change.name, state, Int64(clamping: change.nextNumber), batch.clock.wallNanoseconds,
-                protection,
+                protection, backlog,
               ])
             for (participant, data) in members {
               try db.execute(

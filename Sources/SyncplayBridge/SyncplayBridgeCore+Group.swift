@@ -26,9 +26,9 @@ extension SyncplayBridgeCore {
       ] + playlist(always: true)
     case .state(let newState, let events):
       return adopt(newState, events: events, at: now)
-    case .message(_, let name, let kind, let body, let to):
+    case .message(_, let name, let kind, let body, let to, let earlier):
       guard kind == .chat else { return [] }
-      let text = to == nil ? body : "(to you) \(body)"
+      let text = earlier ? "(earlier) \(body)" : to == nil ? body : "(to you) \(body)"
       return [.send(.chat(username: name, message: String(text.prefix(1000))))]
     case .notice(let told):
       guard phase == .inRoom else { return [] }
@@ -41,6 +41,12 @@ extension SyncplayBridgeCore {
       // While entering, the refusal that follows says why in the relay's words.
       guard phase == .inRoom else { return [] }
       return refuse("the Cowatch relay closed this room's connection")
+    case .reaction(_, let name, let reaction, let earlier):
+      // Syncplay has no reactions: a line of chat says it.
+      let line = ChangeNarrator.reaction(from: name, reaction)
+      return [
+        .send(.chat(username: name, message: earlier ? "(earlier) \(line)" : line))
+      ]
     case .session, .connection, .succession:
       return []
     }

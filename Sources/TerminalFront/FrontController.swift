@@ -253,6 +253,9 @@ public struct FrontController: Hashable, Sendable {
         return [.redraw]
       }
       return [.act(.readyCheck)]
+    case .react:
+      present(.react())
+      return [.redraw]
     case .quit:
       let inRoom = model.group.participants.filter { $0.id != model.localParticipant }
       // With someone to carry the room on, the host leaves as anyone does.
@@ -516,6 +519,18 @@ public struct FrontController: Hashable, Sendable {
     case (.stepAway, .chosen(.otherReason)):
       present(.stepAwayReason())
       return [.redraw]
+    case (.react, .chosen(.reaction(let text))): return [.act(.react(text))]
+    case (.react, .chosen(.otherReaction)):
+      present(.reactText())
+      return [.redraw]
+    case (.reactText, .submitted(let text)):
+      let text = text.split(separator: " ").joined(separator: " ")
+      // Said here, and the line stays open to shorten it.
+      if let refusal = Reaction.refusal(text) {
+        present(.reactText(draft: text))
+        return [.localNotice(refusal), .redraw]
+      }
+      return [.act(.react(text))]
     case (.stepAwayReason, .submitted(let text)):
       let reason = SafeName.reason(text)
       // Enter on nothing but spaces: say so, rather than close the line without a word.

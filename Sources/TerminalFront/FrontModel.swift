@@ -236,7 +236,9 @@ public struct FrontModel: Hashable, Sendable {
   }
 
   /// Adds a notice at ``now`` (newest first).
-  public mutating func post(_ text: String, kind: NoticeLine.Kind = .event) {
+  public mutating func post(
+    _ text: String, kind: NoticeLine.Kind = .event, emphasis: NoticeLine.Emphasis = .none
+  ) {
     // The same words again while still shown ("speed is already 2×" on every press) are
     // one notice, brought up to date, not a stack of copies.
     if let first = notices.first, first.text == text, first.kind == kind,
@@ -244,7 +246,7 @@ public struct FrontModel: Hashable, Sendable {
     {
       notices.removeFirst()
     }
-    notices.insert(NoticeLine(text, at: now, kind: kind), at: 0)
+    notices.insert(NoticeLine(text, at: now, kind: kind, emphasis: emphasis), at: 0)
     if notices.count > noticeCapacity { notices.removeLast(notices.count - noticeCapacity) }
     if let first = history.first, first.text == text, first.kind == kind,
       now.seconds(since: first.at) < noticeLifetime
@@ -257,9 +259,23 @@ public struct FrontModel: Hashable, Sendable {
 
   /// Adds a chat line "name: text"; `to` names the recipients of one meant for some
   /// people only ("bob → you: text").
-  public mutating func receiveChat(from name: String, text: String, to: [String]? = nil) {
-    post(ChangeNarrator.chat(from: name, text: text, to: to), kind: .chat)
+  public mutating func receiveChat(
+    from name: String, text: String, to: [String]? = nil, emphasis: NoticeLine.Emphasis = .none
+  ) {
+    let line = ChangeNarrator.chat(from: name, text: text, to: to)
+    post(emphasis == .earlier ? Self.earlierMark + line : line, kind: .chat, emphasis: emphasis)
   }
+
+  /// A reaction as a line of the conversation: "ann reacted 😂 at 12:34".
+  public mutating func receiveReaction(from name: String, _ reaction: Reaction, earlier: Bool) {
+    let line = ChangeNarrator.reaction(from: name, reaction)
+    post(
+      earlier ? Self.earlierMark + line : line, kind: .chat,
+      emphasis: earlier ? .earlier : .reaction)
+  }
+
+  /// What marks a line said before this person entered.
+  public static let earlierMark = "earlier · "
 
   /// Takes in an applied change: posts its notice (once per sequence number) and keeps
   /// track of who paused and who started the session.

@@ -10,6 +10,8 @@ public enum FrontCommand: Hashable, Sendable, CaseIterable {
   case suspendResume
   case autoAdvance
   case chat
+  /// React at this moment of the film (a quick pick or a few words).
+  case react
   case room
   case join
   case help
@@ -120,6 +122,10 @@ public struct KeyBinding: Hashable, Sendable {
       "say something (/me acts it, /tell NAME for some only, /play or /queue LINK; tab completes names)",
       .chat),
     KeyBinding(
+      [.character("!")], "!", "react",
+      "react at this moment: 1-5 for 👍 😂 😮 😢 ❤️, or a few words (everyone sees it, with the time)",
+      .react, inHelpLine: false),
+    KeyBinding(
       [.character("o")], "o", "room",
       "the owner's room menu: lock, who controls playback, hand over, remove", .room,
       inHelpLine: false),
@@ -163,7 +169,7 @@ public struct KeyBinding: Hashable, Sendable {
       $0.inHelpLine
         || [
           .join, .invite, .queue, .offsetAhead, .redraw, .room, .olderNotices, .restartPlayer,
-          .groupAction,
+          .groupAction, .react,
         ].contains($0.command)
     }.map {
       ($0.keyLabel, $0.long)

@@ -136,6 +136,16 @@ public final class TerminalSession: Sendable {
     }
   }
 
+  /// Rings the terminal's bell once (BEL, after the next frame): a chat line named this
+  /// person. Terminals show it as they are set to (a sound, a flash, an urgent window).
+  public func bell() {
+    shared.state.withLock { state in
+      guard !state.stopped else { return }
+      state.bell = true
+      shared.wake(&state)
+    }
+  }
+
   /// The OSC 52 sequence that sets the clipboard ("c") to `text`.
   public static func clipboardSequence(_ text: String) -> [UInt8] {
     Array("\u{1b}]52;c;".utf8) + Base64.encode(Array(text.utf8)) + [0x07]
@@ -173,6 +183,8 @@ final class TerminalShared: Sendable {
     var repaint = false
     /// Text to put on the terminal's clipboard, after the next blit.
     var clipboard: String?
+    /// Ring the bell after the next blit.
+    var bell = false
     var stopRequested = false
     /// Set by the curses thread once the terminal is restored; nothing is queued after.
     var stopped = false
@@ -342,13 +354,14 @@ private final class CursesLoop {
       }
       if resized { resize() }
       readKeys()
-      let (grid, repaint, stop, clipboard) = shared.state.withLock { state in
+      let (grid, repaint, stop, clipboard, bell) = shared.state.withLock { state in
         defer {
           state.pending = nil
           state.repaint = false
           state.clipboard = nil
+          state.bell = false
         }
-        return (state.pending, state.repaint, state.stopRequested, state.clipboard)
+        return (state.pending, state.repaint, state.stopRequested, state.clipboard, state.bell)
       }
       if stop {
         teardown()
@@ -364,6 +377,11 @@ private final class CursesLoop {
         // After curses has written its frame, straight to the terminal: it draws nothing.
         let bytes = TerminalSession.clipboardSequence(clipboard)
         _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+      }
+      if bell {
+        // Straight to the terminal too: curses' beep() would wait for the next refresh.
+        let bel: [UInt8] = [0x07]
+        _ = bel.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
       }
     }
   }

@@ -44,6 +44,10 @@ public struct Prompt: Hashable, Sendable {
     case stepAway
     /// A reason of their own, typed.
     case stepAwayReason
+    /// A reaction at this moment: a quick pick, or a few words of one's own.
+    case react
+    /// A reaction of one's own, typed.
+    case reactText
     /// The invite link, whole, to copy.
     case invite(String)
     /// The room's queue: play an entry now, remove, move, clear.
@@ -78,6 +82,10 @@ public struct Prompt: Hashable, Sendable {
     case person(ParticipantID)
     case suspend(SuspensionReason)
     case otherReason
+    /// A reaction to send as it is.
+    case reaction(String)
+    /// A reaction of one's own, to type.
+    case otherReaction
     case copy
     /// A queue entry, by its number.
     case queueEntry(UInt64)
@@ -160,8 +168,8 @@ public struct Prompt: Hashable, Sendable {
 
   public var layout: Layout {
     switch kind {
-    case .episodePicker, .roomMenu, .pickPerson, .stepAway, .queue: .list
-    case .chat, .stepAwayReason: .input
+    case .episodePicker, .roomMenu, .pickPerson, .stepAway, .queue, .react: .list
+    case .chat, .stepAwayReason, .reactText: .input
     default: .buttons
     }
   }
@@ -629,6 +637,27 @@ extension Prompt {
     Prompt(
       kind: .stepAwayReason, title: "Step away because", message: "", options: [],
       inputLimit: SuspensionText.maximumLength)
+  }
+
+  /// A reaction at this moment: the quick picks by digit, or words of one's own.
+  public static func react() -> Prompt {
+    // Numbered as the digits that choose them: an emoji is no letter to press.
+    var options = Reaction.quickPicks.enumerated().map { index, pick in
+      Option("\(index + 1)  \(pick)", choice: .reaction(pick))
+    }
+    options.append(
+      Option("\(options.count + 1)  A few words of your own", choice: .otherReaction))
+    for index in options.indices { options[index].hotkey = nil }
+    return Prompt(
+      kind: .react, title: "React",
+      message: "Everyone sees it, with the moment of the film.", options: options)
+  }
+
+  /// A reaction of one's own: at most ``Reaction/maximumWords`` words.
+  public static func reactText(draft: String = "") -> Prompt {
+    Prompt(
+      kind: .reactText, title: "React with (a few words)", message: "", options: [],
+      input: draft, inputLimit: Reaction.maximumBytes)
   }
 
   /// The chat line; `names` are completed after `@` with Tab.

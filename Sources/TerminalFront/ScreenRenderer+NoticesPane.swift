@@ -80,6 +80,12 @@ extension ScreenRenderer {
       case .chat: .chat
       case .error: .warning
       }
-    return CellStyle(role, dim: visibility == .fading)
+    switch notice.emphasis {
+    case .none: return CellStyle(role, dim: visibility == .fading)
+    // Names this person: stands out until it fades.
+    case .mention: return CellStyle(.accent, bold: true, reverse: visibility == .fresh)
+    case .reaction: return CellStyle(.accent, dim: visibility == .fading)
+    case .earlier: return CellStyle(.muted, dim: true)
+    }
   }
 }

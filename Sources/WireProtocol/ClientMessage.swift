@@ -30,8 +30,11 @@ public enum ClientMessage: Hashable, Sendable {
   /// Clock sync and heartbeat: `t0` is the sender's local time.
   case ping(id: UInt64, t0: LocalInstant)
   /// A messenger payload (chat, reactions, ...); `seq` is a request id from the same
-  /// counter as commands' ids, answered with `accepted` or `rejected`.
-  case send(seq: UInt64, to: Recipients, kind: MessageKind, body: String)
+  /// counter as commands' ids, answered with `accepted` or `rejected`. `keep`: part of the
+  /// room's conversation (chat or a reaction to everyone), which the relay keeps for people
+  /// who enter later; the sender says so because the relay cannot read a sealed payload's
+  /// kind (version 17).
+  case send(seq: UInt64, to: Recipients, kind: MessageKind, body: String, keep: Bool = false)
   /// Settles a request sent before a reconnection that has since gone stale: if the relay
   /// applied `id` it answers as it did then; otherwise it never applies it and answers
   /// `rejected`. Either way the participant learns the request's fate exactly once.
@@ -82,7 +85,7 @@ public struct ResumeToken: Hashable, Sendable {
 extension ClientMessage: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, version, name, room, resume, protect, signature, id, command, t0, seq, to, kind,
-      body, port, fingerprint, runsRelay, relayKey, resumeKey, ref, lender, secret
+      body, keep, port, fingerprint, runsRelay, relayKey, resumeKey, ref, lender, secret
   }
 
   public init(from decoder: any Decoder) throws {
@@ -112,7 +115,8 @@ extension ClientMessage: Codable {
         seq: try c.decode(UInt64.self, forKey: .seq),
         to: try c.decode(Recipients.self, forKey: .to),
         kind: try c.decode(MessageKind.self, forKey: .kind),
-        body: try c.decode(String.self, forKey: .body))
+        body: try c.decode(String.self, forKey: .body),
+        keep: try c.decodeIfPresent(Bool.self, forKey: .keep) ?? false)
     case .expire:
       self = .expire(id: try c.decode(UInt64.self, forKey: .id))
     case .resync:
@@ -177,11 +181,12 @@ extension ClientMessage: Codable {
     case .ping(let id, let t0):
       try c.encode(id, forKey: .id)
       try c.encode(t0, forKey: .t0)
-    case .send(let seq, let to, let kind, let body):
+    case .send(let seq, let to, let kind, let body, let keep):
       try c.encode(seq, forKey: .seq)
       try c.encode(to, forKey: .to)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
+      if keep { try c.encode(true, forKey: .keep) }
     case .expire(let id):
       try c.encode(id, forKey: .id)
     case .carry(let offer):

@@ -44,6 +44,10 @@
 ///   `startAnyway`, `cancelReadyCheck`, `setStartWhenAllReady`, their changes
 ///   `readyCheckStarted`, `readyToWatchChanged`, `readyCheckEnded`,
 ///   `startWhenAllReadyChanged`, and the policies `readyCountdown`, `readyCheckTimeout`.
+///   Also in 17, the room's conversation for people who enter later: `send` may say `keep` (chat or
+///   a reaction to everyone, sealed or not), the relay keeps the latest such payloads (50,
+///   32 KiB) and sends them to a new member once, right after its welcome, as `message`s
+///   with `earlier`; the messenger kind `reaction` (`{"text":…,"at":…}`, bounded).
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.

@@ -23,13 +23,16 @@ public struct RoomChange: Sendable, Hashable {
   public var host: ParticipantID?
   /// The room's term at the relay that sent it (see ``StoredRoom/term``).
   public var term: UInt64
+  /// The room's whole backlog (``StoredRoom/backlog``) when it changed; nil: as it was.
+  public var backlog: [StoredMessage]?
 
   public init(
     name: String, state: GroupState?, nextNumber: UInt64, members: [StoredMember],
     departed: [ParticipantID], protection: RoomProtection? = nil, restart: Bool = false,
-    host: ParticipantID? = nil, term: UInt64 = 1
+    host: ParticipantID? = nil, term: UInt64 = 1, backlog: [StoredMessage]? = nil
   ) {
     self.term = term
+    self.backlog = backlog
     self.restart = restart
     self.host = host
     self.name = name
@@ -43,7 +46,7 @@ public struct RoomChange: Sendable, Hashable {
 
 extension RoomChange: Codable {
   private enum CodingKeys: String, CodingKey {
-    case name, state, nextNumber, members, departed, protection, restart, host, term
+    case name, state, nextNumber, members, departed, protection, restart, host, term, backlog
   }
 
   public init(from decoder: any Decoder) throws {
@@ -57,7 +60,8 @@ extension RoomChange: Codable {
       protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
       restart: try c.decodeIfPresent(Bool.self, forKey: .restart) ?? false,
       host: try c.decodeIfPresent(ParticipantID.self, forKey: .host),
-      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1)
+      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1,
+      backlog: try StoredRoom.decodeBacklog(c, forKey: .backlog))
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -71,6 +75,7 @@ extension RoomChange: Codable {
     if restart { try c.encode(true, forKey: .restart) }
     try c.encodeIfPresent(host, forKey: .host)
     try c.encode(term, forKey: .term)
+    try c.encodeIfPresent(backlog, forKey: .backlog)
   }
 }
 
@@ -90,6 +95,7 @@ extension StoredRoom {
     room.nextNumber = change.nextNumber
     room.protection = change.protection
     room.term = change.term
+    if let backlog = change.backlog { room.backlog = backlog }
     let departed = Set(change.departed)
     let changed = Dictionary(change.members.map { ($0.participant, $0) }) { $1 }
     room.members = room.members.filter {

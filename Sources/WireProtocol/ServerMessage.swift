@@ -25,10 +25,12 @@ public enum ServerMessage: Hashable, Sendable {
   /// clock).
   case pong(id: UInt64, t0: LocalInstant, t1: GroupInstant, t2: GroupInstant)
   /// A messenger payload from another participant; `to` lists its recipients when it was
-  /// meant for some people only (nil: for everyone in the room).
+  /// meant for some people only (nil: for everyone in the room). `earlier`: said before
+  /// this member entered, from the room's backlog (sent once, right after a new member's
+  /// welcome; version 17).
   case message(
     from: ParticipantID, fromName: String, seq: UInt64, kind: MessageKind, body: String,
-    to: [ParticipantID]? = nil)
+    to: [ParticipantID]? = nil, earlier: Bool = false)
   /// Something was wrong; if `fatal`, the relay closes the connection after it.
   case error(code: ErrorCode, message: String, fatal: Bool)
   /// The room lives on another relay of the same database: connect there with the same
@@ -142,7 +144,7 @@ extension ServerMessage: Codable {
     case type, welcome, challenge, state, events, step, id, sequence, reason, t0, t1, t2, from,
       fromName, seq
     case kind, body, code, message, fatal, room, relay, to, successors, change, here, term
-    case ref, secret, borrower
+    case ref, secret, borrower, earlier
   }
 
   public init(from decoder: any Decoder) throws {
@@ -179,7 +181,8 @@ extension ServerMessage: Codable {
         seq: try c.decode(UInt64.self, forKey: .seq),
         kind: try c.decode(MessageKind.self, forKey: .kind),
         body: try c.decode(String.self, forKey: .body),
-        to: try c.decodeIfPresent([ParticipantID].self, forKey: .to))
+        to: try c.decodeIfPresent([ParticipantID].self, forKey: .to),
+        earlier: try c.decodeIfPresent(Bool.self, forKey: .earlier) ?? false)
     case .error:
       self = .error(
         code: try c.decode(ErrorCode.self, forKey: .code),
@@ -253,13 +256,14 @@ extension ServerMessage: Codable {
       try c.encode(t0, forKey: .t0)
       try c.encode(t1, forKey: .t1)
       try c.encode(t2, forKey: .t2)
-    case .message(let from, let fromName, let seq, let kind, let body, let to):
+    case .message(let from, let fromName, let seq, let kind, let body, let to, let earlier):
       try c.encode(from, forKey: .from)
       try c.encode(fromName, forKey: .fromName)
       try c.encode(seq, forKey: .seq)
       try c.encode(kind, forKey: .kind)
       try c.encode(body, forKey: .body)
       try c.encodeIfPresent(to, forKey: .to)
+      if earlier { try c.encode(true, forKey: .earlier) }
     case .error(let code, let message, let fatal):
       try c.encode(code, forKey: .code)
       try c.encode(message, forKey: .message)

@@ -18,12 +18,16 @@ public struct StoredRoom: Sendable, Hashable, Codable {
   /// more each time a successor carries it on. A relay follows another's claim to run its
   /// room only at a higher term.
   public var term: UInt64
+  /// The room's recent conversation (chat and reactions to everyone, sealed or not) that a
+  /// new member is sent once, oldest first; bounded by the relay that keeps it.
+  public var backlog: [StoredMessage]
 
   public init(
     name: String, state: GroupState, nextNumber: UInt64, members: [StoredMember],
-    protection: RoomProtection? = nil, term: UInt64 = 1
+    protection: RoomProtection? = nil, term: UInt64 = 1, backlog: [StoredMessage] = []
   ) {
     self.term = term
+    self.backlog = backlog
     self.name = name
     self.state = state
     self.nextNumber = nextNumber
@@ -32,7 +36,27 @@ public struct StoredRoom: Sendable, Hashable, Codable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case name, state, nextNumber, members, protection, term
+    case name, state, nextNumber, members, protection, term, backlog
+  }
+
+  /// Payloads a backlog may hold on the way in, at most: whatever the relay's bounds, a
+  /// peer (a store row, a feed) cannot make it hold more.
+  public static let maximumBacklogCount = 256
+
+  /// A backlog as stored or fed, refused when it holds more than
+  /// ``maximumBacklogCount`` payloads.
+  static func decodeBacklog<Key: CodingKey>(
+    _ c: KeyedDecodingContainer<Key>, forKey key: Key
+  ) throws -> [StoredMessage]? {
+    guard let backlog = try c.decodeIfPresent([StoredMessage].self, forKey: key) else {
+      return nil
+    }
+    guard backlog.count <= maximumBacklogCount else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: c, debugDescription: "a backlog of at most \(maximumBacklogCount) messages"
+      )
+    }
+    return backlog
   }
 
   /// A room stored before terms has none: term 1.
@@ -44,6 +68,7 @@ public struct StoredRoom: Sendable, Hashable, Codable {
       nextNumber: try c.decode(UInt64.self, forKey: .nextNumber),
       members: try c.decode([StoredMember].self, forKey: .members),
       protection: try c.decodeIfPresent(RoomProtection.self, forKey: .protection),
-      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1)
+      term: try c.decodeIfPresent(UInt64.self, forKey: .term) ?? 1,
+      backlog: try Self.decodeBacklog(c, forKey: .backlog) ?? [])
   }
 }

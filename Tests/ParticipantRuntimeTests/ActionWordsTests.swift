@@ -18,9 +18,17 @@ struct ActionWordsTests {
       "queue move 3 1", "queue clear", "queue play 1", "offset 200", "lend on", "lend off", "lend",
       "ready-check", "ready", "not-ready", "ready-toggle", "start-anyway", "cancel-check",
       "start-when-ready on", "start-when-ready off",
+      "react 😂", "react what a twist", "react ❤️",
     ])
   func roundTrip(line: String) throws {
     let action = try ParticipantAction.parse(line)
     #expect(try ParticipantAction.parse(action.words) == action, "\(line) → \(action.words)")
+  }
+
+  @Test("react takes an emoji or a few words, and says what it wants when given nothing")
+  func react() throws {
+    #expect(try ParticipantAction.parse("react 😂") == .react("😂"))
+    #expect(try ParticipantAction.parse("react what a twist") == .react("what a twist"))
+    #expect(throws: (any Error).self) { try ParticipantAction.parse("react") }
   }
 }

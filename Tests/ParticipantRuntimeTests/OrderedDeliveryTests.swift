@@ -50,7 +50,7 @@ struct OrderedDeliveryTests {
           for change in changes where change.originator == annID {
             if case .seeked(let to) = change.kind { await log.seek(to) }
           }
-        case .message(_, _, "order", let body, _):
+        case .message(_, _, "order", let body, _, _):
           await log.message(body)
         default: break
         }

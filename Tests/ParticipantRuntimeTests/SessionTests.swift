@@ -181,7 +181,7 @@ struct SessionTests {
     for (name, client) in [("bob", bob), ("cat", cat)] {
       relay.task {
         for await event in client.events {
-          if case .message(_, let from, let kind, let body, let to) = event {
+          if case .message(_, let from, let kind, let body, let to, _) = event {
             let only = to.map { " (only \($0.map(\.rawValue).joined(separator: ",")))" } ?? ""
             await received.add("\(name)<-\(from):\(kind):\(body)\(only)")
           }
@@ -212,7 +212,7 @@ struct SessionTests {
     let runtime = try #require(relay.memory?.runtime ?? relay.server?.runtime)
     let kept = runtime.storedRooms().flatMap(\.members).flatMap(\.messages)
     let bodies = kept.compactMap { stored -> (MessageKind, String)? in
-      if case .message(_, _, _, let kind, let body, _) = stored.message {
+      if case .message(_, _, _, let kind, let body, _, _) = stored.message {
         (kind, body)
       } else {
         nil
@@ -275,8 +275,10 @@ struct Note: GroupMessage, Hashable {
 }
 
 /// A reaction, as an app might define one.
-struct Reaction: GroupMessage, Hashable {
-  static let kind: MessageKind = "reaction"
+/// A program's own message type ("reaction" is Cowatch's own kind now, with a body the
+/// relay checks: a typed message of another shape under that name is refused).
+struct Cheer: GroupMessage, Hashable {
+  static let kind: MessageKind = "cheer"
   var emoji: String
   var at: Double
 }
@@ -291,10 +293,10 @@ struct TypedMessengerTests {
     let ann = try await relay.participant("ann")
     let bob = try await relay.participant("bob")
     await eventually("ann sees bob") { await ann.groupState.participants.count == 2 }
-    let reactions = await bob.messages(of: Reaction.self)
+    let reactions = await bob.messages(of: Cheer.self)
     let chats = await bob.messages(of: Note.self)
     let received = relay.task {
-      var got: [ReceivedMessage<Reaction>] = []
+      var got: [ReceivedMessage<Cheer>] = []
       for await r in reactions {
         got.append(r)
         if got.count == 3 { break }
@@ -305,10 +307,10 @@ struct TypedMessengerTests {
       for await c in chats { return c.message }
       return nil
     }
-    try await ann.send(Reaction(emoji: "👍", at: 1))
+    try await ann.send(Cheer(emoji: "👍", at: 1))
     try await ann.send(Note(text: "hello"))
-    try await ann.send(Reaction(emoji: "😂", at: 2))
-    try await ann.send(Reaction(emoji: "🎬", at: 3))
+    try await ann.send(Cheer(emoji: "😂", at: 2))
+    try await ann.send(Cheer(emoji: "🎬", at: 3))
     let got = await received.value
     #expect(got.map(\.message.emoji) == ["👍", "😂", "🎬"])
     #expect(got.allSatisfy { $0.senderName == "ann" })

@@ -274,7 +274,7 @@ struct ParticipantCoreTests {
     #expect(relay.participants.map(\.id) == ids.compactMap { $0 })
     #expect(relay.participants.allSatisfy { $0.isConnected })
     let got = net.members[people[1]].events.filter {
-      if case .message(_, _, _, "are you there?", _) = $0 { true } else { false }
+      if case .message(_, _, _, "are you there?", _, _) = $0 { true } else { false }
     }
     #expect(got.count == 1)
     #expect(net.answers(people[0])[ticket]?.count == 1)
@@ -322,7 +322,7 @@ struct ParticipantCoreTests {
       #expect(net.members[p].core.unansweredRequests == 0)
       // Every message from the others arrives exactly once, in the order sent.
       let received = net.members[p].events.compactMap { e -> String? in
-        guard case .message(let from, _, "chat", let body, _) = e else { return nil }
+        guard case .message(let from, _, "chat", let body, _, _) = e else { return nil }
         return "\(people.first { net.members[$0].core.participant == from }!):\(body)"
       }
       for sender in people where sender != p {

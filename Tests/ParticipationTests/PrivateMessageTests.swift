@@ -11,7 +11,7 @@ import WireProtocol
 struct PrivateMessageTests {
   func received(_ net: SimulatedNetwork, _ index: Int) -> [String] {
     net.members[index].events.compactMap {
-      guard case .message(_, let name, "chat", let body, let to) = $0 else { return nil }
+      guard case .message(_, let name, "chat", let body, let to, _) = $0 else { return nil }
       return
         "\(name): \(body)\(to.map { " (to \($0.map(\.rawValue).joined(separator: ",")))" } ?? "")"
     }
@@ -57,7 +57,7 @@ struct PrivateMessageTests {
     net.run(for: 0.5)
     let line = try #require(
       net.relayInbound.map { String(decoding: $0, as: UTF8.self) }.last { $0.contains("private") })
-    guard case .send(_, _, let kind, let body) = try WireCodec().decodeClient(Array(line.utf8))
+    guard case .send(_, _, let kind, let body, _) = try WireCodec().decodeClient(Array(line.utf8))
     else {
       Issue.record("not a send: \(line)")
       return
@@ -68,7 +68,7 @@ struct PrivateMessageTests {
       at: net.now, seen: nil)
     let shown = effects.compactMap { effect -> String? in
       guard case .event(let event) = effect else { return nil }
-      if case .message(_, _, _, let text, _) = event { return "message: \(text)" }
+      if case .message(_, _, _, let text, _, _) = event { return "message: \(text)" }
       if case .notice(let notice) = event { return "notice: \(notice)" }
       return nil
     }

@@ -7,7 +7,7 @@ import WireProtocol
 struct RoomPasswordTests {
   func chats(_ net: SimulatedNetwork, _ index: Int) -> [String] {
     net.members[index].events.compactMap {
-      guard case .message(_, _, "chat", let body, _) = $0 else { return nil }
+      guard case .message(_, _, "chat", let body, _, _) = $0 else { return nil }
       return body
     }
   }
@@ -32,17 +32,21 @@ struct RoomPasswordTests {
     #expect(net.members[bob].core.snapshot(at: net.now, seen: nil).messagesSealed)
 
     net.request(.message(kind: "chat", body: "the secret plot twist 🎬", to: .all), from: bob)
-    net.request(.message(kind: "reaction", body: "gasp-at-the-lighthouse", to: .all), from: ann)
+    net.request(.react("gasp at the lighthouse"), from: ann)
     net.run(for: 0.5)
     #expect(chats(net, ann) == ["the secret plot twist 🎬"])
     #expect(
       net.members[bob].events.contains {
-        if case .message(_, "ann", "reaction", "gasp-at-the-lighthouse", _) = $0 {
-          true
+        if case .reaction(_, "ann", let reaction, false) = $0 {
+          reaction.text == "gasp at the lighthouse"
         } else {
           false
         }
       })
+    // Both are the room's conversation: marked to keep, sealed all the same.
+    #expect(
+      net.relayInbound.map { String(decoding: $0, as: UTF8.self) }
+        .filter { $0.contains(#""keep":true"#) && $0.contains(#""kind":"sealed""#) }.count == 2)
     // Everything the relay received, every byte: no chat text, no reaction, no kind.
     let inbound = net.relayInbound.map { String(decoding: $0, as: UTF8.self) }.joined(
       separator: "\n")

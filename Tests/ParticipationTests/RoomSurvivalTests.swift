@@ -45,7 +45,7 @@ struct RoomSurvivalTests {
   /// The chat lines machine `i` received, in order.
   static func chat(_ m: SimulatedMachines, _ i: Int) -> [String] {
     m.machines[i].events.compactMap {
-      if case .message(_, _, .chat, let body, _) = $0 { body } else { nil }
+      if case .message(_, _, .chat, let body, _, _) = $0 { body } else { nil }
     }
   }
 

@@ -108,6 +108,29 @@ struct OSDFeedTests {
     #expect(all.text == "bob: brb\nbob → you: psst")
   }
 
+  @Test(
+    "a reaction is shown with who, what and the film time; what was said before I came is never flashed"
+  )
+  func reactionsAndEarlier() {
+    var osd = feed(.chat)
+    let reaction = Reaction(text: "😂", at: 754.2)
+    #expect(
+      osd.heard(.reaction(from: Self.bob, name: "bob", reaction), at: at(0))
+        == .show("bob reacted 😂 at 12:34", seconds: 7))
+    var fresh = feed(.chat)
+    #expect(
+      fresh.heard(.reaction(from: Self.bob, name: "bob", reaction, earlier: true), at: at(0))
+        == nil)
+    #expect(
+      fresh.heard(
+        .message(from: Self.bob, name: "bob", kind: .chat, body: "old", earlier: true), at: at(0))
+        == nil)
+    // My own reaction I made myself; --osd changes leaves reactions out as it does chat.
+    #expect(fresh.heard(.reaction(from: Self.ann, name: "ann", reaction), at: at(1)) == nil)
+    var changes = feed(.changes)
+    #expect(changes.heard(.reaction(from: Self.bob, name: "bob", reaction), at: at(0)) == nil)
+  }
+
   @Test("someone else's text cannot break the display: control characters go, long lines are cut")
   func untrustedText() {
     var feed = feed()

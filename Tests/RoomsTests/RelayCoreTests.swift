@@ -457,7 +457,7 @@ struct RelayCoreTests {
     r.send(.send(seq: 3, to: .only(["nobody"]), kind: "chat", body: "?"), from: 1)
     func bodies(_ id: UInt64) -> [String] {
       (r.outbox[ConnectionID(id)] ?? []).compactMap {
-        if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
+        if case .message(_, _, _, _, let b, _, _) = $0 { b } else { nil }
       }
     }
     #expect(bodies(2) == ["psst", "hi"])
@@ -491,7 +491,7 @@ struct RelayCoreTests {
     r.send(.send(seq: 1, to: .all, kind: "chat", body: "while you were away"), from: 1)
     r.hello(3, "bob", resume: token)
     let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
-      if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
+      if case .message(_, _, _, _, let b, _, _) = $0 { b } else { nil }
     }
     #expect(got == ["while you were away"])
   }

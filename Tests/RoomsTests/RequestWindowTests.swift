@@ -273,7 +273,7 @@ struct AwayMessageTests {
     r.hello(3, "bob", resume: token)
     let back = r.outbox[ConnectionID(3)] ?? []
     let bodies = back.compactMap { m -> String? in
-      if case .message(_, _, _, _, let body, _) = m { body } else { nil }
+      if case .message(_, _, _, _, let body, _, _) = m { body } else { nil }
     }
     #expect(bodies == ["m3", "m4", "m5"])
     #expect(

@@ -268,7 +268,7 @@ func resumeAfterRestart(open: () throws -> any RoomStore) async throws {
   let position = try #require(welcome.state.session).timeline.position(at: r.now)
   #expect(abs(position - 12.345) < 0.0005, "paused at the same item time to the millisecond")
   let got = (r.outbox[ConnectionID(3)] ?? []).compactMap {
-    if case .message(_, _, _, _, let b, _) = $0 { b } else { nil }
+    if case .message(_, _, _, _, let b, _, _) = $0 { b } else { nil }
   }
   #expect(got == ["while you were away"])
 

@@ -17,6 +17,8 @@ enum ScreenState: String, CaseIterable, Sendable {
   case playing, pausedByBob, waiting, suspended, reconnecting, finished, noSession, sessionOffered,
     invalidated
   case helpShown, fastAndWide, watchingAlone, hostWithInvite, queued
+  /// What was said before this person came, a reaction, and a line that names them.
+  case conversation
 
   var model: FrontModel {
     switch self {
@@ -29,6 +31,15 @@ enum ScreenState: String, CaseIterable, Sendable {
           model.group.participants[bob].personalOffset = 0.2
         }
         model.group.queue = Fixtures.queue
+        return model
+      }()
+    case .conversation:
+      {
+        var model = Fixtures.playing()
+        model.receiveChat(from: "carol", text: "the storm is next", emphasis: .earlier)
+        model.receiveReaction(from: "bob", Reaction(text: "😮", at: 61), earlier: true)
+        model.receiveReaction(from: "bob", Reaction(text: "😂", at: 754.2), earlier: false)
+        model.receiveChat(from: "carol", text: "@alice popcorn?", emphasis: .mention)
         return model
       }()
     case .pausedByBob: Fixtures.pausedByBob()
@@ -49,7 +60,7 @@ enum ScreenState: String, CaseIterable, Sendable {
 
 enum PromptCase: String, CaseIterable, Sendable {
   case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat, comeBack
-  case leaveHostedRoom, queue
+  case leaveHostedRoom, queue, react
 
   var model: FrontModel {
     var model = Fixtures.playing()
@@ -75,6 +86,8 @@ enum PromptCase: String, CaseIterable, Sendable {
       model.prompt = .queue(model.group.queue, selected: 7)
     case .chat:
       model.prompt = .chat(draft: "see you at the storm 🌊")
+    case .react:
+      model.prompt = .react()
     case .comeBack:
       model = Fixtures.suspended()
       model.prompt = .comeBack(position: 754, groupPosition: 812)

@@ -9,6 +9,9 @@ import PlaybackCoordination
 ///
 /// The JSON is as ``WireCodec`` writes it: keys sorted, no spaces, optional fields left out.
 enum Fixture {
+  /// A reaction's body (version 17), and that body as a JSON string.
+  static let reactionBody = #"{"at":754.2,"text":"😂"}"#
+  static let reactionBodyJSON = #""{\"at\":754.2,\"text\":\"😂\"}""#
   static let item1 = ItemInfo(id: "harbour/s1e1", title: "Arrival", duration: 150)
   static let item1JSON = #"{"duration":150,"id":"harbour/s1e1","title":"Arrival"}"#
   static let item2 = ItemInfo(id: "harbour/s1e2", title: "Fog", duration: 140)

@@ -262,6 +262,15 @@ enum Golden {
       .send(seq: 4, to: .only(["p2", "p5"]), kind: "chat", body: "psst"),
       #"{"body":"psst","kind":"chat","seq":4,"to":{"participants":["p2","p5"],"type":"only"},"type":"send"}"#
     ),
+    // Version 17: part of the room's conversation, kept for newcomers.
+    (
+      .send(seq: 5, to: .all, kind: "chat", body: "popcorn ready", keep: true),
+      #"{"body":"popcorn ready","keep":true,"kind":"chat","seq":5,"to":{"type":"all"},"type":"send"}"#
+    ),
+    (
+      .send(seq: 6, to: .all, kind: "reaction", body: Fixture.reactionBody, keep: true),
+      #"{"body":\#(Fixture.reactionBodyJSON),"keep":true,"kind":"reaction","seq":6,"to":{"type":"all"},"type":"send"}"#
+    ),
     (.expire(id: 12), #"{"id":12,"type":"expire"}"#),
     (.resync, #"{"type":"resync"}"#),
     (.bye, #"{"type":"bye"}"#),
@@ -312,6 +321,12 @@ enum Golden {
       .message(from: "p1", fromName: "ann", seq: 4, kind: "chat", body: "psst", to: ["p2"]),
       #"{"body":"psst","from":"p1","fromName":"ann","kind":"chat","seq":4,"to":["p2"],"type":"message"}"#
     ),
+    // Version 17: from the room's backlog, said before the receiver entered.
+    (
+      .message(
+        from: "p1", fromName: "ann", seq: 5, kind: "chat", body: "popcorn ready", earlier: true),
+      #"{"body":"popcorn ready","earlier":true,"from":"p1","fromName":"ann","kind":"chat","seq":5,"type":"message"}"#
+    ),
     (
       .error(code: .roomFull, message: "room lobby is full (64 participants)", fatal: true),
       #"{"code":"roomFull","fatal":true,"message":"room lobby is full (64 participants)","type":"error"}"#
@@ -339,6 +354,20 @@ enum Golden {
           name: "lobby", state: Fixture.emptyState, nextNumber: 4, members: [], departed: ["p3"],
           restart: true, term: 2)),
       #"{"change":{"departed":["p3"],"members":[],"name":"lobby","nextNumber":4,"restart":true,"state":\#(Fixture.emptyStateJSON),"term":2},"type":"replica"}"#
+    ),
+    // Version 17: the room's backlog, whole, when it changed.
+    (
+      .replica(
+        RoomChange(
+          name: "lobby", state: nil, nextNumber: 4, members: [], departed: [], term: 2,
+          backlog: [
+            StoredMessage(
+              index: 1,
+              message: .message(
+                from: "p1", fromName: "ann", seq: 5, kind: "chat", body: "popcorn ready"),
+              bytes: 96)
+          ])),
+      #"{"change":{"backlog":[{"bytes":96,"index":1,"message":{"body":"popcorn ready","from":"p1","fromName":"ann","kind":"chat","seq":5,"type":"message"}}],"departed":[],"members":[],"name":"lobby","nextNumber":4,"term":2},"type":"replica"}"#
     ),
     (.handover(room: "lobby"), #"{"room":"lobby","type":"handover"}"#),
     (
