@@ -96,6 +96,9 @@ let package = Package(
     // Whether this person's player opens a link someone else started: trusted sites,
     // answers, links to one's own network (pure; ParticipantRuntime performs its lookups).
     .target(name: "LinkConsent", dependencies: ["PlaybackCoordination"]),
+    // What a room remembers across nights on each member's machine (the item, the position,
+    // the queue, who was there), its file and when a participant writes it.
+    .target(name: "WatchNights", dependencies: ["PlaybackCoordination"]),
     .target(
       name: "ParticipantRuntime",
       dependencies: [
@@ -356,6 +359,7 @@ let package = Package(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
     .testTarget(name: "RepositoryTests"),
+    .testTarget(name: "WatchNightsTests", dependencies: ["WatchNights", "PlaybackCoordination"]),
     .testTarget(
       name: "WireProtocolTests",
       dependencies: ["LineFraming", "WireProtocol", "PlaybackCoordination"]),
