@@ -104,7 +104,7 @@ let package = Package(
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
-        "RoomCrypto", "Lending", "LendingEndpoint",
+        "RoomCrypto", "Lending", "LendingEndpoint", "WatchNights",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // Headless mode: one action a line in (the words scripts share), one JSON line out per
@@ -113,7 +113,7 @@ let package = Package(
       name: "HeadlessFront",
       dependencies: [
         "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination", "Narration",
-        "WireProtocol",
+        "WireProtocol", "WatchNights",
       ]),
     // TLS for relay connections: the relay's certificate (made once, self-signed, unless
     // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
@@ -236,7 +236,7 @@ let package = Package(
       dependencies: [
         "Clocks", "LinkConsent",
         "ParticipantRuntime", "Invites", "Participation", "TerminalFront", "Media", "Narration",
-        "PlaybackCoordination", "WireProtocol",
+        "PlaybackCoordination", "WireProtocol", "WatchNights",
       ]),
     .target(
       name: "DemoScript",
@@ -268,7 +268,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer",
         "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent", "LendingEndpoint",
-        "PostgresRoomStore",
+        "PostgresRoomStore", "WatchNights", "SQLiteRoomStore",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -410,7 +410,7 @@ let package = Package(
         "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto", "Narration",
-        "RelayTLS", "RoomsTesting", "LendingEndpoint",
+        "RelayTLS", "RoomsTesting", "LendingEndpoint", "WatchNights",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),

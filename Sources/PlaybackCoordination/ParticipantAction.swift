@@ -56,6 +56,10 @@ public enum ParticipantAction: Hashable, Sendable {
   /// stop (every grant taken back: a borrower reads elsewhere or steps away); nil: the
   /// other of the two (the front's key).
   case lend(Bool?)
+  /// `continue`: pick up where the room was left last time this machine was in it (the
+  /// item, the position, paused, and the queue), as `cowatch host` offered it. The front's
+  /// "yes" to that offer is this action too.
+  case continueLastTime
 }
 
 /// Whom a message is for.

@@ -14,7 +14,8 @@ struct ActionWordsTests {
       "cancel",
       "suspend interrupted", "resume", "resume-at 1:05", "autoadvance on", "say hello there",
       "tell bob psst", "leave", "end", "catalog", "status", "lock", "unlock", "remove bob",
-      "control owner", "owner bob", "restart-player", "queue add harbour/s1e2", "queue remove 2",
+      "control owner", "owner bob", "restart-player", "continue", "queue add harbour/s1e2",
+      "queue remove 2",
       "queue move 3 1", "queue clear", "queue play 1", "offset 200", "lend on", "lend off", "lend",
     ])
   func roundTrip(line: String) throws {
