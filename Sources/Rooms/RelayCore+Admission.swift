@@ -104,6 +104,7 @@ extension RelayCore {
     if isNew, let creator = room.creator { admission.created(by: creator) }
     room.engine = engine
     room.engineDeadline = engine.nextDeadline()
+    room.keptSince = nil
     room.members[participant] = Member(
       name: name, resumeKey: resumeKey, connection: id,
       requests: RequestWindow(capacity: configuration.requestWindow),

@@ -150,6 +150,15 @@ extension RelayCore {
           name: stored.name, resumeKey: stored.resumeKey, connection: nil,
           disconnectedAt: now, requests: requests, messages: messages)
       }
+      if room.members.isEmpty {
+        // Kept by a relay run with --keep-rooms: kept again, or, without it, let go.
+        guard configuration.keptRooms > 0 else {
+          markRemoved(room.name)
+          actions.append(.log(.info, "stored room \(room.name) is empty and not kept; dropped"))
+          continue
+        }
+        restored.keptSince = now
+      }
       rooms[room.name] = restored
       markChanged(room.name)
       for participant in room.state.participants where participant.isConnected {

@@ -145,6 +145,8 @@ public struct RelayCore: Sendable {
     /// The relays that may carry it on: the host's, the successors fed, those lost, and
     /// whether it is cut off from them.
     var carrying = CarryingState()
+    /// Since when nobody is in it, while the relay keeps it (``RelayConfiguration/keptRooms``).
+    var keptSince: GroupInstant?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()
