@@ -283,6 +283,7 @@ let package = Package(
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
         "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto", "LendingEndpoint",
+        "WatchNights",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

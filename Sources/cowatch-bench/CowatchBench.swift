@@ -12,7 +12,7 @@ struct CowatchBench: AsyncParsableCommand {
       MpvBenchCommand.self,
       StoreCommand.self, TLSCommand.self, FrontBenchCommand.self, SyncplayClientsCommand.self,
       HandoverCommand.self, InviteCommand.self, MetricsCommand.self, QueueCommand.self,
-      QueueAdvanceCommand.self, MemberAttacksCommand.self,
+      QueueAdvanceCommand.self, MemberAttacksCommand.self, NightsCommand.self,
     ])
 }
 
