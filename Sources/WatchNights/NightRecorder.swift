@@ -3,8 +3,8 @@ import PlaybackCoordination
 
 /// Decides when a participant writes its room's memory, from what it sees of the group: at
 /// once when what the group watches, its queue, who is there or whether it is paused (and
-/// where) changes, and while it plays, its position at most every ``positionInterval``
-/// seconds; and at the end, whatever was not written yet. A night with nothing watched
+/// where) changes; while it plays, its position, and the night's reactions, at most every
+/// ``positionInterval`` seconds; and at the end, whatever was not written yet. A night with nothing watched
 /// writes nothing, so that the memory of the last real night stays. A value: ``saw(_:position:at:wall:)``
 /// returns the memory to write, if any, and ``written(_:at:)`` is told when it was.
 public struct NightRecorder: Sendable {
@@ -63,11 +63,14 @@ public struct NightRecorder: Sendable {
     guard let written, let writtenAt else { return memory }
     let shapeChanged =
       written.watched != memory.watched || written.queue != memory.queue
-      || written.people != memory.people || written.moments != memory.moments
+      || written.people != memory.people
       || (paused && written.position != memory.position)
       || paused != writtenPaused
     if shapeChanged { return memory }
-    if !paused, written.position != memory.position,
+    // A playing position and the night's reactions are not urgent: they go with the next
+    // write, or at most every ``positionInterval``.
+    let moved = !paused && written.position != memory.position
+    if moved || written.moments != memory.moments,
       seconds - writtenAt >= Self.positionInterval
     {
       return memory

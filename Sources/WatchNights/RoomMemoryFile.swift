@@ -19,12 +19,27 @@ public enum RoomMemoryFile {
     public init(_ description: String) { self.description = description }
   }
 
+  /// The file's bytes: never more than ``maximumBytes`` (what reading accepts), the oldest
+  /// earlier nights, then the oldest reactions, left out until it fits — each part is
+  /// bounded, but all of them at their bounds together would not be.
   public static func encode(_ memory: RoomMemory) -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
-    // Every value is a string, a finite number or a date: nothing can fail to encode.
-    return (try? encoder.encode(Document(memory))) ?? Data()
+    var document = Document(memory)
+    while true {
+      // Every value is a string, a finite number or a date: nothing can fail to encode.
+      let data = (try? encoder.encode(document)) ?? Data()
+      guard data.count > maximumBytes else { return data }
+      if !document.nights.isEmpty {
+        document.nights.removeFirst(max(1, document.nights.count / 4))
+      } else if !document.moments.isEmpty {
+        document.moments.removeFirst(max(1, document.moments.count / 4))
+      } else {
+        document.people = Array(document.people.prefix(8))
+        document.queue = Array(document.queue.prefix(10))
+      }
+    }
   }
 
   public static func decode(_ data: Data) throws(Problem) -> RoomMemory {

@@ -90,12 +90,20 @@ struct NightRecorderTests {
         .position == 1274)
     // Nothing new: nothing to write at the end.
     #expect(recorder.finish() == nil)
+    // A reaction waits for the next write, 30 s after the last at most.
+    recorder.addMoment(who: "bob", text: "ha", at: 1274)
+    #expect(
+      look(&recorder, group(["ann"], at: 1274, playing: false, queue: ["harbour/s1e4"]), at: 50)
+        == nil)
+    #expect(
+      look(&recorder, group(["ann"], at: 1274, playing: false, queue: ["harbour/s1e4"]), at: 72)?
+        .moments.count == 1)
     // Playing again, a few seconds: the end writes where it got to.
     _ = look(
       &recorder, group(["ann"], at: 1274, playing: true, queue: ["harbour/s1e4"]), position: 1274,
-      at: 43)
+      at: 80)
     _ = recorder.saw(
-      group(["ann"], at: 1274, playing: true, queue: ["harbour/s1e4"]), position: 1280, at: 49,
+      group(["ann"], at: 1274, playing: true, queue: ["harbour/s1e4"]), position: 1280, at: 86,
       wall: wall)
     #expect(recorder.finish()?.position == 1280)
   }

@@ -54,7 +54,7 @@ struct RoomMemoryTests {
   }
 
   @Test("moments, queue, people, nights and texts stay within their bounds")
-  func bounds() {
+  func bounds() throws {
     var memory = sampleMemory()
     for i in 0..<(RoomMemory.maximumMoments + 50) {
       memory.addMoment(who: "ann", text: String(repeating: "ha", count: 500), at: Double(i))
@@ -74,8 +74,24 @@ struct RoomMemoryTests {
     #expect(big.queue.count == RoomMemory.maximumQueue)
     #expect(big.people.count == RoomMemory.maximumPeople)
     #expect(big.nights.count == RoomMemory.maximumNights)
-    // The biggest memory there can be still fits its file's limit.
-    #expect(RoomMemoryFile.encode(big).count < RoomMemoryFile.maximumBytes)
+    // Every part at its bound together: the file still fits its limit and reads back,
+    // the oldest nights left out.
+    var biggest = big
+    let longest = String(repeating: "w", count: RoomMemory.maximumText)
+    let name = { (i: Int) in String(("\(i)" + longest).prefix(RoomMemory.maximumText)) }
+    biggest.people = (0..<RoomMemory.maximumPeople).map(name)
+    biggest.nights = (0..<RoomMemory.maximumNights).map {
+      RoomMemory.Night(
+        when: Date(timeIntervalSince1970: 0), label: name($0), people: biggest.people)
+    }
+    for i in 0..<RoomMemory.maximumMoments {
+      biggest.addMoment(who: longest, text: String(repeating: "é", count: 500), at: Double(i))
+    }
+    let data = RoomMemoryFile.encode(biggest)
+    #expect(data.count <= RoomMemoryFile.maximumBytes)
+    let read = try #require(try? RoomMemoryFile.decode(data))
+    #expect(read.nights.last?.label == biggest.nights.last?.label, "the newest nights kept")
+    #expect(read.moments == biggest.moments)
   }
 
   @Test(
