@@ -10,19 +10,22 @@ struct WatchNightsCommandTests {
   )
   func continueNextNight() async throws {
     let base = CowatchProcess.runDirectory + "/nights-\(UUID().uuidString)"
+    // Each person's machine: a state directory of its own.
     let annState = ["XDG_STATE_HOME": base + "/ann/state", "XDG_CONFIG_HOME": base + "/ann/config"]
     let bobState = ["XDG_STATE_HOME": base + "/bob/state", "XDG_CONFIG_HOME": base + "/bob/config"]
+    func host(_ name: String, on machine: [String: String]) throws -> CowatchProcess {
+      try CowatchProcess(
+        [
+          "host", "--bind", "127.0.0.1", "--port", "0", "--name", name, "--room", "club",
+          "--headless", "--no-carry",
+        ], environment: machine)
+    }
 
     // Night 1.
-    let ann = try CowatchProcess(
-      [
-        "host", "--bind", "127.0.0.1", "--port", "0", "--name", "ann", "--room", "club",
-        "--headless", "--no-carry",
-      ], environment: annState)
+    let ann = try host("ann", on: annState)
     defer { ann.terminate() }
     let invite = try #require(
       await ann.waitForLine(containing: [#""event":"invite""#]), "the host's invite")
-    #expect(ann.output.allSatisfy { !$0.contains(#""event":"last-time""#) }, "a first night")
     let link = String(try #require(invite.firstMatch(of: #/"link":"(cowatch:[^"]+)"/#)).1)
     let bob = try CowatchProcess(
       ["join", link, "--name", "bob", "--headless", "--no-carry"], environment: bobState)
@@ -42,33 +45,30 @@ struct WatchNightsCommandTests {
     #expect(await bob.exitStatus(within: 20) == 0)
     ann.closeInput()
     #expect(await ann.exitStatus(within: 20) == 0)
+    #expect(ann.output.allSatisfy { !$0.contains(#""event":"last-time""#) }, "a first night")
 
     // Night 2, on bob's machine, who only ever joined.
-    let host = try CowatchProcess(
-      [
-        "host", "--bind", "127.0.0.1", "--port", "0", "--name", "bob", "--room", "club",
-        "--headless", "--no-carry",
-      ], environment: bobState)
-    defer { host.terminate() }
+    let night2 = try host("bob", on: bobState)
+    defer { night2.terminate() }
     let offer = try #require(
-      await host.waitForLine(containing: [#""event":"last-time""#]), "the offer to continue")
+      await night2.waitForLine(containing: [#""event":"last-time""#]), "the offer to continue")
     #expect(offer.contains(#""room":"club""#), "\(offer)")
     #expect(offer.contains(#""item":"harbour/s1e1""#), "\(offer)")
     #expect(offer.contains(#""position":100"#), "\(offer)")
     #expect(offer.contains(#""with":["ann"]"#), "\(offer)")
     #expect(offer.contains(#""queue":[{"item":"harbour/s1e3""#), "\(offer)")
     #expect(offer.contains("at 1:40, with ann — continue?"), "\(offer)")
-    await host.waitForLine(containing: [#""event":"welcome""#])
-    host.send("continue")
-    let note = try #require(await host.waitForLine(containing: [#""event":"note""#]))
+    await night2.waitForLine(containing: [#""event":"welcome""#])
+    night2.send("continue")
+    let note = try #require(await night2.waitForLine(containing: [#""event":"note""#]))
     #expect(note.contains("continuing"), "\(note)")
-    host.send("status")
-    let status = try #require(await host.waitForLine(containing: [#""event":"status""#]))
+    night2.send("status")
+    let status = try #require(await night2.waitForLine(containing: [#""event":"status""#]))
     #expect(status.contains(#""item":"harbour/s1e1""#), "\(status)")
     #expect(status.contains(#""group_position":100"#), "\(status)")
     #expect(status.contains(#""queue":[{"place":1,"item":"harbour/s1e3""#), "\(status)")
-    host.closeInput()
-    #expect(await host.exitStatus(within: 20) == 0)
+    night2.closeInput()
+    #expect(await night2.exitStatus(within: 20) == 0)
 
     // Forgetting is explicit, and says what it removed.
     let forget = try CowatchProcess(["forget", "club"], environment: bobState)
