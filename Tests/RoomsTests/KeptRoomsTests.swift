@@ -95,4 +95,25 @@ struct KeptRoomsTests {
     #expect(!r.has("third"))
     #expect(r.has("second") && r.has("fourth"))
   }
+
+  @Test(
+    "a kept room goes into the store and a restarted relay keeps it again; one started without --keep-rooms lets it go"
+  )
+  func restarted() throws {
+    var r = relay(kept: 10)
+    night(&r, 1, room: "club")
+    let stored = r.core.storedRooms()
+    #expect(stored.map(\.name) == ["club"])
+    #expect(stored.first?.members.isEmpty == true)
+    var c = RelayConfiguration()
+    c.keptRooms = 10
+    var again = RelayDriver(c, restoring: stored)
+    #expect(again.has("club"))
+    again.hello(1, "bob", room: "club")
+    let welcome = try #require(again.welcome(1))
+    #expect(welcome.state.session?.item.id == "s/e1")
+    #expect(welcome.state.queue.map(\.item) == ["s/e2"])
+    let forgetting = RelayDriver(RelayConfiguration(), restoring: stored)
+    #expect(!forgetting.has("club"))
+  }
 }
