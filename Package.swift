@@ -96,12 +96,15 @@ let package = Package(
     // Whether this person's player opens a link someone else started: trusted sites,
     // answers, links to one's own network (pure; ParticipantRuntime performs its lookups).
     .target(name: "LinkConsent", dependencies: ["PlaybackCoordination"]),
+    // What a room remembers across nights on each member's machine (the item, the position,
+    // the queue, who was there), its file and when a participant writes it.
+    .target(name: "WatchNights", dependencies: ["PlaybackCoordination"]),
     .target(
       name: "ParticipantRuntime",
       dependencies: [
         "Clocks", "PlayerOSD", "LinkConsent",
         "PlaybackCoordination", "WireProtocol", "Participation", "Transports", "Narration",
-        "RoomCrypto", "Lending", "LendingEndpoint",
+        "RoomCrypto", "Lending", "LendingEndpoint", "WatchNights",
         .product(name: "Logging", package: "swift-log"),
       ]),
     // Headless mode: one action a line in (the words scripts share), one JSON line out per
@@ -110,7 +113,7 @@ let package = Package(
       name: "HeadlessFront",
       dependencies: [
         "Clocks", "ParticipantRuntime", "Participation", "PlaybackCoordination", "Narration",
-        "WireProtocol",
+        "WireProtocol", "WatchNights",
       ]),
     // TLS for relay connections: the relay's certificate (made once, self-signed, unless
     // given), fingerprints, and how participants decide to trust a relay (pinned, CA,
@@ -233,7 +236,7 @@ let package = Package(
       dependencies: [
         "Clocks", "LinkConsent",
         "ParticipantRuntime", "Invites", "Participation", "TerminalFront", "Media", "Narration",
-        "PlaybackCoordination", "WireProtocol",
+        "PlaybackCoordination", "WireProtocol", "WatchNights",
       ]),
     .target(
       name: "DemoScript",
@@ -265,7 +268,7 @@ let package = Package(
         "Transports", "RelayRuntime", "TCPRelayServer", "TCPRelayClient", "Media", "TerminalFront",
         "FrontSessions", "DemoScript", "Narration", "MpvPlayer",
         "RoomCrypto", "RoomCarrying", "PlayerOSD", "LinkConsent", "LendingEndpoint",
-        "PostgresRoomStore",
+        "PostgresRoomStore", "WatchNights", "SQLiteRoomStore",
         "RelayTLS", .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -280,6 +283,7 @@ let package = Package(
         "TCPRelayClient", "Media", "MpvPlayer", "SQLiteRoomStore",
         "RelayTLS", "PostgresRoomStore", "ThrowawayPostgres", "TmuxDriver", "SyncplayHarness",
         "SyncplayServer", "RoomsTesting", "RelayMetrics", "RoomCrypto", "LendingEndpoint",
+        "WatchNights",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -356,6 +360,7 @@ let package = Package(
       name: "PlaybackCoordinationTests", dependencies: ["PlaybackCoordination", "WireProtocol"]),
     // What the repository's documents say about the package itself (the module table).
     .testTarget(name: "RepositoryTests"),
+    .testTarget(name: "WatchNightsTests", dependencies: ["WatchNights", "PlaybackCoordination"]),
     .testTarget(
       name: "WireProtocolTests",
       dependencies: ["LineFraming", "WireProtocol", "PlaybackCoordination"]),
@@ -406,7 +411,7 @@ let package = Package(
         "ParticipantRuntime", "Participation", "Transports", "RelayRuntime", "TCPRelayServer",
         "TCPRelayClient", "Rooms", "WireProtocol", "Media", "PlaybackCoordination",
         "RoomCrypto", "Narration",
-        "RelayTLS", "RoomsTesting", "LendingEndpoint",
+        "RelayTLS", "RoomsTesting", "LendingEndpoint", "WatchNights",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),

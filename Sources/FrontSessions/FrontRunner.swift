@@ -5,6 +5,7 @@ import Participation
 import PlaybackCoordination
 import Synchronization
 import TerminalFront
+import WatchNights
 
 /// Performs what a ``FrontSession`` asks for, and nothing else: it feeds the reducer the
 /// client's events, the keys, the clock ticks and the outcomes of requests, one at a time
@@ -23,6 +24,8 @@ public struct FrontRunner: Sendable {
   /// Lends this person's copies and borrows others' (mpv); nil: the player plays no files.
   public let lending: ItemLending?
   private let leave: ParticipantLeave?
+  /// See ``ActionPerformer/lastTime``.
+  private let lastTime: RoomMemory?
   private let session: FrontSession
   /// News about the invite (a host's router), shown as it comes.
   private let inviteChanges: AsyncStream<InviteChange>?
@@ -35,8 +38,9 @@ public struct FrontRunner: Sendable {
     client: ParticipantClient, terminal: TerminalSession, player: any ShowablePlayer,
     session: FrontSession, restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
     links: LinkGate? = nil, lending: ItemLending? = nil, leave: ParticipantLeave? = nil,
-    inviteChanges: AsyncStream<InviteChange>? = nil
+    inviteChanges: AsyncStream<InviteChange>? = nil, lastTime: RoomMemory? = nil
   ) {
+    self.lastTime = lastTime
     self.lending = lending
     self.links = links
     self.linkReader = linkReader
@@ -91,7 +95,7 @@ public struct FrontRunner: Sendable {
     // handover) runs to its end before the process goes on to close the relay.
     let performer = ActionPerformer(
       client: client, catalog: session.model.catalog, restartPlayer: restartPlayer,
-      linkReader: linkReader, lending: lending)
+      linkReader: linkReader, lending: lending, lastTime: lastTime)
     let worker = Task {
       await Self.work(requests, performer: performer, report: input, leave: leave)
     }

@@ -119,6 +119,9 @@ public struct FrontSession: Sendable {
   /// What went wrong before the front started (a video that cannot be played, say): shown
   /// on its first screen, not only in the log.
   private let warnings: [String]
+  /// The room's last night as a host is offered it ("last time: … — continue?"), asked on
+  /// the first screen.
+  private let lastTime: String?
   /// Whether a moment has given the group's time yet (see ``FrontModel/clockKnown(_:)``).
   private var groupClockKnown = false
   /// How long a request waits for the connection before it is dropped (and said so).
@@ -132,8 +135,9 @@ public struct FrontSession: Sendable {
   public init(
     roomName: String, catalog: [SeriesInfo], invite: String? = nil, inviteLink: InviteLink? = nil,
     hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil, warnings: [String] = [],
-    resendWindow: Double = 10
+    resendWindow: Double = 10, lastTime: String? = nil
   ) {
+    self.lastTime = lastTime
     self.warnings = warnings
     self.resendWindow = resendWindow
     self.inviteLink = inviteLink
@@ -182,6 +186,7 @@ public struct FrontSession: Sendable {
     case .started:
       for warning in warnings { model.post(warning, kind: .error) }
       if let invite = model.invite { model.post("Others join with: \(invite)") }
+      if let lastTime { controller.present(.lastTime(lastTime)) }
       redrawRequested = true
     case .client(let event):
       if receive(event) { effects.append(.bell) }

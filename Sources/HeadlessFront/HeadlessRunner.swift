@@ -1,9 +1,11 @@
 import Clocks
+import Foundation
 import Narration
 import ParticipantRuntime
 import Participation
 import PlaybackCoordination
 import Synchronization
+import WatchNights
 import WireProtocol
 
 /// Headless mode: one action per input line, one JSON object per output line (see the
@@ -20,6 +22,9 @@ public struct HeadlessRunner: Sendable {
   /// See ``ActionPerformer/lending``.
   public let lending: ItemLending?
   private let write: @Sendable (String) -> Void
+  /// What this machine remembers of the room's last night, offered at the start (a
+  /// `last-time` line) and picked up by `continue`: given to a host.
+  public let lastTime: RoomMemory?
   /// Run just before the client says goodbye at the end of the input (see
   /// `FrontRunner`'s).
   private let leave: ParticipantLeave?
@@ -27,9 +32,10 @@ public struct HeadlessRunner: Sendable {
   public init(
     client: ParticipantClient, catalog: [SeriesInfo], sampleMilliseconds: Int = 0,
     restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
-    lending: ItemLending? = nil, leave: ParticipantLeave? = nil,
+    lending: ItemLending? = nil, leave: ParticipantLeave? = nil, lastTime: RoomMemory? = nil,
     write: @escaping @Sendable (String) -> Void
   ) {
+    self.lastTime = lastTime
     self.lending = lending
     self.linkReader = linkReader
     self.leave = leave
@@ -49,6 +55,9 @@ public struct HeadlessRunner: Sendable {
 
   public func run<Lines: AsyncSequence & Sendable>(input: Lines) async
   where Lines.Element == String {
+    if let lastTime {
+      emit(Self.lastTimeLine(lastTime, reader: client.configuration.name))
+    }
     let events = Task(executorPreference: place) { await forwardEvents() }
     let sampler = Task(executorPreference: place) { await sample() }
     let leaving = Mutex<Task<Void, Never>?>(nil)
@@ -97,7 +106,7 @@ public struct HeadlessRunner: Sendable {
   where Lines.Element == String {
     var performer = ActionPerformer(
       client: client, catalog: catalog, restartPlayer: restartPlayer, linkReader: linkReader,
-      lending: lending)
+      lending: lending, lastTime: lastTime)
     let (inputs, sink) = AsyncStream<Input>.makeStream(bufferingPolicy: .unbounded)
     let client = self.client
     // The line reader, waiting for its line to be carried out.
@@ -155,6 +164,31 @@ public struct HeadlessRunner: Sendable {
     // Ended or cancelled with a line unread here: its reader goes on (and stops).
     lineDone()
     for feeder in feeders { feeder.cancel() }
+  }
+
+  /// `{"event":"last-time",…}`: what the room was left at, as `reader` is offered it
+  /// (`with`: the others who were there).
+  public static func lastTimeLine(_ memory: RoomMemory, reader: String) -> OrderedJSON {
+    let when = ISO8601DateFormatter().string(from: memory.when)
+    return .object([
+      ("event", "last-time"), ("room", .string(memory.room)),
+      ("series", .string(memory.watched.series)), ("item", .string(memory.watched.item)),
+      ("title", .string(memory.watched.itemTitle)), ("label", .string(memory.label)),
+      ("position", .double(memory.position)),
+      (
+        "queue",
+        .array(
+          memory.queue.map { queued in
+            .object([
+              ("item", .string(queued.watched.item)), ("title", .string(queued.watched.itemTitle)),
+              ("series", .string(queued.watched.series)), ("added_by", .string(queued.addedBy)),
+            ])
+          })
+      ),
+      ("with", .array(memory.others(than: reader).map { .string($0) })),
+      ("when", .string(when)), ("nights", .int(Int64(memory.nights.count + 1))),
+      ("text", .string(memory.offer(to: reader))),
+    ])
   }
 
   private func report(_ output: ActionOutput, for input: String) {

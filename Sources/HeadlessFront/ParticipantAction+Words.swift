@@ -145,6 +145,7 @@ extension ParticipantAction {
     case "catalog": return try noArgument(.catalog)
     case "status": return try noArgument(.status)
     case "restart-player": return try noArgument(.restartPlayer)
+    case "continue": return try noArgument(.continueLastTime)
     case "lock": return try noArgument(.lock(true))
     case "unlock": return try noArgument(.lock(false))
     case "remove", "owner":
@@ -294,6 +295,7 @@ extension ParticipantAction {
     case .control(let control): "control \(control.rawValue)"
     case .owner(let person): "owner \(person.words)"
     case .restartPlayer: "restart-player"
+    case .continueLastTime: "continue"
     case .queue(.add(let item)): "queue add \(item)"
     case .queue(.remove(let ref)): "queue remove \(ref.words)"
     case .queue(.move(let ref, let to)): "queue move \(ref.words) \(to)"

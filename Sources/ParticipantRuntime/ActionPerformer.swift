@@ -1,6 +1,7 @@
 import Narration
 import Participation
 import PlaybackCoordination
+import WatchNights
 import WireProtocol
 
 /// Carries out ``ParticipantAction``s for one participant, including the confirmation a
@@ -20,14 +21,18 @@ public struct ActionPerformer: Sendable {
   public private(set) var pendingSwitch: (series: SeriesInfo, item: ItemID)?
   /// The queue entry `queue play N` asked to switch everyone to, until confirmed.
   public private(set) var pendingQueued: UInt64?
+  /// What this machine remembers of the room's last night, while it can be continued
+  /// (`continue`; gone once continued).
+  public var lastTime: RoomMemory?
   /// Whether a switch waits for `confirm` or `cancel`.
   public var hasPendingPrompt: Bool { pendingSwitch != nil || pendingQueued != nil }
 
   public init(
     client: ParticipantClient, catalog: [SeriesInfo],
     restartPlayer: PlayerRestart? = nil, linkReader: LinkReader? = nil,
-    lending: ItemLending? = nil
+    lending: ItemLending? = nil, lastTime: RoomMemory? = nil
   ) {
+    self.lastTime = lastTime
     self.lending = lending
     self.client = client
     self.catalog = catalog
@@ -177,7 +182,53 @@ public struct ActionPerformer: Sendable {
     case .cancelReadyCheck: return Self.outcome(await client.send(.cancelReadyCheck))
     case .startWhenAllReady(let on):
       return Self.outcome(await client.send(.setStartWhenAllReady(on)))
+    case .continueLastTime: return await continueLastTime()
     }
+  }
+
+  /// The room as it was left last time: its item (started, or switched to), paused at the
+  /// position, and its queue after what is queued now. An item the catalog no longer has
+  /// is said, and nothing changes; a queued one is left out, and said.
+  private mutating func continueLastTime() async -> ActionOutput {
+    guard let memory = lastTime else {
+      return .error(
+        "there is nothing to continue: no earlier night of this room is remembered here")
+    }
+    let item = ItemID(memory.watched.item)
+    guard case .success(let series) = await self.series(for: item), let info = series.item(item)
+    else {
+      lastTime = nil
+      return .error(
+        "\(memory.label) (\(memory.watched.item)) is no longer in the catalog: start afresh")
+    }
+    let state = await client.groupState
+    if state.session?.item.id != item {
+      let started =
+        state.session == nil
+        ? await client.send(.start(series: series, item: item))
+        : await client.send(.replace(series: series, item: item, confirmed: true))
+      if case .failure = started { return Self.outcome(started) }
+    }
+    let position = min(memory.position, info.duration)
+    let paused = await client.send(.pause(item: item, at: position))
+    if case .failure = paused { return Self.outcome(paused) }
+    lastTime = nil
+    var missing: [String] = []
+    for queued in memory.queue {
+      let entry = ItemID(queued.watched.item)
+      guard case .success(let queuedSeries) = await self.series(for: entry) else {
+        missing.append(queued.watched.item)
+        continue
+      }
+      _ = await client.send(.queueAdd(series: queuedSeries, item: entry))
+    }
+    let queue =
+      memory.queue.isEmpty
+      ? "" : ", with \(memory.queue.count - missing.count) of \(memory.queue.count) queued"
+    let gone =
+      missing.isEmpty ? "" : " (no longer in the catalog: \(missing.joined(separator: ", ")))"
+    return .note(
+      "continuing \(memory.label) at \(RoomMemory.clock(position)), paused\(queue)\(gone)")
   }
 
   /// Lending on or off, said back with who stops reading this person's copy.

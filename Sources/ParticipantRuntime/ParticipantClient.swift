@@ -303,6 +303,13 @@ public actor ParticipantClient {
             subscriber.continuation.yield((from, name, body))
           }
         }
+        // Reactions of tonight (not the backlog's) reach subscribers of the kind as their
+        // body: a room's memory keeps them with the film time.
+        if case .reaction(let from, let name, let reaction, false) = event {
+          for subscriber in messageSubscribers.values where subscriber.kind == .reaction {
+            subscriber.continuation.yield((from, name, reaction.body))
+          }
+        }
         if case .notice(let notice) = event { logger.info("\(notice)") }
         observer?(event)
         eventSink.yield(event)

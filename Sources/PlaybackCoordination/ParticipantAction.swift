@@ -70,6 +70,10 @@ public enum ParticipantAction: Hashable, Sendable {
   case cancelReadyCheck
   /// Owner only: `start-when-ready on|off`, whether a play waits for everyone to be ready.
   case startWhenAllReady(Bool)
+  /// `continue`: pick up where the room was left last time this machine was in it (the
+  /// item, the position, paused, and the queue), as `cowatch host` offered it. The front's
+  /// "yes" to that offer is this action too.
+  case continueLastTime
 }
 
 /// Whom a message is for.

@@ -75,6 +75,11 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// (tunnels, docs/LENDING.md), and how much; nil: it does not (`cowatch serve` without
   /// `--lend-relay-rate`), and asking is refused in words.
   public var tunnels: TunnelPolicy?
+  /// How many rooms nobody is in the relay keeps (`cowatch serve --keep-rooms`), paused
+  /// where their group was, so that a group that comes back another night finds its room
+  /// as it was left; past that, the one unused longest is dropped. 0: a room goes with its
+  /// last member (after the reconnect grace).
+  public var keptRooms: Int = 0
 
   public init(
     maximumFrameBytes: Int = 64 * 1024,

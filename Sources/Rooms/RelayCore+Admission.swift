@@ -114,6 +114,7 @@ extension RelayCore {
       messages.append(message, size: stored.bytes, live: true)
       return message
     }
+    room.keptSince = nil
     room.members[participant] = Member(
       name: name, resumeKey: resumeKey, connection: id,
       requests: RequestWindow(capacity: configuration.requestWindow),

@@ -75,6 +75,8 @@ extension RelayCore {
     _ participant: ParticipantID, from roomName: String, reason: ExitReason, at now: GroupInstant
   ) -> [RelayAction] {
     guard var room = rooms[roomName], room.members[participant] != nil else { return [] }
+    // The engine ends the session with the last member; a kept room keeps it.
+    let session = room.engine.state.session
     room.members[participant] = nil
     _ = room.carrying.lost.found(participant)
     room.carrying.cutOff.accountedFor(participant)
@@ -84,8 +86,53 @@ extension RelayCore {
     actions += applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
     actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
     if rooms[roomName]?.members.isEmpty == true {
-      dropRoom(roomName)
-      actions.append(.log(.info, "room \(roomName) is empty; dropped"))
+      if configuration.keptRooms > 0 {
+        actions += keep(roomName, session: session, at: now)
+      } else {
+        dropRoom(roomName)
+        actions.append(.log(.info, "room \(roomName) is empty; dropped"))
+      }
+    }
+    return actions
+  }
+
+  /// Keeps a room nobody is in (``RelayConfiguration/keptRooms``): its group paused where
+  /// it was, nobody waited for, so that whoever comes back another night finds the item,
+  /// the position and the queue as they were left. Beyond the bound, the kept room unused
+  /// longest goes, with a log line.
+  mutating func keep(_ name: String, session: WatchSession?, at now: GroupInstant)
+    -> [RelayAction]
+  {
+    guard var room = rooms[name] else { return [] }
+    var state = room.engine.state
+    if var session {
+      let position = min(max(0, session.position(at: now)), session.item.duration)
+      session.timeline = Timeline(itemTime: position, groupTime: now, rate: 0)
+      session.intendedRate = 0
+      session.waits = []
+      session.invited = []
+      session.catchingUp = []
+      state.session = session
+    }
+    room.engine = GroupEngine(configuration: configuration.engine, state: state)
+    room.engineDeadline = room.engine.nextDeadline()
+    room.keptSince = now
+    // Kept, it no longer counts against the address that made it.
+    if let creator = room.creator { admission.removed(createdBy: creator) }
+    room.creator = nil
+    rooms[name] = room
+    markChanged(name)
+    var actions: [RelayAction] = [.log(.info, "room \(name) is empty; kept (--keep-rooms)")]
+    let kept = rooms.compactMap { entry in entry.value.keptSince.map { (entry.key, $0) } }
+    if kept.count > configuration.keptRooms,
+      let oldest = kept.min(by: { ($0.1, $0.0) < ($1.1, $1.0) })
+    {
+      dropRoom(oldest.0)
+      actions.append(
+        .log(
+          .notice,
+          "kept room \(oldest.0) dropped: the relay keeps at most \(configuration.keptRooms) empty rooms, and it was unused longest"
+        ))
     }
     return actions
   }

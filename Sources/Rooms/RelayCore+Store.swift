@@ -143,7 +143,13 @@ extension RelayCore {
   public mutating func restore(_ stored: [StoredRoom], at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
     for room in stored.sorted(by: { $0.name < $1.name }) {
-      if let problem = Self.problem(with: room) {
+      // Kept by a relay run with --keep-rooms: kept again, or, without it, let go.
+      if room.members.isEmpty, configuration.keptRooms == 0 {
+        markRemoved(room.name)
+        actions.append(.log(.info, "stored room \(room.name) is empty and not kept; dropped"))
+        continue
+      }
+      if let problem = Self.problem(with: room, kept: configuration.keptRooms > 0) {
         actions.append(.log(.warning, "stored room \(room.name) left out: \(problem)"))
         continue
       }
@@ -168,6 +174,7 @@ extension RelayCore {
           name: stored.name, resumeKey: stored.resumeKey, connection: nil,
           disconnectedAt: now, requests: requests, messages: messages)
       }
+      if room.members.isEmpty { restored.keptSince = now }
       rooms[room.name] = restored
       markChanged(room.name)
       for participant in room.state.participants where participant.isConnected {
@@ -186,10 +193,11 @@ extension RelayCore {
     return actions
   }
 
-  /// Why a stored room cannot be brought back, if it cannot.
-  static func problem(with room: StoredRoom) -> String? {
+  /// Why a stored room cannot be brought back, if it cannot. `kept`: the relay keeps rooms
+  /// nobody is in (``RelayConfiguration/keptRooms``), so one without members is whole.
+  static func problem(with room: StoredRoom, kept: Bool = false) -> String? {
     guard RoomName.isValid(room.name) else { return "not a valid room name" }
-    guard !room.members.isEmpty else { return "no members" }
+    guard !room.members.isEmpty || kept else { return "no members" }
     let ids = room.members.map(\.participant)
     guard Set(ids).count == ids.count else { return "a member appears twice" }
     guard Set(ids) == Set(room.state.participants.map(\.id)) else {

@@ -147,6 +147,8 @@ public struct RelayCore: Sendable {
     var carrying = CarryingState()
     /// Its recent conversation, for people who enter later.
     var backlog = RoomBacklog()
+    /// Since when nobody is in it, while the relay keeps it (``RelayConfiguration/keptRooms``).
+    var keptSince: GroupInstant?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()

@@ -38,6 +38,8 @@ public final class ServedRelay: Sendable {
     var shared: PostgresRoomStore?
     var restoring: [StoredRoom] = []
     var notes = ["rooms kept in memory only (--store memory)"]
+    // Kept rooms (--keep-rooms) outlast the retention: they go only past the bound.
+    let retention = options.configuration.keptRooms > 0 ? 1e9 : options.storeRetention
     if let path = options.store {
       do throws(RoomStoreError) {
         if ServedRelayOptions.isPostgres(path) {
@@ -50,7 +52,7 @@ public final class ServedRelay: Sendable {
                 ?? ServedRelayOptions.address(options.host, options.port),
               fingerprint: options.fingerprint),
             leaseDuration: options.lease)
-          let cutoff = WallClock.nanoseconds() &- Int64(min(options.storeRetention, 1e9) * 1e9)
+          let cutoff = WallClock.nanoseconds() &- Int64(min(retention, 1e9) * 1e9)
           let expired = try await database.removeRooms(writtenBefore: cutoff)
           store = database
           shared = database
@@ -61,7 +63,7 @@ public final class ServedRelay: Sendable {
           let opened = try SQLiteRoomStore(path: path)
           let now = ClockReading(group: clock.groupNow(), wallNanoseconds: WallClock.nanoseconds())
           let loaded = try await RelayRuntime.loadRooms(
-            from: opened, retention: options.storeRetention, now: now)
+            from: opened, retention: retention, now: now)
           clock = MonotonicClock(offsetNanoseconds: loaded.clockOffset)
           store = opened
           restoring = loaded.rooms

@@ -455,6 +455,9 @@ public struct FrontController: Hashable, Sendable {
       else { return [] }
       return [.act(.decline)]
     case (.linkConsent(let link), .chosen(.link(let answer))): return [.answerLink(link, answer)]
+    case (.lastTime, .chosen(.yes)): return [.act(.continueLastTime)]
+    // No: a fresh night; the memory stays until this night writes its own.
+    case (.lastTime, _): return []
     case (.question, .chosen(.yes)): return [.act(.confirm)]
     case (.question, _): return [.act(.cancel)]
     // Esc is not this one: asked again, it would come straight back.

@@ -65,6 +65,9 @@ public struct Prompt: Hashable, Sendable {
     case readyAsked(since: GroupInstant)
     /// The asker's (or owner's) own ready check: Start anyway / Take it back / Keep waiting.
     case readyCheckMenu
+    /// "last time: Harbour Lights S1E3 at 21:14, with ann and bob — continue?" Yes / No: a
+    /// host offered to pick the room up where it was left (Yes is `continue`).
+    case lastTime
   }
 
   /// What an option stands for.
@@ -403,6 +406,14 @@ extension Prompt {
         message: "Switch everyone to \(EpisodeLabel.describe(item))?",
         options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
     }
+  }
+
+  /// The room's last night, offered to a host as the room opens.
+  public static func lastTime(_ offer: String) -> Prompt {
+    Prompt(
+      kind: .lastTime, title: "Continue where you left off",
+      message: offer.prefix(1).uppercased() + offer.dropFirst(),
+      options: [Option("Yes", choice: .yes), Option("No", choice: .no)])
   }
 
   public static func confirmSwitch(to item: ItemInfo) -> Prompt {

@@ -13,6 +13,7 @@ struct CowatchBench: AsyncParsableCommand {
       StoreCommand.self, TLSCommand.self, FrontBenchCommand.self, SyncplayClientsCommand.self,
       HandoverCommand.self, InviteCommand.self, MetricsCommand.self, QueueCommand.self,
       QueueAdvanceCommand.self, MemberAttacksCommand.self, ReadyCommand.self,
+      NightsCommand.self,
     ])
 }
 

@@ -12,7 +12,7 @@ struct Cowatch: AsyncParsableCommand {
     version: CowatchVersion.string,
     subcommands: [
       ServeCommand.self, HostCommand.self, JoinCommand.self, NearbyCommand.self, DemoCommand.self,
-      DoctorCommand.self,
+      DoctorCommand.self, ForgetCommand.self,
     ]
   )
 

@@ -4,6 +4,7 @@ import Media
 import ParticipantRuntime
 import Participation
 import TerminalFront
+import WatchNights
 
 /// Runs the interactive terminal front for a participant.
 enum FrontRun {
@@ -15,7 +16,7 @@ enum FrontRun {
     linkReader: LinkReader? = nil, links: LinkGate? = nil, lending: ItemLending? = nil,
     warnings: [String] = [],
     leave: ParticipantLeave? = nil,
-    inviteChanges: AsyncStream<InviteChange>? = nil
+    inviteChanges: AsyncStream<InviteChange>? = nil, lastTime: RoomMemory? = nil
   ) async throws(CommandFailure) {
     let terminal: TerminalSession
     do {
@@ -28,12 +29,13 @@ enum FrontRun {
     let session = FrontSession(
       roomName: room, catalog: media.series, inviteLink: invite, hostsRoom: hostsRoom,
       reconnectGiveUpAfter: client.configuration.reconnectGiveUpAfter, warnings: warnings,
-      resendWindow: client.configuration.resendWindow)
+      resendWindow: client.configuration.resendWindow,
+      lastTime: lastTime?.offer(to: client.configuration.name))
     await FrontRunner(
       client: client, terminal: terminal, player: player, session: session,
       restartPlayer: restartPlayer, linkReader: linkReader, links: links, lending: lending,
       leave: leave,
-      inviteChanges: inviteChanges
+      inviteChanges: inviteChanges, lastTime: lastTime
     ).run()
   }
 }

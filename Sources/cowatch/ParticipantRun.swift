@@ -12,6 +12,7 @@ import RoomCarrying
 import RoomCrypto
 import TerminalFront
 import Transports
+import WatchNights
 import WireProtocol
 
 /// Runs one participant from the command line: connects, then headless mode or the front.
@@ -121,6 +122,29 @@ enum ParticipantRun {
       throw CommandFailure(command, error.description)
     }
     osd?.follow(client)
+    // The room's memory on this machine: offered to a host, and kept by everyone.
+    let remembered = rememberedNight(
+      room: options.room, command: command, headless: options.headless, logger: logger,
+      warnings: &warnings)
+    let keeper = NightKeeper(
+      room: options.room, previous: remembered, folder: memoryFolder(), clock: clock,
+      problem: { problem in
+        if options.headless { Console.error("cowatch \(command): \(problem)") }
+        logger.warning("\(problem)")
+      })
+    keeper.follow(client)
+    defer { keeper.stop() }
+    // The night as it is when the person quits, before the goodbye changes it (the last
+    // look may be a second old).
+    let leaving: ParticipantLeave = { client, endedForEveryone in
+      keeper.look(at: await client.snapshot())
+      if let leave {
+        await leave(client, endedForEveryone)
+      } else {
+        await client.stop()
+      }
+    }
+    let offer = hostsRoom ? remembered : nil
     if let lending, let tunnels = LendSetup.tunnels(over: transport) { lending.useTunnels(tunnels) }
     _ = await lending?.attach(client)
     carrier?.attach(client)
@@ -128,8 +152,8 @@ enum ParticipantRun {
     if options.headless {
       let runner = HeadlessRunner(
         client: client, catalog: media.series, sampleMilliseconds: options.sampleMilliseconds,
-        restartPlayer: restartPlayer, linkReader: linkReader, lending: lending, leave: leave,
-        write: { Console.line($0) })
+        restartPlayer: restartPlayer, linkReader: linkReader, lending: lending, leave: leaving,
+        lastTime: offer, write: { Console.line($0) })
       await runner.run(input: Console.inputLines(endOnStopSignals: hostsRoom))
       await stopPlayer()
     } else {
@@ -138,7 +162,7 @@ enum ParticipantRun {
           command: command, client: client, media: media, player: player, room: options.room,
           invite: invite, hostsRoom: hostsRoom, restartPlayer: restartPlayer,
           linkReader: linkReader, links: prepared.links, lending: lending, warnings: warnings,
-          leave: leave, inviteChanges: inviteChanges)
+          leave: leaving, inviteChanges: inviteChanges, lastTime: offer)
       } catch {
         await stopPlayer()
         throw error
@@ -146,6 +170,28 @@ enum ParticipantRun {
       await stopPlayer()
     }
   }
+  /// Where this machine keeps its rooms' memories (`$XDG_STATE_HOME/cowatch/rooms`).
+  static func memoryFolder() -> RoomMemoryFolder {
+    RoomMemoryFolder(stateDirectory: StatePaths.directory())
+  }
+
+  /// The room's memory on this machine, if one can be read; a file that cannot is said
+  /// once (and the night writes a good one over it).
+  static func rememberedNight(
+    room: String, command: String, headless: Bool, logger: Logger, warnings: inout [String]
+  ) -> RoomMemory? {
+    switch memoryFolder().read(room: room) {
+    case .nothing: return nil
+    case .memory(let memory): return memory
+    case .unreadable(let file, let problem):
+      let warning = "the memory of room \(room) (\(file)) is ignored: \(problem)"
+      if headless { Console.error("cowatch \(command): \(warning)") }
+      logger.warning("\(warning)")
+      warnings.append(warning)
+      return nil
+    }
+  }
+
   /// Asks at the terminal for the room's password until one is typed that can be a
   /// password (or nothing, or nobody is there to answer).
   static func askPassword(

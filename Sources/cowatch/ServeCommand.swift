@@ -43,6 +43,17 @@ struct ServeCommand: AsyncParsableCommand {
     parsing: .unconditional,
     help: "Forget stored rooms not written for this many seconds when starting.")
   var storeRetention = 3600.0
+  @Flag(
+    help:
+      "Keep rooms nobody is in, paused where they were, beyond --store-retention: a group that comes back another night finds its room as it left it (cowatch forget ROOM --relay-store PATH drops one)."
+  )
+  var keepRooms = false
+  @Option(
+    parsing: .unconditional,
+    help:
+      "With --keep-rooms: at most this many empty rooms are kept; past it, the one unused longest goes."
+  )
+  var maxKeptRooms = 1000
   @Option(
     help: ArgumentHelp(
       "With a PostgreSQL store: where participants reach this relay (what other relays redirect them to).",
@@ -112,6 +123,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
     guard heartbeatTimeout > 0 else {
       throw ValidationError("--heartbeat-timeout must be positive")
+    }
+    guard (1...1_000_000).contains(maxKeptRooms) else {
+      throw ValidationError("--max-kept-rooms must be 1–1000000")
     }
     guard storeRetention >= 0, storeRetention.isFinite else {
       throw ValidationError("--store-retention must be a number of seconds, 0 or more")
@@ -240,6 +254,7 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
+    configuration.keptRooms = keepRooms ? maxKeptRooms : 0
     // Resumes addressed to this relay name its certificate.
     configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
     if let lendRelayRate, case .success(let rate) = TunnelPolicy.parseRate(lendRelayRate) {

@@ -20,11 +20,11 @@ struct Driver {
 
   init(
     invite: String? = nil, hostsRoom: Bool = false, reconnectGiveUpAfter: Double? = nil,
-    warnings: [String] = []
+    warnings: [String] = [], lastTime: String? = nil
   ) {
     session = FrontSession(
       roomName: "lobby", catalog: [Fixtures.series], invite: invite, hostsRoom: hostsRoom,
-      reconnectGiveUpAfter: reconnectGiveUpAfter, warnings: warnings)
+      reconnectGiveUpAfter: reconnectGiveUpAfter, warnings: warnings, lastTime: lastTime)
   }
 
   /// ann has entered the room where bob is; nothing is watched yet.

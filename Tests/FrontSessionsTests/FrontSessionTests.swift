@@ -219,6 +219,24 @@ struct FrontSessionTests {
     #expect(d.screen().contains("skipped Show/S01E03.mkv: ffprobe cannot read it"))
   }
 
+  @Test(
+    "a host offered the room's last night is asked on the first screen: yes continues (the headless 'continue'), no starts afresh"
+  )
+  func lastTimeOffer() {
+    let offer = "last time: Harbour Lights S1E3 at 21:14, with bob — continue?"
+    var yes = Driver(hostsRoom: true, lastTime: offer)
+    yes.send(.started)
+    #expect(yes.screen().contains("Last time: Harbour Lights S1E3 at 21:14"), "\(yes.screen())")
+    yes.press(.character("y"))
+    #expect(yes.requests == [.continueLastTime])
+    #expect(!yes.screen().contains("Last time:"))
+    var no = Driver(hostsRoom: true, lastTime: offer)
+    no.send(.started)
+    no.press(.character("n"))
+    #expect(no.requests.isEmpty)
+    #expect(!no.screen().contains("Last time:"))
+  }
+
   @Test("reconnecting says for how long, and when the front will give up")
   func reconnectingFor() {
     var d = Driver(reconnectGiveUpAfter: 60)

@@ -49,6 +49,10 @@ struct ReadyCheckSessionTests {
     #expect(
       await clients[4].groupState.notReadyToWatch.map(\.name) == ["bob", "cat", "dan", "eve"])
     for c in clients.dropFirst() { try await c.send(.setReadyToWatch(true)).get() }
+    // The last answer reached the relay; its change reaches ann's replica a moment later.
+    await relay.run(until: "the countdown reached ann", within: 2) {
+      await clients[0].groupState.session?.countdown != nil
+    }
     let session = try #require(await clients[0].groupState.session)
     let startsAt = try #require(session.countdown, "the last answer started the countdown")
     #expect(session.readyCheck == nil)
