@@ -131,7 +131,7 @@ struct ReadyCommand: AsyncParsableCommand {
     if failures > 0 { t.add("checks that did not start a countdown", "\(rounds)", "\(failures)") }
     emit("A ready check's countdown start, five simulated and two mpv players", t)
     Report.write(
-      section: "ready", title: "23. A ready check's countdown start",
+      section: "ready", title: "24. A ready check's countdown start",
       body: """
         Seven participants in one in-process room on the machine's monotonic clock: five
         simulated players (start-up latencies 0, 50, 100, 150 and 200 ms) and two
