@@ -66,7 +66,7 @@ final class InMemoryPipe: RelayOutlet {
           if s.head < s.lines.count {
             let line = s.lines[s.head]
             s.head += 1
-                s.bytes -= line.count
+            s.bytes -= line.count
             if s.head > 64, s.head * 2 > s.lines.count {
               s.lines.removeFirst(s.head)
               s.head = 0

@@ -33,11 +33,14 @@ extension RelayRuntime {
   /// cancelled task, and a write begun, or the last one, must happen.
   public func runStoreWriter(interval: Double = RelayRuntime.storeWriteInterval) async {
     while !Task.isCancelled {
-      let wrote = await Task(executorPreference: clock.taskExecutor) { await self.flushStore() }.value
+      let wrote = await Task(executorPreference: clock.taskExecutor) { await self.flushStore() }
+        .value
       let pause = wrote ? interval : Self.storeRetryInterval
       await outsideClock.sleep(seconds: pause)
     }
-    _ = await Task(executorPreference: clock.taskExecutor) { await self.flushStore(retryingBusy: true) }.value
+    _ = await Task(executorPreference: clock.taskExecutor) {
+      await self.flushStore(retryingBusy: true)
+    }.value
   }
 
   /// Takes what changed since the last write and writes it. Returns false when the write

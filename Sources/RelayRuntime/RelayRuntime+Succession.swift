@@ -90,7 +90,9 @@ extension RelayRuntime {
       perform(actions, in: &s)
       return letGo
     }
-    if letGo, let directory { Task(executorPreference: clock.taskExecutor) { try? await directory.release([room]) } }
+    if letGo, let directory {
+      Task(executorPreference: clock.taskExecutor) { try? await directory.release([room]) }
+    }
   }
 
   /// Whether this relay reached the relay `participant` offered to carry `room` at.
