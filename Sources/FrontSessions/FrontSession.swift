@@ -247,7 +247,8 @@ public struct FrontSession: Sendable {
   @discardableResult
   private mutating func receive(_ event: ClientEvent) -> Bool {
     switch event {
-    case .welcomed(let participant, let resumed, let epoch, let relay):
+    case .welcomed(let participant, let resumed, let epoch, let relay, let keepsRooms):
+      model.relayKeepsRooms = keepsRooms
       // The same relay, but a new member: this person was away longer than their place
       // was kept, and is back as a newcomer (not in the watch session any more).
       if !resumed, relayEpoch == epoch, let before = model.localParticipant, before != participant {

@@ -220,12 +220,14 @@ public struct HeadlessRunner: Sendable {
     var me: ParticipantID?
     for await event in client.events {
       switch event {
-      case .welcomed(let participant, let resumed, let epoch, let relay):
+      case .welcomed(let participant, let resumed, let epoch, let relay, let keepsRooms):
         me = participant
         var fields: [(String, OrderedJSON)] = [
           ("event", "welcome"), ("participant", .string(participant.rawValue)),
           ("room", .string(client.configuration.room)), ("resumed", .bool(resumed)),
         ]
+        // Where `keep-room on` works.
+        if keepsRooms { fields.append(("keeps_rooms", true)) }
         // Another epoch: the relay process restarted; resumed, it kept the room.
         if let relay { fields.append(("relay", .string(relay))) }
         if let lastEpoch, lastEpoch != epoch {
@@ -547,6 +549,7 @@ public struct HeadlessRunner: Sendable {
     case .readyToWatchChanged(let ready): ready ? "ready" : "not-ready"
     case .readyCheckEnded: "ready-check-ended"
     case .startWhenAllReadyChanged: "start-when-ready"
+    case .keptChanged: "keep-room"
     }
   }
 }

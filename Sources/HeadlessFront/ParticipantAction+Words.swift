@@ -6,7 +6,7 @@ import PlaybackCoordination
 extension ParticipantAction {
   /// The words, for help and error messages.
   public static let vocabulary =
-    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, ready-check, ready, not-ready, start-anyway, cancel-check, start-when-ready on|off, say TEXT, react TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
+    "start SERIES/EPISODE|LINK, join, play, pause, seek TIME|+S|-S, rate R|+D|-D, next, previous, switch SERIES/EPISODE|LINK, confirm, cancel, suspend REASON, resume, resume-at TIME, autoadvance on|off, lend on|off, ready-check, ready, not-ready, start-anyway, cancel-check, start-when-ready on|off, keep-room on|off, continue, say TEXT, react TEXT, tell NAME[,NAME] TEXT, leave, end, catalog, status, lock, unlock, remove NAME, control owner|everyone, owner NAME, restart-player, queue add SERIES/EPISODE|LINK|remove N|move N M|clear|play N, offset MS"
 
   /// Parses one line. Leading/trailing spaces are ignored; the action word is
   /// case-insensitive.
@@ -113,6 +113,13 @@ extension ParticipantAction {
       switch rest.lowercased() {
       case "on": return .startWhenAllReady(true)
       case "off": return .startWhenAllReady(false)
+      case "": throw .missingArgument(word: word, expected: "on or off")
+      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
+      }
+    case "keep-room":
+      switch rest.lowercased() {
+      case "on": return .keepRoom(true)
+      case "off": return .keepRoom(false)
       case "": throw .missingArgument(word: word, expected: "on or off")
       default: throw .badArgument(word: word, argument: rest, expected: "on or off")
       }
@@ -281,6 +288,7 @@ extension ParticipantAction {
     case .startAnyway: "start-anyway"
     case .cancelReadyCheck: "cancel-check"
     case .startWhenAllReady(let on): "start-when-ready \(on ? "on" : "off")"
+    case .keepRoom(let on): "keep-room \(on ? "on" : "off")"
     case .say(let text): "say \(text)"
     case .react(let text): "react \(text)"
     case .tell(.line(let arguments)): "tell \(arguments)"

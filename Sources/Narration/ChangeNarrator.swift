@@ -160,6 +160,10 @@ public enum ChangeNarrator {
       return on
         ? "\(who) set the room to start only when everyone is ready"
         : "\(who) let a play start without asking who is ready"
+    case .keptChanged(let kept):
+      return kept
+        ? "\(who) asked the relay to keep the room when everyone has left, paused where you stop, for the next night"
+        : "\(who) let the room go when everyone has left"
     case .personalOffsetChanged(let seconds):
       let whoseNow = isYou ? "your" : "\(who)'s"
       guard seconds != 0 else { return "\(whoseNow) player runs with the group again" }

@@ -182,6 +182,7 @@ public struct ActionPerformer: Sendable {
     case .cancelReadyCheck: return Self.outcome(await client.send(.cancelReadyCheck))
     case .startWhenAllReady(let on):
       return Self.outcome(await client.send(.setStartWhenAllReady(on)))
+    case .keepRoom(let on): return Self.outcome(await client.send(.setKept(on)))
     case .continueLastTime: return await continueLastTime()
     }
   }

@@ -49,8 +49,11 @@ public enum ClientEvent: Sendable, Hashable {
   /// sequence numbers start again, so whoever tracks them must start over.
   /// `relay`: the address of the relay that welcomed, when it is not the one this
   /// participant started with (a redirect, or a takeover after a relay died).
+  /// `keepsRooms`: the relay keeps a room nobody is in when its owner asks
+  /// (``Welcome/keepsRooms``).
   case welcomed(
-    participant: ParticipantID, resumed: Bool, relayEpoch: String, relay: String? = nil)
+    participant: ParticipantID, resumed: Bool, relayEpoch: String, relay: String? = nil,
+    keepsRooms: Bool = false)
   /// A new group state with the changes that led to it (none for a refresh).
   case state(GroupState, events: [ChangeEvent])
   case connection(ConnectionStatus)

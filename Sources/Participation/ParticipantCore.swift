@@ -574,7 +574,8 @@ public struct ParticipantCore: Sendable {
       .event(
         .welcomed(
           participant: welcome.participant, resumed: welcome.resumed,
-          relayEpoch: welcome.relayEpoch, relay: link.route.current?.address)))
+          relayEpoch: welcome.relayEpoch, relay: link.route.current?.address,
+          keepsRooms: welcome.keepsRooms)))
     replica.welcomed(configuration: welcome.configuration, state: welcome.state)
     effects += receive(
       welcome.state, events: [], at: now, seen: seen,

@@ -90,6 +90,8 @@ public enum ChangeKind: Hashable, Sendable {
   case readyCheckEnded(ReadyCheckEnd, startsAt: GroupInstant?)
   /// The owner set whether a play waits for everyone to be ready.
   case startWhenAllReadyChanged(Bool)
+  /// The owner asked the relay to keep the room when everyone has left, or to let it go.
+  case keptChanged(Bool)
 
   /// Changes nobody is told of in words (a player's report, a key).
   public var isQuiet: Bool {

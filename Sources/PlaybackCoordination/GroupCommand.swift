@@ -87,6 +87,9 @@ public enum GroupCommand: Hashable, Sendable {
   /// Owner only: a play from a paused group starts only when everyone present is ready
   /// (see ``RoomControl/startWhenAllReady``).
   case setStartWhenAllReady(Bool)
+  /// Owner only: ask the relay to keep the room when everyone has left (see
+  /// ``RoomControl/kept``); a relay that keeps no rooms refuses it before it is sequenced.
+  case setKept(Bool)
 }
 
 /// Why a participant left the room.

@@ -22,6 +22,13 @@ extension GroupTransition {
     emit(.lockChanged(locked))
   }
 
+  mutating func setKept(_ index: Int, _ kept: Bool) throws(Rejection) {
+    try requireOwner(index)
+    guard state.control.kept != kept else { return }
+    state.control.kept = kept
+    emit(.keptChanged(kept))
+  }
+
   mutating func setPlaybackControl(_ index: Int, _ playback: PlaybackControl) throws(Rejection) {
     try requireOwner(index)
     guard state.control.playback != playback else { return }
@@ -57,14 +64,15 @@ extension GroupTransition {
   }
 
   /// After the owner left, the longest-present participant owns the room; an empty room
-  /// returns to its open defaults, so that whoever enters it next starts afresh.
+  /// returns to its open defaults, so that whoever enters it next starts afresh (kept, if it
+  /// was: that is the relay's business once nobody is in it).
   mutating func passOwnershipIfVacant() {
     guard let owner = state.control.owner, index(of: owner) == nil else { return }
     if let next = state.participants.first {
       state.control.owner = next.id
       emit(.ownerChanged(to: next.id))
     } else {
-      state.control = RoomControl()
+      state.control = RoomControl(kept: state.control.kept)
     }
   }
 }

@@ -98,6 +98,7 @@ struct GroupTransition {
     case .startAnyway: try startAnyway(index)
     case .cancelReadyCheck: try cancelReadyCheck(index)
     case .setStartWhenAllReady(let on): try setStartWhenAllReady(index, on)
+    case .setKept(let kept): try setKept(index, kept)
     }
     settleReadyCheck()
   }

@@ -70,6 +70,9 @@ public enum ParticipantAction: Hashable, Sendable {
   case cancelReadyCheck
   /// Owner only: `start-when-ready on|off`, whether a play waits for everyone to be ready.
   case startWhenAllReady(Bool)
+  /// Owner only: `keep-room on|off`, whether the relay keeps the room when everyone has
+  /// left (for the next night), where the relay keeps rooms.
+  case keepRoom(Bool)
   /// `continue`: pick up where the room was left last time this machine was in it (the
   /// item, the position, paused, and the queue), as `cowatch host` offered it. The front's
   /// "yes" to that offer is this action too.

@@ -15,11 +15,17 @@ public struct RoomControl: Hashable, Sendable {
   /// A play from a paused group starts only once everyone present said ready: otherwise
   /// it asks them (a ``ReadyCheck``), for rooms where someone is always still in the kitchen.
   public var startWhenAllReady: Bool
+  /// The owner asked the relay to keep the room when everyone has left, paused where the
+  /// group stopped, for the next night (a relay that keeps rooms honours it; see
+  /// ``GroupCommand/setKept(_:)``). Unlike the rest, it outlasts the room emptying: that is
+  /// when it matters.
+  public var kept: Bool
 
   public init(
     owner: ParticipantID? = nil, locked: Bool = false, playback: PlaybackControl = .everyone,
-    startWhenAllReady: Bool = false
+    startWhenAllReady: Bool = false, kept: Bool = false
   ) {
+    self.kept = kept
     self.startWhenAllReady = startWhenAllReady
     self.owner = owner
     self.locked = locked

@@ -65,7 +65,7 @@ public struct OSDFeed: Sendable {
   public mutating func heard(_ event: ClientEvent, at now: LocalInstant) -> Action? {
     guard mode != .none else { return nil }
     switch event {
-    case .welcomed(let participant, _, _, _):
+    case .welcomed(let participant, _, _, _, _):
       local = participant
     case .state(let newState, let events):
       state = newState

@@ -203,6 +203,9 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS group_ns BIGINT NOT NULL DEFAULT 0",
     // The room's conversation for newcomers (JSON, bounded by the relay); NULL: none.
     "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS backlog TEXT",
+    // Whether its owner asked for it to be kept (the state's control.kept): cleaning idle
+    // rooms spares it without reading every state.
+    "ALTER TABLE cowatch_room ADD COLUMN IF NOT EXISTS kept BOOLEAN NOT NULL DEFAULT false",
     """
     CREATE TABLE IF NOT EXISTS cowatch_lease (
       room TEXT PRIMARY KEY,
@@ -261,16 +264,18 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
 
   public func write(_ batch: RoomStoreBatch) async throws(RoomStoreError) {
     let encoder = JSONEncoder()
-    let rooms: [(RoomChange, String, String?, [(String, String)], String?)]
+    let rooms: [(RoomChange, String, String?, [(String, String)], String?, Bool)]
     do {
       rooms = try batch.changed.map { change in
-        (
-          change, String(decoding: try encoder.encode(try change.storedState()), as: UTF8.self),
+        let state = try change.storedState()
+        return (
+          change, String(decoding: try encoder.encode(state), as: UTF8.self),
           try change.protection.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
           try change.members.map {
             ($0.participant.rawValue, String(decoding: try encoder.encode($0), as: UTF8.self))
           },
-          try change.backlog.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+          try change.backlog.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
+          state.control.kept
         )
       }
     } catch {
@@ -313,20 +318,21 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
           let protections = kept.map { $0.2 ?? "" }
           // Likewise an empty string for "the backlog as written before".
           let backlogs = kept.map { $0.4 ?? "" }
+          let keeps = kept.map(\.5)
           let wall = batch.clock.wallNanoseconds
           let group = batch.clock.group.nanoseconds
           try await connection.query(
             """
-            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns, backlog)
+            INSERT INTO cowatch_room (name, state, next_number, written_wall_ns, protection, group_ns, backlog, kept)
             SELECT r.name, r.state, r.next, \(wall), NULLIF(r.protection, ''), \(group),
-              NULLIF(r.backlog, '')
+              NULLIF(r.backlog, ''), r.kept
             FROM UNNEST(\(names)::text[], \(states)::text[], \(nexts)::int8[], \(protections)::text[],
-              \(backlogs)::text[])
-              AS r(name, state, next, protection, backlog)
+              \(backlogs)::text[], \(keeps)::bool[])
+              AS r(name, state, next, protection, backlog, kept)
             ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state,
               next_number = EXCLUDED.next_number, written_wall_ns = EXCLUDED.written_wall_ns,
               protection = EXCLUDED.protection, group_ns = EXCLUDED.group_ns,
-              backlog = COALESCE(EXCLUDED.backlog, cowatch_room.backlog)
+              backlog = COALESCE(EXCLUDED.backlog, cowatch_room.backlog), kept = EXCLUDED.kept
             """, logger: logger)
           let memberRooms = kept.flatMap { change in change.3.map { _ in change.0.name } }
           let participants = kept.flatMap { $0.3.map(\.0) }
@@ -380,7 +386,7 @@ public final class PostgresRoomStore: RoomStore, RoomDirectory {
     return try await bounded("removing idle rooms") { client in
       let rows = try await client.query(
         """
-        DELETE FROM cowatch_room WHERE written_wall_ns < \(wallNanoseconds)
+        DELETE FROM cowatch_room WHERE written_wall_ns < \(wallNanoseconds) AND NOT kept
           AND NOT EXISTS (
             SELECT 1 FROM cowatch_lease
             WHERE cowatch_lease.room = cowatch_room.name AND expires > clock_timestamp())

@@ -75,11 +75,18 @@ public struct RelayConfiguration: Sendable, Hashable {
   /// (tunnels, docs/LENDING.md), and how much; nil: it does not (`cowatch serve` without
   /// `--lend-relay-rate`), and asking is refused in words.
   public var tunnels: TunnelPolicy?
-  /// How many rooms nobody is in the relay keeps (`cowatch serve --keep-rooms`), paused
-  /// where their group was, so that a group that comes back another night finds its room
-  /// as it was left; past that, the one unused longest is dropped. 0: a room goes with its
-  /// last member (after the reconnect grace).
-  public var keptRooms: Int = 0
+  /// How many rooms the relay keeps for their group's next night, paused where the group
+  /// was: those whose owner asked (``RoomControl/kept``) and, with ``keepsAllRooms``, every
+  /// room nobody is in. A request beyond it is refused; past it, the room kept without
+  /// being asked for that was unused longest is dropped. 0 (a `cowatch host` relay, which
+  /// ends with its room): none, and a room goes with its last member (after the reconnect
+  /// grace).
+  public var maximumKeptRooms: Int = 0
+  /// Keep every room nobody is in, asked or not (`cowatch serve --keep-rooms`).
+  public var keepsAllRooms = false
+  /// Rooms kept at the request of members from one address: one address cannot take every
+  /// place a relay keeps.
+  public var maximumKeptRoomsPerAddress: Int = 8
 
   public init(
     maximumFrameBytes: Int = 64 * 1024,

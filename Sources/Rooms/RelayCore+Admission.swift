@@ -64,7 +64,7 @@ extension RelayCore {
       participant: resume.participant, room: roomName,
       resume: ResumeToken(participant: resume.participant),
       configuration: configuration.engine, state: rooms[roomName]!.engine.state, resumed: true,
-      relayEpoch: epoch, relays: peers)
+      relayEpoch: epoch, relays: peers, keepsRooms: configuration.maximumKeptRooms > 0)
     actions.insert(.send(.welcome(welcome), to: id), at: 0)
     if missed > 0 {
       let text =
@@ -127,7 +127,7 @@ extension RelayCore {
       participant: participant, room: roomName,
       resume: ResumeToken(participant: participant),
       configuration: configuration.engine, state: engine.state, resumed: false,
-      relayEpoch: epoch, relays: peers)
+      relayEpoch: epoch, relays: peers, keepsRooms: configuration.maximumKeptRooms > 0)
     return [.send(.welcome(welcome), to: id)] + earlier.map { RelayAction.send($0, to: id) } + [
       .log(.info, "\(roomName)/\(participant) \"\(name)\" entered on \(id)", about: id)
     ]

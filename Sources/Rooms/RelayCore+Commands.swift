@@ -59,6 +59,10 @@ extension RelayCore {
         actions,
         .rejected(id: commandID, reason: .invalidValue("only the relay sends that command"))
       )
+    case .setKept(true):
+      if let refusal = keepRefusal(roomName, for: participant) {
+        return (actions, .rejected(id: commandID, reason: refusal))
+      }
     default: break
     }
     let before = room.engine.state.sequence
@@ -76,6 +80,11 @@ extension RelayCore {
         in: roomName, before: before, at: now, input: .command(command, from: participant))
       if case .remove(let target) = command {
         actions += dismiss(target, from: roomName, by: participant)
+      }
+      if case .setKept(let kept) = command {
+        // Counted against the address that asked, while it is kept.
+        let address = room.members[participant]?.connection.flatMap { connections[$0]?.address }
+        rooms[roomName]?.keeper = kept ? address : nil
       }
       return (actions, .accepted(id: commandID, sequence: room.engine.state.sequence))
     }

@@ -85,8 +85,8 @@ extension RelayCore {
     var actions = closeTunnels(of: participant, in: roomName)
     actions += applyInternal(.exit(reason: reason), from: participant, in: roomName, at: now)
     actions.append(.log(.info, "\(roomName)/\(participant) left (\(reason.rawValue))"))
-    if rooms[roomName]?.members.isEmpty == true {
-      if configuration.keptRooms > 0 {
+    if let room = rooms[roomName], room.members.isEmpty {
+      if keeps(room.engine.state) {
         actions += keep(roomName, session: session, at: now)
       } else {
         dropRoom(roomName)
@@ -96,10 +96,17 @@ extension RelayCore {
     return actions
   }
 
-  /// Keeps a room nobody is in (``RelayConfiguration/keptRooms``): its group paused where
-  /// it was, nobody waited for, so that whoever comes back another night finds the item,
-  /// the position and the queue as they were left. Beyond the bound, the kept room unused
-  /// longest goes, with a log line.
+  /// Whether this relay keeps a room in `state` once nobody is in it: asked to
+  /// (``RoomControl/kept``), or keeping all.
+  func keeps(_ state: GroupState) -> Bool {
+    configuration.maximumKeptRooms > 0 && (configuration.keepsAllRooms || state.control.kept)
+  }
+
+  /// Keeps a room nobody is in (``RelayConfiguration/maximumKeptRooms``): its group paused
+  /// where it was, nobody waited for, so that whoever comes back another night finds the
+  /// item, the position and the queue as they were left. Rooms kept on request have their
+  /// place (a request beyond the bound was refused); past the bound, the room kept without
+  /// being asked that was unused longest goes, with a log line.
   mutating func keep(_ name: String, session: WatchSession?, at now: GroupInstant)
     -> [RelayAction]
   {
@@ -122,19 +129,56 @@ extension RelayCore {
     room.creator = nil
     rooms[name] = room
     markChanged(name)
-    var actions: [RelayAction] = [.log(.info, "room \(name) is empty; kept (--keep-rooms)")]
-    let kept = rooms.compactMap { entry in entry.value.keptSince.map { (entry.key, $0) } }
-    if kept.count > configuration.keptRooms,
-      let oldest = kept.min(by: { ($0.1, $0.0) < ($1.1, $1.0) })
-    {
+    let requested = state.control.kept
+    var actions: [RelayAction] = [
+      .log(.info, "room \(name) is empty; kept (\(requested ? "its owner asked" : "--keep-rooms"))")
+    ]
+    let places = rooms.values.count(where: { $0.engine.state.control.kept })
+    var unasked = rooms.compactMap { entry in
+      entry.value.engine.state.control.kept ? nil : entry.value.keptSince.map { (entry.key, $0) }
+    }
+    .sorted(by: { ($0.1, $0.0) < ($1.1, $1.0) })
+    while places + unasked.count > configuration.maximumKeptRooms, !unasked.isEmpty {
+      let oldest = unasked.removeFirst()
       dropRoom(oldest.0)
       actions.append(
         .log(
           .notice,
-          "kept room \(oldest.0) dropped: the relay keeps at most \(configuration.keptRooms) empty rooms, and it was unused longest"
+          "kept room \(oldest.0) dropped: the relay keeps at most \(configuration.maximumKeptRooms) rooms, and it was unused longest"
         ))
     }
     return actions
+  }
+
+  /// Why this relay will not keep `roomName` for `participant` (its owner, who asked), if
+  /// it will not: it keeps no rooms, its places are taken, or the asker's address asked for
+  /// its share already. Checked before the command is sequenced, so that a refusal changes
+  /// nothing.
+  func keepRefusal(_ roomName: String, for participant: ParticipantID) -> Rejection? {
+    guard let room = rooms[roomName], room.engine.state.control.owner == participant,
+      !room.engine.state.control.kept
+    else { return nil }  // The engine answers: not the owner, or nothing to change.
+    let limit = configuration.maximumKeptRooms
+    guard limit > 0 else {
+      return .invalidValue(
+        "this relay keeps no rooms once everyone has left (a cowatch host room ends with its last member); each of your machines still remembers where you stopped and offers to continue"
+      )
+    }
+    let places = rooms.values.count(where: { $0.engine.state.control.kept })
+    guard places < limit else {
+      return .invalidValue(
+        "this relay keeps at most \(limit) rooms on request and has no place for another")
+    }
+    let address = room.members[participant]?.connection.flatMap { connections[$0]?.address }
+    if let address {
+      let share = configuration.maximumKeptRoomsPerAddress
+      guard rooms.values.count(where: { $0.keeper == address }) < share else {
+        return .invalidValue(
+          "your address already asked this relay to keep \(share) rooms; let one of them go first (keep-room off in it)"
+        )
+      }
+    }
+    return nil
   }
 
   /// After the owner removed `target` in the engine: its connection is told and closed, and

@@ -143,13 +143,15 @@ extension RelayCore {
   public mutating func restore(_ stored: [StoredRoom], at now: GroupInstant) -> [RelayAction] {
     var actions: [RelayAction] = []
     for room in stored.sorted(by: { $0.name < $1.name }) {
-      // Kept by a relay run with --keep-rooms: kept again, or, without it, let go.
-      if room.members.isEmpty, configuration.keptRooms == 0 {
+      // Kept on request or by a relay run with --keep-rooms: kept again, or, by a relay
+      // that keeps no such room, let go.
+      let kept = keeps(room.state)
+      if room.members.isEmpty, !kept {
         markRemoved(room.name)
         actions.append(.log(.info, "stored room \(room.name) is empty and not kept; dropped"))
         continue
       }
-      if let problem = Self.problem(with: room, kept: configuration.keptRooms > 0) {
+      if let problem = Self.problem(with: room, kept: kept) {
         actions.append(.log(.warning, "stored room \(room.name) left out: \(problem)"))
         continue
       }
@@ -193,8 +195,9 @@ extension RelayCore {
     return actions
   }
 
-  /// Why a stored room cannot be brought back, if it cannot. `kept`: the relay keeps rooms
-  /// nobody is in (``RelayConfiguration/keptRooms``), so one without members is whole.
+  /// Why a stored room cannot be brought back, if it cannot. `kept`: the relay keeps this
+  /// room when nobody is in it (``RelayConfiguration/maximumKeptRooms``), so one without
+  /// members is whole.
   static func problem(with room: StoredRoom, kept: Bool = false) -> String? {
     guard RoomName.isValid(room.name) else { return "not a valid room name" }
     guard !room.members.isEmpty || kept else { return "no members" }

@@ -147,8 +147,13 @@ public struct RelayCore: Sendable {
     var carrying = CarryingState()
     /// Its recent conversation, for people who enter later.
     var backlog = RoomBacklog()
-    /// Since when nobody is in it, while the relay keeps it (``RelayConfiguration/keptRooms``).
+    /// Since when nobody is in it, while the relay keeps it
+    /// (``RelayConfiguration/maximumKeptRooms``).
     var keptSince: GroupInstant?
+    /// The address of the member whose request keeps it (``RoomControl/kept``), counted
+    /// against that address (``RelayConfiguration/maximumKeptRoomsPerAddress``); nil for a
+    /// room restored from the store or not kept on request.
+    var keeper: String?
 
     var connections: [ConnectionID] {
       members.values.compactMap(\.connection).sorted()

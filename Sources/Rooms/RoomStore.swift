@@ -12,7 +12,8 @@ public protocol RoomStore: Sendable {
   /// Writes one batch, all of it or nothing.
   func write(_ batch: RoomStoreBatch) async throws(RoomStoreError)
   /// Removes rooms last written before `wallNanoseconds` (rooms whose relay stopped long
-  /// ago and that nobody came back to); returns how many.
+  /// ago and that nobody came back to), but not those whose owner asked for them to be kept
+  /// (``RoomControl/kept``); returns how many.
   func removeRooms(writtenBefore wallNanoseconds: Int64) async throws(RoomStoreError) -> Int
 }
 

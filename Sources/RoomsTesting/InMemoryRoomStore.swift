@@ -49,7 +49,9 @@ public final class InMemoryRoomStore: RoomStore {
   {
     try contents.withLock { c throws(RoomStoreError) in
       if let failure = c.failure { throw RoomStoreError(failure) }
-      let old = c.written.filter { $0.value < wallNanoseconds }.map(\.key)
+      let old = c.written.filter {
+        $0.value < wallNanoseconds && c.rooms[$0.key]?.state.control.kept != true
+      }.map(\.key)
       for name in old {
         c.rooms[name] = nil
         c.written[name] = nil

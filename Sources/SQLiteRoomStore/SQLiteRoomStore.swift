@@ -121,6 +121,11 @@ public final class SQLiteRoomStore: RoomStore {
     migrator.registerMigration("rooms-3-backlog") { db in
       try db.execute(sql: "ALTER TABLE room ADD COLUMN backlog BLOB")
     }
+    // Whether its owner asked for it to be kept (the state's control.kept), so that cleaning
+    // idle rooms spares it without reading every state.
+    migrator.registerMigration("rooms-4-kept") { db in
+      try db.execute(sql: "ALTER TABLE room ADD COLUMN kept INTEGER NOT NULL DEFAULT 0")
+    }
     return migrator
   }
 
@@ -180,7 +185,7 @@ public final class SQLiteRoomStore: RoomStore {
           let rooms = try batch.changed.map { change in
             (
               change,
-              try encoder.encode(try change.storedState()),
+              try change.storedState(),
               try change.protection.map { try encoder.encode($0) },
               try change.backlog.map { try encoder.encode($0) },
               try change.members.map { ($0.participant.rawValue, try encoder.encode($0)) }
@@ -194,16 +199,16 @@ public final class SQLiteRoomStore: RoomStore {
             // A change without a backlog leaves the one written before.
             try db.execute(
               sql: """
-                INSERT INTO room (name, state, next_number, written_wall_ns, protection, backlog)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO room (name, state, next_number, written_wall_ns, protection, backlog, kept)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET state = excluded.state,
                   next_number = excluded.next_number, written_wall_ns = excluded.written_wall_ns,
                   protection = excluded.protection,
-                  backlog = COALESCE(excluded.backlog, room.backlog)
+                  backlog = COALESCE(excluded.backlog, room.backlog), kept = excluded.kept
                 """,
               arguments: [
-                change.name, state, Int64(clamping: change.nextNumber), batch.clock.wallNanoseconds,
-                protection, backlog,
+                change.name, try encoder.encode(state), Int64(clamping: change.nextNumber),
+                batch.clock.wallNanoseconds, protection, backlog, state.control.kept,
               ])
             for (participant, data) in members {
               try db.execute(
@@ -239,11 +244,14 @@ public final class SQLiteRoomStore: RoomStore {
       return try await thread.run { [queue] in
         try queue.write { db in
           try db.execute(
-            sql:
-              "DELETE FROM member WHERE room IN (SELECT name FROM room WHERE written_wall_ns < ?)",
+            sql: """
+              DELETE FROM member WHERE room IN
+                (SELECT name FROM room WHERE written_wall_ns < ? AND kept = 0)
+              """,
             arguments: [wallNanoseconds])
           try db.execute(
-            sql: "DELETE FROM room WHERE written_wall_ns < ?", arguments: [wallNanoseconds])
+            sql: "DELETE FROM room WHERE written_wall_ns < ? AND kept = 0",
+            arguments: [wallNanoseconds])
           return db.changesCount
         }
       }

@@ -38,8 +38,9 @@ public final class ServedRelay: Sendable {
     var shared: PostgresRoomStore?
     var restoring: [StoredRoom] = []
     var notes = ["rooms kept in memory only (--store memory)"]
-    // Kept rooms (--keep-rooms) outlast the retention: they go only past the bound.
-    let retention = options.configuration.keptRooms > 0 ? 1e9 : options.storeRetention
+    // Kept rooms (--keep-rooms) outlast the retention: they go only past the bound. Rooms
+    // kept on request outlast it in any case (the store spares them).
+    let retention = options.configuration.keepsAllRooms ? 1e9 : options.storeRetention
     if let path = options.store {
       do throws(RoomStoreError) {
         if ServedRelayOptions.isPostgres(path) {

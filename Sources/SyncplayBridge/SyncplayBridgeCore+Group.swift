@@ -12,7 +12,7 @@ extension SyncplayBridgeCore {
   {
     guard phase != .closed else { return [] }
     switch event {
-    case .welcomed(let id, _, _, _):
+    case .welcomed(let id, _, _, _, _):
       participant = id
       guard phase == .entering, let hello else { return [] }
       phase = .inRoom

@@ -315,7 +315,7 @@ public struct FrontController: Hashable, Sendable {
           )
         ]
       }
-      present(.roomMenu(control: control))
+      present(.roomMenu(control: control, relayKeepsRooms: model.relayKeepsRooms))
       return [.redraw]
     default:
       return nil
@@ -505,6 +505,7 @@ public struct FrontController: Hashable, Sendable {
       return queueAction(action, on: choice, from: prompt, model: model)
     case (.roomMenu, .chosen(.lock(let locked))): return [.act(.lock(locked))]
     case (.roomMenu, .chosen(.startWhenAllReady(let on))): return [.act(.startWhenAllReady(on))]
+    case (.roomMenu, .chosen(.keep(let on))): return [.act(.keepRoom(on))]
     case (.readyAsked, .chosen(.ready(let ready))): return [.act(.ready(ready))]
     // Esc: not answered yet; y answers later.
     case (.readyAsked, _): return []

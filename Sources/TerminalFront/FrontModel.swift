@@ -43,6 +43,9 @@ public struct FrontModel: Hashable, Sendable {
   /// Members the relay passed over as successors for a while: their connection went each
   /// time they were sent the room's copy. Said in the people pane, with why.
   public var passedOverCarriers: [ParticipantID] = []
+  /// The relay keeps a room nobody is in when its owner asks: the room menu offers it only
+  /// then.
+  public var relayKeepsRooms = false
   public var group: GroupState
   public var player: PlayerView
   /// The current group time, for positions, countdowns and notice ages.

@@ -99,6 +99,7 @@ public struct Prompt: Hashable, Sendable {
     case startAnyway, takeBack
     /// Whether the room starts only when everyone is ready.
     case startWhenAllReady(Bool)
+    case keep(Bool)
   }
 
   public struct Option: Hashable, Sendable {
@@ -554,8 +555,9 @@ extension Prompt {
       ])
   }
 
-  /// The owner's menu for the room, saying how it stands now.
-  public static func roomMenu(control: RoomControl) -> Prompt {
+  /// The owner's menu for the room, saying how it stands now. `relayKeepsRooms`: keeping
+  /// the room for the next night is offered (it is always offered back once kept).
+  public static func roomMenu(control: RoomControl, relayKeepsRooms: Bool = false) -> Prompt {
     let lock =
       control.locked
       ? Option("Unlock the room: let new people in", hotkey: "l", choice: .lock(false))
@@ -574,12 +576,21 @@ extension Prompt {
       : Option(
         "Start only when everyone is ready (a play asks them first)", hotkey: "w",
         choice: .startWhenAllReady(true))
+    let keep: [Option] =
+      control.kept
+      ? [Option("Let the room go when everyone has left", hotkey: "k", choice: .keep(false))]
+      : relayKeepsRooms
+        ? [
+          Option(
+            "Keep the room for next time (the relay keeps it, paused, when everyone has left)",
+            hotkey: "k", choice: .keep(true))
+        ] : []
     return Prompt(
       kind: .roomMenu, title: "Your room",
       message:
-        "\(control.locked ? "Locked" : "Open") · \(control.playback == .owner ? "only you control playback" : "everyone controls playback")\(control.startWhenAllReady ? " · starts when all are ready" : "")",
-      options: [
-        lock, playback, ready, Option("Hand the room to…", hotkey: "h", choice: .handOver),
+        "\(control.locked ? "Locked" : "Open") · \(control.playback == .owner ? "only you control playback" : "everyone controls playback")\(control.startWhenAllReady ? " · starts when all are ready" : "")\(control.kept ? " · kept for next time" : "")",
+      options: [lock, playback, ready] + keep + [
+        Option("Hand the room to…", hotkey: "h", choice: .handOver),
         Option("Remove someone…", hotkey: "r", choice: .removeSomeone),
         Option("Cancel", hotkey: "x", choice: .cancel),
       ])

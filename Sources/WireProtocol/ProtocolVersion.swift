@@ -48,9 +48,12 @@
 ///   a reaction to everyone, sealed or not), the relay keeps the latest such payloads (50,
 ///   32 KiB) and sends them to a new member once, right after its welcome, as `message`s
 ///   with `earlier`; the messenger kind `reaction` (`{"text":…,"at":…}`, bounded).
+/// - 18: rooms kept on request: the room's `kept`, the owner's command `setKept` and its
+///   change `keptChanged`, and the welcome's `keepsRooms` (whether this relay keeps rooms
+///   nobody is in, so that a front offers it only where it works).
 ///
 /// The line framing, the `hello` message and the `error` message keep their shape across
 /// versions, so that a relay can always tell a peer of another version what is wrong.
 public enum ProtocolVersion {
-  public static let current = 17
+  public static let current = 18
 }

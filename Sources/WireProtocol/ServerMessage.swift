@@ -75,12 +75,17 @@ public struct Welcome: Hashable, Sendable {
   /// Other relays sharing this relay's database, alive a moment ago: where to reconnect
   /// when this one stops answering (empty for a relay on its own).
   public var relays: [RelayEndpoint]
+  /// Whether this relay keeps a room nobody is in when its owner asks
+  /// (``RoomControl/kept``): a front offers that only where it works (a `cowatch host`
+  /// relay ends with its room, so it keeps none).
+  public var keepsRooms: Bool
 
   public init(
     participant: ParticipantID, room: String, resume: ResumeToken,
     configuration: EngineConfiguration, state: GroupState, resumed: Bool, relayEpoch: String,
-    relays: [RelayEndpoint] = []
+    relays: [RelayEndpoint] = [], keepsRooms: Bool = false
   ) {
+    self.keepsRooms = keepsRooms
     self.relays = relays
     self.participant = participant
     self.room = room

@@ -1,13 +1,14 @@
 import PlaybackCoordination
 
-/// Wire format (protocol 2): an object with every stored property by name, all required.
+/// Wire format (protocol 2): an object with every stored property by name, all required
+/// but `relays` (omitted when empty) and `keepsRooms` (omitted while false).
 /// Written by hand so that the format is a decision; see docs/PROTOCOL.md.
 extension Welcome: Codable {
   /// Most relays a welcome may list.
   public static let maximumRelays = 64
 
   private enum CodingKeys: String, CodingKey {
-    case participant, room, resume, configuration, state, resumed, relayEpoch, relays
+    case participant, room, resume, configuration, state, resumed, relayEpoch, relays, keepsRooms
   }
 
   public init(from decoder: any Decoder) throws {
@@ -25,6 +26,7 @@ extension Welcome: Codable {
         forKey: .relays, in: c, debugDescription: "more than \(Self.maximumRelays) relays")
     }
     self.relays = relays
+    keepsRooms = try c.decodeIfPresent(Bool.self, forKey: .keepsRooms) ?? false
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -37,5 +39,6 @@ extension Welcome: Codable {
     try c.encode(resumed, forKey: .resumed)
     try c.encode(relayEpoch, forKey: .relayEpoch)
     if !relays.isEmpty { try c.encode(relays, forKey: .relays) }
+    if keepsRooms { try c.encode(keepsRooms, forKey: .keepsRooms) }
   }
 }

@@ -83,7 +83,7 @@ extension GroupCommand: WireUnion {
       replace, advance, beginSuspension, endSuspension, setReadiness, setAutoAdvance, report,
       setLocked, setPlaybackControl, transferOwnership, remove, queueAdd, queueRemove, queueMove,
       queueClear, playQueued, setPersonalOffset, announceSealingKey, watchFrom, askReady,
-      setReadyToWatch, startAnyway, cancelReadyCheck, setStartWhenAllReady
+      setReadyToWatch, startAnyway, cancelReadyCheck, setStartWhenAllReady, setKept
   }
 
   var wireType: WireType {
@@ -124,6 +124,7 @@ extension GroupCommand: WireUnion {
     case .startAnyway: .startAnyway
     case .cancelReadyCheck: .cancelReadyCheck
     case .setStartWhenAllReady: .setStartWhenAllReady
+    case .setKept: .setKept
     }
   }
 }
@@ -155,7 +156,7 @@ extension ChangeKind: WireUnion {
       reported, sealingKeyAnnounced, lockChanged, playbackControlChanged, ownerChanged, removed,
       queueAdded, queueRemoved, queueMoved, queueCleared, personalOffsetChanged, queuePlayed,
       watchingFrom, readyCheckStarted, readyToWatchChanged, readyCheckEnded,
-      startWhenAllReadyChanged
+      startWhenAllReadyChanged, keptChanged
   }
 
   var wireType: WireType {
@@ -200,6 +201,7 @@ extension ChangeKind: WireUnion {
     case .readyToWatchChanged: .readyToWatchChanged
     case .readyCheckEnded: .readyCheckEnded
     case .startWhenAllReadyChanged: .startWhenAllReadyChanged
+    case .keptChanged: .keptChanged
     }
   }
 }

@@ -45,15 +45,19 @@ struct ServeCommand: AsyncParsableCommand {
   var storeRetention = 3600.0
   @Flag(
     help:
-      "Keep rooms nobody is in, paused where they were, beyond --store-retention: a group that comes back another night finds its room as it left it (cowatch forget ROOM --relay-store PATH drops one)."
+      "Keep every room nobody is in, paused where it was, beyond --store-retention: a group that comes back another night finds its room as it left it (cowatch forget ROOM --relay-store PATH drops one). Without it, a room is kept only when its owner asks (the room menu, or keep-room on)."
   )
   var keepRooms = false
   @Option(
     parsing: .unconditional,
     help:
-      "With --keep-rooms: at most this many empty rooms are kept; past it, the one unused longest goes."
+      "At most this many rooms are kept for their next night: those their owners asked to keep (a request beyond it is refused) and, with --keep-rooms, the rest, the one unused longest going first. 0: none, and owners' requests are refused."
   )
   var maxKeptRooms = 1000
+  @Option(
+    parsing: .unconditional,
+    help: "Rooms kept at the request of members from one address, at most.")
+  var maxKeptRoomsPerAddress = 8
   @Option(
     help: ArgumentHelp(
       "With a PostgreSQL store: where participants reach this relay (what other relays redirect them to).",
@@ -124,8 +128,13 @@ struct ServeCommand: AsyncParsableCommand {
     guard heartbeatTimeout > 0 else {
       throw ValidationError("--heartbeat-timeout must be positive")
     }
-    guard (1...1_000_000).contains(maxKeptRooms) else {
-      throw ValidationError("--max-kept-rooms must be 1–1000000")
+    guard (0...1_000_000).contains(maxKeptRooms), (1...1_000_000).contains(maxKeptRoomsPerAddress)
+    else {
+      throw ValidationError(
+        "--max-kept-rooms must be 0–1000000 and --max-kept-rooms-per-address 1–1000000")
+    }
+    guard !keepRooms || maxKeptRooms > 0 else {
+      throw ValidationError("--keep-rooms keeps nothing with --max-kept-rooms 0")
     }
     guard storeRetention >= 0, storeRetention.isFinite else {
       throw ValidationError("--store-retention must be a number of seconds, 0 or more")
@@ -254,7 +263,9 @@ struct ServeCommand: AsyncParsableCommand {
     configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress
     configuration.maximumRoomsPerAddress = maxRoomsPerAddress
     configuration.reconnectGrace = heartbeatTimeout
-    configuration.keptRooms = keepRooms ? maxKeptRooms : 0
+    configuration.keepsAllRooms = keepRooms
+    configuration.maximumKeptRooms = maxKeptRooms
+    configuration.maximumKeptRoomsPerAddress = maxKeptRoomsPerAddress
     // Resumes addressed to this relay name its certificate.
     configuration.certificateFingerprints = identity.map { [$0.fingerprint] } ?? []
     if let lendRelayRate, case .success(let rate) = TunnelPolicy.parseRate(lendRelayRate) {

@@ -18,7 +18,7 @@ struct ActionWordsTests {
       "queue remove 2",
       "queue move 3 1", "queue clear", "queue play 1", "offset 200", "lend on", "lend off", "lend",
       "ready-check", "ready", "not-ready", "ready-toggle", "start-anyway", "cancel-check",
-      "start-when-ready on", "start-when-ready off",
+      "start-when-ready on", "start-when-ready off", "keep-room on", "keep-room off",
       "react 😂", "react what a twist", "react ❤️",
     ])
   func roundTrip(line: String) throws {

@@ -18,6 +18,7 @@ struct GroupEngineOwnershipTests {
     #expect(h.rejected(.setPlaybackControl(.owner), bob, at: 1) == notOwner)
     #expect(h.rejected(.transferOwnership(to: bob), bob, at: 1) == notOwner)
     #expect(h.rejected(.remove(carol), bob, at: 1) == notOwner)
+    #expect(h.rejected(.setKept(true), bob, at: 1) == notOwner)
     #expect(h.ok(.setLocked(true), alice, at: 2).kinds == [.lockChanged(true)])
     #expect(h.state.control.locked)
     // Repeating a setting changes nothing and says nothing.
@@ -100,6 +101,28 @@ struct GroupEngineOwnershipTests {
     #expect(h.state.control == RoomControl())
     h.ok(.enter(name: "dave"), "dave", at: 5)
     #expect(h.state.control.owner == "dave")
+  }
+
+  @Test(
+    "a room its owner asked to keep stays kept when it empties, the rest of its rules open again; the next one in can let it go"
+  )
+  func keptOutlastsEmptying() {
+    var h = Harness.room()
+    #expect(h.ok(.setKept(true), alice, at: 1).kinds == [.keptChanged(true)])
+    #expect(h.ok(.setKept(true), alice, at: 1).isEmpty, "asked twice, said once")
+    h.ok(.setLocked(true), alice, at: 1)
+    h.ok(.setStartWhenAllReady(true), alice, at: 1)
+    // Handed over with the room, like its other rules.
+    h.ok(.exit(reason: .quit), alice, at: 2)
+    #expect(
+      h.state.control == RoomControl(owner: bob, locked: true, startWhenAllReady: true, kept: true))
+    h.ok(.exit(reason: .quit), bob, at: 3)
+    h.ok(.exit(reason: .timedOut), carol, at: 4)
+    #expect(h.state.control == RoomControl(kept: true), "open again, but kept")
+    h.ok(.enter(name: "dave"), "dave", at: 5)
+    #expect(h.state.control == RoomControl(owner: "dave", kept: true))
+    #expect(h.ok(.setKept(false), "dave", at: 6).kinds == [.keptChanged(false)])
+    #expect(!h.state.control.kept)
   }
 
   @Test("removing: the participant leaves the room and its waits; the owner cannot remove itself")

@@ -96,8 +96,9 @@ struct CommandGenerator {
     case 82..<86:
       let owner = state.control.owner
       let by = owner.map { rng.chance(0.85) ? $0 : rng.pick(people) } ?? rng.pick(people)
-      switch rng.int(4) {
+      switch rng.int(5) {
       case 0: return (.setLocked(rng.chance(0.5)), by)
+      case 4: return (.setKept(rng.chance(0.6)), by)
       case 1: return (.setPlaybackControl(rng.chance(0.25) ? .owner : .everyone), by)
       case 2: return (.transferOwnership(to: someone(among: present)), by)
       default: return (.remove(someone(among: present)), by)
@@ -240,9 +241,11 @@ struct ChangeChecker {
     #expect(
       entries.allSatisfy { $0 >= 1 && $0 <= state.queueCounter }, sourceLocation: sourceLocation)
     #expect(state.queue.count <= GroupState.maximumQueueEntries, sourceLocation: sourceLocation)
-    // Someone present always owns a room that has anyone in it; an empty one is open again.
+    // Someone present always owns a room that has anyone in it; an empty one is open again
+    // (kept, if its owner asked: that outlasts them).
     if ids.isEmpty {
-      #expect(state.control == RoomControl(), sourceLocation: sourceLocation)
+      #expect(
+        state.control == RoomControl(kept: state.control.kept), sourceLocation: sourceLocation)
     } else {
       #expect(state.owner != nil, "nobody owns the room", sourceLocation: sourceLocation)
     }

@@ -63,6 +63,29 @@ struct SQLiteRoomStoreTests {
     #expect(try await store.load().rooms.isEmpty)
   }
 
+  @Test(
+    "a room its owner asked to keep outlasts the retention; let go, it is idle like any other"
+  )
+  func retentionSparesKept() async throws {
+    let folder = try TemporaryFolder()
+    let store = try SQLiteRoomStore(path: folder.path + "/relay.sqlite")
+    var c = RelayConfiguration()
+    c.maximumKeptRooms = 10
+    var r = RelayDriver(c, store: store)
+    r.hello(1, "ann", room: "club")
+    r.send(.command(id: 1, .setKept(true)), from: 1)
+    r.hello(2, "bob")
+    #expect(await r.runtime.flushStore())
+    let later = r.clock.nanoseconds() + 1_700_000_000_000_000_001
+    #expect(try await store.removeRooms(writtenBefore: later) == 1)
+    #expect(try await store.load().rooms.map(\.name) == ["club"])
+    #expect(try await store.load().rooms.first?.state.control.kept == true)
+    r.send(.command(id: 2, .setKept(false)), from: 1)
+    #expect(await r.runtime.flushStore())
+    #expect(try await store.removeRooms(writtenBefore: later + 10_000_000_000) == 1)
+    #expect(try await store.load().rooms.isEmpty)
+  }
+
   @Test("a one-letter file name is a store like any other, relative to the working directory")
   func oneLetterName() throws {
     let folder = try TemporaryFolder()

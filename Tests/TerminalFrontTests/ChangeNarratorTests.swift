@@ -103,6 +103,11 @@ struct NoticeFormatterTests {
     #expect(
       text(.startWhenAllReadyChanged(true))
         == "bob set the room to start only when everyone is ready")
+    #expect(
+      text(.keptChanged(true))
+        == "bob asked the relay to keep the room when everyone has left, paused where you stop, for the next night"
+    )
+    #expect(text(.keptChanged(false)) == "bob let the room go when everyone has left")
   }
 
   @Test("who watches from whose copy, and a wait that says where it loads from")

@@ -629,6 +629,26 @@ struct RoomMenuTests {
     #expect(c.handle(key: .escape, model: locked) == [.redraw])
   }
 
+  @Test(
+    "keeping the room for next time is offered where the relay keeps rooms, and taken back once kept, wherever"
+  )
+  func keepOffered() {
+    var model = Self.owned(by: Fixtures.alice)
+    var c = FrontController()
+    _ = c.handle(key: .character("o"), model: model)
+    #expect(
+      c.activePrompt?.options.contains { $0.hotkey == "k" } == false, "a host's relay keeps none")
+    _ = c.handle(key: .escape, model: model)
+    model.relayKeepsRooms = true
+    _ = c.handle(key: .character("o"), model: model)
+    #expect(c.handle(key: .character("k"), model: model) == [.act(.keepRoom(true))])
+    model.group.control.kept = true
+    model.relayKeepsRooms = false
+    _ = c.handle(key: .character("o"), model: model)
+    #expect(c.activePrompt?.message.contains("kept for next time") == true)
+    #expect(c.handle(key: .character("k"), model: model) == [.act(.keepRoom(false))])
+  }
+
   @Test("o for anyone but the owner says who the owner is and changes nothing")
   func notOwner() {
     var c = FrontController()

@@ -82,9 +82,10 @@ enum Fixture {
   static let state = GroupState(
     sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
     sessionCounter: 3,
-    control: RoomControl(owner: "p1", locked: true, playback: .owner, startWhenAllReady: true))
+    control: RoomControl(
+      owner: "p1", locked: true, playback: .owner, startWhenAllReady: true, kept: true))
   static let stateJSON =
-    #"{"control":{"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+    #"{"control":{"kept":true,"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   static let queueEntry = QueueEntry(
     id: 3, series: series, item: "harbour/s1e2", addedBy: "p2", addedByName: "bob")
   static let queueEntryJSON =
@@ -93,10 +94,11 @@ enum Fixture {
   static let queuedState = GroupState(
     sequence: 42, participants: [ann, bob], session: session, lastChange: waitStarted,
     sessionCounter: 3,
-    control: RoomControl(owner: "p1", locked: true, playback: .owner, startWhenAllReady: true),
+    control: RoomControl(
+      owner: "p1", locked: true, playback: .owner, startWhenAllReady: true, kept: true),
     queue: [queueEntry], queueCounter: 3)
   static let queuedStateJSON =
-    #"{"control":{"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"queue":[\#(queueEntryJSON)],"queueCounter":3,"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
+    #"{"control":{"kept":true,"locked":true,"owner":"p1","playback":"owner","startWhenAllReady":true},"lastChange":\#(waitStartedJSON),"participants":[\#(annJSON),\#(bobJSON)],"queue":[\#(queueEntryJSON)],"queueCounter":3,"sequence":42,"session":\#(sessionJSON),"sessionCounter":3}"#
   /// A fresh room: no session, no last change.
   static let emptyState = GroupState()
   static let emptyStateJSON =
@@ -118,9 +120,10 @@ enum Fixture {
   static let welcome = Welcome(
     participant: "p1", room: "lobby", resume: token, configuration: configuration, state: state,
     resumed: false, relayEpoch: "e7",
-    relays: [RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")])
+    relays: [RelayEndpoint(address: "relay2.example:7700", fingerprint: "SHA256:abc")],
+    keepsRooms: true)
   static let welcomeJSON =
-    #"{"configuration":\#(configurationJSON),"participant":"p1","relayEpoch":"e7","relays":[{"address":"relay2.example:7700","fingerprint":"SHA256:abc"}],"resume":\#(tokenJSON),"resumed":false,"room":"lobby","state":\#(stateJSON)}"#
+    #"{"configuration":\#(configurationJSON),"keepsRooms":true,"participant":"p1","relayEpoch":"e7","relays":[{"address":"relay2.example:7700","fingerprint":"SHA256:abc"}],"resume":\#(tokenJSON),"resumed":false,"room":"lobby","state":\#(stateJSON)}"#
 
   static let pauseStep = SequencedStep(
     before: 7, after: 8, at: GroupInstant(nanoseconds: 3_600_000_000_000),

@@ -73,6 +73,7 @@ enum Golden {
     (.startAnyway, #"{"type":"startAnyway"}"#),
     (.cancelReadyCheck, #"{"type":"cancelReadyCheck"}"#),
     (.setStartWhenAllReady(true), #"{"enabled":true,"type":"setStartWhenAllReady"}"#),
+    (.setKept(true), #"{"kept":true,"type":"setKept"}"#),
   ]
 
   static let changeKinds: [(ChangeKind, String)] = [
@@ -130,6 +131,7 @@ enum Golden {
     ),
     (.readyCheckEnded(.timedOut, startsAt: nil), #"{"end":"timedOut","type":"readyCheckEnded"}"#),
     (.startWhenAllReadyChanged(true), #"{"enabled":true,"type":"startWhenAllReadyChanged"}"#),
+    (.keptChanged(false), #"{"kept":false,"type":"keptChanged"}"#),
     (.lockChanged(true), #"{"locked":true,"type":"lockChanged"}"#),
     (
       .playbackControlChanged(.everyone),

@@ -8,7 +8,7 @@ extension ChangeKind: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, reason, connected, item, at, rate, startsAt, to, from, time, readiness
     case participant, cause, enabled, locked, playback, name, entry, seconds, lender
-    case deadline, ready, end
+    case deadline, ready, end, kept
   }
 
   public init(from decoder: any Decoder) throws {
@@ -85,6 +85,8 @@ extension ChangeKind: Codable {
         startsAt: try c.decodeIfPresent(GroupInstant.self, forKey: .startsAt))
     case .startWhenAllReadyChanged:
       self = .startWhenAllReadyChanged(try c.decode(Bool.self, forKey: .enabled))
+    case .keptChanged:
+      self = .keptChanged(try c.decode(Bool.self, forKey: .kept))
     case .lockChanged:
       self = .lockChanged(try c.decode(Bool.self, forKey: .locked))
     case .playbackControlChanged:
@@ -198,6 +200,8 @@ extension ChangeKind: Codable {
       try c.encodeIfPresent(startsAt, forKey: .startsAt)
     case .startWhenAllReadyChanged(let enabled):
       try c.encode(enabled, forKey: .enabled)
+    case .keptChanged(let kept):
+      try c.encode(kept, forKey: .kept)
     case .queuePlayed(let entry, let from, let to):
       try c.encode(entry, forKey: .entry)
       try c.encodeIfPresent(from, forKey: .from)

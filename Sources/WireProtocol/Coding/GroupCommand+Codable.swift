@@ -9,7 +9,7 @@ extension GroupCommand: Codable {
   private enum CodingKeys: String, CodingKey {
     case type, name, reason, connected, series, item, rate, at, to, confirmed, endedItem
     case proposing, readiness, enabled, roundTrip, startupLatency, playerOffset
-    case locked, playback, participant, origin, entry, seconds, key, lender, ready
+    case locked, playback, participant, origin, entry, seconds, key, lender, ready, kept
   }
 
   public init(from decoder: any Decoder) throws {
@@ -120,6 +120,8 @@ extension GroupCommand: Codable {
       self = .cancelReadyCheck
     case .setStartWhenAllReady:
       self = .setStartWhenAllReady(try c.decode(Bool.self, forKey: .enabled))
+    case .setKept:
+      self = .setKept(try c.decode(Bool.self, forKey: .kept))
     }
   }
 
@@ -196,6 +198,8 @@ extension GroupCommand: Codable {
       try c.encode(ready, forKey: .ready)
     case .setStartWhenAllReady(let enabled):
       try c.encode(enabled, forKey: .enabled)
+    case .setKept(let kept):
+      try c.encode(kept, forKey: .kept)
     case .join, .decline, .leave, .end, .queueClear, .askReady, .startAnyway, .cancelReadyCheck:
       break
     }

@@ -3,7 +3,7 @@ import PlaybackCoordination
 /// Wire format: an object with every stored property by name; `session` and
 /// `lastChange` are omitted when absent. `control` is
 /// `{"owner":"p1","locked":false,"playback":"everyone"}` (`owner` omitted in an empty room,
-/// `startWhenAllReady` while false);
+/// `startWhenAllReady` and `kept` while false);
 /// read as an open room owned by nobody when absent (rooms stored before protocol 4).
 /// `queue` and `queueCounter` are omitted while nothing was ever queued (and read as such
 /// when absent: rooms stored before protocol 10).
@@ -74,7 +74,9 @@ extension QueueEntry: Codable {
 }
 
 extension RoomControl: Codable {
-  private enum CodingKeys: String, CodingKey { case owner, locked, playback, startWhenAllReady }
+  private enum CodingKeys: String, CodingKey {
+    case owner, locked, playback, startWhenAllReady, kept
+  }
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -83,8 +85,10 @@ extension RoomControl: Codable {
     let playback = try c.decode(PlaybackControl.self, forKey: .playback)
     let startWhenAllReady =
       try c.decodeIfPresent(Bool.self, forKey: .startWhenAllReady) ?? false
+    let kept = try c.decodeIfPresent(Bool.self, forKey: .kept) ?? false
     self.init(
-      owner: owner, locked: locked, playback: playback, startWhenAllReady: startWhenAllReady)
+      owner: owner, locked: locked, playback: playback, startWhenAllReady: startWhenAllReady,
+      kept: kept)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -93,5 +97,6 @@ extension RoomControl: Codable {
     try c.encode(locked, forKey: .locked)
     try c.encode(playback, forKey: .playback)
     if startWhenAllReady { try c.encode(startWhenAllReady, forKey: .startWhenAllReady) }
+    if kept { try c.encode(kept, forKey: .kept) }
   }
 }
