@@ -1,5 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
 
 /// The room remembers across nights, on every member's machine: the next night, whoever
 /// hosts its name is offered to continue.
@@ -78,5 +83,76 @@ struct WatchNightsCommandTests {
     let again = try CowatchProcess(["forget", "club"], environment: bobState)
     await again.waitForLine(containing: ["remembers nothing of room club"])
     #expect(await again.exitStatus() == 0)
+  }
+
+  @Test(
+    "a serve relay keeps the room its owner asked for: ann says keep-room on, pauses at 1:40 and quits; the relay stops and starts again with a retention of 0; bob finds club paused at 1:40"
+  )
+  func relayKeepsOnRequest() async throws {
+    let folder = CowatchProcess.runDirectory + "/kept-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let file = folder + "/relay.sqlite"
+    let host = CowatchProcess.ownLoopbackHost()
+    func serve(port: String) throws -> CowatchProcess {
+      try CowatchProcess([
+        "serve", "--host", host, "--port", port, "--store", file, "--store-retention", "0",
+        "--metrics", "\(host):0",
+      ])
+    }
+    func join(_ name: String, port: String) throws -> CowatchProcess {
+      try CowatchProcess([
+        "join", "\(host):\(port)", "--room", "club", "--name", name, "--headless",
+        "--trust-new-relay",
+      ])
+    }
+    var relay = try serve(port: "0")
+    defer { relay.terminate() }
+    let listening = try #require(await relay.waitForLine(containing: ["listening on \(host):"]))
+    let port = try #require(listening.split(separator: ":").last.map(String.init))
+    let metrics = try #require(await RelayRestartProcessTests.metricsURL(of: relay))
+
+    let ann = try join("ann", port: port)
+    defer { ann.terminate() }
+    let welcome = try #require(await ann.waitForLine(containing: [#""event":"welcome""#]))
+    #expect(welcome.contains(#""keeps_rooms":true"#), "\(welcome)")
+    ann.send("start harbour/s1e1")
+    ann.send("keep-room on")
+    let asked = try #require(await ann.waitForLine(containing: [#""kind":"keep-room""#]))
+    #expect(asked.contains("asked the relay to keep the room"), "\(asked)")
+    ann.send("pause")
+    await ann.waitForLine(containing: [#""kind":"paused""#])
+    ann.send("seek 1:40")
+    await ann.waitForLine(containing: [#""kind":"seeked""#])
+    ann.closeInput()
+    #expect(await ann.exitStatus(within: 20) == 0)
+    // The relay's metrics: the room is still there with nobody in it, and in the store.
+    let kept = await eventually(10, poll: .milliseconds(20)) {
+      guard let (data, _) = try? await URLSession.shared.data(from: metrics) else { return false }
+      var values: [String: Double] = [:]
+      for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: " ")
+        if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+      }
+      return values["cowatch_rooms"] == 1 && values["cowatch_members"] == 0
+        && values["cowatch_store_unwritten"] == 0
+    }
+    #expect(kept, "the empty room kept and stored")
+    relay.terminate()
+    #expect(await relay.exitStatus(within: 20) != nil)
+
+    // Another night: every unkept room idle past a retention of 0 would be gone.
+    relay = try serve(port: port)
+    await relay.waitForLine(containing: ["listening on \(host):\(port)"])
+    await relay.waitForLine(containing: ["1 restored"])
+    let bob = try join("bob", port: port)
+    defer { bob.terminate() }
+    await bob.waitForLine(containing: [#""event":"welcome""#])
+    bob.send("status")
+    let status = try #require(await bob.waitForLine(containing: [#""event":"status""#]))
+    #expect(status.contains(#""item":"harbour/s1e1""#), "\(status)")
+    #expect(status.contains(#""group_position":100"#), "\(status)")
+    bob.closeInput()
+    #expect(await bob.exitStatus(within: 20) == 0)
   }
 }
