@@ -48,26 +48,26 @@ extension GroupTransition {
   }
 
   mutating func startAnyway(_ index: Int) throws(Rejection) {
-    let current = try requireJoined(index)
-    guard let check = current.readyCheck else { throw .invalidValue("no ready check is under way") }
-    guard mayEndReadyCheck(index, check) else {
-      throw .invalidValue(
-        "only \(check.askedByName), who asked, or the room's owner can start anyway")
-    }
+    try requireReadyCheckEnder(index, to: "start anyway")
     // Whoever starts is ready, whatever they said before.
     state.participants[index].readyToWatch = true
     startCountingDown(.startedAnyway)
   }
 
   mutating func cancelReadyCheck(_ index: Int) throws(Rejection) {
+    try requireReadyCheckEnder(index, to: "take it back")
+    session.readyCheck = nil
+    emit(.readyCheckEnded(.cancelled, startsAt: nil))
+  }
+
+  /// Throws unless a check is open and the participant at `index` may end it (the asker or
+  /// the owner); `doing` says what it tried, for the refusal.
+  func requireReadyCheckEnder(_ index: Int, to doing: String) throws(Rejection) {
     let current = try requireJoined(index)
     guard let check = current.readyCheck else { throw .invalidValue("no ready check is under way") }
     guard mayEndReadyCheck(index, check) else {
-      throw .invalidValue(
-        "only \(check.askedByName), who asked, or the room's owner can take it back")
+      throw .invalidValue("only \(check.askedByName), who asked, or the room's owner can \(doing)")
     }
-    session.readyCheck = nil
-    emit(.readyCheckEnded(.cancelled, startsAt: nil))
   }
 
   mutating func setStartWhenAllReady(_ index: Int, _ on: Bool) throws(Rejection) {
