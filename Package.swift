@@ -310,7 +310,7 @@ let package = Package(
       dependencies: ["PlaybackCoordination", "Rooms", "RoomCrypto", "WireProtocol"]),
     // Rooms nearby: DNS-SD over multicast DNS, the small part of RFC 6762/6763 it takes
     // (the message codec, a responder and a browser as state machines). Pure.
-    .target(name: "NearbyRooms", dependencies: ["Invites", "WireProtocol"]),
+    .target(name: "NearbyRooms", dependencies: ["Invites", "PlaybackCoordination", "WireProtocol"]),
     // The multicast DNS socket (SwiftNIO, port 5353 shared) that advertises and finds them.
     .target(
       name: "NearbyDiscovery",

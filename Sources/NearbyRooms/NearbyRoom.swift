@@ -1,4 +1,5 @@
 import Invites
+import PlaybackCoordination
 import WireProtocol
 
 /// A room as it is advertised on the local network (DNS-SD over multicast DNS): what the
@@ -54,15 +55,15 @@ public struct NearbyRoom: Hashable, Sendable {
   public var instance: DNSName {
     let tail = ":\(port)"
     let head = "\(room) @ "
-    let room = Self.truncated(machine, toBytes: 63 - head.utf8.count - tail.utf8.count)
+    let room = DisplayText.prefix(machine, maximumBytes: 63 - head.utf8.count - tail.utf8.count)
     return DNSName(labels: [head + room + tail] + Self.serviceType.labels)
   }
 
   /// Where the SRV record points: a name of its own, so as not to contend with the host
   /// name an mDNS daemon (Avahi) on the same machine already answers for.
   var target: DNSName {
-    let label = Self.truncated(
-      "cowatch-" + String(machine.map { $0.isLetter || $0.isNumber ? $0 : "-" }), toBytes: 56)
+    let label = DisplayText.prefix(
+      "cowatch-" + String(machine.map { $0.isLetter || $0.isNumber ? $0 : "-" }), maximumBytes: 56)
     return DNSName(labels: ["\(label)-\(port)", "local"])
   }
 
@@ -71,7 +72,7 @@ public struct NearbyRoom: Hashable, Sendable {
       "txtvers=1", "v=\(protocolVersion)", "room=\(room)", "pw=\(password ? 1 : 0)",
       "people=\(people)",
     ]
-    if let host { entries.append("host=" + Self.truncated(host, toBytes: 200)) }
+    if let host { entries.append("host=" + DisplayText.prefix(host, maximumBytes: 200)) }
     if let fingerprint, let url = InviteLink.urlSafe(fingerprint) {
       entries.append("fp=" + url)
     } else {
@@ -98,18 +99,6 @@ public struct NearbyRoom: Hashable, Sendable {
       }
     }
     return (DNSRecord(name: Self.serviceType, ttl: ttl, data: .ptr(instance)), details)
-  }
-
-  static func truncated(_ text: String, toBytes limit: Int) -> String {
-    var out = ""
-    var count = 0
-    for character in text {
-      let size = String(character).utf8.count
-      guard count + size <= limit else { break }
-      out.append(character)
-      count += size
-    }
-    return out
   }
 
   /// `a.b.c.d` → its four bytes; nil for anything else.

@@ -26,6 +26,22 @@ public enum DisplayText {
     }
   }
 
+  /// `text` cut to at most `maximumBytes` of UTF-8, on a character's boundary: for text
+  /// kept or sent within a bound where a shorter one is better than none (a remembered
+  /// title, a DNS label).
+  public static func prefix(_ text: String, maximumBytes: Int) -> String {
+    guard text.utf8.count > maximumBytes else { return text }
+    var result = ""
+    var used = 0
+    for character in text {
+      let size = String(character).utf8.count
+      guard used + size <= maximumBytes else { break }
+      result.append(character)
+      used += size
+    }
+    return result
+  }
+
   /// Series and item ids, bytes.
   public static let maximumIdentifierBytes = 128
   /// Series and item titles, bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import PlaybackCoordination
 
 /// What a room remembers of its last night, on every member's machine, so that whoever
 /// hosts the room's name next time can be offered to continue where the group left off
@@ -172,16 +173,7 @@ public struct RoomMemory: Hashable, Sendable {
 
   /// `s` cut to at most `bytes` of UTF-8, on a character's boundary.
   static func cut(_ s: String, _ bytes: Int) -> String {
-    guard s.utf8.count > bytes else { return s }
-    var result = ""
-    var used = 0
-    for character in s {
-      let size = String(character).utf8.count
-      guard used + size <= bytes else { break }
-      result.append(character)
-      used += size
-    }
-    return result
+    DisplayText.prefix(s, maximumBytes: bytes)
   }
 
   /// "ann", "ann and bob", "ann, bob and carl".
