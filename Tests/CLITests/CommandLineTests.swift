@@ -123,6 +123,8 @@ struct CommandLineTests {
       ),
       (["serve", "--heartbeat-timeout", "-1"], "--heartbeat-timeout must be positive"),
       (["serve", "--port", "-1"], "--port must be 0–65535"),
+      (["serve", "--keep-rooms", "--max-kept-rooms", "0"], "--keep-rooms keeps nothing"),
+      (["serve", "--max-kept-rooms-per-address", "0"], "--max-kept-rooms-per-address 1–"),
       (["join", "127.0.0.1", "--headless"], "Missing expected argument '--name <name>'"),
       (["demo", "--speed", "-3"], "speed"),
       (
