@@ -582,7 +582,7 @@ extension Prompt {
       : relayKeepsRooms
         ? [
           Option(
-            "Keep the room for next time (the relay keeps it, paused, when everyone has left)",
+            "Keep the room for next time (paused, once everyone has left)",
             hotkey: "k", choice: .keep(true))
         ] : []
     return Prompt(

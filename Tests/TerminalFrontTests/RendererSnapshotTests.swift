@@ -60,7 +60,7 @@ enum ScreenState: String, CaseIterable, Sendable {
 
 enum PromptCase: String, CaseIterable, Sendable {
   case sessionOffered, startSession, confirmSwitch, quit, episodePicker, chat, comeBack
-  case leaveHostedRoom, queue, react
+  case leaveHostedRoom, queue, react, lastTime, readyAsked, roomMenu
 
   var model: FrontModel {
     var model = Fixtures.playing()
@@ -91,6 +91,19 @@ enum PromptCase: String, CaseIterable, Sendable {
     case .comeBack:
       model = Fixtures.suspended()
       model.prompt = .comeBack(position: 754, groupPosition: 812)
+    case .lastTime:
+      model = Fixtures.noSession()
+      model.prompt = .lastTime(
+        "last time: Harbour Lights S1E3 at 21:14, with bob and carol — continue?")
+    case .readyAsked:
+      let check = ReadyCheck(
+        askedBy: Fixtures.bob, askedByName: "bob", since: model.now,
+        deadline: model.now.advanced(bySeconds: 120))
+      model.prompt = .readyAsked(check: check, local: Fixtures.alice)
+    case .roomMenu:
+      model.group.control = RoomControl(owner: Fixtures.alice, startWhenAllReady: true)
+      model.relayKeepsRooms = true
+      model.prompt = .roomMenu(control: model.group.control, relayKeepsRooms: true)
     }
     return model
   }
