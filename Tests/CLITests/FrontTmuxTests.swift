@@ -103,6 +103,15 @@ struct FrontTmuxTests {
         screen.contains("⏸ paused by ann") && screen.contains("ann paused at 0:0") ? screen : nil
       })
 
+    // What ann's terminal is sent from here on, byte for byte: the bell is a byte (BEL),
+    // not something drawn.
+    let annBytes = state.appendingPathComponent("ann-pane.bytes").path
+    try tmux.run(["pipe-pane", "-o", "-t", "ann", "cat >> '\(annBytes)'"])
+    func bellsAtAnn() -> Int {
+      let bytes = (try? Data(contentsOf: URL(fileURLWithPath: annBytes))) ?? Data()
+      return bytes.count(where: { $0 == 0x07 })
+    }
+
     // bob pastes text full of escape sequences into the chat line: it is sent as text and
     // runs nothing (before bracketed paste, this set the group's speed to 0.75× twice).
     try tmux.sendKeys("bob", "c")
@@ -112,6 +121,16 @@ struct FrontTmuxTests {
     try tmux.sendKeys("bob", "Enter")
     try #require(await tmux.waitForScreen("ann", showing: ["bob: x[31mRED[2Jzz[["]))
     #expect(!tmux.capture("ann").contains("0.75×"), "nothing pasted ran as a key")
+    #expect(bellsAtAnn() == 0, "a line that does not name ann rings nothing")
+
+    // A line that names ann rings her terminal's bell, once.
+    try tmux.sendKeys("bob", "c")
+    try #require(await tmux.waitForScreen("bob", showing: ["enter send · esc cancel"]))
+    try tmux.run(["set-buffer", "-b", "named", "Ann, the lighthouse!"])
+    try tmux.run(["paste-buffer", "-p", "-b", "named", "-t", "bob"])
+    try tmux.sendKeys("bob", "Enter")
+    try #require(await tmux.waitForScreen("ann", showing: ["bob: Ann, the lighthouse!"]))
+    #expect(await eventually(5) { bellsAtAnn() == 1 }, "rang \(bellsAtAnn()) times")
 
     // bob steps away and says why; ann reads it in words.
     try tmux.sendKeys("bob", "s")
