@@ -20,6 +20,15 @@ extension ParticipantAction {
       guard rest.isEmpty else { throw .unexpectedArgument(word: word, argument: rest) }
       return action
     }
+    /// `on` or `off`, nothing else.
+    func onOff() throws(ActionParseError) -> Bool {
+      switch rest.lowercased() {
+      case "on": return true
+      case "off": return false
+      case "": throw .missingArgument(word: word, expected: "on or off")
+      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
+      }
+    }
     func item() throws(ActionParseError) -> ItemID {
       guard !rest.isEmpty else {
         throw .missingArgument(word: word, expected: "SERIES/EPISODE or a link")
@@ -88,41 +97,17 @@ extension ParticipantAction {
       return .suspend(SuspensionReason(rest))
     case "resume": return try noArgument(.resume)
     case "resume-at": return .resumeAt(try time())
-    case "autoadvance", "auto-advance":
-      switch rest.lowercased() {
-      case "on": return .autoAdvance(true)
-      case "off": return .autoAdvance(false)
-      case "": throw .missingArgument(word: word, expected: "on or off")
-      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
-      }
-    case "lend":
-      switch rest.lowercased() {
-      case "on": return .lend(true)
-      case "off": return .lend(false)
-      // Alone, the other of the two (as the front's key).
-      case "": return .lend(nil)
-      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
-      }
+    case "autoadvance", "auto-advance": return .autoAdvance(try onOff())
+    // Alone, the other of the two (as the front's key).
+    case "lend": return .lend(rest.isEmpty ? nil : try onOff())
     case "ready-check": return try noArgument(.readyCheck)
     case "ready": return try noArgument(.ready(true))
     case "not-ready": return try noArgument(.ready(false))
     case "ready-toggle": return try noArgument(.ready(nil))
     case "start-anyway": return try noArgument(.startAnyway)
     case "cancel-check": return try noArgument(.cancelReadyCheck)
-    case "start-when-ready":
-      switch rest.lowercased() {
-      case "on": return .startWhenAllReady(true)
-      case "off": return .startWhenAllReady(false)
-      case "": throw .missingArgument(word: word, expected: "on or off")
-      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
-      }
-    case "keep-room":
-      switch rest.lowercased() {
-      case "on": return .keepRoom(true)
-      case "off": return .keepRoom(false)
-      case "": throw .missingArgument(word: word, expected: "on or off")
-      default: throw .badArgument(word: word, argument: rest, expected: "on or off")
-      }
+    case "start-when-ready": return .startWhenAllReady(try onOff())
+    case "keep-room": return .keepRoom(try onOff())
     case "say":
       guard !rest.isEmpty else { throw .missingArgument(word: word, expected: "some text") }
       return .say(rest)

@@ -26,6 +26,24 @@ struct ActionWordsTests {
     #expect(try ParticipantAction.parse(action.words) == action, "\(line) → \(action.words)")
   }
 
+  @Test("a switch takes on or off and says so; lend alone is the other of the two")
+  func onOff() throws {
+    for word in ["autoadvance", "start-when-ready", "keep-room", "lend"] {
+      #expect(
+        throws: ActionParseError.badArgument(word: word, argument: "maybe", expected: "on or off")
+      ) {
+        try ParticipantAction.parse("\(word) maybe")
+      }
+    }
+    for word in ["autoadvance", "start-when-ready", "keep-room"] {
+      #expect(throws: ActionParseError.missingArgument(word: word, expected: "on or off")) {
+        try ParticipantAction.parse(word)
+      }
+    }
+    #expect(try ParticipantAction.parse("lend") == .lend(nil))
+    #expect(try ParticipantAction.parse("keep-room ON") == .keepRoom(true))
+  }
+
   @Test("react takes an emoji or a few words, and says what it wants when given nothing")
   func react() throws {
     #expect(try ParticipantAction.parse("react 😂") == .react("😂"))
