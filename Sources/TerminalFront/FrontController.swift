@@ -18,6 +18,9 @@ public struct FrontController: Hashable, Sendable {
   public private(set) var offeredSession: UInt64?
   /// The last ready check asked about with the Ready / Not yet prompt (not asked twice).
   public private(set) var askedReadyCheck: GroupInstant?
+  /// Who asked the last ready question put in front of this person, and when.
+  public private(set) var lastReadyPromptBy: ParticipantID?
+  public private(set) var lastReadyPromptSince: GroupInstant?
   public var seekStep: Double
   public var bigSeekStep: Double
   /// How much `[` and `]` change the speed.
@@ -48,6 +51,11 @@ public struct FrontController: Hashable, Sendable {
     }
     return model.group.queue.first { $0.item.rawValue == link }?.addedByName
   }
+
+  /// Seconds within which another ready question from the same asker is not put in front
+  /// of this person (the people pane still says it waits, and `y` answers): a member who
+  /// asks and takes it back over and over cannot keep a prompt over everyone's screen.
+  public static let readyPromptSpacing = 30.0
 
   /// Lines PgUp and PgDn scroll the notices by.
   public static let scrollStep = 5
@@ -94,13 +102,21 @@ public struct FrontController: Hashable, Sendable {
       default: return false
       }
     }
-    // A ready check this person has not answered: asked once, on top of nothing else.
+    // A ready check this person has not answered: asked once, on top of nothing else, and
+    // not again and again by the same asker.
     if let check = model.session?.readyCheck, model.isJoined, !model.isLocallyReady,
       check.askedBy != model.localParticipant, askedReadyCheck != check.since, prompts.isEmpty,
       !showsHelp
     {
       askedReadyCheck = check.since
-      prompts.append(.readyAsked(check: check, local: model.localParticipant))
+      let soonAfter = lastReadyPromptSince.map {
+        check.since.seconds(since: $0) < Self.readyPromptSpacing
+      }
+      if lastReadyPromptBy != check.askedBy || soonAfter != true {
+        lastReadyPromptBy = check.askedBy
+        lastReadyPromptSince = check.since
+        prompts.append(.readyAsked(check: check, local: model.localParticipant))
+      }
     }
     if let session = model.session, let id = waitingSession, offeredSession != id,
       prompts.isEmpty, !showsHelp

@@ -34,6 +34,44 @@ struct ReadyCheckFrontTests {
     #expect(later.handle(key: .character("y"), model: again) == [.act(.ready(nil))])
   }
 
+  @Test(
+    "attack: bob asking and taking it back over and over puts the question in front of alice once in 30 s; carol's is asked at once; the pane still shows each"
+  )
+  func askedAgainAndAgain() {
+    var c = FrontController()
+    var model = Self.askedByBob()
+    c.prepare(&model)
+    #expect(c.activePrompt?.kind == .readyAsked(since: Fixtures.now))
+    _ = c.handle(key: .escape, model: model)
+    // bob takes it back and asks again, ten times over 20 s.
+    for i in 1...10 {
+      let since = Fixtures.now.advanced(bySeconds: Double(i) * 2)
+      model.group.session?.readyCheck = ReadyCheck(
+        askedBy: Fixtures.bob, askedByName: "bob", since: since,
+        deadline: since.advanced(bySeconds: 120))
+      model.now = since
+      c.prepare(&model)
+      #expect(c.activePrompt == nil, "asked again at +\(i * 2) s")
+      let text = ScreenRenderer.render(model, rows: 35, cols: 120).text
+      #expect(text.contains("ready? waiting for you, carol"))
+    }
+    // Past the spacing, bob's question is asked again.
+    let later = Fixtures.now.advanced(bySeconds: 31)
+    model.group.session?.readyCheck = ReadyCheck(
+      askedBy: Fixtures.bob, askedByName: "bob", since: later,
+      deadline: later.advanced(bySeconds: 120))
+    c.prepare(&model)
+    #expect(c.activePrompt?.kind == .readyAsked(since: later))
+    _ = c.handle(key: .escape, model: model)
+    // Another asker is not held back by bob's.
+    let carols = later.advanced(bySeconds: 1)
+    model.group.session?.readyCheck = ReadyCheck(
+      askedBy: Fixtures.carol, askedByName: "carol", since: carols,
+      deadline: carols.advanced(bySeconds: 120))
+    c.prepare(&model)
+    #expect(c.activePrompt?.kind == .readyAsked(since: carols))
+  }
+
   @Test("the question goes away once answered elsewhere or over")
   func dropped() {
     var c = FrontController()
