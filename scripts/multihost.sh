@@ -97,7 +97,12 @@ if [[ $TLS -eq 1 ]]; then
   [[ -n "$FINGERPRINT" ]] || { cat "$OUT/relay.log" >&2; echo "the relay printed no certificate fingerprint" >&2; exit 1; }
   PIN=(--fingerprint "$FINGERPRINT")
 fi
-sleep 0.5
+# Each proxy says so once it listens (a python start beside a busy CPU took longer than the
+# half second this used to sleep, and the first case found nothing at its port).
+for n in 1 2 3 4; do
+  for _ in $(seq 100); do grep -q "delay proxy" "$OUT/p$n.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q "delay proxy" "$OUT/p$n.log" || { cat "$OUT/p$n.log" >&2; echo "delay proxy $n did not start" >&2; exit 1; }
+done
 ping -c1 -W1 10.77.1.1 >/dev/null 2>&1 && { echo "the relay namespace is reachable from the host: refusing" >&2; exit 1; }
 
 run_case() { # namespace address label (also the room name)
