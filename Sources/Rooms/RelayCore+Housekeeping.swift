@@ -102,6 +102,10 @@ extension RelayCore {
     configuration.maximumKeptRooms > 0 && (configuration.keepsAllRooms || state.control.kept)
   }
 
+  /// Rooms whose owner asked for them to be kept, in use or not: each holds one of the
+  /// relay's places (``RelayConfiguration/maximumKeptRooms``).
+  var roomsKeptOnRequest: Int { rooms.values.count(where: { $0.engine.state.control.kept }) }
+
   /// Keeps a room nobody is in (``RelayConfiguration/maximumKeptRooms``): its group paused
   /// where it was, nobody waited for, so that whoever comes back another night finds the
   /// item, the position and the queue as they were left. Rooms kept on request have their
@@ -133,7 +137,7 @@ extension RelayCore {
     var actions: [RelayAction] = [
       .log(.info, "room \(name) is empty; kept (\(requested ? "its owner asked" : "--keep-rooms"))")
     ]
-    let places = rooms.values.count(where: { $0.engine.state.control.kept })
+    let places = roomsKeptOnRequest
     var unasked = rooms.compactMap { entry in
       entry.value.engine.state.control.kept ? nil : entry.value.keptSince.map { (entry.key, $0) }
     }
@@ -164,7 +168,7 @@ extension RelayCore {
         "this relay keeps no rooms once everyone has left (a cowatch host room ends with its last member); each of your machines still remembers where you stopped and offers to continue"
       )
     }
-    let places = rooms.values.count(where: { $0.engine.state.control.kept })
+    let places = roomsKeptOnRequest
     guard places < limit else {
       return .invalidValue(
         "this relay keeps at most \(limit) rooms on request and has no place for another")

@@ -33,11 +33,7 @@ struct PlayerSyncTests {
       joining.append(try await relay.participant(["ann", "bob", "cat"][i], player: p))
     }
     let clients = joining
-    try await clients[0].send(.start(series: testSeries, item: "harbour/s1e1")).get()
-    for c in clients.dropFirst() {
-      await eventually("session seen") { await c.groupState.session != nil }
-      try await c.send(.join).get()
-    }
+    try await relay.startTogether(clients)
     let clock = relay.clock
     @Sendable func spread() -> Double {
       let now = clock.localNow()

@@ -25,11 +25,7 @@ struct ReadyCheckSessionTests {
       joining.append(try await relay.participant(name, player: player))
     }
     let clients = joining
-    try await clients[0].send(.start(series: testSeries, item: "harbour/s1e1")).get()
-    for c in clients.dropFirst() {
-      await eventually("session seen") { await c.groupState.session != nil }
-      try await c.send(.join).get()
-    }
+    try await relay.startTogether(clients)
     let clock = relay.clock
     @Sendable func groupNow() -> GroupInstant {
       GroupInstant(nanoseconds: clock.localNow().nanoseconds + RelayHarness.relayClockOffset)

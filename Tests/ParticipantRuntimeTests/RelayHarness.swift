@@ -150,6 +150,16 @@ final class RelayHarness: Sendable {
     if let server { server.dropAllConnections() }
   }
 
+  /// The first of `clients` starts Harbour S1E1 and the others join it once they see it: a
+  /// group about to watch together.
+  func startTogether(_ clients: [ParticipantClient]) async throws {
+    try await clients[0].send(.start(series: testSeries, item: "harbour/s1e1")).get()
+    for c in clients.dropFirst() {
+      await eventually("session seen") { await c.groupState.session != nil }
+      try await c.send(.join).get()
+    }
+  }
+
   func state(ofRoom room: String) async -> GroupState? {
     if let memory { return memory.state(ofRoom: room) }
     return server!.state(ofRoom: room)
