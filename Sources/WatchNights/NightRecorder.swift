@@ -91,11 +91,7 @@ public struct NightRecorder: Sendable {
 
   /// A reaction of tonight: kept with the memory (bounded), written with the next write.
   public mutating func addMoment(who: String, text: String, at: Double) {
-    var holder = RoomMemory(
-      room: room, watched: .init(series: "", seriesTitle: "", item: "", itemTitle: ""),
-      position: 0, when: Date(timeIntervalSince1970: 0), moments: moments)
-    holder.addMoment(who: who, text: text, at: at)
-    moments = holder.moments
+    RoomMemory.addMoment(who: who, text: text, at: at, to: &moments)
     latest?.moments = moments
   }
 

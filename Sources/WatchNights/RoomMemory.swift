@@ -136,12 +136,19 @@ public struct RoomMemory: Hashable, Sendable {
 
   /// Adds a reaction of this night; past ``maximumMoments`` the oldest goes.
   public mutating func addMoment(who: String, text: String, at: Double) {
+    Self.addMoment(who: who, text: text, at: at, to: &moments)
+  }
+
+  /// Adds a reaction to `moments`, bounded as a memory's are: for whoever gathers the
+  /// night's reactions before there is a memory to hold them (``NightRecorder``).
+  public static func addMoment(
+    who: String, text: String, at: Double, to moments: inout [Moment]
+  ) {
     guard at.isFinite, at >= 0 else { return }
     moments.append(
-      Moment(
-        who: Self.cut(who, Self.maximumText), text: Self.cut(text, Self.maximumMomentText), at: at))
-    if moments.count > Self.maximumMoments {
-      moments.removeFirst(moments.count - Self.maximumMoments)
+      Moment(who: cut(who, maximumText), text: cut(text, maximumMomentText), at: at))
+    if moments.count > maximumMoments {
+      moments.removeFirst(moments.count - maximumMoments)
     }
   }
 
